@@ -1,0 +1,111 @@
+"""Do the installed binaries match the interpreter? An x86_64 numpy wheel inside an arm64
+environment (copied site-packages, a pip run under Rosetta) fails at import with "incompatible
+architecture"; a TensorFlow plugin built for the other architecture or format never loads."""
+
+from __future__ import annotations
+
+from tfdoctor.fixes import pip
+from tfdoctor.model import Check, CodeDoc, Finding, Remediation, Severity
+from tfdoctor.snapshot import Snapshot
+
+from tfdoctor.checks.archnames import normalise, tag_archs
+
+CODES = {
+    "arch.wheel-mismatch": CodeDoc(
+        "Installed wheels are built for another architecture",
+        Severity.ERROR,
+        "The platform tag in a package's WHEEL file names an architecture the interpreter does "
+        "not run as. Importing its compiled modules fails with 'incompatible architecture "
+        "(have 'x86_64', need 'arm64')'. It happens when an environment was filled by a pip run "
+        "under Rosetta 2 or site-packages were copied from another machine.",
+        "Reinstall those packages from the native interpreter (`--force-reinstall --no-deps`).",
+    ),
+    "arch.plugin-mismatch": CodeDoc(
+        "A TensorFlow plugin binary is of the wrong format or architecture",
+        Severity.ERROR,
+        "TensorFlow loads every library in site-packages/tensorflow-plugins/ at import. A file "
+        "there that is not a library for this OS and architecture (read from its header) makes "
+        "`import tensorflow` fail, or is silently unusable.",
+        "Reinstall the plugin's distribution for this interpreter, or remove the stray file.",
+    ),
+    "arch.binaries-match": CodeDoc(
+        "Installed binaries match the interpreter",
+        Severity.OK,
+        "Every wheel platform tag and plugin binary fits the interpreter's architecture.",
+        "Nothing to do.",
+    ),
+}
+
+_FORMATS = {"Darwin": ("mach-o", "mach-o-fat"), "Linux": ("elf",), "Windows": ("pe",)}
+_LIBRARY_SUFFIXES = (".so", ".dylib", ".dll", ".pyd")
+
+
+def _mismatched_wheels(s: Snapshot, arch: str) -> list[dict]:
+    bad = []
+    for pkg in s.packages:
+        platforms = {tag.rsplit("-", 1)[-1] for tag in pkg.wheel_tags}
+        archs = [tag_archs(p) for p in platforms]
+        if not platforms or any(a is None or arch in a for a in archs):
+            continue
+        bad.append({"name": pkg.name, "version": pkg.version, "tags": pkg.wheel_tags})
+    return bad
+
+
+def _mismatched_plugins(s: Snapshot, arch: str) -> list[dict]:
+    expected = _FORMATS.get(s.host.system)
+    bad = []
+    for plugin in s.plugins:
+        if not plugin.name or not plugin.name.endswith(_LIBRARY_SUFFIXES):
+            continue
+        archs = {normalise(a) for a in plugin.archs}
+        wrong_format = expected is not None and plugin.format not in expected
+        if plugin.error or wrong_format or arch not in archs:
+            bad.append({"file": f"{plugin.dir}/{plugin.name}", "format": plugin.format,
+                        "archs": plugin.archs, "error": plugin.error})
+    return bad
+
+
+def run(s: Snapshot) -> list[Finding]:
+    arch = normalise(s.python.process_arch)
+    findings = []
+    wheels = _mismatched_wheels(s, arch)
+    if wheels:
+        names = [w["name"] for w in wheels]
+        findings.append(Finding(
+            "arch.wheel-mismatch", Severity.ERROR,
+            f"{len(wheels)} installed wheel(s) are not built for {arch}: {', '.join(names[:5])}",
+            {"interpreter_arch": arch, "packages": wheels},
+            Remediation(f"Reinstall them from this {arch} interpreter",
+                        (pip(s, "install", "--force-reinstall", "--no-deps", "--no-cache-dir", *names),)),
+        ))
+    plugins = _mismatched_plugins(s, arch)
+    if plugins:
+        findings.append(Finding(
+            "arch.plugin-mismatch", Severity.ERROR,
+            f"{len(plugins)} file(s) in tensorflow-plugins/ cannot load into this {arch} "
+            f"{s.host.system or 'system'} process",
+            {"interpreter_arch": arch, "expected_formats": list(_FORMATS.get(s.host.system, ())),
+             "plugins": plugins},
+            Remediation("Reinstall the plugin's distribution (tensorflow-metal on a Mac) for this "
+                        "interpreter, or remove the stray file",
+                        (pip(s, "install", "--force-reinstall", "--no-deps", "tensorflow-metal"),)
+                        if s.host.system == "Darwin" else ()),
+            explains=("runtime.plugin-load-failed",),
+        ))
+    if not findings:
+        findings.append(Finding(
+            "arch.binaries-match", Severity.OK,
+            f"{len(s.packages)} packages and {len(s.plugins)} plugin files fit {arch}",
+            {"interpreter_arch": arch, "packages": len(s.packages), "plugins": len(s.plugins)},
+        ))
+    return findings
+
+
+CHECK = Check(
+    name="binaries",
+    area="Installed binaries",
+    summary="Wheels and TensorFlow plugins match the interpreter's architecture",
+    run=run,
+    codes=CODES,
+    needs=("python",),
+)

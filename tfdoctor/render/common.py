@@ -1,0 +1,33 @@
+"""Wording shared by the text and markdown views."""
+
+from __future__ import annotations
+
+from tfdoctor.model import Severity
+from tfdoctor.report import Report
+
+MARKS = {Severity.OK: "✓", Severity.INFO: "✓", Severity.WARNING: "!", Severity.ERROR: "✗"}
+
+
+def target_line(report: Report) -> str:
+    """Which interpreter was diagnosed, in one line: the context for everything below."""
+    snap = report.snapshot
+    py = snap.python
+    parts = []
+    if py:
+        arch = py.process_arch + (" under Rosetta 2" if py.translated else "")
+        parts.append(f"Python {py.version} ({arch})")
+    host = snap.host
+    if host.macos_version:
+        parts.append(f"macOS {host.macos_version}")
+    elif host.system:
+        parts.append(f"{host.system} {host.release}")
+    if host.chip:
+        parts.append(host.chip)
+    return f"{snap.target.python}: " + (", ".join(parts) if parts else "no facts gathered")
+
+
+def summary_line(report: Report) -> str:
+    counts = report.counts()
+    bits = [f"{counts[s.value]} {s.value}{'s' if counts[s.value] != 1 else ''}"
+            for s in (Severity.ERROR, Severity.WARNING) if counts[s.value]]
+    return ", ".join(bits) if bits else "no problems found"

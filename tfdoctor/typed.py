@@ -1,0 +1,87 @@
+"""Turn plain JSON data into the model's dataclasses, and back, with errors that name the path.
+
+Snapshots come from other machines and other tfdoctor versions: a wrong type or a missing field
+must become one clear message ("snapshot.python.version: expected str, got int"), not a
+traceback somewhere inside a check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from typing import Any, TypeVar, Union
+
+T = TypeVar("T")
+
+
+class ShapeError(ValueError):
+    """Plain data does not have the shape a dataclass expects."""
+
+
+def to_plain(obj: Any) -> Any:
+    """A dataclass tree as JSON-ready dicts and lists."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [to_plain(item) for item in obj]
+    if isinstance(obj, dict):
+        return {str(key): to_plain(value) for key, value in obj.items()}
+    return obj
+
+
+def from_plain(cls: type[T], data: Any, path: str = "$") -> T:
+    """Build `cls` from plain data; unknown keys are ignored, missing ones use field defaults."""
+    return _convert(cls, data, path)
+
+
+def _convert(tp: Any, data: Any, path: str) -> Any:
+    origin = typing.get_origin(tp)
+    if tp is Any:
+        return data
+    if origin in (Union, types.UnionType):
+        args = typing.get_args(tp)
+        if data is None and type(None) in args:
+            return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _convert(arg, data, path)
+            except ShapeError as exc:
+                errors.append(str(exc))
+        raise ShapeError(errors[0] if len(errors) == 1 else f"{path}: {_name(data)} fits no type")
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(data, dict):
+            raise ShapeError(f"{path}: expected an object, got {_name(data)}")
+        hints = typing.get_type_hints(tp)
+        kwargs = {}
+        for field in dataclasses.fields(tp):
+            if field.name in data:
+                kwargs[field.name] = _convert(hints[field.name], data[field.name], f"{path}.{field.name}")
+            elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+                raise ShapeError(f"{path}: missing field {field.name!r}")
+        return tp(**kwargs)
+    if origin in (list, tuple):
+        if not isinstance(data, list):
+            raise ShapeError(f"{path}: expected a list, got {_name(data)}")
+        (item_type, *_rest) = typing.get_args(tp) or (Any,)
+        items = [_convert(item_type, item, f"{path}[{i}]") for i, item in enumerate(data)]
+        return tuple(items) if origin is tuple else items
+    if origin is dict:
+        if not isinstance(data, dict):
+            raise ShapeError(f"{path}: expected an object, got {_name(data)}")
+        _key_type, value_type = typing.get_args(tp) or (str, Any)
+        return {str(k): _convert(value_type, v, f"{path}.{k}") for k, v in data.items()}
+    if tp is float and isinstance(data, int) and not isinstance(data, bool):
+        return float(data)
+    if isinstance(tp, type):
+        if isinstance(data, tp) and not (tp is int and isinstance(data, bool)):
+            return data
+        raise ShapeError(f"{path}: expected {tp.__name__}, got {_name(data)}")
+    raise ShapeError(f"{path}: unsupported type {tp!r}")
+
+
+def _name(data: Any) -> str:
+    return "null" if data is None else type(data).__name__
