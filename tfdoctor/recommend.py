@@ -15,10 +15,10 @@ class Requirements:
 
 def recommended_requirements(s: Snapshot) -> Requirements:
     """The TensorFlow (and tensorflow-metal on Apple silicon) to install here, or why none fits."""
-    from tfdoctor.matrix import load_matrix  # imported lazily: only remediations need the matrix
-
     py = s.python
     if s.host.system == "Darwin" and py is not None:
+        from tfdoctor.matrix import load_matrix  # lazily: only Mac remediations need the matrix
+
         arch = "arm64" if s.host.hw_arm64 and not py.translated else py.process_arch
         rec = load_matrix().recommended_install(py.minor, arch, s.host.macos_version or "")
         return Requirements(tuple(rec.requirements), rec.reason)

@@ -85,3 +85,37 @@ def _convert(tp: Any, data: Any, path: str) -> Any:
 
 def _name(data: Any) -> str:
     return "null" if data is None else type(data).__name__
+
+
+def json_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of what `to_plain` makes of `tp`; dataclasses go into `defs` by name."""
+    origin = typing.get_origin(tp)
+    if tp is Any:
+        return {}
+    if origin in (Union, types.UnionType):
+        options = [json_schema(arg, defs) for arg in typing.get_args(tp)]
+        return {"anyOf": options}
+    if tp is type(None):
+        return {"type": "null"}
+    if dataclasses.is_dataclass(tp):
+        name = tp.__name__
+        if name not in defs:
+            defs[name] = {}  # placeholder against recursion
+            hints = typing.get_type_hints(tp)
+            fields = dataclasses.fields(tp)
+            defs[name] = {
+                "type": "object",
+                "properties": {f.name: json_schema(hints[f.name], defs) for f in fields},
+                "required": [f.name for f in fields],
+            }
+        return {"$ref": f"#/$defs/{name}"}
+    if origin in (list, tuple):
+        (item_type, *_rest) = typing.get_args(tp) or (Any,)
+        return {"type": "array", "items": json_schema(item_type, defs)}
+    if origin is dict:
+        _key_type, value_type = typing.get_args(tp) or (str, Any)
+        return {"type": "object", "additionalProperties": json_schema(value_type, defs)}
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean"}
+    if tp in simple:
+        return {"type": simple[tp]}
+    raise TypeError(f"no JSON schema for {tp!r}")

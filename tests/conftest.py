@@ -1,0 +1,39 @@
+"""Shared test helpers: the tfdoctor CLI run as a user runs it (a subprocess)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@dataclass
+class CliRun:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run_tfdoctor(*args: str, env: dict | None = None, timeout: float = 120) -> CliRun:
+    """`python -m tfdoctor ARGS` in a subprocess, with colours off as in a pipe."""
+    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    proc = subprocess.run([sys.executable, "-m", "tfdoctor", *args], capture_output=True,
+                          text=True, env=full_env, timeout=timeout)
+    return CliRun(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def tfdoctor():
+    return run_tfdoctor
+
+
+def assert_no_traceback(run: CliRun) -> None:
+    for text in (run.stdout, run.stderr):
+        assert "Traceback (most recent call last)" not in text, text

@@ -1,0 +1,82 @@
+"""Installation and binary-consistency checks on snapshots built from registry facts
+(../shared/reference/tf_wheels_2026-11.json gives the Requires-Dist quoted here)."""
+
+from __future__ import annotations
+
+from snapshots import _pkg, apple_silicon, linux_cpu, metal_plugin, snap
+from tfdoctor.checks import binaries, installation
+from tfdoctor.model import Severity
+
+
+def test_one_tensorflow_is_ok():
+    (finding,) = installation.run(snap(apple_silicon()))
+    assert finding.code == "install.ok" and "tensorflow 2.19.1" in finding.title
+
+
+def test_tensorflow_and_tensorflow_macos_both_installed():
+    """tensorflow-macos 2.12.0 (full build) left behind, then tensorflow 2.19.1 installed over it."""
+    data = apple_silicon()
+    data["packages"].append(_pkg("tensorflow-macos", "2.12.0", ["cp311-cp311-macosx_12_0_arm64"],
+                                 ["numpy<1.24,>=1.22"]))
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.multiple-tensorflow" and finding.severity is Severity.ERROR
+    assert finding.evidence["providers"] == {"tensorflow": "2.19.1", "tensorflow-macos": "2.12.0"}
+    uninstall = finding.remediation.commands[0]
+    assert uninstall.endswith("-m pip uninstall -y tensorflow tensorflow-macos")
+
+
+def test_tensorflow_macos_216_shim_is_not_a_second_tensorflow():
+    """tensorflow-macos 2.16.2 Requires-Dist: 'tensorflow ==2.16.2 ; platform_system == "Darwin"
+    and platform_machine == "arm64"' (reference records): a shim, not a second copy."""
+    data = apple_silicon(packages=[
+        _pkg("tensorflow", "2.16.2", ["cp311-cp311-macosx_12_0_arm64"]),
+        _pkg("tensorflow-macos", "2.16.2", ["cp311-cp311-macosx_12_0_arm64"],
+             ['tensorflow ==2.16.2 ; platform_system == "Darwin" and platform_machine == "arm64"']),
+    ])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.ok"
+    assert finding.evidence["tensorflow_distributions"] == {"tensorflow": "2.16.2", "tensorflow-macos": "2.16.2"}
+
+
+def test_metal_without_tensorflow():
+    data = apple_silicon(packages=[p for p in apple_silicon()["packages"] if p["name"] != "tensorflow"])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.metal-without-tensorflow"
+    assert finding.evidence["tensorflow_metal"] == "1.2.0"
+    assert "tensorflow" in " ".join(finding.remediation.commands)
+
+
+def test_no_tensorflow_on_linux_gives_install_command():
+    data = linux_cpu(packages=[])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.no-tensorflow"
+    assert finding.remediation.commands == ("/usr/bin/python3 -m pip install tensorflow",)
+
+
+def test_x86_64_wheel_in_arm64_environment():
+    data = apple_silicon()
+    data["packages"].append(_pkg("numpy", "1.26.4", ["cp311-cp311-macosx_10_9_x86_64"]))
+    findings = binaries.run(snap(data))
+    assert [f.code for f in findings] == ["arch.wheel-mismatch"]
+    assert findings[0].evidence["packages"][0]["name"] == "numpy"
+    assert "--force-reinstall" in findings[0].remediation.commands[0]
+
+
+def test_universal2_and_pure_wheels_fit_both_arches():
+    data = apple_silicon()
+    data["packages"] += [_pkg("markupsafe", "3.0.2", ["cp311-cp311-macosx_10_9_universal2"]),
+                         _pkg("six", "1.16.0", ["py2-none-any", "py3-none-any"])]
+    assert [f.code for f in binaries.run(snap(data))] == ["arch.binaries-match"]
+
+
+def test_x86_64_metal_plugin_in_arm64_python():
+    """tensorflow-metal 1.0.0's macosx_12_0_x86_64 wheel ships an x86_64 libmetal_plugin.dylib
+    (tests/data/binheads)."""
+    findings = binaries.run(snap(apple_silicon(plugins=[metal_plugin(arch="x86_64")])))
+    assert [f.code for f in findings] == ["arch.plugin-mismatch"]
+    assert "runtime.plugin-load-failed" in findings[0].explains
+
+
+def test_elf_file_in_mac_plugin_dir():
+    findings = binaries.run(snap(apple_silicon(plugins=[{**metal_plugin(), "format": "elf", "archs": ["arm64"]}])))
+    assert findings[0].code == "arch.plugin-mismatch"

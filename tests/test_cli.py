@@ -1,0 +1,163 @@
+"""The command line as users and scripts drive it: exit codes, formats, selection, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import assert_no_traceback, run_tfdoctor
+from test_collector import add_dist, make_venv
+from tfdoctor.schemas import SCHEMAS
+
+SCHEMA_DIR = Path(__file__).resolve().parents[1] / "tfdoctor" / "schemas"
+STATIC = ("--no-runtime", "--no-probes")
+
+
+@pytest.fixture(scope="module")
+def healthy_env(tmp_path_factory):
+    """A Linux venv whose metadata says tensorflow-cpu is installed (static checks read only
+    metadata, so no TensorFlow is needed for them)."""
+    root = tmp_path_factory.mktemp("healthy") / "env"
+    python, site = make_venv(root)
+    add_dist(site, "tensorflow-cpu", "2.19.1", tags=("cp311-cp311-manylinux_2_17_x86_64",))
+    return python
+
+
+def test_healthy_static_check_exits_0(healthy_env):
+    run = run_tfdoctor("check", "--python", str(healthy_env), *STATIC)
+    assert run.code == 0, run.stdout + run.stderr
+    assert "[✓] TensorFlow installation: tensorflow-cpu 2.19.1" in run.stdout
+    assert "no problems found" in run.stdout
+    assert "\x1b[" not in run.stdout  # plain output when not a terminal
+
+
+def test_json_output_is_only_json_and_matches_schema(healthy_env):
+    run = run_tfdoctor("check", "--python", str(healthy_env), "--json", *STATIC)
+    doc = json.loads(run.stdout)
+    jsonschema.validate(doc, json.loads((SCHEMA_DIR / "report.schema.json").read_text()))
+    assert doc["exit_code"] == run.code == 0
+    assert doc["snapshot"]["python"]["executable"] == str(healthy_env)
+    assert {a["check"] for a in doc["areas"]} >= {"architecture", "binaries", "installation", "target"}
+
+
+def test_shipped_schemas_are_generated_from_the_model():
+    for name, make in SCHEMAS.items():
+        assert json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text()) == make(), name
+
+
+def test_problem_exits_1_and_leads_with_diagnosis(tmp_path):
+    python, _ = make_venv(tmp_path / "env")
+    run = run_tfdoctor("check", "--python", str(python), *STATIC)
+    assert run.code == 1
+    first_lines = run.stdout.splitlines()[:4]
+    assert any(line.startswith("Diagnosis: TensorFlow is not installed (install.no-tensorflow)") for line in first_lines)
+    assert f"$ {python} -m pip install tensorflow" in run.stdout
+
+
+def test_fail_on_warning(tmp_path):
+    python, site = make_venv(tmp_path / "env")
+    add_dist(site, "tensorflow-cpu", "2.19.1")
+    add_dist(site, "broken", "1.0", metadata=False)
+    assert run_tfdoctor("check", "--python", str(python), *STATIC).code == 0
+    run = run_tfdoctor("check", "--python", str(python), "--fail-on", "warning", *STATIC)
+    assert run.code == 1 and "target.corrupt-metadata" in run.stdout
+
+
+def test_markdown_redacts_home(tmp_path):
+    home = tmp_path / "home" / "grace"
+    python, site = make_venv(home / "venvs" / "tf")
+    add_dist(site, "tensorflow-cpu", "2.19.1")
+    run = run_tfdoctor("check", "--python", str(python), "--format", "markdown", *STATIC,
+                       env={"HOME": str(home), "USER": "grace", "LOGNAME": "grace"})
+    assert run.code == 0
+    assert "~/venvs/tf/bin/python" in run.stdout
+    assert str(home) not in run.stdout and "grace" not in run.stdout
+    assert run.stdout.startswith("## tfdoctor")
+
+
+def test_only_and_skip(healthy_env):
+    run = run_tfdoctor("check", "--python", str(healthy_env), "--only", "architecture", "--json", *STATIC)
+    assert {f["check"] for f in json.loads(run.stdout)["findings"]} == {"architecture"}
+    run = run_tfdoctor("check", "--python", str(healthy_env), "--skip", "architecture", "--json", *STATIC)
+    assert "architecture" not in {f["check"] for f in json.loads(run.stdout)["findings"]}
+    bad = run_tfdoctor("check", "--only", "nonsense", *STATIC)
+    assert bad.code == 2 and "unknown check nonsense" in bad.stderr
+
+
+@pytest.mark.parametrize("arg", ["/nonexistent/python", str(Path(__file__))])
+def test_unusable_python_argument_is_usage_error(arg):
+    run = run_tfdoctor("check", "--python", arg, *STATIC)
+    assert run.code == 2
+    assert "--python" in run.stderr
+    assert_no_traceback(run)
+
+
+def test_crashing_interpreter_is_a_finding(tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 'dyld: Library not loaded' >&2\nkill -ABRT $$\n")
+    fake.chmod(0o755)
+    run = run_tfdoctor("check", "--python", str(fake), "--json", *STATIC)
+    doc = json.loads(run.stdout)
+    assert run.code == 1
+    assert doc["diagnosis"]["code"] == "target.unusable"
+    assert "SIGABRT" in doc["diagnosis"]["title"]
+    assert "Library not loaded" in doc["diagnosis"]["evidence"]["stderr_tail"]
+    assert_no_traceback(run)
+
+
+def test_list_checks_and_explain():
+    listed = json.loads(run_tfdoctor("list-checks", "--json").stdout)
+    names = {c["name"] for c in listed["checks"]}
+    assert {"architecture", "binaries", "installation", "target"} <= names
+    run = run_tfdoctor("explain", "arch.rosetta")
+    assert run.code == 0 and "Rosetta" in run.stdout and "Fix:" in run.stdout
+    typo = run_tfdoctor("explain", "arch.roseta")
+    assert typo.code == 2 and "did you mean arch.rosetta" in typo.stderr
+
+
+def test_every_listed_code_is_explained():
+    listed = json.loads(run_tfdoctor("list-checks", "--json").stdout)
+    for check in listed["checks"]:
+        for code in check["codes"]:
+            assert run_tfdoctor("explain", code).code == 0, code
+
+
+def test_internal_failure_exits_3_without_traceback(monkeypatch, capsys):
+    import tfdoctor.gather
+    from tfdoctor import cli
+
+    def broken(python):
+        raise RuntimeError("simulated bug in tfdoctor")
+
+    monkeypatch.setattr(tfdoctor.gather, "gather_static", broken)
+    monkeypatch.setattr(sys, "argv", ["tfdoctor", "check", "--no-runtime"])
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main()
+    assert exit_info.value.code == 3
+    err = capsys.readouterr().err
+    assert "simulated bug in tfdoctor" in err and "Traceback" not in err
+    monkeypatch.setattr(sys, "argv", ["tfdoctor", "check", "--no-runtime", "--debug"])
+    with pytest.raises(SystemExit):
+        cli.main()
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_cli_import_does_not_import_tensorflow_or_numpy():
+    code = ("import sys, tfdoctor.cli, tfdoctor.gather, tfdoctor.engine, tfdoctor.registry;"
+            "tfdoctor.registry.load_checks();"
+            "bad = [m for m in ('tensorflow', 'numpy') if m in sys.modules];"
+            "print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_version_and_help():
+    assert run_tfdoctor("--version").stdout.startswith("tfdoctor ")
+    help_text = run_tfdoctor("--help").stdout
+    for command in ("check", "list-checks", "explain"):
+        assert command in help_text

@@ -1,0 +1,111 @@
+"""The fact collector run for real in throwaway interpreters (venvs), with broken contents."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tfdoctor.gather import TargetNotFound, gather_static
+
+TARGET = Path(__file__).resolve().parents[1] / "tfdoctor" / "target"
+
+
+def make_venv(root: Path) -> tuple[Path, Path]:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    python = root / "bin" / "python"
+    site = next((root / "lib").glob("python3*/site-packages"))
+    return python, site
+
+
+def add_dist(site: Path, name: str, version: str, metadata: bytes | None = None, tags=("py3-none-any",)):
+    dist = site / f"{name}-{version}.dist-info"
+    dist.mkdir()
+    if metadata is None:
+        metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+    if metadata is not False:
+        (dist / "METADATA").write_bytes(metadata)
+    (dist / "WHEEL").write_text("Wheel-Version: 1.0\n" + "".join(f"Tag: {t}\n" for t in tags))
+    return dist
+
+
+def test_gathers_this_interpreter():
+    snap = gather_static(None)
+    assert snap.target.ok
+    assert snap.python.executable == sys.executable
+    assert snap.python.version == ".".join(map(str, sys.version_info[:3]))
+    assert snap.package("packaging") is not None  # a runtime dependency of tfdoctor
+    assert snap.host.system == os.uname().sysname
+
+
+def test_broken_dist_infos_and_plugins(tmp_path):
+    python, site = make_venv(tmp_path / "env")
+    add_dist(site, "good", "1.0", tags=("cp311-cp311-macosx_10_9_x86_64",))
+    add_dist(site, "nometa", "2.0", metadata=False)
+    add_dist(site, "latin", "3.0", metadata=b"Name: latin\nVersion: 3.0\nSummary: caf\xe9 \xff\xfe\n")
+    add_dist(site, "empty", "4.0", metadata=b"\x00\x01garbage")
+    plugins = site / "tensorflow-plugins"
+    plugins.mkdir()
+    shutil.copy("/bin/true", plugins / "libreal.so")
+    (plugins / "notalib.so").write_text("hello")
+    snap = gather_static(str(python))
+    assert snap.target.ok, snap.target
+    by_name = {p.name: p for p in snap.packages}
+    assert by_name["good"].wheel_tags == ["cp311-cp311-macosx_10_9_x86_64"]
+    assert by_name["nometa"].error == "METADATA missing or unreadable"
+    assert by_name["nometa"].version == "2.0"  # from the directory name
+    assert by_name["latin"].error is None and by_name["latin"].version == "3.0"
+    assert by_name["empty"].error == "METADATA has no Name or Version"
+    formats = {p.name: (p.format, p.archs) for p in snap.plugins}
+    assert formats["libreal.so"][0] == "elf"
+    assert formats["notalib.so"] == ("unknown", [])
+
+
+def test_venv_dir_is_accepted_as_python(tmp_path):
+    python, _ = make_venv(tmp_path / "env")
+    snap = gather_static(str(tmp_path / "env"))
+    assert snap.python.prefix == str(tmp_path / "env")
+    assert snap.python.in_venv
+
+
+@pytest.mark.parametrize("arg", ["/nonexistent/python", "no-such-command-xyz"])
+def test_missing_python_is_a_usage_error(arg):
+    with pytest.raises(TargetNotFound):
+        gather_static(arg)
+
+
+def test_crashing_interpreter_is_described(tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    fake.chmod(0o755)
+    snap = gather_static(str(fake))
+    assert not snap.target.ok
+    assert snap.target.problem == "crashed" and "SIGSEGV" in snap.target.message
+
+
+def test_not_a_python_gives_no_output(tmp_path):
+    snap = gather_static("/bin/true")
+    assert snap.target.problem == "no-output"
+
+
+def test_unlistable_site_dir_is_recorded_not_raised(tmp_path, monkeypatch):
+    """Root reads every directory, so the permission error is raised by hand here; the guard is
+    what is under test."""
+    spec = importlib.util.spec_from_file_location("collect_static", TARGET / "collect_static.py")
+    collect = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(collect)
+    real_listdir = os.listdir
+
+    def listdir(path):
+        if str(path) == str(tmp_path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_listdir(path)
+
+    monkeypatch.setattr(collect.os, "listdir", listdir)
+    assert collect.package_facts([str(tmp_path)]) == []
+    assert collect.ERRORS == [{"what": "packages", "error": f"cannot list {tmp_path}: [Errno 13] Permission denied: '{tmp_path}'"}]
