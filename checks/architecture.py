@@ -64,8 +64,9 @@ CODES = {
     "arch.emulated-container": CodeDoc(
         "An x86_64 (amd64) container runs emulated on an ARM host",
         Severity.ERROR,
-        "The process is x86_64 but the kernel reports an ARM CPU (Apple's implementer code 0x61 "
-        "on Apple silicon): Docker runs the amd64 image under QEMU or Rosetta. TensorFlow's "
+        "The process is x86_64 but /proc/cpuinfo comes from an ARM kernel ('CPU implementer' "
+        "lines and arm64 'Features', e.g. 0x00 in Docker Desktop's VM on Apple silicon, "
+        "docker/for-mac#6512): Docker runs the amd64 image under QEMU or Rosetta. TensorFlow's "
         "x86_64 build then fails with the AVX message or 'Check failed: bucket_limits_', and "
         "no GPU is reachable from a Linux container anyway.",
         "Use an arm64 image: `docker run --platform linux/arm64 ...` (docker/for-mac#5342).",

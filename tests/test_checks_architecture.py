@@ -85,12 +85,13 @@ def test_intel_mac_is_native():
 
 def test_amd64_container_on_apple_silicon():
     """An amd64 image under Docker Desktop on an M1: x86_64 process, but /proc/cpuinfo comes from
-    the arm64 kernel (CPU implementer 0x61 = Apple) and has no AVX (docker/for-mac#5342)."""
-    data = linux_cpu(host={"cpu_implementer": "0x61", "cpu_flags": ["fp", "asimd"], "cpu_brand": None,
-                           "container": "docker"})
+    the arm64 VM kernel: 'CPU implementer : 0x00' and arm64 Features, no AVX (docker/for-mac#6512,
+    #5485; facts docker.cpuinfo_* in tests/facts/mac_facts.json)."""
+    data = linux_cpu(host={"cpu_implementer": "0x00", "cpu_brand": None, "container": "docker",
+                           "cpu_flags": ["fp", "asimd", "evtstrm", "aes", "pmull", "sha1", "sha2", "crc32"]})
     findings = architecture.run(snap(data))
     assert codes(findings) == ["arch.emulated-container"]
-    assert findings[0].evidence["apple_host"] is True
+    assert findings[0].evidence["cpu_has_avx"] is False
     assert "--platform linux/arm64" in findings[0].remediation.commands[0]
 
 

@@ -125,6 +125,8 @@ def test_target_code_runs_on_python_38():
     """What runs inside the diagnosed interpreter must work on Python 3.8 (checked statically:
     no machine here has 3.8)."""
     files = sorted(str(p) for p in TARGET_CODE.glob("*.py"))
-    proc = run(sys.executable, "-m", "vermin", "--target=3.8-", "--violations", "--no-tips",
+    assert any(f.endswith("collect_static.py") for f in files)
+    vermin = "import sys; from vermin import main; sys.exit(main())"
+    proc = run(sys.executable, "-c", vermin, "--target=3.8-", "--violations", "--no-tips",
                "--eval-annotations", *files)
     assert proc.returncode == 0, proc.stdout + proc.stderr

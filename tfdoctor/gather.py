@@ -68,6 +68,7 @@ def gather_static(python: str | None = None) -> Snapshot:
         "env": data.get("env") or {},
         "errors": data.get("errors") or [],
     }
+    _fill_cpu_brand(snapshot_data["host"])
     try:
         return Snapshot.from_dict(snapshot_data)
     except SnapshotError as exc:
@@ -91,3 +92,15 @@ def _outcome(executable: str, child: ChildResult) -> TargetOutcome:
         return TargetOutcome(executable, False, "bad-output",
                              child.result_error or "result is not a JSON object", tail)
     return TargetOutcome(executable, True)
+
+
+def _fill_cpu_brand(host: dict) -> None:
+    """py-cpuinfo names the CPU where the collector's own readers (/proc/cpuinfo, sysctl) have
+    nothing. Never on macOS: there it hangs under an x86_64 Python on macOS 15
+    (workhorsy/py-cpuinfo#218), and sysctl already answers. It takes about a second, so only
+    as a fallback."""
+    if host.get("cpu_brand") or host.get("system") in (None, "Darwin", "Linux"):
+        return
+    import cpuinfo
+
+    host["cpu_brand"] = cpuinfo.get_cpu_info().get("brand_raw")

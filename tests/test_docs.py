@@ -1,0 +1,27 @@
+"""The README and .ci/run stay true to the code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_tfdoctor
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_every_code_is_in_the_readme():
+    readme = (REPO / "README.md").read_text()
+    listed = json.loads(run_tfdoctor("list-checks", "--json").stdout)
+    codes = {code for check in listed["checks"] for code in check["codes"]}
+    codes |= {"check.crashed", "check.load-failed"}
+    missing = sorted(code for code in codes if f"`{code}`" not in readme)
+    assert not missing, f"README lacks {missing}"
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (REPO / "README.md").read_text()
+    ci = (REPO / ".ci" / "run").read_text()
+    command = 'python3 -m pip install -q -e ".[test]" && python3 -m pytest -q'
+    assert f"```sh\n{command}\n```" in readme
+    assert command in ci.splitlines()
