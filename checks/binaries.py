@@ -8,14 +8,15 @@ from tfdoctor.fixes import pip
 from tfdoctor.model import Check, CodeDoc, Finding, Remediation, Severity
 from tfdoctor.snapshot import Snapshot
 
-from tfdoctor.checks.archnames import normalise, tag_archs
+from tfdoctor.checks.archnames import normalise
 
 CODES = {
     "arch.wheel-mismatch": CodeDoc(
         "Installed wheels are built for another architecture",
         Severity.ERROR,
-        "The platform tag in a package's WHEEL file names an architecture the interpreter does "
-        "not run as. Importing its compiled modules fails with 'incompatible architecture "
+        "A package's compiled libraries (their Mach-O/ELF headers, found through its RECORD) "
+        "hold no code for the architecture the interpreter runs as. Importing them fails with "
+        "'incompatible architecture "
         "(have 'x86_64', need 'arm64')'. It happens when an environment was filled by a pip run "
         "under Rosetta 2 or site-packages were copied from another machine.",
         "Reinstall those packages from the native interpreter (`--force-reinstall --no-deps`).",
@@ -41,13 +42,19 @@ _LIBRARY_SUFFIXES = (".so", ".dylib", ".dll", ".pyd")
 
 
 def _mismatched_wheels(s: Snapshot, arch: str) -> list[dict]:
+    """Distributions whose compiled libraries (read from their headers) lack `arch`.
+
+    WHEEL `Tag:` lines are kept as evidence only: they often disagree with the wheel's real
+    platform (compat_matrix.json known_quirks), so judging by them would raise false alarms.
+    """
     bad = []
     for pkg in s.packages:
-        platforms = {tag.rsplit("-", 1)[-1] for tag in pkg.wheel_tags}
-        archs = [tag_archs(p) for p in platforms]
-        if not platforms or any(a is None or arch in a for a in archs):
-            continue
-        bad.append({"name": pkg.name, "version": pkg.version, "tags": pkg.wheel_tags})
+        foreign = [b for b in pkg.binaries
+                   if b.format and b.archs and arch not in {normalise(a) for a in b.archs}]
+        if foreign:
+            bad.append({"name": pkg.name, "version": pkg.version, "wheel_tags": pkg.wheel_tags,
+                        "binaries": [{"path": b.path, "format": b.format, "archs": b.archs}
+                                     for b in foreign]})
     return bad
 
 

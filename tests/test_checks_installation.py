@@ -53,18 +53,37 @@ def test_no_tensorflow_on_linux_gives_install_command():
     assert finding.remediation.commands == ("/usr/bin/python3 -m pip install tensorflow",)
 
 
+def _with_binary(pkg: dict, path: str, fmt: str, archs: list[str]) -> dict:
+    return {**pkg, "binaries": [{"path": path, "format": fmt, "archs": archs}]}
+
+
 def test_x86_64_wheel_in_arm64_environment():
+    """numpy's extension module is an x86_64 Mach-O (a pip run under Rosetta filled the env)."""
     data = apple_silicon()
-    data["packages"].append(_pkg("numpy", "1.26.4", ["cp311-cp311-macosx_10_9_x86_64"]))
+    data["packages"].append(_with_binary(
+        _pkg("numpy", "1.26.4", ["cp311-cp311-macosx_10_9_x86_64"]),
+        "numpy/core/_multiarray_umath.cpython-311-darwin.so", "mach-o", ["x86_64"]))
     findings = binaries.run(snap(data))
     assert [f.code for f in findings] == ["arch.wheel-mismatch"]
     assert findings[0].evidence["packages"][0]["name"] == "numpy"
     assert "--force-reinstall" in findings[0].remediation.commands[0]
 
 
+def test_wheel_tag_lines_alone_are_not_trusted():
+    """tensorflow-macos 2.12.0's arm64 wheel says 'Tag: ...macosx_12_0_x86_64' inside WHEEL
+    (reference contradictions_and_surprises); its libraries are arm64, so nothing is wrong."""
+    data = apple_silicon()
+    data["packages"].append(_with_binary(
+        _pkg("tensorflow-macos", "2.12.0", ["cp311-cp311-macosx_12_0_x86_64"]),
+        "tensorflow/python/_pywrap_tensorflow_internal.so", "mach-o", ["arm64"]))
+    assert [f.code for f in binaries.run(snap(data))] == ["arch.binaries-match"]
+
+
 def test_universal2_and_pure_wheels_fit_both_arches():
     data = apple_silicon()
-    data["packages"] += [_pkg("markupsafe", "3.0.2", ["cp311-cp311-macosx_10_9_universal2"]),
+    data["packages"] += [_with_binary(_pkg("markupsafe", "3.0.2", ["cp311-cp311-macosx_10_9_universal2"]),
+                                      "markupsafe/_speedups.cpython-311-darwin.so", "mach-o-fat",
+                                      ["x86_64", "arm64"]),
                          _pkg("six", "1.16.0", ["py2-none-any", "py3-none-any"])]
     assert [f.code for f in binaries.run(snap(data))] == ["arch.binaries-match"]
 

@@ -49,6 +49,10 @@ def test_broken_dist_infos_and_plugins(tmp_path):
     add_dist(site, "nometa", "2.0", metadata=False)
     add_dist(site, "latin", "3.0", metadata=b"Name: latin\nVersion: 3.0\nSummary: caf\xe9 \xff\xfe\n")
     add_dist(site, "empty", "4.0", metadata=b"\x00\x01garbage")
+    (site / "good-1.0.dist-info" / "RECORD").write_text(
+        "good/__init__.py,,\ngood/_ext.so,,\ngood-1.0.dist-info/METADATA,,\n")
+    (site / "good").mkdir()
+    shutil.copy("/bin/true", site / "good" / "_ext.so")
     plugins = site / "tensorflow-plugins"
     plugins.mkdir()
     shutil.copy("/bin/true", plugins / "libreal.so")
@@ -57,6 +61,8 @@ def test_broken_dist_infos_and_plugins(tmp_path):
     assert snap.target.ok, snap.target
     by_name = {p.name: p for p in snap.packages}
     assert by_name["good"].wheel_tags == ["cp311-cp311-macosx_10_9_x86_64"]
+    (binary,) = by_name["good"].binaries
+    assert (binary.path, binary.format) == ("good/_ext.so", "elf")
     assert by_name["nometa"].error == "METADATA missing or unreadable"
     assert by_name["nometa"].version == "2.0"  # from the directory name
     assert by_name["latin"].error is None and by_name["latin"].version == "3.0"

@@ -46,6 +46,11 @@ def select(checks: Sequence[Check], only: Iterable[str] = (), skip: Iterable[str
     return [c for c in checks if (not only or c.name in only) and c.name not in skip]
 
 
+def applicable(snapshot: Snapshot, checks: Sequence[Check]) -> list[Check]:
+    """The checks whose snapshot sections were gathered (runtime checks need --runtime facts)."""
+    return [c for c in checks if all(getattr(snapshot, n, None) is not None for n in c.needs)]
+
+
 def run_checks(
     snapshot: Snapshot,
     checks: Sequence[Check],
@@ -63,9 +68,7 @@ def run_checks(
         )
         for f in load_failures
     ]
-    for check in checks:
-        if any(getattr(snapshot, section, None) is None for section in check.needs):
-            continue
+    for check in applicable(snapshot, checks):
         try:
             produced = list(check.run(snapshot))
         except Exception as exc:  # noqa: BLE001 - a crash becomes a finding

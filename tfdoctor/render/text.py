@@ -53,7 +53,7 @@ def _print_finding(console: Console, report: Report, finding: Finding, verbose: 
         console.print(f"      [dim]because of: {', '.join(c.code for c in causes)}[/]")
     if finding.detail and (verbose or finding.severity >= Severity.WARNING):
         console.print(f"      {escape(finding.detail)}")
-    if finding.severity >= Severity.WARNING and not causes:
+    if finding.severity >= Severity.WARNING and not causes and finding is not report.diagnosis():
         _print_fix(console, finding, indent="      ")
     if verbose and finding.evidence:
         for key, value in finding.evidence.items():

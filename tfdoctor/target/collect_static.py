@@ -278,7 +278,33 @@ def _read_dist(site_dir, entry):
         ]
     installer = _read_text(os.path.join(path, "INSTALLER"))
     record["installer"] = installer.strip() if installer else None
+    record["binaries"] = _dist_binaries(site_dir, path)
     return record
+
+
+BINARIES_PER_DIST = 3
+_LIBRARY_SUFFIXES = (".so", ".dylib", ".pyd")
+
+
+def _dist_binaries(site_dir, dist_path):
+    """Headers of the first compiled libraries a distribution installed (from its RECORD).
+
+    The architecture of the installed code is read from the files themselves: the `Tag:` lines
+    in WHEEL files often name another platform than the wheel's file name (tensorflow-macos
+    2.11 and 2.12 arm64 wheels say x86_64), so they cannot be trusted for this.
+    """
+    text = _read_text(os.path.join(dist_path, "RECORD"), limit=8 << 20)
+    found = []
+    for line in (text or "").splitlines():
+        rel = line.split(",", 1)[0]
+        if not rel.endswith(_LIBRARY_SUFFIXES) or rel.startswith(".."):
+            continue
+        info = binfmt.describe_file(os.path.join(site_dir, rel))
+        info["path"] = rel
+        found.append(info)
+        if len(found) >= BINARIES_PER_DIST:
+            break
+    return found
 
 
 @guarded("packages")

@@ -1,0 +1,39 @@
+"""One line per snapshot and the finding counts by code across them: a lab or a CI fleet."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from typing import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+
+from tfdoctor.model import Severity
+from tfdoctor.render.common import MARKS
+
+
+def render_summary(reports: Sequence[tuple], fmt, threshold: Severity, console: Console) -> None:
+    counts: Counter[str] = Counter()
+    rows = []
+    for name, report in reports:
+        problems = report.problems()
+        counts.update(f.code for f in problems)
+        diagnosis = report.diagnosis()
+        worst = max((f.severity for f in report.findings), default=Severity.OK)
+        rows.append({"file": name, "exit_code": report.exit_code(threshold), "severity": worst.value,
+                     "diagnosis": diagnosis.code if diagnosis else None,
+                     "problems": sorted({f.code for f in problems})})
+    if fmt.value == "json":
+        doc = {"snapshots": rows, "finding_counts": dict(counts.most_common())}
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        return
+    for row in rows:
+        mark = MARKS[Severity(row["severity"])]
+        console.print(f"[{mark}] {escape(row['file'])}: {row['diagnosis'] or 'no problems'}"
+                      + (f" (+{len(row['problems']) - 1} more)" if len(row["problems"]) > 1 else ""))
+    console.print()
+    console.print(f"{len(rows)} snapshots; findings by code:")
+    for code, n in counts.most_common():
+        console.print(f"  {n:>4}  {code}")
