@@ -84,6 +84,7 @@ def run(s: Snapshot) -> list[Finding]:
             {"interpreter_arch": arch, "packages": wheels},
             Remediation(f"Reinstall them from this {arch} interpreter",
                         (pip(s, "install", "--force-reinstall", "--no-deps", "--no-cache-dir", *names),)),
+            explains=("runtime.library-arch-mismatch", "runtime.import-failed"),
         ))
     plugins = _mismatched_plugins(s, arch)
     if plugins:

@@ -99,3 +99,87 @@ def test_x86_64_metal_plugin_in_arm64_python():
 def test_elf_file_in_mac_plugin_dir():
     findings = binaries.run(snap(apple_silicon(plugins=[{**metal_plugin(), "format": "elf", "archs": ["arm64"]}])))
     assert findings[0].code == "arch.plugin-mismatch"
+
+
+# tensorflow_macos-2.15.1-cp311-cp311-macosx_12_0_arm64.whl: 2159 bytes, Requires-Dist (extras
+# dropped) from ../shared/reference/tf_wheels_2026-11.json records; compat_matrix.json gives its
+# arm64 wheels kind "self-shim" (known_quirks tensorflow-macos-2.15.1-self-shim).
+TF_MACOS_2_15_1 = [
+    'tensorflow-macos ==2.15.1 ; platform_system == "Darwin" and platform_machine == "arm64"',
+    'tensorflow-cpu-aws ==2.15.1 ; platform_system == "Linux" and (platform_machine == "arm64" or platform_machine == "aarch64")',
+    'tensorflow-intel ==2.15.1 ; platform_system == "Windows"',
+]
+ARM64_311 = ["cp311-cp311-macosx_12_0_arm64"]
+
+
+def test_tensorflow_macos_2_15_1_alone_is_a_self_shim():
+    data = apple_silicon(packages=[_pkg("tensorflow-macos", "2.15.1", ARM64_311, TF_MACOS_2_15_1)], plugins=[])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.self-shim" and finding.severity is Severity.ERROR
+    (why,) = finding.evidence["self_shims"]
+    assert why["matrix_kind"] == "self-shim" and why["requires_itself"] == [
+        'tensorflow-macos==2.15.1; platform_system == "Darwin" and platform_machine == "arm64"']
+    assert finding.remediation.commands == (
+        "/Users/ada/venvs/tf/bin/python -m pip uninstall -y tensorflow-macos",
+        "/Users/ada/venvs/tf/bin/python -m pip install 'tensorflow==2.19.*' tensorflow-metal==1.2.0")
+    assert "runtime.not-installed" in finding.explains
+    assert installation.providers(snap(data)) == ([], [])
+
+
+def test_self_shim_is_known_from_the_matrix_without_metadata():
+    """Unreadable METADATA (no Requires-Dist): the matrix's wheel kind alone identifies it."""
+    data = apple_silicon(packages=[_pkg("tensorflow-macos", "2.15.1", ARM64_311)])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.self-shim"
+    assert "requires_itself" not in finding.evidence["self_shims"][0]
+
+
+def test_self_shim_is_known_from_metadata_for_a_release_the_matrix_lacks():
+    """A release newer than the matrix that, like 2.15.1, requires only itself on Darwin/arm64."""
+    requires = [r.replace("2.15.1", "2.15.9") for r in TF_MACOS_2_15_1]
+    data = apple_silicon(packages=[_pkg("tensorflow-macos", "2.15.9", ARM64_311, requires)])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.self-shim"
+    assert "matrix_kind" not in finding.evidence["self_shims"][0]
+
+
+def test_full_tensorflow_macos_2_15_0_is_not_a_self_shim():
+    data = apple_silicon(packages=[_pkg("tensorflow-macos", "2.15.0", ARM64_311, ["numpy (<2.0.0,>=1.23.5)"])])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.ok" and "self_shims" not in finding.evidence
+
+
+def test_thin_tensorflow_onto_an_upgraded_self_shim_installs_nothing():
+    """tensorflow 2.15.0's arm64 wheel requires tensorflow-macos ==2.15.0 (reference records);
+    `pip install -U tensorflow-macos` then replaces that with the 2.15.1 self-shim."""
+    data = apple_silicon(packages=[
+        _pkg("tensorflow", "2.15.0", ARM64_311,
+             ['tensorflow-macos ==2.15.0 ; platform_system == "Darwin" and platform_machine == "arm64"']),
+        _pkg("tensorflow-macos", "2.15.1", ARM64_311, TF_MACOS_2_15_1)])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.self-shim"
+    assert finding.evidence["shims_onto_it"] == {"tensorflow": "2.15.0"}
+    assert finding.remediation.commands[0].endswith("pip uninstall -y tensorflow tensorflow-macos")
+
+
+def test_self_shim_beside_a_real_tensorflow_is_harmless():
+    """tensorflow 2.15.1's arm64 wheel is a full build (reference: pins, no shim requirement)."""
+    data = apple_silicon(packages=[_pkg("tensorflow", "2.15.1", ARM64_311, ["numpy (<2.0.0,>=1.23.5)"]),
+                                   _pkg("tensorflow-macos", "2.15.1", ARM64_311, TF_MACOS_2_15_1)])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.ok" and finding.title == "tensorflow 2.15.1"
+    assert finding.evidence["self_shims"] == {"tensorflow-macos": "2.15.1"}
+
+
+def test_rosetta_python_without_tensorflow_is_offered_the_arm64_pair():
+    """The fix for a translated Python is an arm64 one; the install advice must match it, not
+    the x86_64 pair (tensorflow 2.13 + metal 1.0.0) that would only work under Rosetta."""
+    data = apple_silicon(packages=[], python={"process_arch": "x86_64", "translated": True})
+    (finding,) = installation.run(snap(data))
+    assert "tensorflow-metal==1.2.0" in finding.remediation.commands[0]
+
+
+def test_unreadable_macos_version_does_not_crash_the_advice():
+    data = apple_silicon(packages=[], host={"macos_version": ":"})
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.no-tensorflow" and finding.remediation.commands

@@ -17,7 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 STDERR_KEEP = 64 * 1024
 """Bytes of stderr kept from each end: enough for a traceback and TensorFlow's log lines."""
@@ -54,11 +54,16 @@ def run_child(
     *,
     timeout: float,
     env: Mapping[str, str] | None = None,
+    tick: Callable[[Path, float], None] | None = None,
+    tick_interval: float = 0.2,
 ) -> ChildResult:
     """Run `python script RESULT_FILE *args` and collect its JSON result file.
 
     Raises OSError only when the interpreter cannot be started at all (no such file, not
     executable); every way a started child can end is described by the ChildResult.
+    `tick(result_path, elapsed_s)`, when given, is called every `tick_interval` seconds while the
+    child runs (to show progress from a result file the child rewrites as it goes); an exception
+    it raises propagates only after the child's process group has been killed.
     """
     with tempfile.TemporaryDirectory(prefix="tfdoctor-") as tmp:
         result_path = Path(tmp) / "result.json"
@@ -74,12 +79,15 @@ def run_child(
                 start_new_session=True,
             )
             timed_out = False
+            returncode: int | None = None
             try:
-                returncode: int | None = proc.wait(timeout=timeout)
+                returncode = _wait(proc, started, timeout, result_path, tick, tick_interval)
             except subprocess.TimeoutExpired:
                 timed_out = True
                 _kill_group(proc)
-                returncode = None
+            except BaseException:
+                _kill_group(proc, quiet=True)
+                raise
         duration = time.monotonic() - started
         # Descendants (a TensorFlow thread pool never outlives its process, but a child's own
         # subprocess could) are killed with the group even after a normal exit.
@@ -87,6 +95,22 @@ def run_child(
         stderr, stderr_bytes = _read_bounded(stderr_path)
         result, result_error = _read_result(result_path)
     return ChildResult(returncode, timed_out, duration, result, result_error, stderr, stderr_bytes)
+
+
+def _wait(proc: subprocess.Popen, started: float, timeout: float, result_path: Path,
+          tick: Callable[[Path, float], None] | None, interval: float) -> int:
+    """proc's return code; subprocess.TimeoutExpired once `timeout` has passed since `started`."""
+    if tick is None:
+        return proc.wait(timeout=timeout)
+    deadline = started + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+        try:
+            return proc.wait(timeout=min(interval, remaining))
+        except subprocess.TimeoutExpired:
+            tick(result_path, time.monotonic() - started)
 
 
 def _kill_group(proc: subprocess.Popen, quiet: bool = False) -> None:

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from tfdoctor import __version__
-from tfdoctor.engine import ENGINE_CODES, UnknownCheck, run_checks, select
+from tfdoctor.engine import ENGINE_CODES, UnknownCheck, applicable, run_checks, select
 from tfdoctor.model import CodeDoc, Severity
 from tfdoctor.registry import load_checks
 from tfdoctor.report import EXIT_INTERNAL, EXIT_USAGE, Report
@@ -26,7 +26,7 @@ app = typer.Typer(
     add_completion=False,
 )
 out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 class OutputFormat(str, Enum):
@@ -75,13 +75,26 @@ def check(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of tfdoctor's own failures."),
 ) -> None:
     """Diagnose an interpreter's TensorFlow setup and print the fix."""
-    from tfdoctor.gather import TargetNotFound, gather_static
-
     checks, failures = load_checks()
+    chosen = _select(checks, only, skip)
+    snapshot = _gather(python, no_runtime, no_probes, timeout)
+    report = diagnose_snapshot(snapshot, chosen, failures, debug)
+    threshold = Severity(fail_on.value)
+    emit(report, OutputFormat.json if json_output else fmt, verbose, threshold)
+    raise typer.Exit(report.exit_code(threshold))
+
+
+def _select(checks, only, skip):
     try:
-        chosen = select(checks, only, skip)
+        return select(checks, only, skip)
     except UnknownCheck as exc:
         raise usage_error(str(exc))
+
+
+def _gather(python: Optional[str], no_runtime: bool, no_probes: bool, timeout: float):
+    """Static facts, then (unless switched off) runtime facts from the isolated child."""
+    from tfdoctor.gather import TargetNotFound, gather_static
+
     try:
         snapshot = gather_static(python)
     except TargetNotFound as exc:
@@ -89,12 +102,13 @@ def check(
     if not no_runtime and snapshot.target.ok:
         from tfdoctor.runtime import gather_runtime
 
-        snapshot.runtime = gather_runtime(snapshot.target.python, timeout, progress=err if not (json_output or fmt is not OutputFormat.text) else None)
-    findings = run_checks(snapshot, chosen, failures, debug=debug)
-    report = Report(snapshot, findings, chosen)
-    threshold = Severity(fail_on.value)
-    emit(report, OutputFormat.json if json_output else fmt, verbose, threshold)
-    raise typer.Exit(report.exit_code(threshold))
+        snapshot.runtime = gather_runtime(snapshot.target.python, timeout, progress=err)
+    return snapshot
+
+
+def diagnose_snapshot(snapshot, chosen, failures, debug: bool) -> Report:
+    ran = applicable(snapshot, chosen)
+    return Report(snapshot, run_checks(snapshot, ran, failures, debug=debug), ran)
 
 
 def emit(report: Report, fmt: OutputFormat, verbose: bool, threshold: Severity) -> None:
@@ -108,6 +122,86 @@ def emit(report: Report, fmt: OutputFormat, verbose: bool, threshold: Severity) 
         from tfdoctor.render.text import render_text
 
         render_text(report, out, verbose, threshold)
+
+
+@app.command()
+def collect(
+    output: str = typer.Option(..., "-o", "--output", help="File to write; - for stdout."),
+    python: Optional[str] = typer.Option(None, "--python", help="Interpreter to examine; default: this one."),
+    no_runtime: bool = typer.Option(False, "--no-runtime", help="Skip importing TensorFlow in a child process."),
+    no_probes: bool = typer.Option(False, "--no-probes", help="Skip the GPU speed probes."),
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds the TensorFlow child may take."),
+    no_redact: bool = typer.Option(False, "--no-redact", help="Keep home directory, user and host names."),
+) -> None:
+    """Write everything tfdoctor gathers as a snapshot file, to diagnose elsewhere."""
+    from tfdoctor.snapshot_io import redact_snapshot, snapshot_json
+
+    snapshot = _gather(python, no_runtime, no_probes, timeout)
+    if not no_redact:
+        snapshot = redact_snapshot(snapshot)
+    text = snapshot_json(snapshot)
+    if output == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise usage_error(f"cannot write {output}: {exc.strerror or exc}")
+    err.print(f"wrote {output} ({len(text)} bytes{', redacted' if not no_redact else ''})")
+
+
+@app.command()
+def diagnose(
+    files: List[str] = typer.Argument(..., help="Snapshot files written by `tfdoctor collect` (- for stdin)."),
+    json_output: bool = typer.Option(False, "--json", help="Print only JSON on stdout."),
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, json, or markdown."),
+    verbose: bool = typer.Option(False, "-v", "--verbose", help="Show every finding with its evidence."),
+    only: List[str] = typer.Option([], "--only", help="Run only this check (repeatable)."),
+    skip: List[str] = typer.Option([], "--skip", help="Do not run this check (repeatable)."),
+    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Lowest severity that makes the exit code 1."),
+    summary: bool = typer.Option(False, "--summary", help="One line per snapshot and finding counts by code."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of tfdoctor's own failures."),
+) -> None:
+    """Run the checks offline on snapshots, with the same output and exit codes as `check`."""
+    from tfdoctor.snapshot import SnapshotError
+    from tfdoctor.snapshot_io import read_snapshot
+
+    checks, failures = load_checks()
+    chosen = _select(checks, only, skip)
+    threshold = Severity(fail_on.value)
+    reports = []
+    for name in files:
+        try:
+            snapshot = read_snapshot(name)
+        except SnapshotError as exc:
+            raise usage_error(str(exc))
+        reports.append((name, diagnose_snapshot(snapshot, chosen, failures, debug)))
+    fmt = OutputFormat.json if json_output else fmt
+    if summary:
+        from tfdoctor.render.summary import render_summary
+
+        render_summary(reports, fmt, threshold, out)
+    elif len(reports) == 1:
+        emit(reports[0][1], fmt, verbose, threshold)
+    elif fmt is OutputFormat.json:
+        docs = [{"file": name, **report.to_dict(threshold)} for name, report in reports]
+        sys.stdout.write(json.dumps(docs, indent=2) + "\n")
+    else:
+        for name, report in reports:
+            out.rule(name) if fmt is OutputFormat.text else sys.stdout.write(f"\n# {name}\n\n")
+            emit(report, fmt, verbose, threshold)
+    raise typer.Exit(max(report.exit_code(threshold) for _, report in reports))
+
+
+@app.command()
+def schema(which: str = typer.Argument("report", help="report (the --json output) or snapshot")) -> None:
+    """Print the JSON Schema of `--json` output or of snapshot files."""
+    from tfdoctor.schemas import SCHEMAS
+
+    if which not in SCHEMAS:
+        raise usage_error(f"unknown schema {which!r}; choose from {', '.join(SCHEMAS)}")
+    sys.stdout.write(json.dumps(SCHEMAS[which](), indent=2) + "\n")
 
 
 @app.command("list-checks")
@@ -151,6 +245,100 @@ def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rose
     out.print(f"[bold]Fix:[/] {doc.fix}")
     if doc.link:
         out.print(doc.link)
+
+
+@app.command("matrix")
+def matrix(
+    python: Optional[str] = typer.Option(
+        None, "--python", help="Interpreter to recommend for (path, venv dir, or command); default: this one."),
+    json_output: bool = typer.Option(False, "--json", help="Print the matrix document as JSON (plus for_this_machine when shown)."),
+    for_this_machine: Optional[bool] = typer.Option(
+        None, "--for-this-machine/--table-only",
+        help="Show the recommended install for the diagnosed interpreter (default: on a Mac, or with --python)."),
+) -> None:
+    """Show the TensorFlow / tensorflow-metal / Python / macOS compatibility matrix, and what to
+    install on this machine."""
+    from rich.table import Table
+
+    from tfdoctor.checks.compat import machine_recommendation, matrix_rows, short_source
+    from tfdoctor.gather import TargetNotFound, gather_static
+    from tfdoctor.matrix import default_path, load_matrix
+
+    m = load_matrix()
+    machine = None
+    if for_this_machine is not False:
+        try:
+            snapshot = gather_static(python)
+        except TargetNotFound as exc:
+            raise usage_error(str(exc))
+        if for_this_machine or python is not None or snapshot.host.system == "Darwin":
+            machine = machine_recommendation(snapshot, m)
+    if json_output:
+        document = json.loads(default_path().read_text(encoding="utf-8"))
+        if machine is not None:
+            document["for_this_machine"] = machine
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return
+
+    from rich.markup import escape
+
+    def span(values: list) -> str:
+        return "-" if not values else values[0] if len(values) == 1 else f"{values[0]}-{values[-1]}"
+
+    words = {"known-working": "works", "known-broken": "broken", "documented": "documented",
+             "undocumented": "undocumented"}
+    from rich import box
+
+    table = Table(title=f"TensorFlow on macOS arm64 (wheel facts read {m.facts_read})",
+                  box=box.SIMPLE_HEAD, title_justify="left")
+    for column, wrap in (("TF", False), ("arm64 wheel", True), ("Python", False),
+                         ("tensorflow-metal", True), ("macOS", False), ("numpy", True), ("keras", True)):
+        table.add_column(column, no_wrap=not wrap, overflow="fold")
+    notes = []
+    for row in matrix_rows(m):
+        code = ", ".join(row["code"]) or "none"
+        metals = "; ".join(
+            f"{x['tensorflow_metal']} " + ", ".join(
+                " ".join(words.get(w, w) if i == 0 else w for i, w in enumerate(part.split(" ", 1)))
+                for part in x["status"].split(", "))
+            for x in row["tensorflow_metal"]) or "-"
+        macos = row["min_macos"] or "-"
+        if row["metal_min_macos"] and row["metal_min_macos"] != row["min_macos"]:
+            macos += f"/{row['metal_min_macos']}"
+        table.add_row(escape(row["tensorflow"]), escape(code), span(row["python"]), escape(metals),
+                      macos, escape(row["numpy"] or "-"), escape(row["keras"] or "-"))
+        for version, kind in row["tensorflow_macos_shims"].items():
+            notes.append(f"tensorflow-macos {version} is " + (
+                "a self-shim: it depends only on itself and installs no TensorFlow"
+                if kind == "self-shim" else f"a {kind} shim onto tensorflow"))
+    # A pipe gets rich's 80 columns, too narrow for seven columns: give the table room there.
+    wide = out if out.is_terminal else Console(highlight=False, soft_wrap=True, width=132)
+    wide.print(table)
+    out.print("[dim]tensorflow-metal: works / broken from runtime reports (they win), documented from "
+              "Apple's table. macOS: wheel tag / the plugin's floor with Apple's table.[/]")
+    for note in notes:
+        out.print(f"[dim]{escape(note)}[/]")
+    out.print("[dim]--json prints every fact with its source.[/]")
+    if machine is None:
+        return
+    out.print()
+    if "error" in machine:
+        out.print(f"[bold]For this machine:[/] could not gather facts from {escape(str(machine['python']))}: "
+                  f"{escape(str(machine['error']))}")
+        return
+    where = f"{machine['system']}" + (f" {machine['macos']}" if machine.get("macos") else "")
+    out.print(f"[bold]For this machine:[/] {escape(machine['python'])}: Python "
+              f"{escape(machine['python_version'])}, {escape(machine['arch'] or '')}, {escape(where)}")
+    if machine["requirements"]:
+        sources = ", ".join(short_source(x) for x in machine["sources"])
+        out.print("  Recommended: " + escape(" + ".join(machine["requirements"])
+                                            + (f" ({machine['status']}; {sources})" if machine["status"] else "")))
+    if not machine["requirements"] or not machine["metal"]:
+        out.print(f"  {escape(machine['reason'])}")
+    for note in machine["notes"]:
+        out.print(f"  [dim]{escape(note)}[/]")
+    for command in machine["commands"]:
+        out.print(f"  [bold cyan]$ {escape(command)}[/]")
 
 
 def main() -> None:

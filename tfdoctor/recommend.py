@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from packaging.version import InvalidVersion, Version
+
 from tfdoctor.snapshot import Snapshot
 
 
@@ -19,7 +21,18 @@ def recommended_requirements(s: Snapshot) -> Requirements:
     if s.host.system == "Darwin" and py is not None:
         from tfdoctor.matrix import load_matrix  # lazily: only Mac remediations need the matrix
 
-        arch = "arm64" if s.host.hw_arm64 and not py.translated else py.process_arch
-        rec = load_matrix().recommended_install(py.minor, arch, s.host.macos_version or "")
+        # On Apple silicon the right pair is the arm64 one even for a Python under Rosetta:
+        # the architecture check tells the user to move to an arm64 Python first.
+        arch = "arm64" if s.host.hw_arm64 else py.process_arch
+        rec = load_matrix().recommended_install(py.minor, arch, _version_or_none(s.host.macos_version))
         return Requirements(tuple(rec.requirements), rec.reason)
     return Requirements(("tensorflow",), "Install TensorFlow (CPU, or CUDA with tensorflow[and-cuda] on Linux)")
+
+
+def _version_or_none(text: str | None) -> str | None:
+    """A macOS version the matrix can compare, or None (unknown) for anything unreadable."""
+    try:
+        Version(text or "")
+    except InvalidVersion:
+        return None
+    return text

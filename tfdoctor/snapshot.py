@@ -13,6 +13,7 @@ from typing import Any
 from packaging.utils import canonicalize_name
 
 from tfdoctor import typed
+from tfdoctor.probe_facts import ProbeFacts
 from tfdoctor.runtime_facts import RuntimeFacts
 
 SCHEMA_VERSION = 1
@@ -105,6 +106,8 @@ class PackageFacts:
     requires_python: str | None = None
     installer: str | None = None
     error: str | None = None
+    binaries: list[BinaryInfo] = field(default_factory=list)
+    """Headers of the first compiled libraries listed in RECORD: the real architecture."""
 
     @property
     def key(self) -> str:
@@ -150,6 +153,8 @@ class Snapshot:
     errors: list[CollectionError] = field(default_factory=list)
     runtime: RuntimeFacts | None = None
     """Facts from importing TensorFlow in a child process; None when not gathered (--no-runtime)."""
+    probes: ProbeFacts | None = None
+    """Speed probe results; None when not run (--no-probes)."""
     schema_version: int = SCHEMA_VERSION
     tfdoctor_version: str = ""
     created: str = ""

@@ -12,7 +12,8 @@
  *
  * Kernels (kernel C API): float32 MatMul and Conv2D.  Every other op has no
  * kernel on this device and falls back to the CPU under soft placement, as
- * ops without a Metal kernel do.
+ * ops without a Metal kernel do.  A pass-through graph optimizer (graph C
+ * API) is registered as Metal registers one; see TF_InitGraph.
  *
  * The environment variable SIMGPU_MODE, read once when TensorFlow loads the
  * plugin (i.e. at `import tensorflow`), picks a behaviour:
@@ -21,9 +22,15 @@
  *   slow        correct, but every kernel sleeps: SIMGPU_SLOW_LATENCY_US
  *               (2000) plus FLOPs / SIMGPU_SLOW_GFLOPS (1.0) GFLOP/s
  *   nokernels   device listed, no kernel registered: everything runs on CPU
- *   fail-init   SE_InitPlugin reports an error through TF_Status
+ *   fail-init   SE_InitPlugin reports an error through TF_Status (TF 2.19
+ *               then aborts the process inside `import tensorflow`)
+ *   nodevice    the plugin loads but get_device_count reports an error: TF
+ *               logs it and lists no GPU
+ *   fail-create the GPU is listed, but creating it fails: the first op raises
+ * Unknown values make SE_InitPlugin fail, like fail-init, with a message
+ * naming the valid modes.
  * Other knobs: SIMGPU_MEMORY_MB (2048) device memory size,
- *              SIMGPU_DEVICE_COUNT (1) number of devices,
+ *              SIMGPU_DEVICE_COUNT (1) number of devices (at most 16),
  *              SIMGPU_QUIET (unset) no banner on stderr.
  *
  * Built by tests/simgpu/build.py; see tests/simgpu/README.md.
@@ -31,13 +38,13 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "tensorflow/c/experimental/grappler/grappler.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/tf_status.h"
@@ -55,9 +62,20 @@ void simgpu_use_missing_symbol(void) {
 }
 #endif
 
+/* Hot loops get AVX-512/AVX2 clones picked at load time (glibc ifunc), so the
+ * simple loops below run at a few tens of GFLOP/s instead of SSE2 speed.  No
+ * FMA contraction in ISO C mode: every clone gives the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    defined(__linux__)
+#define SIMGPU_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SIMGPU_HOT
+#endif
+
 #define SIMGPU_PLATFORM_NAME "SIMGPU"
 #define SIMGPU_DEVICE_TYPE "GPU"
 #define SIMGPU_VERSION "1"
+#define SIMGPU_MAX_DEVICES 16
 
 /* ------------------------------------------------------------------------ */
 /* Mode and knobs                                                           */
@@ -69,6 +87,8 @@ typedef enum {
   MODE_SLOW,
   MODE_NOKERNELS,
   MODE_FAIL_INIT,
+  MODE_NODEVICE,
+  MODE_FAIL_CREATE,
   MODE_UNKNOWN
 } simgpu_mode_t;
 
@@ -107,6 +127,10 @@ static void read_config(void) {
     g_mode = MODE_NOKERNELS;
   } else if (strcmp(m, "fail-init") == 0) {
     g_mode = MODE_FAIL_INIT;
+  } else if (strcmp(m, "nodevice") == 0) {
+    g_mode = MODE_NODEVICE;
+  } else if (strcmp(m, "fail-create") == 0) {
+    g_mode = MODE_FAIL_CREATE;
   } else {
     g_mode = MODE_UNKNOWN;
   }
@@ -119,6 +143,7 @@ static void read_config(void) {
   g_memory_total = (int64_t)(mb * 1024.0 * 1024.0);
   g_device_count = (int)env_double("SIMGPU_DEVICE_COUNT", 1.0);
   if (g_device_count < 0) g_device_count = 0;
+  if (g_device_count > SIMGPU_MAX_DEVICES) g_device_count = SIMGPU_MAX_DEVICES;
   const char* q = getenv("SIMGPU_QUIET");
   g_quiet = (q != NULL && *q != '\0' && strcmp(q, "0") != 0);
 }
@@ -153,10 +178,16 @@ static void set_ok(TF_Status* status) {
 /* Memory: host memory with a simulated capacity                            */
 /* ------------------------------------------------------------------------ */
 
-static int64_t g_bytes_in_use = 0;
-static int64_t g_peak_bytes_in_use = 0;
-static int64_t g_num_allocs = 0;
-static int64_t g_largest_alloc = 0;
+/* Per-device accounting; every device has g_memory_total bytes. */
+static int64_t g_bytes_in_use_a[SIMGPU_MAX_DEVICES];
+static int64_t g_peak_bytes_in_use_a[SIMGPU_MAX_DEVICES];
+static int64_t g_num_allocs_a[SIMGPU_MAX_DEVICES];
+static int64_t g_largest_alloc_a[SIMGPU_MAX_DEVICES];
+
+static int dev_index(const SP_Device* device) {
+  int i = device != NULL ? device->ordinal : 0;
+  return (i >= 0 && i < SIMGPU_MAX_DEVICES) ? i : 0;
+}
 
 static void stat_max(int64_t* slot, int64_t value) {
   int64_t cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
@@ -168,36 +199,36 @@ static void stat_max(int64_t* slot, int64_t value) {
 
 static void se_allocate(const SP_Device* device, uint64_t size,
                         int64_t memory_space, SP_DeviceMemoryBase* mem) {
-  (void)device;
   (void)memory_space;
+  const int d = dev_index(device);
   mem->struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE;
   mem->opaque = NULL;
   mem->size = 0;
   if (size == 0) return;
-  int64_t after = __atomic_add_fetch(&g_bytes_in_use, (int64_t)size,
+  int64_t after = __atomic_add_fetch(&g_bytes_in_use_a[d], (int64_t)size,
                                      __ATOMIC_RELAXED);
   if (after > g_memory_total) {
     /* Out of simulated device memory: report failure as a device would. */
-    __atomic_sub_fetch(&g_bytes_in_use, (int64_t)size, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&g_bytes_in_use_a[d], (int64_t)size, __ATOMIC_RELAXED);
     return;
   }
   void* p = NULL;
   if (posix_memalign(&p, 256, (size_t)size) != 0) {
-    __atomic_sub_fetch(&g_bytes_in_use, (int64_t)size, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&g_bytes_in_use_a[d], (int64_t)size, __ATOMIC_RELAXED);
     return;
   }
-  __atomic_add_fetch(&g_num_allocs, 1, __ATOMIC_RELAXED);
-  stat_max(&g_peak_bytes_in_use, after);
-  stat_max(&g_largest_alloc, (int64_t)size);
+  __atomic_add_fetch(&g_num_allocs_a[d], 1, __ATOMIC_RELAXED);
+  stat_max(&g_peak_bytes_in_use_a[d], after);
+  stat_max(&g_largest_alloc_a[d], (int64_t)size);
   mem->opaque = p;
   mem->size = size;
 }
 
 static void se_deallocate(const SP_Device* device, SP_DeviceMemoryBase* mem) {
-  (void)device;
   if (mem == NULL || mem->opaque == NULL) return;
   free(mem->opaque);
-  __atomic_sub_fetch(&g_bytes_in_use, (int64_t)mem->size, __ATOMIC_RELAXED);
+  __atomic_sub_fetch(&g_bytes_in_use_a[dev_index(device)], (int64_t)mem->size,
+                     __ATOMIC_RELAXED);
   mem->opaque = NULL;
   mem->size = 0;
 }
@@ -216,14 +247,14 @@ static void se_host_memory_deallocate(const SP_Device* device, void* mem) {
 
 static TF_Bool se_get_allocator_stats(const SP_Device* device,
                                       SP_AllocatorStats* stats) {
-  (void)device;
+  const int d = dev_index(device);
   stats->struct_size = SP_ALLOCATORSTATS_STRUCT_SIZE;
-  stats->num_allocs = __atomic_load_n(&g_num_allocs, __ATOMIC_RELAXED);
-  stats->bytes_in_use = __atomic_load_n(&g_bytes_in_use, __ATOMIC_RELAXED);
+  stats->num_allocs = __atomic_load_n(&g_num_allocs_a[d], __ATOMIC_RELAXED);
+  stats->bytes_in_use = __atomic_load_n(&g_bytes_in_use_a[d], __ATOMIC_RELAXED);
   stats->peak_bytes_in_use =
-      __atomic_load_n(&g_peak_bytes_in_use, __ATOMIC_RELAXED);
+      __atomic_load_n(&g_peak_bytes_in_use_a[d], __ATOMIC_RELAXED);
   stats->largest_alloc_size =
-      __atomic_load_n(&g_largest_alloc, __ATOMIC_RELAXED);
+      __atomic_load_n(&g_largest_alloc_a[d], __ATOMIC_RELAXED);
   stats->has_bytes_limit = 1;
   stats->bytes_limit = g_memory_total;
   stats->bytes_reserved = 0;
@@ -236,8 +267,8 @@ static TF_Bool se_get_allocator_stats(const SP_Device* device,
 
 static TF_Bool se_device_memory_usage(const SP_Device* device, int64_t* free_b,
                                       int64_t* total_b) {
-  (void)device;
-  int64_t used = __atomic_load_n(&g_bytes_in_use, __ATOMIC_RELAXED);
+  int64_t used =
+      __atomic_load_n(&g_bytes_in_use_a[dev_index(device)], __ATOMIC_RELAXED);
   *total_b = g_memory_total;
   *free_b = g_memory_total - used;
   if (*free_b < 0) *free_b = 0;
@@ -482,6 +513,14 @@ static TF_Bool se_host_callback(const SP_Device* device, SP_Stream stream,
 static void pf_get_device_count(const SP_Platform* platform, int* device_count,
                                 TF_Status* status) {
   (void)platform;
+  if (g_mode == MODE_NODEVICE) {
+    /* The plugin loads, but finds no usable device (TF logs this message as
+     * an error each time it counts devices, and lists no GPU). */
+    *device_count = 0;
+    TF_SetStatus(status, TF_UNAVAILABLE,
+                 "simgpu: no simulated GPU available (SIMGPU_MODE=nodevice)");
+    return;
+  }
   *device_count = g_device_count;
   set_ok(status);
 }
@@ -500,6 +539,14 @@ static void pf_create_device(const SP_Platform* platform,
   d->hardware_name = "SIMGPU";
   d->device_vendor = "tfdoctor";
   d->pci_bus_id = NULL;
+  if (g_mode == MODE_FAIL_CREATE) {
+    /* Listed as a physical device, but cannot be opened: the first op (any
+     * op, the whole eager context fails) raises. */
+    TF_SetStatus(status, TF_INTERNAL,
+                 "simgpu: could not open the simulated GPU "
+                 "(SIMGPU_MODE=fail-create)");
+    return;
+  }
   if (!g_quiet && !__atomic_exchange_n(&g_banner_printed, 1, __ATOMIC_RELAXED)) {
     /* Mirrors Metal's "Metal device set to: Apple M1" banner. */
     fprintf(stderr,
@@ -628,7 +675,7 @@ void SE_InitPlugin(SE_PlatformRegistrationParams* const params,
   if (g_mode == MODE_UNKNOWN) {
     TF_SetStatus(status, TF_INVALID_ARGUMENT,
                  "simgpu: unknown SIMGPU_MODE (expected ok, wrong, slow, "
-                 "nokernels or fail-init)");
+                 "nokernels, fail-init, nodevice or fail-create)");
     return;
   }
 
@@ -702,14 +749,6 @@ static void fail(TF_OpKernelContext* ctx, TF_Code code, const char* msg) {
   TF_DeleteStatus(s);
 }
 
-static void construction_fail(TF_OpKernelConstruction* ctx, TF_Code code,
-                              const char* msg) {
-  TF_Status* s = TF_NewStatus();
-  TF_SetStatus(s, code, msg);
-  TF_OpKernelConstruction_Failure(ctx, s);
-  TF_DeleteStatus(s);
-}
-
 /* Reads a string attr into buf (NUL-terminated).  Returns 0 on error. */
 static int get_attr_string(TF_OpKernelConstruction* ctx, const char* name,
                            char* buf, size_t buflen, TF_Status* s) {
@@ -777,7 +816,7 @@ static void transpose(const float* src, float* dst, int64_t rows,
 /* c[m x n] = a[m x k] * b[k x n], all row-major.  i-k-j order so the inner
  * loop is a contiguous axpy the compiler vectorises without reassociating
  * sums (results match a plain dot-product order closely). */
-static void gemm(const float* a, const float* b, float* c, int64_t m,
+SIMGPU_HOT static void gemm(const float* a, const float* b, float* c, int64_t m,
                  int64_t k, int64_t n) {
   memset(c, 0, (size_t)(m * n) * sizeof(float));
   for (int64_t i = 0; i < m; ++i) {
@@ -981,6 +1020,50 @@ static int conv_out_size(int64_t in, int64_t ksize, int64_t stride,
   return 1;
 }
 
+SIMGPU_HOT static void conv_loops(const float* x, const float* f, float* y,
+                                  int64_t N, int64_t C, int64_t H, int64_t W,
+                                  int64_t KH, int64_t KW, int64_t OC,
+                                  int64_t OH, int64_t OW, int64_t pt,
+                                  int64_t pl, const conv_kernel_t* k,
+                                  int64_t total) {
+  /* element strides of input and output in their layout */
+  const int64_t xsn = C * H * W;
+  const int64_t xsc = k->nchw ? H * W : 1;
+  const int64_t xsh = k->nchw ? W : W * C;
+  const int64_t xsw = k->nchw ? 1 : C;
+  const int64_t ysn = OC * OH * OW;
+  const int64_t ysc = k->nchw ? OH * OW : 1;
+  const int64_t ysh = k->nchw ? OW : OW * OC;
+  const int64_t ysw = k->nchw ? 1 : OC;
+  memset(y, 0, (size_t)total * sizeof(float));
+  for (int64_t b = 0; b < N; ++b) {
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        float* yp = y + b * ysn + oh * ysh + ow * ysw;
+        for (int64_t kh = 0; kh < KH; ++kh) {
+          const int64_t ih = oh * k->stride_h - pt + kh * k->dil_h;
+          if (ih < 0 || ih >= H) continue;
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const int64_t iw = ow * k->stride_w - pl + kw * k->dil_w;
+            if (iw < 0 || iw >= W) continue;
+            const float* xp = x + b * xsn + ih * xsh + iw * xsw;
+            const float* fp = f + (kh * KW + kw) * C * OC;
+            for (int64_t c = 0; c < C; ++c) {
+              const float xv = xp[c * xsc];
+              const float* frow = fp + c * OC;
+              if (ysc == 1) {
+                for (int64_t o = 0; o < OC; ++o) yp[o] += xv * frow[o];
+              } else {
+                for (int64_t o = 0; o < OC; ++o) yp[o * ysc] += xv * frow[o];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 static void conv_compute(void* kernel, TF_OpKernelContext* ctx) {
   conv_kernel_t* k = (conv_kernel_t*)kernel;
   TF_Status* s = TF_NewStatus();
@@ -1039,42 +1122,7 @@ static void conv_compute(void* kernel, TF_OpKernelContext* ctx) {
     const float* x = (const float*)TF_TensorData(in);
     const float* f = (const float*)TF_TensorData(filt);
     float* y = (float*)TF_TensorData(out);
-    /* element strides of input and output in their layout */
-    const int64_t xsn = C * H * W;
-    const int64_t xsc = k->nchw ? H * W : 1;
-    const int64_t xsh = k->nchw ? W : W * C;
-    const int64_t xsw = k->nchw ? 1 : C;
-    const int64_t ysn = OC * OH * OW;
-    const int64_t ysc = k->nchw ? OH * OW : 1;
-    const int64_t ysh = k->nchw ? OW : OW * OC;
-    const int64_t ysw = k->nchw ? 1 : OC;
-    memset(y, 0, (size_t)total * sizeof(float));
-    for (int64_t b = 0; b < N; ++b) {
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          float* yp = y + b * ysn + oh * ysh + ow * ysw;
-          for (int64_t kh = 0; kh < KH; ++kh) {
-            const int64_t ih = oh * k->stride_h - pt + kh * k->dil_h;
-            if (ih < 0 || ih >= H) continue;
-            for (int64_t kw = 0; kw < KW; ++kw) {
-              const int64_t iw = ow * k->stride_w - pl + kw * k->dil_w;
-              if (iw < 0 || iw >= W) continue;
-              const float* xp = x + b * xsn + ih * xsh + iw * xsw;
-              const float* fp = f + (kh * KW + kw) * C * OC;
-              for (int64_t c = 0; c < C; ++c) {
-                const float xv = xp[c * xsc];
-                const float* frow = fp + c * OC;
-                if (ysc == 1) {
-                  for (int64_t o = 0; o < OC; ++o) yp[o] += xv * frow[o];
-                } else {
-                  for (int64_t o = 0; o < OC; ++o) yp[o * ysc] += xv * frow[o];
-                }
-              }
-            }
-          }
-        }
-      }
-    }
+    conv_loops(x, f, y, N, C, H, W, KH, KW, OC, OH, OW, pt, pl, k, total);
     apply_mode(y, total,
                2.0 * (double)total * (double)(KH * KW) * (double)C);
   }
@@ -1111,13 +1159,62 @@ static void register_float_kernel(const char* op, const char* name,
 
 void TF_InitKernel(void) {
   read_config();
-  if (g_mode == MODE_NOKERNELS || g_mode == MODE_FAIL_INIT ||
-      g_mode == MODE_UNKNOWN) {
+  if (g_mode != MODE_OK && g_mode != MODE_WRONG && g_mode != MODE_SLOW) {
     return;
   }
   register_float_kernel("MatMul", "SimGpuMatMul", matmul_create,
                         matmul_compute);
   register_float_kernel("Conv2D", "SimGpuConv2D", conv_create, conv_compute);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry point 3: graph module                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Like tensorflow-metal, register a (here: do-nothing) plugin graph optimizer
+ * for device type GPU; TensorFlow then logs "Plugin optimizer for device_type
+ * GPU is enabled." when it optimises a graph.  The optimizer configuration
+ * turns off two Grappler passes that run after placement and would create
+ * nodes this device has no kernels for: the layout optimizer (rewrites Conv2D
+ * to NCHW for any GPU and inserts Transpose nodes: "No registered 'Transpose'
+ * OpKernel for 'GPU' devices") and the remapper (fuses Conv2D+BiasAdd+Relu
+ * into _FusedConv2D: "No registered '_FusedConv2D' OpKernel").  Real plugins
+ * register kernels for what they leave on. */
+
+static void buffer_free(void* data, size_t length) {
+  (void)length;
+  free(data);
+}
+
+static void graph_optimize(void* optimizer, const TF_Buffer* graph_buf,
+                           const TF_GrapplerItem* item,
+                           TF_Buffer* optimized_graph_buf, TF_Status* status) {
+  (void)optimizer;
+  (void)item;
+  void* copy = malloc(graph_buf->length ? graph_buf->length : 1);
+  if (copy == NULL) {
+    TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "simgpu: out of host memory");
+    return;
+  }
+  if (graph_buf->length) memcpy(copy, graph_buf->data, graph_buf->length);
+  optimized_graph_buf->data = copy;
+  optimized_graph_buf->length = graph_buf->length;
+  optimized_graph_buf->data_deallocator = buffer_free;
+  set_ok(status);
+}
+
+void TF_InitGraph(TP_OptimizerRegistrationParams* params, TF_Status* status) {
+  read_config();
+  params->struct_size = TP_OPTIMIZER_REGISTRATION_PARAMS_STRUCT_SIZE;
+  params->device_type = SIMGPU_DEVICE_TYPE;
+  params->optimizer_configs->struct_size = TP_OPTIMIZER_CONFIGS_STRUCT_SIZE;
+  params->optimizer_configs->layout_optimizer = TF_TriState_Off;
+  params->optimizer_configs->remapping = TF_TriState_Off;
+  params->optimizer->struct_size = TP_OPTIMIZER_STRUCT_SIZE;
+  params->optimizer->create_func = NULL;
+  params->optimizer->optimize_func = graph_optimize;
+  params->optimizer->destroy_func = NULL;
+  set_ok(status);
 }
 
 /* For tests and `strings libsimgpu.so`: identifies the build. */

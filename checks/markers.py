@@ -1,0 +1,82 @@
+"""Read installed Requires-Dist as pip reads it for the diagnosed interpreter: PEP 508 markers are
+evaluated for that interpreter (its Python, OS and process architecture, from the snapshot), not
+for the Python tfdoctor itself runs on."""
+
+from __future__ import annotations
+
+from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from tfdoctor.snapshot import PackageFacts, Snapshot
+
+_SYS_PLATFORM = {"Darwin": "darwin", "Linux": "linux", "Windows": "win32"}
+_IMPLEMENTATION = {"cpython": "CPython", "pypy": "PyPy", "graalpy": "GraalVM", "ironpython": "IronPython"}
+
+
+def marker_env(s: Snapshot) -> dict[str, str]:
+    """The PEP 508 marker environment of the diagnosed interpreter, every key set."""
+    py, host = s.python, s.host
+    system = host.system or ""
+    version = py.version if py else ""
+    minor = py.minor if py else ""
+    impl = (py.implementation if py else "") or "cpython"
+    return {
+        "python_version": minor,
+        "python_full_version": version,
+        "implementation_name": impl.lower(),
+        "implementation_version": version,
+        "platform_python_implementation": _IMPLEMENTATION.get(impl.lower(), impl),
+        "platform_system": system,
+        "platform_release": host.release or "",
+        "platform_version": "",
+        "platform_machine": (py.process_arch if py else "") or "",
+        "sys_platform": _SYS_PLATFORM.get(system, system.lower()),
+        "os_name": "nt" if system == "Windows" else "posix",
+        "extra": "",
+    }
+
+
+def applicable(pkg: PackageFacts, env: dict[str, str]) -> list[Requirement]:
+    """The package's Requires-Dist that apply to this interpreter (no extras; unparsable skipped)."""
+    out = []
+    for text in pkg.requires_dist:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if req.marker is not None:
+            try:
+                if not req.marker.evaluate(env):
+                    continue
+            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                continue
+        out.append(req)
+    return out
+
+
+def requirement_on(pkg: PackageFacts, name: str, env: dict[str, str]) -> Requirement | None:
+    """The package's applicable requirement on `name` (any spelling), if it has one."""
+    key = canonicalize_name(name)
+    return next((r for r in applicable(pkg, env) if canonicalize_name(r.name) == key), None)
+
+
+def satisfies(version: str | None, req: Requirement) -> bool | None:
+    """Whether an installed version meets a requirement's specifier; None if it cannot be told."""
+    if not version:
+        return None
+    try:
+        Version(version)
+    except InvalidVersion:
+        return None
+    return req.specifier.contains(version, prereleases=True)
+
+
+def version_tuple(version: str | None) -> tuple[int, ...] | None:
+    """(major, minor) of a version string, or None when it does not parse."""
+    try:
+        v = Version(version or "")
+    except InvalidVersion:
+        return None
+    return (v.major, v.minor)

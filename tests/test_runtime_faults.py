@@ -1,0 +1,147 @@
+"""Fault injection without TensorFlow: `tfdoctor check` (a subprocess, as users run it) against
+throwaway venvs whose `tensorflow` crashes, hangs, floods stderr or raises the real error texts
+(tests/faults/). Each must give its finding code and exit code 1, within the timeout plus 2 s,
+with no Python traceback from tfdoctor and no process left behind. The table is in
+tests/README.md."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from faults import BY_NAME, FAULTS, PIDFILE_VAR, alive, make_fake_env, read_pids
+from tfdoctor.runtime import gather_runtime
+
+CODE_IN_TEXT = re.compile(r"\((runtime\.[a-z-]+)\)")
+
+
+def run_check(python: Path, *args: str, env: dict[str, str], timeout: float) -> tuple[subprocess.CompletedProcess, float]:
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "tfdoctor", "check", "--python", str(python),
+                           "--timeout", f"{timeout:g}", *args],
+                          capture_output=True, text=True, env=env, timeout=timeout + 60)
+    return proc, time.monotonic() - started
+
+
+def fault_env(pidfile: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "TF_PLUGGABLE_DEVICE_LIBRARY_PATH"}
+    env.update(NO_COLOR="1", **{PIDFILE_VAR: str(pidfile)})
+    return env
+
+
+def assert_clean(proc: subprocess.CompletedProcess) -> None:
+    for text in (proc.stdout, proc.stderr):
+        assert "Traceback (most recent call last)" not in text, text[-3000:]
+    assert "tfdoctor failed" not in proc.stderr
+
+
+def assert_nothing_left(pidfile: Path) -> None:
+    pids = read_pids(pidfile)
+    assert pids, "the fake never ran"
+    deadline = time.monotonic() + 2  # the kernel may take a moment to tear a killed process down
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [p for p in pids if alive(p)] == []
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.name)
+def test_fault_text_report(fault, tmp_path):
+    """The first screen a user sees: the finding code, exit 1, in time, nothing left running."""
+    python = make_fake_env(tmp_path, fault)
+    pidfile = tmp_path / "pids"
+    proc, elapsed = run_check(python, env=fault_env(pidfile), timeout=fault.timeout)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    found = set(CODE_IN_TEXT.findall(proc.stdout))
+    assert fault.code in found, proc.stdout
+    assert found <= {fault.code}, f"unexpected runtime codes {found}"
+    assert_clean(proc)
+    assert elapsed < fault.timeout + 2, f"took {elapsed:.1f} s"
+    assert_nothing_left(pidfile)
+
+
+@pytest.mark.parametrize("fault", [f for f in FAULTS if f.name != "hang"], ids=lambda f: f.name)
+def test_fault_json_report(fault, tmp_path):
+    """--json: only JSON on stdout, the facts say how the child ended, the fix is a command."""
+    python = make_fake_env(tmp_path, fault)
+    pidfile = tmp_path / "pids"
+    proc, _elapsed = run_check(python, "--json", env=fault_env(pidfile), timeout=fault.timeout)
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert report["exit_code"] == 1
+    runtime = report["snapshot"]["runtime"]
+    assert runtime["outcome"] == fault.outcome, runtime["message"]
+    findings = [f for f in report["findings"] if f["check"] == "runtime"]
+    assert [f["code"] for f in findings] == [fault.code]
+    fix = findings[0]["remediation"]
+    assert fix and fix["commands"], findings[0]
+    if fault.fix_contains:
+        assert any(fault.fix_contains in c for c in fix["commands"]), fix["commands"]
+    assert proc.stderr == ""  # not a terminal: no spinner, no noise
+    assert_nothing_left(pidfile)
+
+
+def test_signal_facts(tmp_path):
+    python = make_fake_env(tmp_path, BY_NAME["segv"])
+    facts = gather_runtime(str(python), 10)
+    assert (facts.outcome, facts.signal, facts.stage) == ("signal", "SIGSEGV", "importing")
+    assert facts.log.python_fatal == "Segmentation fault"
+    assert facts.log.python_stack and "tensorflow/__init__.py" in facts.log.python_stack[0]
+    assert facts.stage_s["importing"] >= facts.stage_s["started"]
+
+
+def test_flood_is_bounded(tmp_path):
+    python = make_fake_env(tmp_path, BY_NAME["stderr_flood"])
+    started = time.monotonic()
+    facts = gather_runtime(str(python), 30)
+    assert time.monotonic() - started < 10
+    assert facts.outcome == "import-error"
+    assert facts.stderr_bytes >= 8 * 1024 * 1024
+    assert len(facts.stderr_tail) <= 8000
+    assert len(facts.log.events) <= 200
+
+
+def test_hang_kills_the_whole_group_and_dumps_the_stack(tmp_path, monkeypatch):
+    pidfile = tmp_path / "pids"
+    monkeypatch.setenv(PIDFILE_VAR, str(pidfile))
+    python = make_fake_env(tmp_path, BY_NAME["hang"])
+    started = time.monotonic()
+    facts = gather_runtime(str(python), 3)
+    assert time.monotonic() - started < 3 + 1
+    assert facts.outcome == "timeout" and facts.stage == "importing"
+    # faulthandler's dump, written just before the kill, says where it hung.
+    assert facts.log.python_fatal == "Timeout"
+    assert any("tensorflow/__init__.py" in frame for frame in facts.log.python_stack)
+    pids = read_pids(pidfile)
+    assert len(pids) == 2  # the child and the grandchild it started
+    assert_nothing_left(pidfile)
+
+
+def test_spinner_on_a_terminal_and_nothing_on_stdout(tmp_path, capsys):
+    python = make_fake_env(tmp_path, BY_NAME["hang"])
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=100)
+    facts = gather_runtime(str(python), 1.5, progress=console)
+    assert facts.outcome == "timeout"
+    assert "Importing TensorFlow in a child process" in screen.getvalue()
+    assert capsys.readouterr().out == ""
+
+
+def test_no_spinner_when_not_a_terminal(tmp_path):
+    python = make_fake_env(tmp_path, BY_NAME["sigill"])
+    screen = io.StringIO()
+    gather_runtime(str(python), 10, progress=Console(file=screen, force_terminal=False))
+    assert screen.getvalue() == ""
+
+
+def test_interpreter_that_cannot_start(tmp_path):
+    facts = gather_runtime(str(tmp_path / "no-such-python"), 5)
+    assert facts.outcome == "not-started"

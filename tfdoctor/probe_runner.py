@@ -1,0 +1,85 @@
+"""Run the speed probes standalone: tfdoctor/target/workloads.py in a child of the diagnosed
+interpreter (own process group, hard timeout: tfdoctor.childproc), and read what it measured.
+
+The runtime child runs the same probes after its own stages (workloads.run_probes); this runner
+is for `tfdoctor probe` without the runtime facts, for tests and for benchmarks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from tfdoctor import typed
+from tfdoctor.childproc import ChildResult, run_child
+from tfdoctor.probe_facts import ProbeFacts, from_document
+
+WORKLOADS = Path(__file__).parent / "target" / "workloads.py"
+STDERR_TAIL = 8000
+IMPORT_ALLOWANCE_S = 60.0
+"""Seconds allowed for `import tensorflow` on top of the probes' budget (a cold first import on
+a Mac can take tens of seconds)."""
+
+
+def probe_timeout(budget_s: float) -> float:
+    """The hard timeout for probes with budget `budget_s`: the budget, plus room for one call that
+    started just before the budget ran out to finish (as long as the budget again), plus 10 s.
+    The probes never start work after the budget; a hang is what this timeout catches."""
+    return 2.0 * budget_s + 10.0
+
+
+def budget_of(config: Mapping[str, Any]) -> float:
+    """The budget `config` will run with (its own, else its preset's)."""
+    from tfdoctor.target.workloads import resolve_config
+
+    return float(resolve_config(dict(config))["budget_s"])
+
+
+def gather_probes(python: str, config: Mapping[str, Any], *, timeout: float | None = None,
+                  env: Mapping[str, str] | None = None,
+                  tick: Callable[[Path, float], None] | None = None) -> ProbeFacts:
+    """Run the probes in `python` with `config`; the child is killed after `timeout` seconds
+    (default: the import allowance plus probe_timeout(budget))."""
+    if timeout is None:
+        timeout = IMPORT_ALLOWANCE_S + probe_timeout(budget_of(config))
+    child_env = dict(os.environ if env is None else env)
+    child_env.setdefault("PYTHONUNBUFFERED", "1")
+    try:
+        child = run_child(python, WORKLOADS, [json.dumps(dict(config)), "--timeout", f"{timeout:g}"],
+                          timeout=timeout, env=child_env, tick=tick)
+    except OSError as exc:
+        return ProbeFacts(outcome="not-run", message=f"{python} could not be started: {exc}")
+    return facts_from_child(child, timeout)
+
+
+def facts_from_child(child: ChildResult, timeout: float) -> ProbeFacts:
+    """ProbeFacts from a finished standalone probe child (a pure function of the ChildResult)."""
+    ending = {"signal": child.signal_name, "returncode": child.returncode,
+              "duration_s": round(child.duration_s, 3), "timeout_s": timeout,
+              "stderr_tail": child.stderr[-STDERR_TAIL:]}
+    doc = child.result if isinstance(child.result, dict) else None
+    if child.result_error not in (None, "missing") or (child.result is not None and doc is None):
+        return from_document(None, outcome="crashed", message="the probe child's result file is "
+                             f"unreadable ({child.result_error or 'not an object'})", **ending)
+    if doc is not None and doc.get("import_error"):
+        return from_document(None, outcome="not-run",
+                             message=f"import tensorflow failed: {doc['import_error']}", **ending)
+    probes = doc.get("probes") if doc else None
+    where = "while importing TensorFlow" if probes is None else "while probing"
+    if child.timed_out:
+        outcome, message = "timeout", f"the probe child did not finish within {timeout:g} s ({where})"
+    elif doc is None or not doc.get("complete"):
+        how = f"killed by {child.signal_name}" if child.signal_name else f"exited with code {child.returncode}"
+        outcome, message = "crashed", f"the probe child was {how} {where}"
+    else:
+        outcome, message = None, ""
+    if probes is None:
+        return from_document(None, outcome=outcome or "not-run",
+                             message=message or "the probes did not start", **ending)
+    try:
+        return from_document(probes, outcome=outcome, message=message, **ending)
+    except typed.ShapeError as exc:
+        return from_document(None, outcome="crashed",
+                             message=f"the probe child's result has the wrong shape: {exc}", **ending)
