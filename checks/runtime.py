@@ -206,9 +206,19 @@ _TF_ADDONS = ("tensorflow-text", "tensorflow-io", "tensorflow-io-gcs-filesystem"
 # helpers
 
 
+PROBE_CONSEQUENCES = {
+    "runtime.gpu-placement": ("probe.gpu-not-used",),
+    "runtime.no-gpu": ("probe.cpu-only",),
+    "runtime.plugin-load-failed": ("probe.cpu-only",),
+    "runtime.optimizer-slowdown": ("probe.gpu-slower",),
+}
+"""What the speed probes then measure as a consequence: the same cause, seen first here."""
+
+
 def _finding(code: str, title: str, evidence: dict[str, Any], fix: Remediation | None,
              explains: tuple[str, ...] = (), detail: str = "",
              severity: Severity | None = None) -> Finding:
+    explains = explains + PROBE_CONSEQUENCES.get(code, ())
     return Finding(code, severity or CODES[code].severity, title, evidence, fix, detail, explains)
 
 

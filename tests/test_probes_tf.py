@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from checks import probes as probes_check
+from tfdoctor.checks import probes as probes_check
 from simgpu import build as simgpu_build
 from support import tfenv
 from tfdoctor.probe_facts import ProbeFacts

@@ -13,7 +13,7 @@ import statistics
 
 import pytest
 
-from checks import probes as probes_check
+from tfdoctor.checks import probes as probes_check
 from tfdoctor import typed, verdict
 from snapshots import apple_silicon
 from tfdoctor.apple_gpus import GPUS, SOURCES, chip_name, lookup
@@ -479,7 +479,7 @@ def test_resolve_config():
     from tfdoctor.target.workloads import DEFAULT_SIZE, resolve_config
 
     check = resolve_config({"preset": "check"})
-    assert (check["repeats"], check["budget_s"], check["workloads"]) == (6, 10.0, ["matmul", "conv", "train"])
+    assert (check["repeats"], check["budget_s"], check["workloads"]) == (6, 6.0, ["matmul", "conv", "train"])
     assert check["sizes"] == DEFAULT_SIZE and check["warmup"] >= 2
     probe = resolve_config({"workloads": "conv", "devices": "gpu", "size": 8, "repeats": 15, "budget_s": 60})
     assert probe["workloads"] == ["conv"] and probe["sizes"]["conv"] == 8 and probe["repeats"] == 15

@@ -54,7 +54,7 @@ def run_child(
     *,
     timeout: float,
     env: Mapping[str, str] | None = None,
-    tick: Callable[[Path, float], None] | None = None,
+    tick: Callable[[Path, float], bool | None] | None = None,
     tick_interval: float = 0.2,
 ) -> ChildResult:
     """Run `python script RESULT_FILE *args` and collect its JSON result file.
@@ -62,8 +62,9 @@ def run_child(
     Raises OSError only when the interpreter cannot be started at all (no such file, not
     executable); every way a started child can end is described by the ChildResult.
     `tick(result_path, elapsed_s)`, when given, is called every `tick_interval` seconds while the
-    child runs (to show progress from a result file the child rewrites as it goes); an exception
-    it raises propagates only after the child's process group has been killed.
+    child runs (to show progress from a result file the child rewrites as it goes); when it
+    returns True the child is treated as timed out (a deadline that depends on the child's
+    progress); an exception it raises propagates only after the process group has been killed.
     """
     with tempfile.TemporaryDirectory(prefix="tfdoctor-") as tmp:
         result_path = Path(tmp) / "result.json"
@@ -98,7 +99,7 @@ def run_child(
 
 
 def _wait(proc: subprocess.Popen, started: float, timeout: float, result_path: Path,
-          tick: Callable[[Path, float], None] | None, interval: float) -> int:
+          tick: Callable[[Path, float], bool | None] | None, interval: float) -> int:
     """proc's return code; subprocess.TimeoutExpired once `timeout` has passed since `started`."""
     if tick is None:
         return proc.wait(timeout=timeout)
@@ -110,7 +111,8 @@ def _wait(proc: subprocess.Popen, started: float, timeout: float, result_path: P
         try:
             return proc.wait(timeout=min(interval, remaining))
         except subprocess.TimeoutExpired:
-            tick(result_path, time.monotonic() - started)
+            if tick(result_path, time.monotonic() - started):
+                raise
 
 
 def _kill_group(proc: subprocess.Popen, quiet: bool = False) -> None:

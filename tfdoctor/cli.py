@@ -91,8 +91,11 @@ def _select(checks, only, skip):
         raise usage_error(str(exc))
 
 
-def _gather(python: Optional[str], no_runtime: bool, no_probes: bool, timeout: float):
-    """Static facts, then (unless switched off) runtime facts from the isolated child."""
+def _gather(python: Optional[str], no_runtime: bool, no_probes: bool, timeout: float,
+            probes: Optional[dict] = None):
+    """Static facts, then (unless switched off) runtime facts and the speed probes, both from
+    one isolated TensorFlow child. `probes` is the probe configuration (default: the quick
+    set `check` runs)."""
     from tfdoctor.gather import TargetNotFound, gather_static
 
     try:
@@ -100,9 +103,11 @@ def _gather(python: Optional[str], no_runtime: bool, no_probes: bool, timeout: f
     except TargetNotFound as exc:
         raise usage_error(str(exc))
     if not no_runtime and snapshot.target.ok:
-        from tfdoctor.runtime import gather_runtime
+        from tfdoctor.runtime import inspect
 
-        snapshot.runtime = gather_runtime(snapshot.target.python, timeout, progress=err)
+        config = None if no_probes else (probes or {"preset": "check"})
+        found = inspect(snapshot.target.python, timeout, progress=err, probes=config)
+        snapshot.runtime, snapshot.probes = found.runtime, found.probes
     return snapshot
 
 
@@ -202,6 +207,54 @@ def schema(which: str = typer.Argument("report", help="report (the --json output
     if which not in SCHEMAS:
         raise usage_error(f"unknown schema {which!r}; choose from {', '.join(SCHEMAS)}")
     sys.stdout.write(json.dumps(SCHEMAS[which](), indent=2) + "\n")
+
+
+class Workload(str, Enum):
+    matmul = "matmul"
+    conv = "conv"
+    train = "train"
+    all = "all"
+
+
+class ProbeDevice(str, Enum):
+    cpu = "cpu"
+    gpu = "gpu"
+    all = "all"
+
+
+@app.command()
+def probe(
+    workload: Workload = typer.Option(Workload.all, "--workload", help="What to measure."),
+    device: ProbeDevice = typer.Option(ProbeDevice.all, "--device", help="Devices to measure on (the verdict needs both)."),
+    size: Optional[int] = typer.Option(None, "--size", min=1, help="matmul: n of n x n; conv and train: batch size."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", min=3, help="Timed repeats per measurement (default 7)."),
+    budget: Optional[float] = typer.Option(None, "--budget", min=1.0, help="Seconds the probes may take in all (default 30, sweep 120)."),
+    sweep: bool = typer.Option(False, "--sweep", help="Measure a range of sizes and print the curve."),
+    python: Optional[str] = typer.Option(None, "--python", help="Interpreter to probe; default: this one."),
+    json_output: bool = typer.Option(False, "--json", help="Print only JSON on stdout, with every raw timing."),
+    verbose: bool = typer.Option(False, "-v", "--verbose", help="Show every finding with its evidence."),
+    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Lowest severity that makes the exit code 1."),
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds for importing TensorFlow, on top of the probes' own allowance."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of tfdoctor's own failures."),
+) -> None:
+    """Prove the GPU speeds TensorFlow up: time matmul, conv and a training step on CPU and GPU."""
+    config = {"preset": "sweep" if sweep else "probe", "workloads": workload.value,
+              "devices": device.value, "size": size, "repeats": repeats, "budget_s": budget}
+    config = {key: value for key, value in config.items() if value is not None}
+    checks, failures = load_checks()
+    chosen = _select(checks, ["runtime", "probes"], [])
+    snapshot = _gather(python, False, False, timeout, probes=config)
+    report = diagnose_snapshot(snapshot, chosen, failures, debug)
+    threshold = Severity(fail_on.value)
+    if json_output:
+        emit(report, OutputFormat.json, verbose, threshold)
+    else:
+        from tfdoctor.render.probes import render_probes
+
+        render_probes(snapshot.probes, out, sweep)
+        out.print()
+        emit(report, OutputFormat.text, verbose, threshold)
+    raise typer.Exit(report.exit_code(threshold))
 
 
 @app.command("list-checks")
@@ -311,9 +364,9 @@ def matrix(
             notes.append(f"tensorflow-macos {version} is " + (
                 "a self-shim: it depends only on itself and installs no TensorFlow"
                 if kind == "self-shim" else f"a {kind} shim onto tensorflow"))
-    # A pipe gets rich's 80 columns, too narrow for seven columns: give the table room there.
-    wide = out if out.is_terminal else Console(highlight=False, soft_wrap=True, width=132)
-    wide.print(table)
+    from tfdoctor.render.common import wide
+
+    wide(out).print(table)
     out.print("[dim]tensorflow-metal: works / broken from runtime reports (they win), documented from "
               "Apple's table. macOS: wheel tag / the plugin's floor with Apple's table.[/]")
     for note in notes:

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from rich.console import Console
 from rich.markup import escape
 
 from tfdoctor import logparse, typed
 from tfdoctor.childproc import ChildResult, run_child
+from tfdoctor.probe_facts import ProbeFacts, from_runtime
 from tfdoctor.runtime_facts import STAGE_DOING, STAGES, ImportFailure, RuntimeFacts
 
 CHILD = Path(__file__).parent / "target" / "runtime_child.py"
@@ -43,22 +45,56 @@ def child_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class Inspection:
+    """What one runtime child found: the runtime facts and, when asked for, the speed probes."""
+
+    runtime: RuntimeFacts
+    probes: ProbeFacts | None
+
+
 def gather_runtime(python: str, timeout: float, progress: Console | None = None) -> RuntimeFacts:
     """Run the runtime child in `python`, killing its process group after `timeout` seconds.
 
     `progress`, when it is a terminal, shows a spinner with the child's current stage while
     TensorFlow imports (on that console, which should be stderr); nothing goes to stdout.
     """
+    return inspect(python, timeout, progress).runtime
+
+
+def inspect(python: str, timeout: float, progress: Console | None = None,
+            probes: Mapping[str, Any] | None = None) -> Inspection:
+    """gather_runtime, and the speed probes with config `probes` in the same child after its
+    stages (one TensorFlow import serves both). `timeout` bounds everything before the probes;
+    the probes get their own allowance (probe_runner.probe_timeout of their budget) on top."""
+    args: list[str] = []
+    hard_limit = timeout
+    if probes is not None:
+        from tfdoctor.probe_runner import budget_of, probe_timeout
+
+        hard_limit += probe_timeout(budget_of(probes))
+        args = ["--probes", json.dumps(dict(probes))]
     status = _Status(progress, python, timeout)
+
+    def tick(result_path: Path, elapsed: float) -> bool:
+        stage = status.tick(result_path, elapsed)
+        return elapsed > timeout and stage not in ("probes", "done")
+
     try:
-        child = run_child(python, CHILD, ["--timeout", f"{timeout:g}"], timeout=timeout,
-                          env=child_env(), tick=status.tick if status.active else None)
+        child = run_child(python, CHILD, ["--timeout", f"{hard_limit:g}", *args], timeout=hard_limit,
+                          env=child_env(), tick=tick if (status.active or probes is not None) else None)
     except OSError as exc:
-        return RuntimeFacts(outcome="not-started", python=python, timeout_s=timeout,
-                            message=f"{python} could not be started: {exc}")
+        facts = RuntimeFacts(outcome="not-started", python=python, timeout_s=timeout,
+                             message=f"{python} could not be started: {exc}")
+        return Inspection(facts, from_runtime(None, facts) if probes is not None else None)
     finally:
         status.stop()
-    return facts_from_child(python, timeout, child)
+    # The limit that applied: the probes' allowance once they had started, else --timeout.
+    facts = facts_from_child(python, hard_limit if status.stage == "probes" else timeout, child)
+    if probes is None:
+        return Inspection(facts, None)
+    document = child.result.get("probes") if isinstance(child.result, dict) else None
+    return Inspection(facts, from_runtime(document, facts))
 
 
 def facts_from_child(python: str, timeout: float, child: ChildResult) -> RuntimeFacts:
@@ -162,7 +198,8 @@ class _Status:
         return escape(f"{doing[0].upper()}{doing[1:]} in a child process… "
                       f"{elapsed:.0f} s (timeout {self.timeout:g} s)")
 
-    def tick(self, result_path: Path, elapsed: float) -> None:
+    def tick(self, result_path: Path, elapsed: float) -> str | None:
+        """Follow the child's stage (returned) and show it."""
         try:
             stage = json.loads(result_path.read_text(encoding="utf-8")).get("stage")
         except (OSError, ValueError, AttributeError):
@@ -170,6 +207,7 @@ class _Status:
         self.stage = stage if isinstance(stage, str) else self.stage
         if self._status is not None:
             self._status.update(self._text(elapsed))
+        return self.stage
 
     def stop(self) -> None:
         if self._status is not None:

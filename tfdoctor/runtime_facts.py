@@ -30,13 +30,14 @@ STAGE_DOING = {
     "devices": "running an op on each device",
     "placement": "reading device memory",
     "memory-info": "inspecting Keras",
-    "keras": "finishing",
+    "keras": "finishing (or starting the speed probes)",
+    "probes": "running the speed probes",
     "done": "finishing",
 }
 """What the child was doing after it reported a stage (the next stage's work)."""
 
 STAGES = ("started", "importing", "imported", "memory-growth", "devices", "placement",
-          "memory-info", "keras", "done")
+          "memory-info", "keras", "probes", "done")
 """The child's stages, in order; the result file is rewritten (atomically) after each."""
 
 

@@ -31,3 +31,13 @@ def summary_line(report: Report) -> str:
     bits = [f"{counts[s.value]} {s.value}{'s' if counts[s.value] != 1 else ''}"
             for s in (Severity.ERROR, Severity.WARNING) if counts[s.value]]
     return ", ".join(bits) if bits else "no problems found"
+
+
+def wide(console, width: int = 132):
+    """The console itself on a terminal; in a pipe (rich's default 80 columns), one as wide as
+    `width`, so that tables keep their columns in logs and CI output."""
+    from rich.console import Console
+
+    if console.is_terminal:
+        return console
+    return Console(file=console.file, highlight=False, soft_wrap=True, width=width, no_color=console.no_color)

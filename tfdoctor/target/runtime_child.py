@@ -330,12 +330,31 @@ def stage(name, func, *args):
         return None
 
 
+def run_speed_probes(tf, config):
+    """The speed probes (workloads.py, beside this file) run last, so that a crash or hang
+    inside them loses none of the facts above; each partial result is written as it comes."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import workloads
+
+    def on_result(partial):
+        STATE["probes"] = partial
+        write("probes")
+
+    write("probes")
+    STATE["probes"] = stage("probes", workloads.run_probes, tf, config,
+                            lambda message: sys.stderr.write("tfdoctor-probe: %s\n" % message),
+                            on_result)
+
+
 def main(argv):
     global RESULT_PATH
     RESULT_PATH = argv[1]
     timeout = None
     if "--timeout" in argv:
         timeout = float(argv[argv.index("--timeout") + 1])
+    probes_config = None
+    if "--probes" in argv:
+        probes_config = json.loads(argv[argv.index("--probes") + 1])
     faulthandler.enable(file=sys.stderr, all_threads=False)
     if timeout:
         # Dump the stack a little before the parent kills the group, so a hang says where.
@@ -362,6 +381,8 @@ def main(argv):
         write("memory-info")
         STATE["keras"] = stage("keras", keras_facts, tf)
         write("keras")
+        if probes_config is not None:
+            run_speed_probes(tf, probes_config)
     faulthandler.cancel_dump_traceback_later()
     STATE["complete"] = True
     write("done")
