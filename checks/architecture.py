@@ -12,6 +12,7 @@ from tfdoctor.checks.archnames import ARM64, X86_64, normalise
 
 ROSETTA_CONSEQUENCES = (
     "runtime.import-sigill",
+    "runtime.import-crashed",
     "runtime.no-gpu",
     "install.no-tensorflow",
     "compat.no-wheel-for-python",
@@ -172,7 +173,8 @@ def run(s: Snapshot) -> list[Finding]:
             ("docker run --platform linux/arm64 IMAGE", "# in a Dockerfile: FROM --platform=linux/arm64 BASE"),
             CODES["arch.emulated-container"].link,
         )
-        return [_finding("arch.emulated-container", ev, fix, ("runtime.import-sigill",))]
+        return [_finding("arch.emulated-container", ev, fix,
+                         ("runtime.import-sigill", "runtime.import-crashed", "runtime.no-gpu"))]
     where = "on Apple silicon" if host.hw_arm64 else (f"on {host.system}" if host.system else "")
     title = f"Python runs natively as {py.process_arch} {where}".strip()
     return [Finding("arch.native", Severity.OK, title, evidence)]

@@ -51,6 +51,16 @@ CODES = {
         "distribution itself.",
         "Uninstall it and install a TensorFlow that ships code (the finding names the pair).",
     ),
+    "install.shim-target-missing": CodeDoc(
+        "The installed TensorFlow is a shim whose code is not installed",
+        Severity.ERROR,
+        "On Apple silicon, tensorflow 2.13-2.15 is a thin wheel whose code lives in "
+        "tensorflow-macos (and tensorflow-macos 2.16+ a shim onto tensorflow): each declares the "
+        "other in Requires-Dist for macOS arm64. Installers that skip or mis-resolve that "
+        "requirement (Poetry, uv lock files made on another platform: tensorflow/tensorflow#61477, "
+        "python-poetry/poetry#8271) leave the shim alone, and `import tensorflow` fails.",
+        "Install the distribution the shim names, at the same version (the finding says which).",
+    ),
     "install.ok": CodeDoc(
         "One TensorFlow is installed", Severity.OK, "Exactly one distribution provides the "
         "`tensorflow` package (shims that only depend on it excepted).", "Nothing to do.",
@@ -107,6 +117,34 @@ def self_shim_evidence(s: Snapshot, pkg: PackageFacts) -> dict | None:
     return evidence
 
 
+def missing_target_evidence(s: Snapshot, pkg: PackageFacts) -> dict | None:
+    """Why `pkg` is a shim whose code-carrying target is not installed: it requires (for this
+    interpreter) another TensorFlow distribution that is absent. None when it is not one."""
+    installed = {d.key for d in s.tensorflow_distributions()}
+    targets = [r for r in applicable(pkg, marker_env(s))
+               if canonicalize_name(r.name) in _TF_KEYS and canonicalize_name(r.name) != pkg.key]
+    missing = [str(r) for r in targets if canonicalize_name(r.name) not in installed]
+    if not missing:
+        return None
+    arch = normalise(s.python.process_arch) if s.python else None
+    kind, source = _matrix_kind(pkg, arch)
+    evidence: dict = {"distribution": pkg.name, "version": pkg.version, "requires_missing": missing}
+    if kind:
+        evidence["matrix_kind"] = kind
+        evidence["matrix_source"] = f"compat_matrix.json: {source}"
+    return evidence
+
+
+_TF_KEYS = {canonicalize_name(n) for n in TENSORFLOW_DISTRIBUTIONS}
+
+
+def hollow_shims(s: Snapshot) -> list[PackageFacts]:
+    """Installed TensorFlow shims whose target is missing: they install no usable code."""
+    empty = self_shims(s)
+    return [d for d in s.tensorflow_distributions()
+            if d not in empty and missing_target_evidence(s, d) is not None]
+
+
 def self_shims(s: Snapshot) -> list[PackageFacts]:
     """Installed TensorFlow distributions that ship no code and depend only on themselves."""
     return [d for d in s.tensorflow_distributions() if self_shim_evidence(s, d) is not None]
@@ -119,7 +157,7 @@ def providers(s: Snapshot) -> tuple[list[PackageFacts], list[PackageFacts]]:
     them therefore is not a provider either, so with only those installed both lists are empty
     of code-carrying distributions."""
     dists = s.tensorflow_distributions()
-    empty = self_shims(s)
+    empty = self_shims(s) + hollow_shims(s)
     keys = {d.key for d in dists}
     shims = [d for d in dists if d not in empty and _requires(d) & (keys - {d.key})]
     real = [d for d in dists if d not in shims and d not in empty]
@@ -159,6 +197,9 @@ def run(s: Snapshot) -> list[Finding]:
     empty = self_shims(s)
     if not real and empty:
         return [_self_shim_finding(s, empty, shims, metal)]
+    hollow = hollow_shims(s)
+    if not real and hollow:
+        return [_missing_target_finding(s, hollow, metal)]
     installed = {d.name: d.version for d in real + shims}
     if not real and not shims:
         reqs = recommended_requirements(s)
@@ -190,6 +231,24 @@ def run(s: Snapshot) -> list[Finding]:
     if empty:  # beside a real TensorFlow an empty self-shim is harmless: it installed no files
         evidence["self_shims"] = {d.name: d.version for d in empty}
     return [Finding("install.ok", Severity.OK, f"{main.name} {main.version}{via}", evidence)]
+
+
+def _missing_target_finding(s: Snapshot, hollow: list[PackageFacts],
+                            metal: PackageFacts | None) -> Finding:
+    evidence = [missing_target_evidence(s, d) for d in hollow]
+    needed = sorted({req for ev in evidence for req in ev["requires_missing"]})
+    first = hollow[0]
+    names = ", ".join(Requirement(r).name + str(Requirement(r).specifier) for r in needed)
+    return Finding(
+        "install.shim-target-missing", Severity.ERROR,
+        f"{first.name} {first.version} is a shim: its code is in {names}, which is not installed",
+        {"shims": evidence, "tensorflow_metal": metal.version if metal else None},
+        Remediation("Install the distribution the shim requires, at the same version",
+                    (pip(s, "install", *(Requirement(r).name + str(Requirement(r).specifier)
+                                         for r in needed)),),
+                    "https://github.com/tensorflow/tensorflow/issues/61477"),
+        explains=("runtime.import-failed", "runtime.not-installed"),
+    )
 
 
 CHECK = Check(

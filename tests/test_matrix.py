@@ -478,7 +478,9 @@ def test_python_support_3_12(m):
     ("2.18.0", "1.2.0", "undocumented"),
     ("2.13.1", "1.0.1", "undocumented"),
     ("2.12.0", "0.5.0", "metal-predates-tf"),
-    ("2.19.0", "1.1.0", "metal-predates-tf"),
+    ("2.19.1", "1.1.0", "metal-predates-tf"),
+    ("2.19.0", "1.1.0", "known-broken"),  # a public hand test: Symbol not found
+    ("2.13.0", "1.1.0", "known-working"),  # the same hand test: imports, verifies
     ("2.10.0", "1.1.0", "metal-postdates-tf"),
     ("2.16.2", "1.2.0", "metal-postdates-tf"),
     ("2.16.0rc0", "1.1.0", "documented"),

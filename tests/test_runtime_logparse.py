@@ -185,3 +185,14 @@ def test_bounded_on_floods():
 def test_empty_and_unrelated_text():
     assert parse("").events == []
     assert parse("hello\nworld\n").events == []
+
+
+def test_newer_metal_banner_memory_lines_behind_the_log_prefix():
+    """tensorflow-metal releases of 2024 log the banner through TensorFlow's logger (quoted in
+    tests/facts/mac_facts.json: M3, 16 GB)."""
+    from tfdoctor import logparse
+
+    text = ("2024-07-01 21:13:32.032223: I metal_plugin/src/device/metal_device.cc:296] systemMemory: 16.00 GB\n"
+            "2024-07-01 21:13:32.032239: I metal_plugin/src/device/metal_device.cc:313] maxCacheSize: 5.33 GB\n")
+    facts = logparse.parse(text)
+    assert (facts.system_memory, facts.max_cache_size) == ("16.00 GB", "5.33 GB")

@@ -190,3 +190,12 @@ def test_mutated_real_snapshot_loads_or_names_the_field(index, replacement, dele
         checks, _ = load_checks()
         crashed = [f for f in run_checks(snap, checks) if f.code == "check.crashed"]
         assert not crashed, crashed[0].evidence
+
+
+def test_diagnose_reads_a_check_json_report(tmp_path):
+    """Support engineers are sent `tfdoctor check --json` output: its snapshot is diagnosed."""
+    report = run_tfdoctor("check", "--json", *STATIC)
+    path = write(tmp_path, report.stdout)
+    again = run_tfdoctor("diagnose", str(path), "--json")
+    assert [f["code"] for f in json.loads(again.stdout)["findings"]] == \
+        [f["code"] for f in json.loads(report.stdout)["findings"]]

@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,7 +103,26 @@ def _wait(proc: subprocess.Popen, started: float, timeout: float, result_path: P
           tick: Callable[[Path, float], bool | None] | None, interval: float) -> int:
     """proc's return code; subprocess.TimeoutExpired once `timeout` has passed since `started`."""
     if tick is None:
-        return proc.wait(timeout=timeout)
+        # A blocking wait with a timer, not Popen.wait(timeout), which polls with sleeps of up to
+        # 50 ms: the static collector finishes in well under 100 ms, so polling would add half.
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                proc.kill()
+
+        timer = threading.Timer(timeout, expire)
+        timer.start()
+        try:
+            returncode = proc.wait()
+        finally:
+            timer.cancel()
+        if expired.is_set():
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+        return returncode
     deadline = started + timeout
     while True:
         remaining = deadline - time.monotonic()

@@ -38,9 +38,11 @@ PATTERNS: tuple[Pattern, ...] = (
     # --- tensorflow-metal and PluggableDevices ---------------------------------------------
     _p("metal-device", r"Metal device set to: (?P<device>.+?)\s*$",
        "Metal device set to: Apple M1 Pro", "tensorflow/tensorflow#50196 (tensorflow-metal log)"),
-    _p("system-memory", r"^\s*systemMemory: (?P<size>[\d.]+\s*[KMGT]?B)\b",
+    # Older plugins print these bare; newer ones through TensorFlow's logger, after a prefix
+    # ("... I metal_plugin/src/device/metal_device.cc:296] systemMemory: 16.00 GB", 2024).
+    _p("system-memory", r"(?:^\s*|\] )systemMemory: (?P<size>[\d.]+\s*[KMGT]?B)\b",
        "systemMemory: 16.00 GB", "tensorflow/tensorflow#50196"),
-    _p("max-cache-size", r"^\s*maxCacheSize: (?P<size>[\d.]+\s*[KMGT]?B)\b",
+    _p("max-cache-size", r"(?:^\s*|\] )maxCacheSize: (?P<size>[\d.]+\s*[KMGT]?B)\b",
        "maxCacheSize: 5.33 GB", "tensorflow/tensorflow#50196"),
     _p("plugin-optimizer", r"Plugin optimizer for device_type (?P<device_type>\w+) is enabled",
        "I tensorflow/core/grappler/optimizers/custom_graph_optimizer_registry.cc:114] Plugin "

@@ -51,6 +51,8 @@ def read_snapshot(path: str) -> Snapshot:
         raise SnapshotError(f"{name}: JSON nested too deeply") from None
     except ValueError as exc:
         raise SnapshotError(f"{name}: not JSON ({exc})") from None
+    if isinstance(data, dict) and "target" not in data and isinstance(data.get("snapshot"), dict):
+        data = data["snapshot"]  # a `check --json` report, or a document that wraps a snapshot
     try:
         return Snapshot.from_dict(data)
     except RecursionError:

@@ -235,7 +235,7 @@ ROSETTA_FEATURES = ("FPU VME DE PSE TSC MSR PAE MCE CX8 APIC SEP MTRR PGE MCA CM
 Terminal): x86 features without AVX; the collector lowercases them and turns '.' into '_'."""
 
 DARWIN = {"12.0.1": "21.1.0", "12.4": "21.5.0", "12.5.1": "21.6.0", "12.6": "21.6.0",
-          "13.3": "22.4.0", "13.4": "22.5.0", "13.5.2": "22.6.0", "13.6": "22.6.0",
+          "13.1": "22.2.0", "13.3": "22.4.0", "13.4": "22.5.0", "13.5.2": "22.6.0", "13.6": "22.6.0",
           "14.2": "23.2.0", "14.3": "23.3.0", "14.4.1": "23.4.0", "14.5": "23.5.0",
           "14.6": "23.6.0", "15.0.1": "24.0.0", "15.1": "24.1.0", "15.1.1": "24.1.0",
           "15.2": "24.2.0", "15.3": "24.3.0", "15.5": "24.5.0", "15.6": "24.6.0",
@@ -387,10 +387,15 @@ def keras3(version: str, tf_keras: str | None = None, legacy_env: str | None = N
             "tf_keras_resolved_version": version, "is_keras3": True, "use_legacy_keras": legacy_env}
 
 
-def keras2(version: str, optimizer: str | None = None) -> dict[str, Any]:
+KERAS29_ADAM = "keras.optimizers.optimizer_v2.adam.Adam"
+"""Class of keras.optimizers.Adam() in Keras 2.x before 2.11 (keras/optimizers/optimizer_v2/adam.py)."""
+
+
+def keras2(version: str, optimizer: str) -> dict[str, Any]:
+    """tf.keras before TensorFlow 2.16: the keras 2.x distribution; `optimizer` is the class
+    keras.optimizers.Adam() built (the child builds it to provoke Keras' M1/M2 warning)."""
     return {"version": version, "tf_keras_module": "keras.api._v2.keras",
-            "tf_keras_resolved_version": version, "is_keras3": False,
-            "default_optimizer": optimizer or "keras.optimizers.adam.Adam"}
+            "tf_keras_resolved_version": version, "is_keras3": False, "default_optimizer": optimizer}
 
 
 def parsed(text: str) -> dict[str, Any]:
@@ -582,7 +587,8 @@ scenario(
           "the faulthandler stack in tensorflow/python/tf2.py line 21 (the user had updated to the newest "
           "TensorFlow, here 2.16.1, the last with Intel macOS wheels for cp39); anaconda-issues#13174: "
           "Anaconda's Python on an M1 reports platform.machine() == 'x86_64'. conda-meta records subdir "
-          "osx-64; hw.optional.arm64 stays 1 under Rosetta.",
+          "osx-64; hw.optional.arm64 stays 1 under Rosetta. #65002 does not name the chip: the snapshot "
+          "places it on an M1, as anaconda-issues#13174 does.",
     expected=["arch.conda-osx-64"],
     snapshot=snapshot(
         mac("Apple M1", "14.4.1", 16, translated=True), py,
@@ -683,6 +689,37 @@ scenario(
          plain(site, "h5py", "3.7.0", "cp38-cp38-macosx_10_9_x86_64")],
         env={"PYENV_VERSION": "3.8.12-x86"}, runtime=runtime_signal(py, "SIGILL")))
 
+PYENV = f"{HOME}/.pyenv/versions/3.8.6"
+py = python("3.8.6", f"{PYENV}/bin/python", PYENV, binary=f"{PYENV}/bin/python3.8", archs=["x86_64"],
+            process_arch="x86_64", translated=True, platform_tag="macosx-13.1-x86_64")
+site = site_of(py)
+scenario(
+    "rosetta_pyenv_tf212_segfault",
+    title="A pyenv x86_64 Python 3.8.6 on macOS 13.1: tensorflow 2.12 segfaults at import instead of SIGILL",
+    source="tensorflow/tensorflow#60081; pyenv/pyenv#1768",
+    basis="#60081: macOS 13.1, `Python 3.8.6 (default, Jun  7 2022) [Clang 13.1.6 (clang-1316.0.21.2.5)]` "
+          "(a locally built, pyenv-style Python), just upgraded to TF 2.12: stderr 'I tensorflow/core/platform/"
+          "cpu_feature_guard.cc:182] This TensorFlow binary is optimized to use available CPU instructions in "
+          "performance-critical operations. To enable the following instructions: AVX2 FMA, in other "
+          "operations, rebuild TensorFlow with the appropriate compiler flags.' then 'zsh: segmentation fault  "
+          "python'; a maintainer's reply: an arm64 Mac running the Intel tensorflow wheel under Rosetta. "
+          "pyenv#1768: pyenv Pythons built from a Rosetta shell are x86_64. tensorflow 2.12.0 Intel wheel "
+          "(macosx_10_15_x86_64) and its pins from the reference.",
+    expected=["arch.x86-only-interpreter"],
+    snapshot=snapshot(
+        mac("Apple M1 Pro", "13.1", 16, translated=True), py,
+        [pkg(site, "tensorflow", "2.12.0", "cp38-cp38-macosx_10_15_x86_64",
+             ["h5py>=2.9.0", "numpy<1.24,>=1.22", PROTOBUF_4, "tensorboard<2.13,>=2.12", "keras<2.13,>=2.12.0"],
+             macho("x86_64", TF_LIB)),
+         plain(site, "keras", "2.12.0"), numpy(site, "1.23.5", "3.8", "x86_64"),
+         plain(site, "protobuf", "4.22.1", "cp37-abi3-macosx_10_9_universal2"),
+         plain(site, "h5py", "3.8.0", "cp38-cp38-macosx_10_9_x86_64")],
+        env={"PYENV_VERSION": "3.8.6"}, runtime=runtime_signal(py, "SIGSEGV", stderr=[
+            "2023-03-23 08:47:14.945316: I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow "
+            "binary is optimized to use available CPU instructions in performance-critical operations.",
+            "To enable the following instructions: AVX2 FMA, in other operations, rebuild TensorFlow with the "
+            "appropriate compiler flags."])))
+
 PYORG38 = "/Library/Frameworks/Python.framework/Versions/3.8"
 py = python("3.8.6", f"{HOME}/venvs/tf38/bin/python", f"{HOME}/venvs/tf38", base_prefix=PYORG38,
             binary=f"{PYORG38}/Resources/Python.app/Contents/MacOS/Python", archs=["x86_64"],
@@ -771,6 +808,8 @@ scenario(
 BLOG = ("https://github.com/ShapeLayer/blog.jonghyeon.me/blob/648c1a19a2fb7fd2c78e4350b37e1ecbfc7ca940/"
         "_posts/2025-09-11-tensorflow-metal-compatibilities.md")
 py_blog = miniforge("3.10.18", "/opt/miniconda3", "metal")
+"""The blog's machine: MacBook Air (M1, 2020, 7-core GPU, 16 GB), macOS Sequoia 15.6.1, 'Python 3.10.18
+(Jun 5 2025) [Clang 14.0.6]' in a miniconda env /opt/miniconda3/envs/metal, packages installed with pip."""
 BLOG_SITE = site_of(py_blog)
 BLOG_TB = f"{BLOG_SITE}/tensorflow/__init__.py:437 in <module>"
 """tensorflow/tensorflow#81987: the failure is raised at `_ll.load_library(_plugin_dir)` in tensorflow/__init__.py."""
@@ -845,7 +884,12 @@ scenario(
                                                     plain(BLOG_SITE, "protobuf", "6.32.0", "cp39-abi3-macosx_10_9_universal2")]),
         plugins=[plugin_file(BLOG_SITE)],
         runtime=runtime_import_error(py_blog, NOT_FOUND, blog_error(
-            "Library not loaded: @rpath/_pywrap_tensorflow_internal.so"), [BLOG_TB], metal_site=BLOG_SITE)))
+            "Library not loaded: @rpath/_pywrap_tensorflow_internal.so\n"
+            f"  Referenced from: <D2EF42E3-3A7F-39DD-9982-FB6BCDC2853C> {BLOG_SITE}/tensorflow-plugins/libmetal_plugin.dylib\n"
+            f"  Reason: tried: '{BLOG_SITE}/tensorflow-plugins/../_solib_darwin_arm64/_U@local_Uconfig_Utf_S_S_C_"
+            "Upywrap_Utensorflow_Uinternal___Uexternal_Slocal_Uconfig_Utf/_pywrap_tensorflow_internal.so' (no such "
+            f"file), '/opt/miniconda3/envs/metal/bin/../lib/_pywrap_tensorflow_internal.so' (no such file)"),
+            [BLOG_TB], metal_site=BLOG_SITE)))
 
 scenario(
     "pair_metal070_postdates_tf210",
@@ -864,6 +908,26 @@ scenario(
         runtime=runtime_import_error(py_blog, NOT_FOUND, blog_error(
             "symbol not found in flat namespace '__ZN3tsl8internal10LogMessage16VmoduleActivatedEPKci'"),
             [BLOG_TB], metal_site=BLOG_SITE)))
+
+scenario(
+    "healthy_m1_tf2130_metal110_reported_working",
+    title="M1: tensorflow 2.13.0 + tensorflow-metal 1.1.0, a pair outside Apple's table reported to work",
+    source=f"{BLOG}; tensorflow/tensorflow#61915",
+    basis="The blog's hand test (M1, macOS 15.6.1, Python 3.10, import and Apple's verification script) lists "
+          "2.13.0 + 1.1.0 as 'Supports ❌ (per PyPI's table), Import ✅, Verify ✅' (likewise 2.12.0 + 1.0.0): "
+          "Apple's table names 1.1.0 for v2.14-v2.18 only. `pip install "
+          "tensorflow==2.13.0` on arm64 brings tensorflow-macos 2.13.0 (#61915); `pip install tensorflow-metal` "
+          "in late 2023 gave 1.1.0. Static facts only: a setup a public test found working, so no error is "
+          "expected.",
+    expected=[], healthy=True,
+    snapshot=snapshot(
+        mac("Apple M1", "15.6.1", 16), py_blog,
+        [tensorflow(BLOG_SITE, "tensorflow", "2.13.0", "3.10", "arm64"),
+         tensorflow(BLOG_SITE, "tensorflow-macos", "2.13.0", "3.10", "arm64"), metal(BLOG_SITE, "1.1.0", "3.10"),
+         plain(BLOG_SITE, "keras", "2.13.1"), numpy(BLOG_SITE, "1.24.3", "3.10"),
+         plain(BLOG_SITE, "protobuf", "4.24.4", "cp37-abi3-macosx_10_9_universal2"),
+         plain(BLOG_SITE, "h5py", "3.9.0", "cp310-cp310-macosx_11_0_arm64")],
+        plugins=[plugin_file(BLOG_SITE)]))
 
 py = pyorg_universal2("3.12.8", f"{HOME}/venvs/tf")
 site = site_of(py)
@@ -1025,7 +1089,7 @@ scenario(
 
 # --- Keras 3 surprises ---------------------------------------------------------------------------
 
-py = miniforge("3.10.14", f"{HOME}/miniforge3", "r-tensorflow")
+py = pyorg_universal2("3.10.11", f"{HOME}/.virtualenvs/r-tensorflow")
 site = site_of(py)
 scenario(
     "keras3_tfkeras_without_env",
@@ -1158,7 +1222,7 @@ scenario(
           "wheel's own METADATA requires tensorflow-macos==2.13.0 on Darwin/arm64, but the metadata poetry "
           "resolved from does not, so tensorflow-macos was never installed. The reference marks the tensorflow "
           "2.13.0 arm64 wheel thin (no tensorflow package inside).",
-    expected=["install.no-tensorflow"],
+    expected=["install.shim-target-missing"],
     snapshot=snapshot(
         mac("Apple M2", "13.3", 16), py,
         [tensorflow(site, "tensorflow", "2.13.0", "3.11", "arm64"), numpy(site, "1.24.3", "3.11"),
@@ -1222,7 +1286,7 @@ scenario(
             probe_run("train", "CPU:0", 256, jitter(15.2), role="retry"),
             probe_run("train", "GPU:0", 256, jitter(24.5), role="retry", error=5e-6)])))
 
-py = pyorg_universal2("3.8.10", f"{HOME}/venvs/textrnn")
+py = miniforge("3.8.13", f"{HOME}/miniforge3", "tf-metal")
 site = site_of(py)
 scenario(
     "ops_fall_back_to_cpu",
@@ -1230,7 +1294,8 @@ scenario(
     source="tensorflow/tensorflow#56782",
     basis="#56782: MacBook Pro 14 (M1 Pro, 16 GPU cores), macOS 12.4, Python 3.8, tensorflow-macos 2.9.2 (and "
           "2.8) with tensorflow-metal 0.5.0: 'Although I get the message \"Plugin optimizer for device_type GPU is "
-          "enabled\", the GPU is not used' (56 min/epoch vs 264 s on the CPU). The runtime and probe facts encode "
+          "enabled\", the GPU is not used' (56 min/epoch vs 264 s on the CPU); tensorflow-deps 2.8.0 in its "
+          "package list makes it a conda (Miniforge) env. The runtime and probe facts encode "
           "'not used' as placement: the GPU is listed, but the pinned matmul and every probe's output live on "
           "CPU:0 (constructed).",
     expected=["runtime.gpu-placement"],
@@ -1241,7 +1306,7 @@ scenario(
          plain(site, "protobuf", "3.19.4", "cp38-cp38-macosx_10_9_universal2"),
          plain(site, "h5py", "3.7.0", "cp38-cp38-macosx_11_0_arm64")],
         plugins=[plugin_file(site)],
-        runtime=runtime_ok(py, "2.9.2", metal_site=site, keras=keras2("2.9.0"), gpu_placed_on="CPU:0",
+        runtime=runtime_ok(py, "2.9.2", metal_site=site, keras=keras2("2.9.0", KERAS29_ADAM), gpu_placed_on="CPU:0",
                            probes_ran=True,
                            stderr=metal_banner("Apple M1 Pro", prefixed=False) + [PLUGIN_OPTIMIZER]),
         probes=probes("2.9.2", [
@@ -1249,8 +1314,8 @@ scenario(
             probe_run("matmul", "GPU:0", 1024, jitter(14.3), placed_on="CPU:0"),
             probe_run("conv", "CPU:0", 32, jitter(41.0)),
             probe_run("conv", "GPU:0", 32, jitter(42.2), placed_on="CPU:0"),
-            probe_run("train", "CPU:0", 64, jitter(30.0)),
-            probe_run("train", "GPU:0", 64, jitter(31.5), placed_on="CPU:0")])))
+            probe_run("train", "CPU:0", 64, jitter(30.0), optimizer=KERAS29_ADAM),
+            probe_run("train", "GPU:0", 64, jitter(31.5), placed_on="CPU:0", optimizer=KERAS29_ADAM)])))
 
 py = pyorg_universal2("3.9.19", f"{HOME}/venvs/conv")
 site = site_of(py)
@@ -1318,7 +1383,8 @@ scenario(
           "'WARNING:absl:At this time, the v2.11+ optimizer `tf.keras.optimizers.Adam` runs slowly on M1/M2 "
           "Macs...' and 'There is a known slowdown ... Falling back to the legacy Keras optimizer'; #59438: "
           "Apple's plugin has the fused kernel only for the legacy optimizers. pip install tensorflow==2.13.0 "
-          "on arm64 brings tensorflow-macos 2.13.0; tensorflow-metal 1.0.0 is the table's v2.13 row.",
+          "on arm64 brings tensorflow-macos 2.13.0. The thread names no tensorflow-metal: 1.0.0, the table's "
+          "v2.13 row.",
     expected=["runtime.optimizer-slowdown"],
     snapshot=snapshot(
         mac("Apple M2", "13.4", 16), py,
@@ -1342,7 +1408,7 @@ scenario(
           "ms/step with tensorflow-metal, 20 ms/step after uninstalling it; Keras 2.13 logs the v2.11+ optimizer "
           "warning on M1/M2 (tf-keras#46) and #59438 explains the up-to-3x slowdown. Probe timings are "
           "constructed in that direction: matmul and conv faster on the GPU, the training step slower at "
-          "both sizes.",
+          "both sizes. The tensorflow-metal version is not given: 1.0.0, the table's v2.13 row.",
     expected=["runtime.optimizer-slowdown"],
     snapshot=snapshot(
         mac("Apple M1 Ultra", "13.5.2", 64), py,
@@ -1581,7 +1647,7 @@ scenario(
          plain(site, "protobuf", "3.19.4", "cp38-cp38-macosx_10_9_x86_64"),
          plain(site, "h5py", "3.6.0", "cp38-cp38-macosx_10_9_x86_64")],
         plugins=[plugin_file(site, "x86_64")],
-        runtime=runtime_ok(py, "2.8.0", metal_site=site, keras=keras2("2.8.0"),
+        runtime=runtime_ok(py, "2.8.0", metal_site=site, keras=keras2("2.8.0", KERAS29_ADAM),
                            stderr=metal_banner("AMD Radeon Pro 555X", "32.00 GB", "2.00 GB", prefixed=False,
                                                when="2022-08-17 12:55:41"))))
 
