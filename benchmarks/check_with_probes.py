@@ -14,31 +14,13 @@ probes add on top of the runtime child).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+from timing import describe, parser, tf_python, wall  # noqa: E402
 TARGET_EXTRA_S = 8.0
-
-
-def wall(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                          check=False, text=True)
-    return time.perf_counter() - start, proc.stdout
-
-
-def describe(name: str, samples: list[float]) -> str:
-    q = statistics.quantiles(samples, n=4) if len(samples) > 1 else [samples[0]] * 3
-    return (f"{name:<40} median {statistics.median(samples):7.3f} s  min {min(samples):.3f}  "
-            f"max {max(samples):.3f}  IQR {q[2] - q[0]:.3f}  (n={len(samples)})")
 
 
 def probe_seconds(stdout: str) -> float | None:
@@ -51,21 +33,14 @@ def probe_seconds(stdout: str) -> float | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--tf-python", help="interpreter with TensorFlow (default: the test venv)")
-    parser.add_argument("--no-baseline", action="store_true")
-    args = parser.parse_args()
-    if args.tf_python:
-        tf_python = args.tf_python
-    else:
-        from support.tfenv import tf_python as cached_tf_python
-
-        tf_python = str(cached_tf_python())
+    cli = parser(__doc__, runs=7)
+    cli.add_argument("--no-baseline", action="store_true")
+    args = cli.parse_args()
+    tf_py = tf_python(args.tf_python)
     env = dict(os.environ, NO_COLOR="1")
     env.pop("TF_PLUGGABLE_DEVICE_LIBRARY_PATH", None)
-    bare = [tf_python, "-c", "import tensorflow"]
-    check = [sys.executable, "-m", "tfdoctor", "check", "--python", tf_python, "--json"]
+    bare = [tf_py, "-c", "import tensorflow"]
+    check = [sys.executable, "-m", "tfdoctor", "check", "--python", tf_py, "--json"]
     no_probes = check + ["--no-probes"]
     wall(bare, env), wall(check, env)  # warm the file cache
     bare_s, check_s, base_s, probing = [], [], [], []
@@ -79,7 +54,7 @@ def main() -> None:
         if not args.no_baseline:
             base_s.append(wall(no_probes, env)[0])
     print(f"tfdoctor check with probes vs import tensorflow (cpus={os.cpu_count()}, "
-          f"python={sys.version.split()[0]}, TF python {tf_python})")
+          f"python={sys.version.split()[0]}, TF python {tf_py})")
     print(describe("bare: python -c 'import tensorflow'", bare_s))
     print(describe("tfdoctor check (with probes)", check_s))
     if base_s:

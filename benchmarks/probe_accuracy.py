@@ -95,15 +95,10 @@ def main() -> None:
     if args.inner:
         inner(args.rounds, args.size, args.device)
         return
-    if args.tf_python:
-        tf_python = args.tf_python
-    else:
-        sys.path.insert(0, str(REPO / "tests"))
-        from support.tfenv import tf_python as cached_tf_python
+    from timing import tf_python
 
-        tf_python = str(cached_tf_python())
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    cmd = [tf_python, __file__, "--inner", "--rounds", str(args.rounds), "--size", str(args.size),
+    cmd = [tf_python(args.tf_python), __file__, "--inner", "--rounds", str(args.rounds), "--size", str(args.size),
            "--device", args.device]
     sys.exit(subprocess.run(cmd, env=env).returncode)
 

@@ -11,32 +11,19 @@ Prints each run's medians (ms per call), then per workload: mean, min, max and C
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
-sys.path.insert(0, str(REPO))
-
+from timing import parser, tf_python  # noqa: E402  (puts the repo on sys.path)
 from tfdoctor.probe_runner import gather_probes  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--preset", default="check")
-    parser.add_argument("--workloads", default="matmul,conv,train")
-    parser.add_argument("--tf-python", help="interpreter with TensorFlow (default: the test venv)")
-    args = parser.parse_args()
-    if args.tf_python:
-        tf_python = args.tf_python
-    else:
-        from support.tfenv import tf_python as cached_tf_python
-
-        tf_python = str(cached_tf_python())
+    cli = parser(__doc__, runs=5)
+    cli.add_argument("--preset", default="check")
+    cli.add_argument("--workloads", default="matmul,conv,train")
+    args = cli.parse_args()
+    tf_py = tf_python(args.tf_python)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     env.pop("TF_PLUGGABLE_DEVICE_LIBRARY_PATH", None)
     config = {"preset": args.preset, "workloads": args.workloads.split(","), "devices": "cpu"}
@@ -44,7 +31,7 @@ def main() -> None:
     iqr: dict[str, list[float]] = {}
     elapsed = []
     for i in range(args.runs):
-        facts = gather_probes(tf_python, config, env=env)
+        facts = gather_probes(tf_py, config, env=env)
         assert facts.outcome == "ok", facts.message
         elapsed.append(facts.elapsed_s or 0.0)
         row = []

@@ -8,7 +8,7 @@ import json
 import sys
 import traceback
 from enum import Enum
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
 from rich.console import Console
@@ -40,6 +40,22 @@ class FailOn(str, Enum):
     error = "error"
 
 
+# Options several commands share, declared once.
+PythonOpt = Annotated[Optional[str], typer.Option(
+    "--python", help="Interpreter to diagnose (path, venv or conda env dir, or command); default: this one.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print only JSON on stdout (progress goes to stderr).")]
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", help="text, json, or markdown for a bug report.")]
+VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Show every finding with its evidence.")]
+OnlyOpt = Annotated[List[str], typer.Option("--only", help="Run only this check (repeatable); see list-checks.")]
+SkipOpt = Annotated[List[str], typer.Option("--skip", help="Do not run this check (repeatable).")]
+FailOnOpt = Annotated[FailOn, typer.Option("--fail-on", help="Lowest severity that makes the exit code 1.")]
+NoRuntimeOpt = Annotated[bool, typer.Option("--no-runtime", help="Skip importing TensorFlow in a child process.")]
+NoProbesOpt = Annotated[bool, typer.Option("--no-probes", help="Skip the GPU speed probes.")]
+TimeoutOpt = Annotated[float, typer.Option(
+    "--timeout", min=1.0, help="Seconds the TensorFlow child may take to import and inspect (the probes get their own allowance on top).")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks of tfdoctor's own failures.")]
+
+
 def usage_error(message: str) -> typer.Exit:
     err.print(f"[red]error:[/] {message}")
     return typer.Exit(EXIT_USAGE)
@@ -61,18 +77,17 @@ def root(
 
 @app.command()
 def check(
-    python: Optional[str] = typer.Option(
-        None, "--python", help="Interpreter to diagnose (path, venv dir, or command); default: this one."),
-    json_output: bool = typer.Option(False, "--json", help="Print only JSON on stdout (same as --format json)."),
-    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, json, or markdown for a bug report."),
-    verbose: bool = typer.Option(False, "-v", "--verbose", help="Show every finding with its evidence."),
-    only: List[str] = typer.Option([], "--only", help="Run only this check (repeatable); see list-checks."),
-    skip: List[str] = typer.Option([], "--skip", help="Do not run this check (repeatable)."),
-    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Lowest severity that makes the exit code 1."),
-    no_runtime: bool = typer.Option(False, "--no-runtime", help="Skip importing TensorFlow in a child process."),
-    no_probes: bool = typer.Option(False, "--no-probes", help="Skip the GPU speed probes."),
-    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds the TensorFlow child may take before it is killed."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of tfdoctor's own failures."),
+    python: PythonOpt = None,
+    json_output: JsonOpt = False,
+    fmt: FormatOpt = OutputFormat.text,
+    verbose: VerboseOpt = False,
+    only: OnlyOpt = [],
+    skip: SkipOpt = [],
+    fail_on: FailOnOpt = FailOn.error,
+    no_runtime: NoRuntimeOpt = False,
+    no_probes: NoProbesOpt = False,
+    timeout: TimeoutOpt = 60.0,
+    debug: DebugOpt = False,
 ) -> None:
     """Diagnose an interpreter's TensorFlow setup and print the fix."""
     checks, failures = load_checks()
@@ -132,10 +147,10 @@ def emit(report: Report, fmt: OutputFormat, verbose: bool, threshold: Severity) 
 @app.command()
 def collect(
     output: str = typer.Option(..., "-o", "--output", help="File to write; - for stdout."),
-    python: Optional[str] = typer.Option(None, "--python", help="Interpreter to examine; default: this one."),
-    no_runtime: bool = typer.Option(False, "--no-runtime", help="Skip importing TensorFlow in a child process."),
-    no_probes: bool = typer.Option(False, "--no-probes", help="Skip the GPU speed probes."),
-    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds the TensorFlow child may take."),
+    python: PythonOpt = None,
+    no_runtime: NoRuntimeOpt = False,
+    no_probes: NoProbesOpt = False,
+    timeout: TimeoutOpt = 60.0,
     no_redact: bool = typer.Option(False, "--no-redact", help="Keep home directory, user and host names."),
 ) -> None:
     """Write everything tfdoctor gathers as a snapshot file, to diagnose elsewhere."""
@@ -159,14 +174,14 @@ def collect(
 @app.command()
 def diagnose(
     files: List[str] = typer.Argument(..., help="Snapshot files written by `tfdoctor collect` (- for stdin)."),
-    json_output: bool = typer.Option(False, "--json", help="Print only JSON on stdout."),
-    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text, json, or markdown."),
-    verbose: bool = typer.Option(False, "-v", "--verbose", help="Show every finding with its evidence."),
-    only: List[str] = typer.Option([], "--only", help="Run only this check (repeatable)."),
-    skip: List[str] = typer.Option([], "--skip", help="Do not run this check (repeatable)."),
-    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Lowest severity that makes the exit code 1."),
+    json_output: JsonOpt = False,
+    fmt: FormatOpt = OutputFormat.text,
+    verbose: VerboseOpt = False,
+    only: OnlyOpt = [],
+    skip: SkipOpt = [],
+    fail_on: FailOnOpt = FailOn.error,
     summary: bool = typer.Option(False, "--summary", help="One line per snapshot and finding counts by code."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of tfdoctor's own failures."),
+    debug: DebugOpt = False,
 ) -> None:
     """Run the checks offline on snapshots, with the same output and exit codes as `check`."""
     from tfdoctor.snapshot import SnapshotError
@@ -230,12 +245,12 @@ def probe(
     repeats: Optional[int] = typer.Option(None, "--repeats", min=3, help="Timed repeats per measurement (default 7)."),
     budget: Optional[float] = typer.Option(None, "--budget", min=1.0, help="Seconds the probes may take in all (default 30, sweep 120)."),
     sweep: bool = typer.Option(False, "--sweep", help="Measure a range of sizes and print the curve."),
-    python: Optional[str] = typer.Option(None, "--python", help="Interpreter to probe; default: this one."),
-    json_output: bool = typer.Option(False, "--json", help="Print only JSON on stdout, with every raw timing."),
-    verbose: bool = typer.Option(False, "-v", "--verbose", help="Show every finding with its evidence."),
-    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Lowest severity that makes the exit code 1."),
-    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds for importing TensorFlow, on top of the probes' own allowance."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of tfdoctor's own failures."),
+    python: PythonOpt = None,
+    json_output: JsonOpt = False,
+    verbose: VerboseOpt = False,
+    fail_on: FailOnOpt = FailOn.error,
+    timeout: TimeoutOpt = 60.0,
+    debug: DebugOpt = False,
 ) -> None:
     """Prove the GPU speeds TensorFlow up: time matmul, conv and a training step on CPU and GPU."""
     config = {"preset": "sweep" if sweep else "probe", "workloads": workload.value,

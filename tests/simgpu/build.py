@@ -27,8 +27,6 @@ Command line: ``python tests/simgpu/build.py [--tf-python PY] [--out DIR]
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -38,7 +36,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Iterator
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, when run as a script
+from support.tfenv import file_lock  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "simgpu.c"
@@ -148,16 +148,6 @@ def cache_key(version: str, variant: str = "normal") -> str:
     return f"simgpu-tf{version}-{h.hexdigest()[:12]}{suffix}"
 
 
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    with open(path, "a+") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-
 def build_plugin(
     tf_python: os.PathLike | str,
     out_dir: os.PathLike | str | None = None,
@@ -176,7 +166,7 @@ def build_plugin(
     target = target_dir / LIB_NAME
     if target.exists():
         return target
-    with _file_lock(root / ".build.lock"):
+    with file_lock(root / ".build.lock"):
         if target.exists():
             return target
         target_dir.mkdir(parents=True, exist_ok=True)

@@ -126,7 +126,8 @@ def _marker_matches(venv: Path) -> bool:
 
 
 @contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive fcntl lock on `path`, so parallel test processes build a thing once."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as fh:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
@@ -215,7 +216,7 @@ def tf_python() -> Path:
     venv = tf_venv_dir()
     if _marker_matches(venv):
         return _venv_python(venv)
-    with _file_lock(venv.parent / f".{venv.name}.lock"):
+    with file_lock(venv.parent / f".{venv.name}.lock"):
         if _marker_matches(venv):  # another process finished meanwhile
             return _venv_python(venv)
         python = _venv_python(venv)
