@@ -27,12 +27,17 @@ def plugin() -> Path:
     return simgpu_build.build_plugin(tfenv.tf_python())
 
 
-def doctor(tmp_path: Path, plugin: Path, mode: str, *args: str, pth: str | None = None) -> tuple[CliRun, dict]:
+def doctor(tmp_path: Path, plugin: Path, mode: str, *args: str, pth: str | None = None,
+           user_tmp: Path | None = None) -> tuple[CliRun, dict]:
     env_dir = tfenv.throwaway_tf_env(tmp_path)
     shutil.copy(plugin, tfenv.plugins_dir(env_dir) / plugin.name)
     if pth:
         (tfenv.env_site_packages(env_dir) / "zz_user_startup.pth").write_text(pth)
     env = {**tfenv.tf_subprocess_env(), "SIMGPU_MODE": mode, "NO_COLOR": "1"}
+    if user_tmp is not None:
+        env["TMPDIR"] = str(user_tmp)
+        env["HOME"] = str(user_tmp.parent / "home")
+        (user_tmp.parent / "home").mkdir()
     proc = subprocess.run([sys.executable, "-m", "tfdoctor", *args, "--python",
                            str(tfenv.env_python(env_dir)), "--json"],
                           capture_output=True, text=True, env=env, timeout=300)
@@ -46,7 +51,14 @@ def codes(doc: dict, severity: str | None = None) -> set[str]:
 
 
 def test_ok_mode_gpu_listed_used_and_agreeing(tmp_path, plugin):
-    run, doc = doctor(tmp_path, plugin, "ok", "check")
+    user_tmp = tmp_path / "user-tmp"
+    user_tmp.mkdir()
+    run, doc = doctor(tmp_path, plugin, "ok", "check", user_tmp=user_tmp)
+    # Nothing is left in the user's temporary directory (TensorFlow's autograph writes a file
+    # per traced function and only removes them at an interpreter exit the child skips), and
+    # nothing is written in the home directory (Keras creates ~/.keras/keras.json on import).
+    assert list(user_tmp.iterdir()) == []
+    assert list((tmp_path / "home").iterdir()) == []
     snap = doc["snapshot"]
     gpus = [d for d in snap["runtime"]["physical_devices"] if d["device_type"] == "GPU"]
     assert len(gpus) == 1 and gpus[0]["memory_growth"] is True  # set before init, read back

@@ -70,6 +70,13 @@ def run_child(
     with tempfile.TemporaryDirectory(prefix="tfdoctor-") as tmp:
         result_path = Path(tmp) / "result.json"
         stderr_path = Path(tmp) / "stderr.txt"
+        # The child's own temporary files (TensorFlow's autograph writes one per traced
+        # function and deletes it at interpreter exit, which the runtime child skips) go in a
+        # directory removed with this one: tfdoctor leaves nothing behind in the user's /tmp.
+        child_tmp = Path(tmp) / "tmp"
+        child_tmp.mkdir()
+        child_env = {**(os.environ if env is None else env), "TMPDIR": str(child_tmp),
+                     "TEMP": str(child_tmp), "TMP": str(child_tmp)}
         started = time.monotonic()
         with open(stderr_path, "wb") as stderr_file:
             proc = subprocess.Popen(
@@ -77,7 +84,7 @@ def run_child(
                 stdin=subprocess.DEVNULL,
                 stdout=stderr_file,
                 stderr=stderr_file,
-                env=dict(env) if env is not None else None,
+                env=child_env,
                 start_new_session=True,
             )
             timed_out = False

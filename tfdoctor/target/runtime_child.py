@@ -20,6 +20,7 @@ import platform
 import site
 import sys
 import sysconfig
+import tempfile
 import time
 import traceback
 
@@ -183,6 +184,16 @@ def import_failure(exc):
         "traceback": ["%s:%s in %s" % (f.filename, f.lineno, f.name) for f in frames],
         "chain": chain,
     }
+
+
+def keep_keras_config_untouched():
+    """Keras writes ~/.keras/keras.json when it first imports and finds none: point it at a
+    temporary directory then (tfdoctor's child gets a private TMPDIR, removed afterwards), so
+    diagnosing changes nothing in the user's home. An existing keras.json is read as usual."""
+    if "KERAS_HOME" in os.environ:
+        return
+    if not os.path.exists(os.path.join(os.path.expanduser("~"), ".keras", "keras.json")):
+        os.environ["KERAS_HOME"] = tempfile.mkdtemp(prefix="keras-home-")
 
 
 def import_tensorflow():
@@ -361,6 +372,7 @@ def main(argv):
         faulthandler.dump_traceback_later(max(0.5, min(timeout - 1.0, timeout * 0.95)),
                                           exit=False, file=sys.stderr)
     STATE["env"] = relevant_env()
+    keep_keras_config_untouched()
     STATE["plugins"] = stage("started", find_plugins) or []
     write("started")
     tf = import_tensorflow()
