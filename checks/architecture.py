@@ -187,4 +187,5 @@ CHECK = Check(
     run=run,
     codes=CODES,
     needs=("python",),
+    order=20,
 )

@@ -116,4 +116,5 @@ CHECK = Check(
     run=run,
     codes=CODES,
     needs=("python",),
+    order=30,
 )

@@ -519,6 +519,7 @@ CHECK = Check(
     run=run,
     codes=CODES,
     needs=("python",),
+    order=50,
 )
 
 

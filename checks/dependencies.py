@@ -381,4 +381,5 @@ CHECK = Check(
     run=run,
     codes=CODES,
     needs=("python",),
+    order=60,
 )

@@ -258,6 +258,7 @@ CHECK = Check(
     run=run,
     codes=CODES,
     needs=("python",),
+    order=40,
 )
 
 

@@ -505,4 +505,5 @@ CHECK = Check(
     run=run,
     codes=CODES,
     needs=("probes",),
+    order=80,
 )

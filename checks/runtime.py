@@ -765,4 +765,5 @@ CHECK = Check(
     run=run,
     codes=CODES,
     needs=("runtime",),
+    order=70,
 )

@@ -82,4 +82,5 @@ CHECK = Check(
     summary="The diagnosed interpreter runs and its facts were collected",
     run=run,
     codes=CODES,
+    order=10,
 )

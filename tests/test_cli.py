@@ -34,6 +34,10 @@ def test_healthy_static_check_exits_0(healthy_env):
     assert "[✓] TensorFlow installation: tensorflow-cpu 2.19.1" in run.stdout
     assert "no problems found" in run.stdout
     assert "\x1b[" not in run.stdout  # plain output when not a terminal
+    areas = [line.split("]", 1)[1].split(":")[0].strip() for line in run.stdout.splitlines()
+             if line.startswith("[")]
+    # in the order facts flow: the interpreter, its architecture, what is installed, how it fits
+    assert areas[:4] == ["Interpreter", "Python architecture", "Installed binaries", "TensorFlow installation"]
 
 
 def test_json_output_is_only_json_and_matches_schema(healthy_env):

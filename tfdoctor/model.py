@@ -121,3 +121,6 @@ class Check:
     codes: Mapping[str, CodeDoc] = field(default_factory=dict)
     needs: tuple[str, ...] = ()
     """Snapshot sections the check reads, e.g. ("runtime",): skipped when they were not gathered."""
+    order: int = 100
+    """Where its line goes in the report: the built-ins follow the way facts flow (interpreter,
+    architecture, installation, compatibility, run time, speed); plugins come after them."""

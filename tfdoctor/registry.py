@@ -20,7 +20,7 @@ class LoadFailure:
 
 
 def load_checks() -> tuple[list[Check], list[LoadFailure]]:
-    """Every registered check, sorted by name, and the entry points that failed to load."""
+    """Every registered check, in report order, and the entry points that failed to load."""
     checks: dict[str, Check] = {}
     failures: list[LoadFailure] = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -36,4 +36,4 @@ def load_checks() -> tuple[list[Check], list[LoadFailure]]:
                 failures.append(LoadFailure(label, f"not a tfdoctor.model.Check: {item!r}"))
             elif item.name not in checks:  # one distribution may be seen twice on sys.path
                 checks[item.name] = item
-    return sorted(checks.values(), key=lambda c: c.name), failures
+    return sorted(checks.values(), key=lambda c: (c.order, c.name)), failures
