@@ -51,11 +51,11 @@ def main() -> None:
             assert facts.outcome == "ok", facts.message
     note = f"cpus={os.cpu_count()} python={sys.version.split()[0]} TF {facts.tf_version}"
     print(f"runtime child vs import tensorflow ({note}, TF python {tf_py})")
-    print(describe("bare: python -c 'import tensorflow'", bare_s))
-    print(describe("bare+exit: ... import tensorflow, os._exit", exit_s))
-    print(describe("child: runtime_child.py (whole process)", child_s))
-    print(describe("parent: gather_runtime() (child + parsing)", parent_s))
-    print(describe("  import tensorflow inside the child", import_s))
+    print(describe("bare: python -c 'import tensorflow'", bare_s, width=44))
+    print(describe("bare+exit: ... import tensorflow, os._exit", exit_s, width=44))
+    print(describe("child: runtime_child.py (whole process)", child_s, width=44))
+    print(describe("parent: gather_runtime() (child + parsing)", parent_s, width=44))
+    print(describe("  import tensorflow inside the child", import_s, width=44))
     bare_m, exit_m = statistics.median(bare_s), statistics.median(exit_s)
     child_m, parent_m = statistics.median(child_s), statistics.median(parent_s)
     print(f"ratio of medians child/bare: {child_m / bare_m:.3f}  parent/bare: {parent_m / bare_m:.3f}  "

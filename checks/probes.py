@@ -10,6 +10,7 @@ import shlex
 from typing import Any
 
 from tfdoctor.apple_gpus import AppleGpu, lookup
+from tfdoctor.checks.runtime import pair_fix
 from tfdoctor.fixes import pip, python_cmd
 from tfdoctor.model import Check, CodeDoc, Finding, Remediation, Severity
 from tfdoctor.probe_facts import ProbeFacts, ProbeRun
@@ -238,18 +239,12 @@ def _times(speedup: float) -> str:
 
 
 def _pair_fix(s: Snapshot) -> tuple[tuple[str, ...], str]:
-    """Requirements of a TensorFlow/tensorflow-metal pair that works, from the runtime check's
-    matrix logic when it is available."""
-    metal = s.package("tensorflow-metal")
-    if not metal and not (s.host.system == "Darwin" and s.host.hw_arm64):
+    """Requirements of a TensorFlow/tensorflow-metal pair that works (the runtime check's
+    matrix logic), on a Mac or wherever tensorflow-metal is installed."""
+    if not s.package("tensorflow-metal") and not (s.host.system == "Darwin" and s.host.hw_arm64):
         return (), ""
-    try:
-        from tfdoctor.checks.runtime import _pair_fix as runtime_pair_fix
-
-        reqs, why, _facts = runtime_pair_fix(s)
-        return tuple(reqs), why
-    except Exception:  # noqa: BLE001 - advice only
-        return (("tensorflow-metal",) if metal else ()), ""
+    reqs, why, _facts = pair_fix(s)
+    return tuple(reqs), why
 
 
 # ---------------------------------------------------------------------------------------------

@@ -291,7 +291,7 @@ def _matrix():
         return None
 
 
-def _pair_fix(s: Snapshot) -> tuple[tuple[str, ...], str, dict[str, Any]]:
+def pair_fix(s: Snapshot) -> tuple[tuple[str, ...], str, dict[str, Any]]:
     """Requirements for a TensorFlow/tensorflow-metal pair that loads, why, and matrix facts."""
     _dist, tf_version = _tf(s)
     metal = _metal_version(s)
@@ -394,7 +394,7 @@ def _plugin_failed(s: Snapshot, rt: RuntimeFacts, err: ImportFailure, library: s
                 "unset it")
         commands.append("unset TF_PLUGGABLE_DEVICE_LIBRARY_PATH")
     elif is_metal and (metal or _apple_silicon(s)):
-        reqs, why, facts = _pair_fix(s)
+        reqs, why, facts = pair_fix(s)
         ev.update(facts)
         text = f"tensorflow-metal {metal} was not built for TensorFlow {tf_version}: {why}"
         if reqs:
@@ -575,7 +575,7 @@ def _signal(s: Snapshot, rt: RuntimeFacts) -> Finding:
     if log.fatal:
         title += f": {log.fatal[0][:160]}"
     if in_plugin and (_metal_version(s) or _apple_silicon(s)):
-        reqs, why, facts = _pair_fix(s)
+        reqs, why, facts = pair_fix(s)
         ev.update(facts)
         commands = (pip(s, "install", "--force-reinstall", *reqs),) if reqs else ()
         fix = Remediation(f"A plugin crashed TensorFlow: {why}", commands)
@@ -646,7 +646,7 @@ def _healthy(s: Snapshot, rt: RuntimeFacts) -> list[Finding]:
             fix, explains=("runtime.no-gpu",), severity=severity))
 
     if not gpus and (plugins or (metal and _apple_silicon(s))):
-        reqs, why, facts = _pair_fix(s) if (metal or _apple_silicon(s)) else ((), "", {})
+        reqs, why, facts = pair_fix(s) if (metal or _apple_silicon(s)) else ((), "", {})
         ev = {**base, "plugins": [p.path for p in plugins], "physical_devices":
               [d.name for d in rt.physical_devices], "metal_device_log": log.metal_device, **facts}
         if reqs:
@@ -664,7 +664,7 @@ def _healthy(s: Snapshot, rt: RuntimeFacts) -> list[Finding]:
     bad = [p for p in rt.placements if p.requested.upper().startswith("/GPU")
            and (p.error or not p.on_requested_device)]
     if bad:
-        reqs, why, facts = _pair_fix(s) if (metal or _apple_silicon(s)) else ((), "", {})
+        reqs, why, facts = pair_fix(s) if (metal or _apple_silicon(s)) else ((), "", {})
         ev = {**base, "placements": [{"requested": p.requested, "device": p.device, "error": p.error}
                                      for p in bad], **facts}
         first = bad[0]
