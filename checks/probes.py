@@ -128,6 +128,14 @@ CODES = {
         "work after it), or a crash or a hang stopped the probes before them.",
         "Give the probes more time: `tfdoctor probe --budget 60`.",
     ),
+    "probe.not-run": CodeDoc(
+        "The speed probes did not run",
+        Severity.INFO,
+        "The probes run in the TensorFlow child after TensorFlow has imported; when the import "
+        "failed, crashed or hung (or TensorFlow is not installed) there is nothing to measure. "
+        "The finding that explains the import is the one to act on.",
+        "Fix the import first (see the runtime findings), then `tfdoctor probe`.",
+    ),
 }
 
 _WORKLOAD_SIZE = {"matmul": "n={}", "conv": "batch {}", "train": "batch {}"}
@@ -471,6 +479,9 @@ def _incomplete(s: Snapshot, facts: ProbeFacts, v: Verdict) -> Finding:
 def run(s: Snapshot) -> list[Finding]:
     facts = s.probes
     assert facts is not None
+    if facts.outcome == "not-run":
+        return [Finding("probe.not-run", Severity.INFO, facts.message or CODES["probe.not-run"].title,
+                        {"outcome": facts.outcome, "message": facts.message})]
     chip = _chip(s)
     findings: list[Finding] = []
     for v in judge(facts):

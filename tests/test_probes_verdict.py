@@ -360,7 +360,7 @@ def test_every_code_is_documented_and_every_finding_has_its_codes_severity():
     assert set(probes_check.CODES) == {
         "probe.gpu-faster", "probe.no-clear-difference", "probe.gpu-slower", "probe.gpu-not-used",
         "probe.gpu-wrong", "probe.failed", "probe.crashed", "probe.timeout", "probe.cpu-only",
-        "probe.gpu-measured", "probe.incomplete"}
+        "probe.gpu-measured", "probe.incomplete", "probe.not-run"}
     assert probes_check.CHECK.name == "probes" and probes_check.CHECK.needs == ("probes",)
 
 
@@ -469,7 +469,10 @@ def test_from_runtime_child():
     done = typed.to_plain(facts(run("matmul", "CPU:0", 1024, CPU_10)))
     assert from_runtime(done, RuntimeFacts(outcome="ok")).outcome == "ok"
     never = from_runtime(None, RuntimeFacts(outcome="import-error", message="import tensorflow raised ..."))
-    assert never.outcome == "not-run" and probes_check.run(snapshot(never)) == []
+    assert never.outcome == "not-run"
+    (finding,) = probes_check.run(snapshot(never))
+    assert finding.code == "probe.not-run" and finding.severity is Severity.INFO
+    assert "import tensorflow raised" in finding.title
 
 
 # --- configuration (what the CLI flags map to) ------------------------------------------------

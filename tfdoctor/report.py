@@ -60,10 +60,11 @@ class Report:
         lines = []
         for check in self.checks:
             own = [f for f in self.findings if f.check == check.name]
-            worst = max((f.severity for f in own), default=Severity.OK)
+            if not own:  # it had nothing to say here (e.g. no TensorFlow to check the pins of)
+                continue
+            worst = max(f.severity for f in own)
             top = [f for f in own if f.severity == worst]
-            headline = top[0].title if top else check.summary
-            lines.append(AreaStatus(check.name, check.area, worst, headline))
+            lines.append(AreaStatus(check.name, check.area, worst, top[0].title))
         for name in sorted({f.check for f in self.findings} - {c.name for c in self.checks}):
             own = [f for f in self.findings if f.check == name]
             worst = max(f.severity for f in own)

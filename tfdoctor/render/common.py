@@ -5,7 +5,8 @@ from __future__ import annotations
 from tfdoctor.model import Severity
 from tfdoctor.report import Report
 
-MARKS = {Severity.OK: "✓", Severity.INFO: "✓", Severity.WARNING: "!", Severity.ERROR: "✗"}
+MARKS = {Severity.OK: "✓", Severity.INFO: "-", Severity.WARNING: "!", Severity.ERROR: "✗"}
+"""flutter doctor's marks, with "-" for information that is neither fine nor a problem."""
 
 
 def target_line(report: Report) -> str:
