@@ -25,3 +25,11 @@ def test_ci_runs_the_readme_test_command():
     command = 'python3 -m pip install -q -e ".[test]" && python3 -m pytest -q'
     assert f"```sh\n{command}\n```" in readme
     assert command in ci.splitlines()
+
+
+def test_readme_example_is_real_output():
+    """The report shown at the top of the README is what tfdoctor prints for that scenario."""
+    readme = (REPO / "README.md").read_text()
+    shown = readme.split("```\n$ tfdoctor check\n", 1)[1].split("```\n", 1)[0]
+    run = run_tfdoctor("diagnose", str(REPO / "tests" / "scenarios" / "rosetta_homebrew_usr_local.json"))
+    assert run.stdout == shown

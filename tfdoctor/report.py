@@ -19,12 +19,14 @@ EXIT_INTERNAL = 3
 
 @dataclass(frozen=True)
 class AreaStatus:
-    """One line of the summary: a check's area and the worst severity it found."""
+    """One line of the summary: a check's area, the worst severity it found, and the finding
+    that headlines it (the first of that severity)."""
 
     check: str
     area: str
     severity: Severity
     headline: str
+    finding: Finding
 
 
 @dataclass
@@ -63,12 +65,12 @@ class Report:
             if not own:  # it had nothing to say here (e.g. no TensorFlow to check the pins of)
                 continue
             worst = max(f.severity for f in own)
-            top = [f for f in own if f.severity == worst]
-            lines.append(AreaStatus(check.name, check.area, worst, top[0].title))
+            top = next(f for f in own if f.severity == worst)
+            lines.append(AreaStatus(check.name, check.area, worst, top.title, top))
         for name in sorted({f.check for f in self.findings} - {c.name for c in self.checks}):
             own = [f for f in self.findings if f.check == name]
-            worst = max(f.severity for f in own)
-            lines.append(AreaStatus(name, "tfdoctor", worst, own[0].title))
+            top = max(own, key=lambda f: f.severity.rank)
+            lines.append(AreaStatus(name, "tfdoctor", top.severity, top.title, top))
         return lines
 
     def counts(self) -> dict[str, int]:

@@ -30,14 +30,13 @@ def render_text(report: Report, console: Console, verbose: bool, fail_on: Severi
         _print_fix(console, diagnosis, indent="  ")
         console.print()
     for area in report.areas():
-        style = STYLES[area.severity]
-        console.print(
-            f"[{style}]\\[{MARKS[area.severity]}][/] [bold]{escape(area.area)}[/]: {escape(area.headline)}"
-        )
+        head = area.finding
+        console.print(f"[{STYLES[area.severity]}]\\[{MARKS[area.severity]}][/] [bold]{escape(area.area)}[/]: "
+                      f"{escape(area.headline)} [dim]({head.code})[/]")
+        _print_body(console, report, head, verbose, indent="    ")
         for finding in report.findings:
-            if finding.check != area.check:
-                continue
-            if finding.severity >= Severity.WARNING or verbose:
+            if finding.check == area.check and finding is not head and (
+                    finding.severity >= Severity.WARNING or verbose):
                 _print_finding(console, report, finding, verbose)
     console.print()
     code = report.exit_code(fail_on)
@@ -48,17 +47,22 @@ def render_text(report: Report, console: Console, verbose: bool, fail_on: Severi
 def _print_finding(console: Console, report: Report, finding: Finding, verbose: bool) -> None:
     style = STYLES[finding.severity]
     console.print(f"    [{style}]{MARKS[finding.severity]}[/] {escape(finding.title)} [dim]({finding.code})[/]")
+    _print_body(console, report, finding, verbose, indent="      ")
+
+
+def _print_body(console: Console, report: Report, finding: Finding, verbose: bool, indent: str) -> None:
+    """What follows a finding's title: its cause, detail and fix (problems), evidence (-v)."""
     causes = report.explained_by(finding)
     if causes:
-        console.print(f"      [dim]because of: {', '.join(c.code for c in causes)}[/]")
+        console.print(f"{indent}[dim]because of: {', '.join(c.code for c in causes)}[/]")
     if finding.detail and (verbose or finding.severity >= Severity.WARNING):
-        console.print(f"      {escape(finding.detail)}")
+        console.print(f"{indent}{escape(finding.detail)}")
     if finding.severity >= Severity.WARNING and not causes and finding is not report.diagnosis():
-        _print_fix(console, finding, indent="      ")
+        _print_fix(console, finding, indent=indent)
     if verbose and finding.evidence:
         for key, value in finding.evidence.items():
             shown = value if isinstance(value, str) else json.dumps(value)
-            console.print(f"      [dim]{escape(key)}: {escape(shown)}[/]")
+            console.print(f"{indent}[dim]{escape(key)}: {escape(shown)}[/]")
 
 
 def _print_fix(console: Console, finding: Finding, indent: str) -> None:
