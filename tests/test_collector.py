@@ -115,3 +115,11 @@ def test_unlistable_site_dir_is_recorded_not_raised(tmp_path, monkeypatch):
     monkeypatch.setattr(collect.os, "listdir", listdir)
     assert collect.package_facts([str(tmp_path)]) == []
     assert collect.ERRORS == [{"what": "packages", "error": f"cannot list {tmp_path}: [Errno 13] Permission denied: '{tmp_path}'"}]
+
+
+def test_memory_is_known():
+    import psutil
+
+    snap = gather_static(None)
+    assert snap.host.memory_bytes == psutil.virtual_memory().total
+    assert 0 < snap.host.memory_available_bytes <= snap.host.memory_bytes

@@ -69,6 +69,7 @@ def gather_static(python: str | None = None) -> Snapshot:
         "errors": data.get("errors") or [],
     }
     _fill_cpu_brand(snapshot_data["host"])
+    _fill_memory(snapshot_data["host"])
     try:
         return Snapshot.from_dict(snapshot_data)
     except SnapshotError as exc:
@@ -104,3 +105,13 @@ def _fill_cpu_brand(host: dict) -> None:
     import cpuinfo
 
     host["cpu_brand"] = cpuinfo.get_cpu_info().get("brand_raw")
+
+
+def _fill_memory(host: dict) -> None:
+    """Total and available RAM from psutil (the same for every process on the machine; on Apple
+    silicon the GPU shares it, so what is free bounds what Metal can allocate)."""
+    import psutil
+
+    memory = psutil.virtual_memory()
+    host["memory_bytes"] = host.get("memory_bytes") or memory.total
+    host["memory_available_bytes"] = memory.available

@@ -51,6 +51,8 @@ class HostFacts:
     cpu_implementer: str | None = None
     """ARM implementer code from /proc/cpuinfo (0x61 is Apple): an ARM host kernel."""
     memory_bytes: int | None = None
+    memory_available_bytes: int | None = None
+    """RAM free when the facts were gathered (psutil): Apple GPUs allocate from it too."""
     container: str | None = None
     binfmt_handlers: list[str] | None = None
 

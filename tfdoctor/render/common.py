@@ -24,6 +24,8 @@ def target_line(report: Report) -> str:
         parts.append(f"{host.system} {host.release}")
     if host.chip:
         parts.append(host.chip)
+    if host.memory_bytes:
+        parts.append(f"{host.memory_bytes / 2**30:.0f} GiB RAM")
     return f"{snap.target.python}: " + (", ".join(parts) if parts else "no facts gathered")
 
 
