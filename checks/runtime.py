@@ -114,12 +114,14 @@ CODES = {
         "Reinstall TensorFlow, and add-ons at the versions built for it.",
     ),
     "runtime.import-hang": CodeDoc(
-        "TensorFlow did not finish importing within the timeout",
+        "TensorFlow hung while importing or initialising its devices",
         Severity.ERROR,
         "The child was killed (with its whole process group) when the timeout ran out. The "
         "evidence shows the stage and the Python stack faulthandler dumped just before. Slow "
         "network file systems, a first import compiling caches, a plugin waiting on a device, "
-        "or a lock held by another process are typical.",
+        "or a lock held by another process are typical; a GPU plugin whose device cannot be "
+        "created can also hang TensorFlow's context initialisation (`ensure_initialized` in the "
+        "stack), which the simulated GPU reproduces.",
         "Run again with a longer --timeout; if it still hangs, the stack in the evidence names "
         "the module to look at.",
     ),

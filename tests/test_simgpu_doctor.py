@@ -108,3 +108,14 @@ def test_memory_growth_after_initialisation_is_reported(tmp_path, plugin):
     run, doc = doctor(tmp_path, plugin, "ok", "check", "--no-probes", pth=hook)
     finding = next(f for f in doc["findings"] if f["code"] == "runtime.memory-growth")
     assert "Physical devices cannot be modified after being initialized" in json.dumps(finding["evidence"])
+
+
+def test_device_that_cannot_be_created_hangs_and_says_where(tmp_path, plugin):
+    """SIMGPU_MODE=fail-create: the GPU is listed, but creating it fails; TensorFlow 2.19 then
+    hangs initialising its context. tfdoctor kills the child at --timeout and names the stage
+    and the frame it hung in."""
+    run, doc = doctor(tmp_path, plugin, "fail-create", "check", "--timeout", "10", "--no-probes")
+    diagnosis = doc["diagnosis"]
+    assert diagnosis["code"] == "runtime.import-hang" and run.code == 1
+    assert "running an op on each device" in diagnosis["title"]
+    assert any("ensure_initialized" in frame for frame in diagnosis["evidence"]["python_stack"])
