@@ -27,9 +27,10 @@ CODES = {
         "Python runs as x86_64 under Rosetta 2 on Apple silicon",
         Severity.ERROR,
         "The interpreter is translated by Rosetta 2 (sysctl.proc_translated is 1, "
-        "platform.machine() says x86_64). tensorflow-metal has no x86_64 wheel for Apple silicon, "
-        "so no GPU is used; Intel TensorFlow builds need AVX, which Rosetta 2 lacks, so importing "
-        "them dies with 'Illegal instruction' or the AVX message.",
+        "platform.machine() says x86_64). tensorflow-metal has had x86_64 wheels only up to "
+        "1.0.0 (for Intel Macs), and TensorFlow's x86_64 macOS builds need AVX, which Rosetta 2 "
+        "does not advertise, so importing them dies with 'Illegal instruction' or the AVX "
+        "message, and the Apple GPU goes unused.",
         "Use an arm64 Python: the finding that names the route (Homebrew, conda, pyenv, Terminal) "
         "gives the exact commands.",
         ROSETTA_LINK,
@@ -175,6 +176,8 @@ def run(s: Snapshot) -> list[Finding]:
         )
         return [_finding("arch.emulated-container", ev, fix,
                          ("runtime.import-sigill", "runtime.import-crashed", "runtime.no-gpu"))]
+    if not arch:  # the snapshot does not say what the interpreter runs as
+        return []
     where = "on Apple silicon" if host.hw_arm64 else (f"on {host.system}" if host.system else "")
     title = f"Python runs natively as {py.process_arch} {where}".strip()
     return [Finding("arch.native", Severity.OK, title, evidence)]

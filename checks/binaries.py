@@ -32,7 +32,8 @@ CODES = {
     "arch.binaries-match": CodeDoc(
         "Installed binaries match the interpreter",
         Severity.OK,
-        "Every wheel platform tag and plugin binary fits the interpreter's architecture.",
+        "Every compiled library read from the installed packages, and every plugin binary, has "
+        "code for the interpreter's architecture.",
         "Nothing to do.",
     ),
 }
@@ -74,6 +75,8 @@ def _mismatched_plugins(s: Snapshot, arch: str) -> list[dict]:
 
 def run(s: Snapshot) -> list[Finding]:
     arch = normalise(s.python.process_arch)
+    if arch is None:  # the snapshot does not say what the interpreter runs as: nothing to compare
+        return []
     findings = []
     wheels = _mismatched_wheels(s, arch)
     if wheels:

@@ -12,15 +12,15 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
+from tfdoctor.checks.archnames import ARM64, normalise
+from tfdoctor.checks.installation import providers
 
 from tfdoctor.fixes import pip
 from tfdoctor.matrix import GOOD_STATUSES, CompatMatrix, MetalRelease, load_matrix
 from tfdoctor.model import Check, CodeDoc, Finding, Remediation, Severity
 from tfdoctor.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
-
-from tfdoctor.checks.archnames import ARM64, normalise
-from tfdoctor.checks.installation import providers
+from tfdoctor.versions import parse_version
 
 APPLE_PLUGIN_PAGE = "https://developer.apple.com/metal/tensorflow-plugin/"
 VENV_DIR = "~/venvs/tf"
@@ -113,7 +113,7 @@ def hardware_arch(s: Snapshot) -> str:
 def macos_of(s: Snapshot) -> str | None:
     """The macOS version ("14.5"), or None when unknown or unreadable."""
     version = s.host.macos_version
-    return version if version and _v(version) is not None else None
+    return version if version and parse_version(version) is not None else None
 
 
 def installed_tensorflow(s: Snapshot) -> PackageFacts | None:
@@ -121,13 +121,6 @@ def installed_tensorflow(s: Snapshot) -> PackageFacts | None:
     (the installation check reports those)."""
     real, _shims = providers(s)
     return real[0] if len(real) == 1 else None
-
-
-def _v(version: str) -> Version | None:
-    try:
-        return Version(version)
-    except InvalidVersion:
-        return None
 
 
 def _span(pythons: tuple[str, ...] | list[str]) -> str:
@@ -461,7 +454,7 @@ def run(s: Snapshot) -> list[Finding]:
                         f"{what} on {where}: tensorflow-metal is macOS-only, so there is no Metal "
                         "pairing to check",
                         {"system": host.system, "tensorflow": tf.version if tf else None})]
-    unreadable = [p for p in (tf, metal) if p is not None and _v(p.version or "") is None]
+    unreadable = [p for p in (tf, metal) if p is not None and parse_version(p.version or "") is None]
     if unreadable:  # a corrupt METADATA (the target check reports it): nothing to judge by
         return []
     m = load_matrix()

@@ -10,15 +10,15 @@ from typing import Any
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
-
-from tfdoctor.fixes import pip
-from tfdoctor.matrix import PIN_NAMES, CompatMatrix, MatrixError, load_matrix
-from tfdoctor.model import Check, CodeDoc, Finding, Remediation, Severity
-from tfdoctor.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
-
+from packaging.version import Version
 from tfdoctor.checks.compat import installed_tensorflow
 from tfdoctor.checks.markers import applicable, marker_env, satisfies
+
+from tfdoctor.fixes import pip
+from tfdoctor.matrix import PIN_NAMES, CompatMatrix, load_matrix_or_none
+from tfdoctor.model import Check, CodeDoc, Finding, Remediation, Severity
+from tfdoctor.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
+from tfdoctor.versions import parse_version
 
 NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
 KERAS_GUIDE = "https://keras.io/getting_started/"
@@ -76,23 +76,9 @@ CODES = {
 }
 
 
-def _version(text: str | None) -> Version | None:
-    try:
-        return Version(text or "")
-    except InvalidVersion:
-        return None
-
-
 def _minor(version: str) -> str:
-    v = _version(version)
+    v = parse_version(version)
     return f"{v.major}.{v.minor}" if v else version
-
-
-def _matrix() -> CompatMatrix | None:
-    try:
-        return load_matrix()
-    except MatrixError:
-        return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -157,7 +143,7 @@ def _numpy_fix(pin: Requirement | None) -> str:
 def _numpy_abi(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts, pins: list[Requirement],
                pins_source: str) -> Finding | None:
     numpy = s.package("numpy")
-    nv, tv = _version(numpy.version if numpy else None), _version(tf.version)
+    nv, tv = parse_version(numpy.version if numpy else None), parse_version(tf.version)
     if numpy is None or nv is None or tv is None or nv.major < 2:
         return None
     first, source = numpy2_first_minor(m)
@@ -252,7 +238,7 @@ def _tf_keras_fits(tfk: PackageFacts, tf: PackageFacts, env: dict[str, str]) -> 
 
 def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Finding | None, str]:
     """The Keras finding for TensorFlow 2.16+, and the Keras part of the OK headline."""
-    tv = _version(tf.version)
+    tv = parse_version(tf.version)
     minor = m.tf_minor(tf.version) if m else None
     keras_major = minor.keras_major if minor and minor.keras_major else (
         3 if tv and (tv.major, tv.minor) >= (2, 16) else 2)
@@ -350,7 +336,7 @@ def run(s: Snapshot) -> list[Finding]:
     tf = installed_tensorflow(s)
     if tf is None or not tf.version:
         return []  # the installation check says why
-    m = _matrix()
+    m = load_matrix_or_none()
     pins, pins_source = tensorflow_pins(s, tf, m)
     findings = []
     numpy = _numpy_abi(s, m, tf, pins, pins_source)

@@ -6,7 +6,7 @@ Apple silicon) are the exception, told apart by their Requires-Dist. A self-shim
 
 from __future__ import annotations
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tfdoctor.fixes import pip
@@ -68,16 +68,10 @@ CODES = {
 }
 
 
-def _requires(pkg: PackageFacts) -> set[str]:
-    names = set()
-    for text in pkg.requires_dist:
-        try:
-            req = Requirement(text)
-        except InvalidRequirement:
-            continue
-        if req.marker is None or "extra" not in str(req.marker):
-            names.add(canonicalize_name(req.name))
-    return names
+def _requires(s: Snapshot, pkg: PackageFacts) -> set[str]:
+    """Distributions `pkg` requires on the diagnosed interpreter (markers evaluated there: the
+    tensorflow 2.13-2.15 wheels require tensorflow-macos on macOS arm64 only)."""
+    return {canonicalize_name(r.name) for r in applicable(pkg, marker_env(s))}
 
 
 def _matrix_kind(pkg: PackageFacts, arch: str | None) -> tuple[str | None, str | None]:
@@ -159,7 +153,7 @@ def providers(s: Snapshot) -> tuple[list[PackageFacts], list[PackageFacts]]:
     dists = s.tensorflow_distributions()
     empty = self_shims(s) + hollow_shims(s)
     keys = {d.key for d in dists}
-    shims = [d for d in dists if d not in empty and _requires(d) & (keys - {d.key})]
+    shims = [d for d in dists if d not in empty and _requires(s, d) & (keys - {d.key})]
     real = [d for d in dists if d not in shims and d not in empty]
     return real, shims
 

@@ -4,7 +4,11 @@ for the Python tfdoctor itself runs on."""
 
 from __future__ import annotations
 
-from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.markers import (
+    InvalidMarker,
+    UndefinedComparison,
+    UndefinedEnvironmentName,
+)
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
@@ -71,12 +75,3 @@ def satisfies(version: str | None, req: Requirement) -> bool | None:
     except InvalidVersion:
         return None
     return req.specifier.contains(version, prereleases=True)
-
-
-def version_tuple(version: str | None) -> tuple[int, ...] | None:
-    """(major, minor) of a version string, or None when it does not parse."""
-    try:
-        v = Version(version or "")
-    except InvalidVersion:
-        return None
-    return (v.major, v.minor)

@@ -394,7 +394,7 @@ def _failed(s: Snapshot, v: Verdict) -> Finding:
     run = v.runs[0]
     phase = {"setup": "setting up", "warmup": "running", "verify": "checking its result"}.get(
         run.error_phase or "", "running")
-    first = (run.error or "").splitlines()[0][:240]
+    first = ((run.error or "").strip().splitlines() or [""])[0][:240]
     title = f"{v.workload} {_size(v.workload, run.size)} failed on {v.device} while {phase}: {first}"
     ev = {"workload": v.workload, "device": v.device, "error": run.error, "error_type": run.error_type,
           "phase": run.error_phase, "traceback": run.error_traceback,
@@ -440,7 +440,8 @@ def _stopped(s: Snapshot, facts: ProbeFacts, v: Verdict) -> Finding:
 def _cpu_only(s: Snapshot, facts: ProbeFacts, v: Verdict) -> Finding:
     main = [r for r in v.runs if r.role == "main"] or list(v.runs)
     figures = ", ".join(f"{r.workload} {_rate(r)}" for r in main if _rate(r))
-    title = "No GPU to probe: the probes ran on the CPU only" + (f" ({figures})" if figures else "")
+    title = ("No GPU to probe: the probes ran on the CPU only" + (f" ({figures})" if figures else "")
+             if v.runs else "No GPU to probe: TensorFlow lists none, so nothing was measured")
     ev = {"gpus": facts.gpus, "devices": facts.devices, "runs": [_run_evidence(r) for r in v.runs]}
     fix = None
     if facts.config and facts.config.devices == "gpu":

@@ -11,13 +11,13 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
+from tfdoctor.checks.installation import providers
 
 from tfdoctor.fixes import pip, python_cmd
+from tfdoctor.matrix import load_matrix_or_none
 from tfdoctor.model import Check, CodeDoc, Finding, Remediation, Severity
 from tfdoctor.runtime_facts import STAGE_DOING, ImportFailure, RuntimeFacts
 from tfdoctor.snapshot import Snapshot
-
-from tfdoctor.checks.installation import providers
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
 PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
@@ -272,7 +272,7 @@ def _requires(s: Snapshot, name: str) -> str | None:
                     req.marker is None or "extra" not in str(req.marker)):
                 return str(req.specifier)
     _dist, version = _tf(s)
-    matrix = _matrix()
+    matrix = load_matrix_or_none()
     if matrix is not None and version and _apple_silicon(s):
         try:
             return matrix.tf_pins(version, s.python.minor if s.python else None).get(key)
@@ -281,24 +281,12 @@ def _requires(s: Snapshot, name: str) -> str | None:
     return None
 
 
-def _matrix():
-    """The compatibility matrix, or None when it cannot be loaded."""
-    try:
-        from tfdoctor.matrix import load_matrix
-    except ImportError:
-        return None
-    try:
-        return load_matrix()
-    except Exception:  # noqa: BLE001 - MatrixError or a broken bundled file: fall back
-        return None
-
-
 def pair_fix(s: Snapshot) -> tuple[tuple[str, ...], str, dict[str, Any]]:
     """Requirements for a TensorFlow/tensorflow-metal pair that loads, why, and matrix facts."""
     _dist, tf_version = _tf(s)
     metal = _metal_version(s)
     py = s.python.minor if s.python else None
-    matrix = _matrix()
+    matrix = load_matrix_or_none()
     if matrix is None:
         reqs = tuple(f for f in ("tensorflow-metal",) if metal)
         return reqs, "tfdoctor's compatibility matrix is unavailable: reinstall the plugin", {}
@@ -516,7 +504,7 @@ def _arch_mismatch(s: Snapshot, rt: RuntimeFacts, err: ImportFailure, ev: dict[s
                  f"{have or 'another architecture'}, this Python runs as {need or ev['process_arch']}")
         text = f"Reinstall from this {need or ''} interpreter, without pip's cache".replace("  ", " ")
     else:
-        title = f"A library TensorFlow needs could not be loaded: {library or err.message.splitlines()[0][:120]}"
+        title = f"A library TensorFlow needs could not be loaded: {library or (err.message.strip().splitlines() or [err.type])[0][:120]}"
         text = "Reinstall TensorFlow so the missing library comes back"
     commands = (pip(s, "install", "--force-reinstall", "--no-deps", "--no-cache-dir", *names),) if names else ()
     return _finding("runtime.library-arch-mismatch", title, ev, Remediation(text, commands),
@@ -534,7 +522,7 @@ def _arm64_fix(s: Snapshot) -> Remediation:
                            "https://github.com/docker/for-mac/issues/5342")
     if _apple_silicon(s) or s.host.system == "Darwin":
         reqs: tuple[str, ...] = ("tensorflow",)
-        matrix = _matrix()
+        matrix = load_matrix_or_none()
         if matrix is not None and s.python:
             try:
                 rec = matrix.recommended_install(s.python.minor, "arm64", s.host.macos_version or None)

@@ -98,3 +98,12 @@ def test_amd64_container_on_apple_silicon():
 @pytest.mark.parametrize("builder", [apple_silicon, linux_cpu])
 def test_healthy_machines_give_no_problem(builder):
     assert all(f.severity is Severity.OK for f in architecture.run(snap(builder())))
+
+
+def test_snapshot_without_process_arch_makes_no_claim():
+    """A snapshot (from another tool, or hand-edited) with no process architecture: neither
+    'runs natively' nor a mismatch of every wheel against 'None'."""
+    from tfdoctor.checks import binaries
+
+    data = apple_silicon(python={"process_arch": ""})
+    assert architecture.run(snap(data)) == [] and binaries.run(snap(data)) == []

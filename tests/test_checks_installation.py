@@ -183,3 +183,17 @@ def test_unreadable_macos_version_does_not_crash_the_advice():
     data = apple_silicon(packages=[], host={"macos_version": ":"})
     (finding,) = installation.run(snap(data))
     assert finding.code == "install.no-tensorflow" and finding.remediation.commands
+
+
+def test_intel_mac_upgrade_to_tensorflow_213_is_two_tensorflows():
+    """tensorflow-macos 2.12 was the last x86_64 release; `pip install tensorflow==2.13` on an
+    Intel Mac adds the full official wheel. Its Requires-Dist names tensorflow-macos only for
+    Darwin/arm64 (reference records), so on x86_64 it is a second TensorFlow, not a shim."""
+    data = apple_silicon(
+        host={"hw_arm64": False, "chip": "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz"},
+        python={"process_arch": "x86_64", "translated": False},
+        packages=[_pkg("tensorflow-macos", "2.12.0", ["cp310-cp310-macosx_10_15_x86_64"]),
+                  _pkg("tensorflow", "2.13.0", ["cp310-cp310-macosx_10_15_x86_64"],
+                       ['tensorflow-macos ==2.13.0 ; platform_system == "Darwin" and platform_machine == "arm64"'])])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.multiple-tensorflow"

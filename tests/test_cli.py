@@ -93,6 +93,15 @@ def test_only_and_skip(healthy_env):
     assert bad.code == 2 and "unknown check nonsense" in bad.stderr
 
 
+@pytest.mark.parametrize("args", [("explain", "[/x]"), ("diagnose", "[/x]"), ("check", "--only", "[/x]"),
+                                  ("check", "--python", "[bold]x")])
+def test_markup_like_input_is_printed_not_interpreted(args):
+    """rich would read "[/x]" as a closing tag and raise: user text is escaped everywhere."""
+    run = run_tfdoctor(*args, "--no-runtime") if args[0] == "check" else run_tfdoctor(*args)
+    assert run.code == 2 and args[-1] in run.stderr
+    assert_no_traceback(run)
+
+
 @pytest.mark.parametrize("arg", ["/nonexistent/python", str(Path(__file__))])
 def test_unusable_python_argument_is_usage_error(arg):
     run = run_tfdoctor("check", "--python", arg, *STATIC)

@@ -57,6 +57,7 @@ def test_broken_dist_infos_and_plugins(tmp_path):
     plugins.mkdir()
     shutil.copy("/bin/true", plugins / "libreal.so")
     (plugins / "notalib.so").write_text("hello")
+    (plugins / "dangling.so").symlink_to(tmp_path / "gone.so")
     snap = gather_static(str(python))
     assert snap.target.ok, snap.target
     by_name = {p.name: p for p in snap.packages}
@@ -70,6 +71,8 @@ def test_broken_dist_infos_and_plugins(tmp_path):
     formats = {p.name: (p.format, p.archs) for p in snap.plugins}
     assert formats["libreal.so"][0] == "elf"
     assert formats["notalib.so"] == ("unknown", [])
+    dangling = next(p for p in snap.plugins if p.name == "dangling.so")
+    assert dangling.format is None and "FileNotFoundError" in dangling.error
 
 
 def test_venv_dir_is_accepted_as_python(tmp_path):

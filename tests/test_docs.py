@@ -33,3 +33,23 @@ def test_readme_example_is_real_output():
     shown = readme.split("```\n$ tfdoctor check\n", 1)[1].split("```\n", 1)[0]
     run = run_tfdoctor("diagnose", str(REPO / "tests" / "scenarios" / "rosetta_homebrew_usr_local.json"))
     assert run.stdout == shown
+
+
+def test_apple_extra_pins_the_pair_the_matrix_recommends():
+    """`pip install tfdoctor[apple]` installs the pair compat_matrix.json calls known to work,
+    only on macOS arm64."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    extra = [Requirement(r) for r in tomllib.loads((REPO / "pyproject.toml").read_text())
+             ["project"]["optional-dependencies"]["apple"]]
+    recommended = {Requirement(r).name: Requirement(r).specifier
+                   for r in json.loads((REPO / "compat_matrix.json").read_text())["recommended"]["requirements"]}
+    assert {r.name for r in extra} == set(recommended)
+    for req in extra:
+        (pinned,) = list(req.specifier)
+        assert pinned.operator == "==" and pinned.version in recommended[req.name], req
+        assert req.marker.evaluate({"sys_platform": "darwin", "platform_machine": "arm64", "python_version": "3.12"})
+        assert not req.marker.evaluate({"sys_platform": "darwin", "platform_machine": "arm64", "python_version": "3.13"})
+        assert not req.marker.evaluate({"sys_platform": "linux", "platform_machine": "x86_64", "python_version": "3.11"})

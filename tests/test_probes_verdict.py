@@ -492,3 +492,13 @@ def test_resolve_config():
     for bad in ({"workloads": ["fft"]}, {"devices": "tpu"}, {"preset": "nope"}, {"budget_s": 0}):
         with pytest.raises(ValueError):
             resolve_config(bad)
+
+
+def test_gpu_only_probe_without_a_gpu_says_so():
+    """`tfdoctor probe --device gpu` where TensorFlow lists no GPU: nothing is measured, and the
+    report must still say why there is no verdict."""
+    f = facts(devices=())
+    f.config.devices = "gpu"
+    (finding,) = probes_check.run(snapshot(f))
+    assert finding.code == "probe.cpu-only" and "nothing was measured" in finding.title
+    assert finding.remediation is not None

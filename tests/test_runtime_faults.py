@@ -125,6 +125,20 @@ def test_hang_kills_the_whole_group_and_dumps_the_stack(tmp_path, monkeypatch):
     assert_nothing_left(pidfile)
 
 
+def test_hang_with_probes_on_still_dumps_the_stack(tmp_path):
+    """With the speed probes asked for (the default `check`), the child's hard limit is longer,
+    but a hang before the probes is killed at --timeout and must still say where it hung."""
+    from tfdoctor.runtime import inspect
+
+    python = make_fake_env(tmp_path, BY_NAME["hang"])
+    started = time.monotonic()
+    found = inspect(str(python), 3, probes={"preset": "check"})
+    assert time.monotonic() - started < 3 + 1
+    assert found.runtime.outcome == "timeout" and found.runtime.stage == "importing"
+    assert any("tensorflow/__init__.py" in frame for frame in found.runtime.log.python_stack)
+    assert found.probes.outcome == "not-run"
+
+
 def test_spinner_on_a_terminal_and_nothing_on_stdout(tmp_path, capsys):
     python = make_fake_env(tmp_path, BY_NAME["hang"])
     screen = io.StringIO()

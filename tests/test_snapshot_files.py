@@ -199,3 +199,10 @@ def test_diagnose_reads_a_check_json_report(tmp_path):
     again = run_tfdoctor("diagnose", str(path), "--json")
     assert [f["code"] for f in json.loads(again.stdout)["findings"]] == \
         [f["code"] for f in json.loads(report.stdout)["findings"]]
+
+
+def test_redaction_keeps_other_homes_that_share_a_prefix_apart():
+    who = Identity(home="/Users/al", user="al", host="box")
+    from tfdoctor.redact import redact
+
+    assert redact("/Users/al/venv and /Users/alice/venv", who) == "~/venv and /Users/<user>/venv"

@@ -22,6 +22,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 STDERR_KEEP = 64 * 1024
 """Bytes of stderr kept from each end: enough for a traceback and TensorFlow's log lines."""
+STDERR_TAIL = 8000
+"""Characters of a child's stderr kept in the facts (all of the bounded stderr is parsed)."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,10 @@ def run_child(
         # directory removed with this one: tfdoctor leaves nothing behind in the user's /tmp.
         child_tmp = Path(tmp) / "tmp"
         child_tmp.mkdir()
+        # No .pyc files either: neither beside tfdoctor's scripts (a foreign interpreter would
+        # leave __pycache__ in tfdoctor's package) nor in the user's site-packages.
         child_env = {**(os.environ if env is None else env), "TMPDIR": str(child_tmp),
-                     "TEMP": str(child_tmp), "TMP": str(child_tmp)}
+                     "TEMP": str(child_tmp), "TMP": str(child_tmp), "PYTHONDONTWRITEBYTECODE": "1"}
         started = time.monotonic()
         with open(stderr_path, "wb") as stderr_file:
             proc = subprocess.Popen(

@@ -12,12 +12,14 @@ from typing import Annotated, List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from tfdoctor import __version__
 from tfdoctor.engine import ENGINE_CODES, UnknownCheck, applicable, run_checks, select
 from tfdoctor.model import CodeDoc, Severity
 from tfdoctor.registry import load_checks
 from tfdoctor.report import EXIT_INTERNAL, EXIT_USAGE, Report
+from tfdoctor.typed import json_text
 
 app = typer.Typer(
     help="Diagnose TensorFlow on Apple silicon: what is wrong, why, and the command that fixes it.",
@@ -57,7 +59,7 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks of tfdo
 
 
 def usage_error(message: str) -> typer.Exit:
-    err.print(f"[red]error:[/] {message}")
+    err.print(f"[red]error:[/] {escape(message)}")
     return typer.Exit(EXIT_USAGE)
 
 
@@ -133,7 +135,7 @@ def diagnose_snapshot(snapshot, chosen, failures, debug: bool) -> Report:
 
 def emit(report: Report, fmt: OutputFormat, verbose: bool, threshold: Severity) -> None:
     if fmt is OutputFormat.json:
-        sys.stdout.write(json.dumps(report.to_dict(threshold), indent=2) + "\n")
+        sys.stdout.write(json_text(report.to_dict(threshold), indent=2) + "\n")
     elif fmt is OutputFormat.markdown:
         from tfdoctor.render.markdown import render_markdown
 
@@ -168,7 +170,7 @@ def collect(
             handle.write(text)
     except OSError as exc:
         raise usage_error(f"cannot write {output}: {exc.strerror or exc}")
-    err.print(f"wrote {output} ({len(text)} bytes{', redacted' if not no_redact else ''})")
+    err.print(escape(f"wrote {output} ({len(text)} bytes{', redacted' if not no_redact else ''})"))
 
 
 @app.command()
@@ -206,10 +208,13 @@ def diagnose(
         emit(reports[0][1], fmt, verbose, threshold)
     elif fmt is OutputFormat.json:
         docs = [{"file": name, **report.to_dict(threshold)} for name, report in reports]
-        sys.stdout.write(json.dumps(docs, indent=2) + "\n")
+        sys.stdout.write(json_text(docs, indent=2) + "\n")
     else:
         for name, report in reports:
-            out.rule(name) if fmt is OutputFormat.text else sys.stdout.write(f"\n# {name}\n\n")
+            if fmt is OutputFormat.text:
+                out.rule(escape(name))
+            else:
+                sys.stdout.write(f"\n# {name}\n\n")
             emit(report, fmt, verbose, threshold)
     raise typer.Exit(max(report.exit_code(threshold) for _, report in reports))
 
@@ -257,7 +262,8 @@ def probe(
               "devices": device.value, "size": size, "repeats": repeats, "budget_s": budget}
     config = {key: value for key, value in config.items() if value is not None}
     checks, failures = load_checks()
-    chosen = _select(checks, ["runtime", "probes"], [])
+    # The interpreter and the installation come first: a probe of nothing must not pass.
+    chosen = _select(checks, ["target", "installation", "runtime", "probes"], [])
     snapshot = _gather(python, False, False, timeout, probes=config)
     report = diagnose_snapshot(snapshot, chosen, failures, debug)
     threshold = Severity(fail_on.value)
@@ -283,10 +289,10 @@ def list_checks(json_output: bool = typer.Option(False, "--json", help="Print JS
                                     indent=2) + "\n")
         return
     for c in checks:
-        out.print(f"[bold]{c.name}[/]  {c.area}: {c.summary}")
-        out.print(f"  [dim]{', '.join(sorted(c.codes))}[/]")
+        out.print(f"[bold]{escape(c.name)}[/]  {escape(c.area)}: {escape(c.summary)}")
+        out.print(f"  [dim]{escape(', '.join(sorted(c.codes)))}[/]")
     for f in failures:
-        err.print(f"[yellow]could not load[/] {f.entry_point}: {f.error}")
+        err.print(f"[yellow]could not load[/] {escape(f.entry_point)}: {escape(f.error)}")
 
 
 def all_codes() -> dict[str, CodeDoc]:
@@ -306,13 +312,13 @@ def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rose
         close = difflib.get_close_matches(code, list(codes), n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else "; `tfdoctor list-checks` lists them"
         raise usage_error(f"unknown code {code!r}{hint}")
-    out.print(f"[bold]{code}[/] ({doc.severity.value}): {doc.title}")
+    out.print(f"[bold]{escape(code)}[/] ({doc.severity.value}): {escape(doc.title)}")
     out.print()
-    out.print(doc.why)
+    out.print(escape(doc.why))
     out.print()
-    out.print(f"[bold]Fix:[/] {doc.fix}")
+    out.print(f"[bold]Fix:[/] {escape(doc.fix)}")
     if doc.link:
-        out.print(doc.link)
+        out.print(escape(doc.link))
 
 
 @app.command("matrix")
@@ -348,7 +354,6 @@ def matrix(
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return
 
-    from rich.markup import escape
 
     def span(values: list) -> str:
         return "-" if not values else values[0] if len(values) == 1 else f"{values[0]}-{values[-1]}"
@@ -419,7 +424,8 @@ def main() -> None:
         err.print("interrupted")
         sys.exit(130)
     except Exception as exc:  # noqa: BLE001 - the doctor must not end in a traceback
-        err.print(f"[red]tfdoctor failed:[/] {type(exc).__name__}: {exc}")
+        # markup=False: this handler must not fail on whatever text the exception carries
+        err.print(f"tfdoctor failed: {type(exc).__name__}: {exc}", markup=False, style="red")
         if "--debug" in sys.argv:
             err.print(traceback.format_exc(), markup=False)
         else:

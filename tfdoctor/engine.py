@@ -70,7 +70,7 @@ def run_checks(
     ]
     for check in applicable(snapshot, checks):
         try:
-            produced = list(check.run(snapshot))
+            produced = [_valid(f) for f in check.run(snapshot)]
         except Exception as exc:  # noqa: BLE001 - a crash becomes a finding
             evidence = {"check": check.name, "error": f"{type(exc).__name__}: {exc}"}
             if debug:
@@ -88,3 +88,13 @@ def run_checks(
             ]
         findings.extend(replace(f, check=f.check or check.name) for f in produced)
     return findings
+
+
+def _valid(finding: object) -> Finding:
+    """A plugin's result, checked before it reaches the report (where a wrong type would crash
+    rendering): a Finding with a Severity and a JSON-friendly evidence mapping."""
+    if not isinstance(finding, Finding):
+        raise TypeError(f"a check must return Finding objects, not {type(finding).__name__}")
+    if not isinstance(finding.severity, Severity):
+        raise TypeError(f"{finding.code}: severity must be a tfdoctor.model.Severity")
+    return finding

@@ -68,8 +68,12 @@ def gather_static(python: str | None = None) -> Snapshot:
         "env": data.get("env") or {},
         "errors": data.get("errors") or [],
     }
-    _fill_cpu_brand(snapshot_data["host"])
-    _fill_memory(snapshot_data["host"])
+    for fill in (_fill_cpu_brand, _fill_memory):
+        try:
+            fill(snapshot_data["host"])
+        except Exception as exc:  # noqa: BLE001 - a missing fact, recorded, never a crash
+            snapshot_data["errors"].append({"what": fill.__name__.removeprefix("_fill_"),
+                                            "error": f"{type(exc).__name__}: {exc}"})
     try:
         return Snapshot.from_dict(snapshot_data)
     except SnapshotError as exc:

@@ -508,6 +508,15 @@ def load_matrix(path: str | Path | None = None) -> CompatMatrix:
     return _load(str(Path(path) if path is not None else default_path()))
 
 
+def load_matrix_or_none() -> CompatMatrix | None:
+    """The bundled matrix, or None when it cannot be read: remediations fall back to plainer
+    advice rather than fail a check."""
+    try:
+        return load_matrix()
+    except MatrixError:
+        return None
+
+
 @functools.lru_cache(maxsize=8)
 def _load(path: str) -> CompatMatrix:
     try:

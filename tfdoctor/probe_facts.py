@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tfdoctor import typed
+from tfdoctor.childproc import STDERR_TAIL
 
 if TYPE_CHECKING:
     from tfdoctor.runtime_facts import RuntimeFacts
 
-STDERR_TAIL = 8000
 
 OUTCOMES = ("ok", "error", "crashed", "timeout", "not-run")
 """How the probes ended:

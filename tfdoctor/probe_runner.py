@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from tfdoctor import typed
-from tfdoctor.childproc import ChildResult, run_child
+from tfdoctor.childproc import STDERR_TAIL, ChildResult, run_child
 from tfdoctor.probe_facts import ProbeFacts, from_document
 
 WORKLOADS = Path(__file__).parent / "target" / "workloads.py"
-STDERR_TAIL = 8000
 IMPORT_ALLOWANCE_S = 60.0
 """Seconds allowed for `import tensorflow` on top of the probes' budget (a cold first import on
 a Mac can take tens of seconds)."""

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from packaging.version import InvalidVersion, Version
-
 from tfdoctor.snapshot import Snapshot
+from tfdoctor.versions import parse_version
 
 
 @dataclass(frozen=True)
@@ -19,20 +18,13 @@ def recommended_requirements(s: Snapshot) -> Requirements:
     """The TensorFlow (and tensorflow-metal on Apple silicon) to install here, or why none fits."""
     py = s.python
     if s.host.system == "Darwin" and py is not None:
-        from tfdoctor.matrix import load_matrix  # lazily: only Mac remediations need the matrix
+        from tfdoctor.matrix import (
+            load_matrix,  # lazily: only Mac remediations need the matrix
+        )
 
         # On Apple silicon the right pair is the arm64 one even for a Python under Rosetta:
         # the architecture check tells the user to move to an arm64 Python first.
         arch = "arm64" if s.host.hw_arm64 else py.process_arch
-        rec = load_matrix().recommended_install(py.minor, arch, _version_or_none(s.host.macos_version))
+        rec = load_matrix().recommended_install(py.minor, arch, s.host.macos_version if parse_version(s.host.macos_version) else None)
         return Requirements(tuple(rec.requirements), rec.reason)
     return Requirements(("tensorflow",), "Install TensorFlow (CPU, or CUDA with tensorflow[and-cuda] on Linux)")
-
-
-def _version_or_none(text: str | None) -> str | None:
-    """A macOS version the matrix can compare, or None (unknown) for anything unreadable."""
-    try:
-        Version(text or "")
-    except InvalidVersion:
-        return None
-    return text

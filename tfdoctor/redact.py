@@ -32,7 +32,8 @@ def redact(text: str, identity: Identity | None = None) -> str:
     """Replace the home directory with ~, other homes' user parts, the user and host names."""
     who = identity or Identity.current()
     if who.home and who.home not in ("/", ""):
-        text = text.replace(who.home.rstrip("/"), "~")
+        # Only the home itself, not a longer name it is a prefix of (/Users/al vs /Users/alice).
+        text = re.sub(re.escape(who.home.rstrip("/")) + r"(?![^/\s'\"`])", "~", text)
     text = _OTHER_HOMES.sub(lambda m: m.group(1) + "<user>", text)
     if who.host and len(who.host) >= 3:
         text = re.sub(rf"\b{re.escape(who.host)}\b", "<host>", text)

@@ -19,13 +19,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from tfdoctor import logparse, typed
-from tfdoctor.childproc import ChildResult, run_child
+from tfdoctor.childproc import STDERR_TAIL, ChildResult, run_child
 from tfdoctor.probe_facts import ProbeFacts, from_runtime
 from tfdoctor.runtime_facts import STAGE_DOING, STAGES, ImportFailure, RuntimeFacts
 
 CHILD = Path(__file__).parent / "target" / "runtime_child.py"
-STDERR_TAIL = 8000
-"""Characters of the child's stderr kept in the facts (all of the bounded stderr is parsed)."""
 
 _RESULT_FIELDS = ("stage", "stage_s", "import_s", "tf_version", "tf_git_version", "tf_file",
                   "build_info", "import_error", "physical_devices", "logical_devices",
@@ -73,7 +71,7 @@ def inspect(python: str, timeout: float, progress: Console | None = None,
         from tfdoctor.probe_runner import budget_of, probe_timeout
 
         hard_limit += probe_timeout(budget_of(probes))
-        args = ["--probes", json.dumps(dict(probes))]
+        args = ["--probes", json.dumps(dict(probes)), "--hard-timeout", f"{hard_limit:g}"]
     status = _Status(progress, python, timeout)
 
     def tick(result_path: Path, elapsed: float) -> bool:
@@ -81,7 +79,7 @@ def inspect(python: str, timeout: float, progress: Console | None = None,
         return elapsed > timeout and stage not in ("probes", "done")
 
     try:
-        child = run_child(python, CHILD, ["--timeout", f"{hard_limit:g}", *args], timeout=hard_limit,
+        child = run_child(python, CHILD, ["--timeout", f"{timeout:g}", *args], timeout=hard_limit,
                           env=child_env(), tick=tick if (status.active or probes is not None) else None)
     except OSError as exc:
         facts = RuntimeFacts(outcome="not-started", python=python, timeout_s=timeout,

@@ -13,6 +13,7 @@ from typing import Any
 
 from tfdoctor.redact import Identity, redact
 from tfdoctor.snapshot import Snapshot, SnapshotError
+from tfdoctor.typed import json_text
 
 MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 """Far above a real snapshot (a few hundred KB with every package); refuses runaway input."""
@@ -70,7 +71,7 @@ def redact_snapshot(snapshot: Snapshot, identity: Identity | None = None) -> Sna
 
 
 def snapshot_json(snapshot: Snapshot) -> str:
-    return json.dumps(snapshot.to_dict(), indent=1, sort_keys=False) + "\n"
+    return json_text(snapshot.to_dict(), indent=1) + "\n"
 
 
 def _map_strings(value: Any, change) -> Any:

@@ -8,6 +8,8 @@ traceback somewhere inside a check.
 from __future__ import annotations
 
 import dataclasses
+import json
+import math
 import types
 import typing
 from typing import Any, TypeVar, Union
@@ -119,3 +121,19 @@ def json_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
     if tp in simple:
         return {"type": simple[tp]}
     raise TypeError(f"no JSON schema for {tp!r}")
+
+
+def json_text(value: Any, indent: int | None = None) -> str:
+    """Strict JSON for what tfdoctor prints: non-finite floats (an infinite speedup) become
+    null, as other parsers reject `Infinity`; values JSON has no type for become strings."""
+    return json.dumps(_finite(value), indent=indent, default=str, allow_nan=False, ensure_ascii=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value

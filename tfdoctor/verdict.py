@@ -121,9 +121,8 @@ def judge(facts: ProbeFacts) -> list[Verdict]:
     for run in cpu_failed:
         verdicts.append(Verdict("probe.failed", run.workload, run.device, (run,)))
     if not gpus and facts.complete:
-        measured = tuple(r for r in facts.runs if r.measured)
-        if measured:
-            verdicts.append(Verdict("probe.cpu-only", runs=measured))
+        # Also when nothing was measured (`--device gpu` and no GPU): say there was no GPU.
+        verdicts.append(Verdict("probe.cpu-only", runs=tuple(r for r in facts.runs if r.measured)))
     skipped = tuple(r for r in facts.runs if r.skipped)
     if skipped or (facts.outcome in ("crashed", "timeout") and facts.config):
         missing = skipped + tuple(_never_started(facts))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 from tfdoctor import __version__
 from tfdoctor.model import Severity
 from tfdoctor.redact import Identity, redact
 from tfdoctor.render.common import MARKS, summary_line, target_line
 from tfdoctor.report import Report
+from tfdoctor.typed import json_text
 
 
 def render_markdown(report: Report, fail_on: Severity, identity: Identity | None = None) -> str:
@@ -28,7 +27,7 @@ def render_markdown(report: Report, fail_on: Severity, identity: Identity | None
     for finding in report.findings:
         lines.append(f"- **[{finding.severity.value}] {finding.title}** (`{finding.code}`)")
         for key, value in finding.evidence.items():
-            shown = value if isinstance(value, str) else json.dumps(value)
+            shown = value if isinstance(value, str) else json_text(value)
             lines.append(f"  - {key}: `{shown}`")
     packages = [p for p in report.snapshot.packages if p.name]
     lines += ["", "<details><summary>Environment</summary>", "", "```"]

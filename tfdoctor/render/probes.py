@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from tfdoctor.probe_facts import ProbeFacts, ProbeRun
@@ -45,7 +46,7 @@ def render_probes(facts: ProbeFacts | None, console: Console, sweep: bool = Fals
         timing = run.timing
         if not run.measured:
             note = run.skipped or run.error or "not measured"
-            table.add_row(run.workload, run.device, str(run.size), "", "", "", note[:60], "", "", "")
+            table.add_row(run.workload, run.device, str(run.size), "", "", "", escape(note[:60]), "", "", "")
             continue
         agrees = "" if run.agreement is None else ("yes" if run.agreement.ok else "NO")
         table.add_row(run.workload, run.device, str(run.size), _ms(timing.median_s), _ms(timing.iqr_s),
@@ -53,4 +54,4 @@ def render_probes(facts: ProbeFacts | None, console: Console, sweep: bool = Fals
                       (run.placed_on or "").rsplit("device:", 1)[-1], agrees)
     wide(console).print(table)
     if facts.message:
-        console.print(facts.message)
+        console.print(escape(facts.message))

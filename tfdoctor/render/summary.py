@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from typing import Sequence
@@ -12,6 +11,7 @@ from rich.markup import escape
 
 from tfdoctor.model import Severity
 from tfdoctor.render.common import MARKS
+from tfdoctor.typed import json_text
 
 
 def render_summary(reports: Sequence[tuple], fmt, threshold: Severity, console: Console) -> None:
@@ -27,7 +27,7 @@ def render_summary(reports: Sequence[tuple], fmt, threshold: Severity, console: 
                      "problems": sorted({f.code for f in problems})})
     if fmt.value == "json":
         doc = {"snapshots": rows, "finding_counts": dict(counts.most_common())}
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        sys.stdout.write(json_text(doc, indent=2) + "\n")
         return
     for row in rows:
         mark = MARKS[Severity(row["severity"])]

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import json
-
 from rich.console import Console
 from rich.markup import escape
 
@@ -12,6 +10,7 @@ from tfdoctor import __version__
 from tfdoctor.model import Finding, Severity
 from tfdoctor.render.common import MARKS, summary_line, target_line
 from tfdoctor.report import Report
+from tfdoctor.typed import json_text
 
 STYLES = {Severity.OK: "green", Severity.INFO: "cyan", Severity.WARNING: "yellow",
           Severity.ERROR: "red"}
@@ -61,7 +60,7 @@ def _print_body(console: Console, report: Report, finding: Finding, verbose: boo
         _print_fix(console, finding, indent=indent)
     if verbose and finding.evidence:
         for key, value in finding.evidence.items():
-            shown = value if isinstance(value, str) else json.dumps(value)
+            shown = value if isinstance(value, str) else json_text(value)
             console.print(f"{indent}[dim]{escape(key)}: {escape(shown)}[/]")
 
 

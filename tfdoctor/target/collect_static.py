@@ -29,7 +29,6 @@ ENV_PATTERN = re.compile(
     r"KERAS_BACKEND|CONDA_PREFIX|CONDA_DEFAULT_ENV|CONDA_SUBDIR|VIRTUAL_ENV|PYENV_VERSION|"
     r"MTL_.*|METAL_.*|OMP_NUM_THREADS)$"
 )
-TF_PACKAGES_WITH_REQUIRES = True
 ERRORS = []
 
 
@@ -340,7 +339,11 @@ def plugin_facts(site_dirs):
             if os.path.isdir(path):
                 continue
             info = binfmt.describe_file(path)
-            info.update({"dir": plugin_dir, "name": name, "size": os.path.getsize(path)})
+            try:
+                size = os.path.getsize(path)
+            except OSError:  # a dangling link: describe_file has recorded the error already
+                size = None
+            info.update({"dir": plugin_dir, "name": name, "size": size})
             info.setdefault("error", None)
             plugins.append(info)
     return plugins

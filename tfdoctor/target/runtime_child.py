@@ -341,7 +341,18 @@ def stage(name, func, *args):
         return None
 
 
-def run_speed_probes(tf, config):
+def dump_stack_before(deadline):
+    """Have faulthandler dump the Python stack a little before the parent kills the group at
+    `deadline` (seconds since the child started), so that a hang says where it hung."""
+    if not deadline:
+        return
+    faulthandler.cancel_dump_traceback_later()
+    remaining = deadline - (time.monotonic() - T0)
+    faulthandler.dump_traceback_later(max(0.5, min(remaining - 1.0, remaining * 0.95)),
+                                      exit=False, file=sys.stderr)
+
+
+def run_speed_probes(tf, config, deadline):
     """The speed probes (workloads.py, beside this file) run last, so that a crash or hang
     inside them loses none of the facts above; each partial result is written as it comes."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -352,6 +363,7 @@ def run_speed_probes(tf, config):
         write("probes")
 
     write("probes")
+    dump_stack_before(deadline)  # the parent allows the probes more time than the stages above
     STATE["probes"] = stage("probes", workloads.run_probes, tf, config,
                             lambda message: sys.stderr.write("tfdoctor-probe: %s\n" % message),
                             on_result)
@@ -367,10 +379,7 @@ def main(argv):
     if "--probes" in argv:
         probes_config = json.loads(argv[argv.index("--probes") + 1])
     faulthandler.enable(file=sys.stderr, all_threads=False)
-    if timeout:
-        # Dump the stack a little before the parent kills the group, so a hang says where.
-        faulthandler.dump_traceback_later(max(0.5, min(timeout - 1.0, timeout * 0.95)),
-                                          exit=False, file=sys.stderr)
+    dump_stack_before(timeout)
     STATE["env"] = relevant_env()
     keep_keras_config_untouched()
     STATE["plugins"] = stage("started", find_plugins) or []
@@ -394,7 +403,8 @@ def main(argv):
         STATE["keras"] = stage("keras", keras_facts, tf)
         write("keras")
         if probes_config is not None:
-            run_speed_probes(tf, probes_config)
+            hard = float(argv[argv.index("--hard-timeout") + 1]) if "--hard-timeout" in argv else None
+            run_speed_probes(tf, probes_config, hard)
     faulthandler.cancel_dump_traceback_later()
     STATE["complete"] = True
     write("done")
