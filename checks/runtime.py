@@ -9,9 +9,9 @@ import os
 import shlex
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from tfdoctor.checks.installation import providers
+from tfdoctor.checks.markers import marker_env, requirement_on
 
 from tfdoctor.fixes import pip, python_cmd
 from tfdoctor.matrix import load_matrix_or_none
@@ -260,17 +260,14 @@ def _stderr_lines(rt: RuntimeFacts, n: int = 8) -> list[str]:
 
 
 def _requires(s: Snapshot, name: str) -> str | None:
-    """The specifier TensorFlow's own metadata (or the matrix) puts on `name`, e.g. "<2.2,>=1.26"."""
-    key = canonicalize_name(name)
+    """The specifier TensorFlow's own metadata (or the matrix) puts on `name`, e.g. "<2.2,>=1.26",
+    with markers evaluated for the diagnosed interpreter (2.16/2.17 pin numpy by Python version)."""
+    env = marker_env(s)
     for dist in s.tensorflow_distributions():
-        for text in dist.requires_dist:
-            try:
-                req = Requirement(text)
-            except InvalidRequirement:
-                continue
-            if canonicalize_name(req.name) == key and str(req.specifier) and (
-                    req.marker is None or "extra" not in str(req.marker)):
-                return str(req.specifier)
+        req = requirement_on(dist, name, env)
+        if req is not None and str(req.specifier):
+            return str(req.specifier)
+    key = canonicalize_name(name)
     _dist, version = _tf(s)
     matrix = load_matrix_or_none()
     if matrix is not None and version and _apple_silicon(s):

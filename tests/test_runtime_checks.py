@@ -414,3 +414,17 @@ def test_explain_prints_a_runtime_code():
                           capture_output=True, text=True, env={**__import__("os").environ, "NO_COLOR": "1"})
     assert proc.returncode == 0
     assert "Symbol not found" in proc.stdout and "tensorflow-plugins" in proc.stdout
+
+
+def test_numpy_pin_is_read_for_this_python():
+    """tensorflow 2.16/2.17 pin numpy by Python version (reference records: '>=1.23.5' below
+    3.12, '>=1.26.0' from 3.12): the fix must use the line for the diagnosed interpreter."""
+    from snapshots import _pkg, apple_silicon, snap
+    from tfdoctor.checks.runtime import _requires
+
+    tf = _pkg("tensorflow", "2.16.2", ["cp312-cp312-macosx_12_0_arm64"],
+              ['numpy<2.0.0,>=1.23.5; python_version <= "3.11"', 'numpy<2.0.0,>=1.26.0; python_version >= "3.12"'])
+    s312 = snap(apple_silicon(packages=[tf], python={"version": "3.12.4"}))
+    s311 = snap(apple_silicon(packages=[tf], python={"version": "3.11.9"}))
+    assert _requires(s312, "numpy") == "<2.0.0,>=1.26.0"
+    assert _requires(s311, "numpy") == "<2.0.0,>=1.23.5"
