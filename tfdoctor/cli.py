@@ -23,6 +23,8 @@ from tfdoctor.typed import json_text
 
 app = typer.Typer(
     help="Diagnose TensorFlow on Apple silicon: what is wrong, why, and the command that fixes it.",
+    epilog="Exit codes: 0 no problem at or above --fail-on, 1 problems found, 2 usage error, "
+    "3 tfdoctor itself failed.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -330,8 +332,7 @@ def matrix(
         None, "--for-this-machine/--table-only",
         help="Show the recommended install for the diagnosed interpreter (default: on a Mac, or with --python)."),
 ) -> None:
-    """Show the TensorFlow / tensorflow-metal / Python / macOS compatibility matrix, and what to
-    install on this machine."""
+    """Show the TensorFlow / tensorflow-metal / Python / macOS matrix and what to install here."""
     from rich.table import Table
 
     from tfdoctor.checks.compat import machine_recommendation, matrix_rows, short_source
