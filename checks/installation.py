@@ -79,12 +79,10 @@ def _matrix_kind(pkg: PackageFacts, arch: str | None) -> tuple[str | None, str |
     self-shim; (None, None) when the matrix does not know the release or cannot be read."""
     if pkg.key not in ("tensorflow", "tensorflow-macos") or not pkg.version:
         return None, None
-    from tfdoctor.matrix import MatrixError, load_matrix  # lazily: only TensorFlow installs need it
+    from tfdoctor.matrix import load_matrix_or_none  # lazily: only TensorFlow installs need it
 
-    try:
-        release = load_matrix().tf_release(pkg.version)
-    except MatrixError:
-        return None, None
+    matrix = load_matrix_or_none()
+    release = matrix.tf_release(pkg.version) if matrix is not None else None
     if release is None:
         return None, None
     table = release.tensorflow if pkg.key == "tensorflow" else release.tensorflow_macos

@@ -32,31 +32,34 @@ def render_text(report: Report, console: Console, verbose: bool, fail_on: Severi
         head = area.finding
         console.print(f"[{STYLES[area.severity]}]\\[{MARKS[area.severity]}][/] [bold]{escape(area.area)}[/]: "
                       f"{escape(area.headline)} [dim]({head.code})[/]")
-        _print_body(console, report, head, verbose, indent="    ")
+        _print_body(console, report, head, diagnosis, verbose, indent="    ")
         for finding in report.findings:
             if finding.check == area.check and finding is not head and (
                     finding.severity >= Severity.WARNING or verbose):
-                _print_finding(console, report, finding, verbose)
+                _print_finding(console, report, finding, diagnosis, verbose)
     console.print()
     code = report.exit_code(fail_on)
     hint = "" if verbose else " · -v for evidence"
     console.print(f"{summary_line(report)} · exit {code} (--fail-on {fail_on.value}){hint}")
 
 
-def _print_finding(console: Console, report: Report, finding: Finding, verbose: bool) -> None:
+def _print_finding(console: Console, report: Report, finding: Finding, diagnosis: Finding | None,
+                   verbose: bool) -> None:
     style = STYLES[finding.severity]
     console.print(f"    [{style}]{MARKS[finding.severity]}[/] {escape(finding.title)} [dim]({finding.code})[/]")
-    _print_body(console, report, finding, verbose, indent="      ")
+    _print_body(console, report, finding, diagnosis, verbose, indent="      ")
 
 
-def _print_body(console: Console, report: Report, finding: Finding, verbose: bool, indent: str) -> None:
-    """What follows a finding's title: its cause, detail and fix (problems), evidence (-v)."""
+def _print_body(console: Console, report: Report, finding: Finding, diagnosis: Finding | None,
+                verbose: bool, indent: str) -> None:
+    """What follows a finding's title: its cause, detail and fix (problems; the diagnosis's fix
+    is printed once, at the top), evidence (-v)."""
     causes = report.explained_by(finding)
     if causes:
         console.print(f"{indent}[dim]because of: {', '.join(c.code for c in causes)}[/]")
     if finding.detail and (verbose or finding.severity >= Severity.WARNING):
         console.print(f"{indent}{escape(finding.detail)}")
-    if finding.severity >= Severity.WARNING and not causes and finding is not report.diagnosis():
+    if finding.severity >= Severity.WARNING and not causes and finding is not diagnosis:
         _print_fix(console, finding, indent=indent)
     if verbose and finding.evidence:
         for key, value in finding.evidence.items():
