@@ -1,5 +1,26 @@
-"""tfdoctor's built-in checks (installed as the `tfdoctor.checks` package).
+"""tfdoctor's built-in rules, one module per family of related rules (installed as the
+`tfdoctor.checks` package; from a checkout, tfdoctor.registry loads this folder directly).
 
-Each module defines one Check and registers it in the `tfdoctor.checks` entry-point group, the
-same way a third-party plugin does. A check is a pure function of a fact snapshot.
+A module declares its rules with `tfdoctor.model.rule`; a rule's code prefix is its report area.
+Rule modules import no other rule module: shared facts come from tfdoctor.derived, shared advice
+from tfdoctor.recommend, code constants from tfdoctor.codes.
 """
+
+BUILTIN_MODULES = (
+    "target",
+    "arch_interpreter",
+    "arch_binaries",
+    "install",
+    "compat_pairing",
+    "compat_pins",
+    "log_install",
+    "log_import",
+    "log_training",
+    "runtime_import",
+    "runtime_devices",
+    "probe_health",
+    "probe_speed",
+    "model_health",
+    "model_speed",
+)
+"""The built-in rule modules, in report order within each area."""

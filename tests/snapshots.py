@@ -95,3 +95,29 @@ def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
 
 def snap(data: dict[str, Any]) -> Snapshot:
     return Snapshot.from_dict(data)
+
+
+class RuleModules:
+    """The rules of some built-in rule modules, run as the engine runs them (derived facts built
+    once, summary rules only when nothing else in their module found a problem)."""
+
+    def __init__(self, *names: str) -> None:
+        import importlib
+
+        from tfdoctor.registry import rules_of
+
+        self.modules = [importlib.import_module(f"tfdoctor.checks.{n}") for n in names]
+        self.rules = [r for m in self.modules for r in rules_of(m)]
+        self.codes = {r.code: r.doc for r in self.rules}
+
+    def run(self, snapshot: Snapshot) -> list:
+        from tfdoctor.engine import run_rules
+        from tfdoctor.registry import Registry
+
+        return run_rules(snapshot, Registry(rules=self.rules))
+
+    def report(self, snapshot: Snapshot):
+        from tfdoctor.engine import diagnose
+        from tfdoctor.registry import Registry
+
+        return diagnose(snapshot, Registry(rules=self.rules))

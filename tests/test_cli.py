@@ -14,6 +14,8 @@ from conftest import assert_no_traceback, run_tfdoctor
 from test_collector import add_dist, make_venv
 from tfdoctor.schemas import SCHEMAS
 
+SCENARIO = Path(__file__).parent / "scenarios" / "rosetta_homebrew_usr_local.json"
+
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "tfdoctor" / "schemas"
 STATIC = ("--no-runtime", "--no-probes")
 
@@ -37,7 +39,7 @@ def test_healthy_static_check_exits_0(healthy_env):
     areas = [line.split("]", 1)[1].split(":")[0].strip() for line in run.stdout.splitlines()
              if line.startswith("[")]
     # in the order facts flow: the interpreter, its architecture, what is installed, how it fits
-    assert areas[:4] == ["Interpreter", "Python architecture", "Installed binaries", "TensorFlow installation"]
+    assert areas[:3] == ["Interpreter", "Python architecture", "TensorFlow installation"]
 
 
 def test_json_output_is_only_json_and_matches_schema(healthy_env):
@@ -46,7 +48,7 @@ def test_json_output_is_only_json_and_matches_schema(healthy_env):
     jsonschema.validate(doc, json.loads((SCHEMA_DIR / "report.schema.json").read_text()))
     assert doc["exit_code"] == run.code == 0
     assert doc["snapshot"]["python"]["executable"] == str(healthy_env)
-    assert {a["check"] for a in doc["areas"]} >= {"architecture", "binaries", "installation", "target"}
+    assert {a["check"] for a in doc["areas"]} >= {"arch", "install", "target"}
 
 
 def test_shipped_schemas_are_generated_from_the_model():
@@ -85,12 +87,17 @@ def test_markdown_redacts_home(tmp_path):
 
 
 def test_only_and_skip(healthy_env):
-    run = run_tfdoctor("check", "--python", str(healthy_env), "--only", "architecture", "--json", *STATIC)
-    assert {f["check"] for f in json.loads(run.stdout)["findings"]} == {"architecture"}
-    run = run_tfdoctor("check", "--python", str(healthy_env), "--skip", "architecture", "--json", *STATIC)
-    assert "architecture" not in {f["check"] for f in json.loads(run.stdout)["findings"]}
-    bad = run_tfdoctor("check", "--only", "nonsense", *STATIC)
-    assert bad.code == 2 and "unknown check nonsense" in bad.stderr
+    run = run_tfdoctor("check", "--python", str(healthy_env), "--only", "arch", "--json", *STATIC)
+    assert {f["check"] for f in json.loads(run.stdout)["findings"]} == {"arch"}
+    run = run_tfdoctor("check", "--python", str(healthy_env), "--skip", "arch", "--json", *STATIC)
+    assert "arch" not in {f["check"] for f in json.loads(run.stdout)["findings"]}
+    # one rule by its code; tfdoctor 0.1's check names still work
+    run = run_tfdoctor("check", "--python", str(healthy_env), "--only", "arch.binaries-match", "--json", *STATIC)
+    assert [f["code"] for f in json.loads(run.stdout)["findings"]] == ["arch.binaries-match"]
+    run = run_tfdoctor("check", "--python", str(healthy_env), "--only", "installation", "--json", *STATIC)
+    assert {f["check"] for f in json.loads(run.stdout)["findings"]} == {"install"}
+    bad = run_tfdoctor("check", "--only", "archh", *STATIC)
+    assert bad.code == 2 and "unknown area or rule archh" in bad.stderr and "did you mean arch" in bad.stderr
 
 
 @pytest.mark.parametrize("args", [("explain", "[/x]"), ("diagnose", "[/x]"), ("check", "--only", "[/x]"),
@@ -126,7 +133,7 @@ def test_crashing_interpreter_is_a_finding(tmp_path):
 def test_list_checks_and_explain():
     listed = json.loads(run_tfdoctor("list-checks", "--json").stdout)
     names = {c["name"] for c in listed["checks"]}
-    assert {"architecture", "binaries", "installation", "target"} <= names
+    assert {"arch", "install", "compat", "runtime", "probe", "target"} <= names
     run = run_tfdoctor("explain", "arch.rosetta")
     assert run.code == 0 and "Rosetta" in run.stdout and "Fix:" in run.stdout
     typo = run_tfdoctor("explain", "arch.roseta")
@@ -144,7 +151,7 @@ def test_internal_failure_exits_3_without_traceback(monkeypatch, capsys):
     import tfdoctor.gather
     from tfdoctor import cli
 
-    def broken(python):
+    def broken(python, timeout=None):
         raise RuntimeError("simulated bug in tfdoctor")
 
     monkeypatch.setattr(tfdoctor.gather, "gather_static", broken)
@@ -162,7 +169,7 @@ def test_internal_failure_exits_3_without_traceback(monkeypatch, capsys):
 
 def test_cli_import_does_not_import_tensorflow_or_numpy():
     code = ("import sys, tfdoctor.cli, tfdoctor.gather, tfdoctor.engine, tfdoctor.registry;"
-            "tfdoctor.registry.load_checks();"
+            "tfdoctor.registry.load_registry();"
             "bad = [m for m in ('tensorflow', 'numpy') if m in sys.modules];"
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -174,3 +181,18 @@ def test_version_and_help():
     help_text = run_tfdoctor("--help").stdout
     for command in ("check", "list-checks", "explain"):
         assert command in help_text
+
+
+def test_missing_builtin_rules_are_tfdoctors_own_failure(monkeypatch, capsys):
+    """A built-in rule module that cannot be loaded is exit 3 with a clear line, never a silent
+    all-clear (tfdoctor 0.1 ran from a checkout found no built-in checks and exited 0)."""
+    import tfdoctor.checks
+    from tfdoctor import cli
+
+    monkeypatch.setattr(tfdoctor.checks, "BUILTIN_MODULES", (*tfdoctor.checks.BUILTIN_MODULES, "lost_rules"))
+    monkeypatch.setattr(sys, "argv", ["tfdoctor", "diagnose", str(SCENARIO)])
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    err = capsys.readouterr().err
+    assert exit_.value.code == 3
+    assert "built-in rules could not be loaded" in err and "lost_rules" in err and "Traceback" not in err

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
 
 from tfdoctor.gather import TargetNotFound, gather_static
+from tfdoctor.snapshot import Snapshot
 
 TARGET = Path(__file__).resolve().parents[1] / "tfdoctor" / "target"
 
@@ -97,9 +101,11 @@ def test_crashing_interpreter_is_described(tmp_path):
     assert snap.target.problem == "crashed" and "SIGSEGV" in snap.target.message
 
 
-def test_not_a_python_gives_no_output(tmp_path):
+def test_not_a_python_is_told_apart(tmp_path):
+    """/bin/true exits 0 without answering the `-c` check: never handed a script of ours."""
     snap = gather_static("/bin/true")
-    assert snap.target.problem == "no-output"
+    assert snap.target.problem == "not-python"
+    assert "does not answer as a Python 3.8+ would" in snap.target.message
 
 
 def test_unlistable_site_dir_is_recorded_not_raised(tmp_path, monkeypatch):
@@ -116,6 +122,7 @@ def test_unlistable_site_dir_is_recorded_not_raised(tmp_path, monkeypatch):
         return real_listdir(path)
 
     monkeypatch.setattr(collect.os, "listdir", listdir)
+    collect.ERRORS[:] = []
     assert collect.package_facts([str(tmp_path)]) == []
     assert collect.ERRORS == [{"what": "packages", "error": f"cannot list {tmp_path}: [Errno 13] Permission denied: '{tmp_path}'"}]
 
@@ -126,3 +133,65 @@ def test_memory_is_known():
     snap = gather_static(None)
     assert snap.host.memory_bytes == psutil.virtual_memory().total
     assert 0 < snap.host.memory_available_bytes <= snap.host.memory_bytes
+
+
+# --- one mapping, no fact dropped ------------------------------------------------------------------
+
+COLLECTOR_ONLY_KEYS = {"stage", "pid", "collector_version"}
+"""Keys of the collector's document that are about the run, not facts."""
+
+
+def unmapped_keys(cls, data, path="$"):
+    """Keys of `data` that no field of dataclass `cls` (recursively) takes: facts the mapping
+    onto the snapshot would silently drop."""
+    if not (dataclasses.is_dataclass(cls) and isinstance(data, dict)):
+        return []
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    missing = [f"{path}.{key}" for key in data if key not in names]
+    for key in names & set(data):
+        for tp in _dataclasses_in(hints[key]):
+            if isinstance(data[key], list):
+                for i, item in enumerate(data[key]):
+                    missing += unmapped_keys(tp, item, f"{path}.{key}[{i}]")
+            else:
+                missing += unmapped_keys(tp, data[key], f"{path}.{key}")
+    return missing
+
+
+def _dataclasses_in(tp):
+    if dataclasses.is_dataclass(tp):
+        return [tp]
+    return [found for arg in typing.get_args(tp) for found in _dataclasses_in(arg)]
+
+
+def test_every_collected_fact_has_a_snapshot_field(tmp_path):
+    """The collector's whole document, from an environment with a plugin, a conda record and a
+    parent process, maps onto Snapshot: a new fact without a field fails here."""
+    python, site = make_venv(tmp_path / "env")
+    add_dist(site, "good", "1.0")
+    (site / "tensorflow-plugins").mkdir()
+    shutil.copy("/bin/true", site / "tensorflow-plugins" / "libreal.so")
+    (tmp_path / "env" / "conda-meta").mkdir()
+    (tmp_path / "env" / "conda-meta" / "python-3.11.7-h0.json").write_text(
+        json.dumps({"name": "python", "version": "3.11.7", "build": "h0", "subdir": "linux-64",
+                    "channel": "https://conda.anaconda.org/conda-forge/linux-64"}))
+    out = tmp_path / "facts.json"
+    subprocess.run([str(python), str(TARGET / "collect_static.py"), str(out), "--parent-pid",
+                    str(os.getpid())], check=True, timeout=60)
+    document = json.loads(out.read_text())
+    assert document["stage"] == "done"
+    facts = {k: v for k, v in document.items() if k not in COLLECTOR_ONLY_KEYS}
+    assert unmapped_keys(Snapshot, facts) == []
+    snap = Snapshot.from_dict({**facts, "schema_version": 1,
+                               "target": {"python": str(python), "ok": True}})
+    assert snap.plugins[0].name == "libreal.so" and snap.plugins[0].kind == "file"
+    assert snap.python.conda.packages[0].subdir == "linux-64"
+    assert snap.shell.parent.pid == os.getpid()
+
+
+def test_unmapped_keys_finds_a_dropped_fact():
+    """The check above would catch a fact the collector writes and no dataclass takes."""
+    doc = {"host": {"system": "Linux", "gpu_vendor": "x"}, "python": None, "packages": [],
+           "plugins": [{"dir": "/p", "name": "a.so", "surprise": 1}], "env": {}, "errors": []}
+    assert sorted(unmapped_keys(Snapshot, doc)) == ["$.host.gpu_vendor", "$.plugins[0].surprise"]

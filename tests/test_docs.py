@@ -22,7 +22,7 @@ def test_every_code_is_in_the_readme():
 def test_ci_runs_the_readme_test_command():
     readme = (REPO / "README.md").read_text()
     ci = (REPO / ".ci" / "run").read_text()
-    command = 'python3 -m pip install -q -e ".[test]" && python3 -m pytest -q'
+    command = 'python3 -m pip install -q -e ".[test]" && python3 -m pytest -q -rs'
     assert f"```sh\n{command}\n```" in readme
     assert command in ci.splitlines()
 
@@ -53,3 +53,14 @@ def test_apple_extra_pins_the_pair_the_matrix_recommends():
         assert req.marker.evaluate({"sys_platform": "darwin", "platform_machine": "arm64", "python_version": "3.12"})
         assert not req.marker.evaluate({"sys_platform": "darwin", "platform_machine": "arm64", "python_version": "3.13"})
         assert not req.marker.evaluate({"sys_platform": "linux", "platform_machine": "x86_64", "python_version": "3.11"})
+
+
+def test_readme_rule_table_is_the_rules_own_documentation():
+    """Every rule, and nothing else, is in the README's table, with its code, severity and title."""
+    from tfdoctor.registry import load_registry
+    from tfdoctor.render.listing import markdown_table
+
+    readme = (REPO / "README.md").read_text()
+    start = readme.index("<!-- rules:")
+    table = readme[readme.index("\n", start) + 1:readme.index("<!-- /rules -->")]
+    assert table == markdown_table(load_registry())

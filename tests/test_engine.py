@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from snapshots import linux_cpu, snap
-from tfdoctor.engine import run_checks
+from tfdoctor.engine import run_rules
+from tfdoctor.registry import Registry
 from tfdoctor.model import Check, Finding, Severity
 from tfdoctor.report import Report
 from tfdoctor.typed import json_text
@@ -14,7 +15,7 @@ from tfdoctor.typed import json_text
 def test_a_plugin_returning_the_wrong_type_is_a_crashed_check():
     bad = [Check("dicts", "Plugin", "returns dicts", lambda s: [{"code": "x"}]),
            Check("strsev", "Plugin", "str severity", lambda s: [Finding("x.y", "error", "t")])]
-    findings = run_checks(snap(linux_cpu()), bad)
+    findings = run_rules(snap(linux_cpu()), Registry(checks=bad))
     assert [f.code for f in findings] == ["check.crashed", "check.crashed"]
     assert "must return Finding objects, not dict" in findings[0].evidence["error"]
     assert "severity must be" in findings[1].evidence["error"]
@@ -24,7 +25,28 @@ def test_json_output_is_strict_even_with_infinite_or_odd_evidence():
     odd = Check("odd", "Plugin", "odd evidence", lambda s: [Finding(
         "odd.x", Severity.WARNING, "t", {"speedup": float("inf"), "nan": float("nan"), "path": snap})])
     s = snap(linux_cpu())
-    report = Report(s, run_checks(s, [odd]), [odd])
+    report = Report(s, run_rules(s, Registry(checks=[odd])), [])
     doc = json.loads(json_text(report.to_dict(Severity.ERROR)), parse_constant=lambda c: 1 / 0)
     evidence = doc["findings"][0]["evidence"]
     assert evidence["speedup"] is None and evidence["nan"] is None and isinstance(evidence["path"], str)
+
+
+def test_root_causes_rank_observed_before_reported_table_and_inferred():
+    """Of two errors neither explains, the one tfdoctor observed leads (issue 11 class 2)."""
+    s = snap(linux_cpu())
+    inferred = Finding("compat.tf-metal-mismatch", Severity.ERROR, "made for another TensorFlow",
+                       basis="inferred")
+    table = Finding("compat.macos-too-old", Severity.ERROR, "Apple's table asks 12.0", basis="table")
+    observed = Finding("runtime.import-failed", Severity.ERROR, "import tensorflow raises")
+    report = Report(s, [inferred, table, observed], [])
+    assert [f.code for f in report.root_causes()] == [
+        "runtime.import-failed", "compat.macos-too-old", "compat.tf-metal-mismatch"]
+    warning = Finding("x.y", Severity.WARNING, "an observed warning")
+    assert Report(s, [warning, inferred], []).diagnosis() is inferred  # severity first
+
+
+def test_the_error_the_user_brought_leads_among_equals():
+    s = snap(linux_cpu())
+    env = Finding("install.no-tensorflow", Severity.ERROR, "TensorFlow is not installed")
+    pasted = Finding("log.pip-no-matching-distribution", Severity.ERROR, "pip found no tensorflow-macos")
+    assert Report(s, [env, pasted], []).diagnosis() is pasted

@@ -62,9 +62,10 @@ def _macos(tag: str) -> str:
 
 
 def _entries(raw: dict[str, Any]) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
-    """(package, version, arch, wheels entry) for every TensorFlow and metal wheel group."""
+    """(package, version, arch, wheels entry) for every TensorFlow (pre-releases included) and
+    metal wheel group."""
     for minor in raw["tensorflow"].values():
-        for version, rel in minor["releases"].items():
+        for version, rel in {**minor["releases"], **minor.get("prereleases", {})}.items():
             for package in ("tensorflow", "tensorflow-macos"):
                 for arch, entry in rel[package].items():
                     yield package, version, arch, entry
@@ -84,13 +85,19 @@ def wheel_disagreements(raw: dict[str, Any], ref: dict[str, Any]) -> list[str]:
         seen.add((package, version, arch))
         where = f"{package} {version} {arch}"
         rec = records.get((package, version))
+        if rec is None and not _final(version) and Version(version) < Version("2.13.0rc0"):
+            continue  # the reference read macOS pre-releases from 2.13.0rc0 on only
         if rec is None:
             off = filenames_only.get(version) if package == "tensorflow" else None
             w = off and off.get(f"macos_{arch}")
             if not w:
                 out.append(f"{where}: not in the reference")
                 continue
-            expect_py, expect_tags, expect_files = [_py(t) for t in w["python_tags"]], w["platform_tags"], []
+            expect_py, expect_tags = [_py(t) for t in w["python_tags"]], w["platform_tags"]
+            # the reference knows these from index filenames only: the files must carry its tags
+            expect_files = sorted(f for f in e["files"] if any(
+                f.endswith(f"-{t}.whl") for t in expect_tags) and any(
+                f"-{t}-" in f for t in w["python_tags"]))
             expect_rp, expect_thin = e["requires_python"], None
         else:
             plat = rec["by_platform"].get(f"macos-{arch}")
@@ -115,9 +122,9 @@ def wheel_disagreements(raw: dict[str, Any], ref: dict[str, Any]) -> list[str]:
             out.append(f"{where}: kind {e['kind']} vs thin_wheel={expect_thin}")
         if sorted(e["files"]) != expect_files:
             out.append(f"{where}: files differ")
-    # completeness: every final macOS wheel group of the reference is in the matrix
+    # completeness: every macOS wheel group of the reference (pre-releases too) is in the matrix
     for (package, version), rec in records.items():
-        if not _final(version) or (package != "tensorflow-metal" and Version(version) < Version("2.5")):
+        if package != "tensorflow-metal" and Version(version) < Version("2.5"):
             continue
         for plat in rec["by_platform"]:
             if plat.startswith("macos-") and (package, version, plat[6:]) not in seen:
@@ -138,8 +145,12 @@ def _ref_pins(values: list[str], name: str) -> set[tuple[str, str, str | None]]:
 
 
 def _matrix_pins(values: list[str]) -> set[tuple[str, str, str | None]]:
+    """Pins as (name, specifier, marker). The refresh tool marks a line that only some wheels
+    carry with `python_version == "X"` (tensorflow 2.22.0rc0's h5py); the reference's summary
+    keeps the first wheel's lines, so such lines compare by their specifier alone."""
     reqs = [Requirement(t) for t in values]
-    return {(r.name, str(r.specifier), str(r.marker) if r.marker else None) for r in reqs}
+    return {(r.name, str(r.specifier), None if str(r.marker or "").startswith('python_version == "')
+             else str(r.marker) if r.marker else None) for r in reqs}
 
 
 def minor_disagreements(raw: dict[str, Any], ref: dict[str, Any]) -> list[str]:
@@ -154,6 +165,9 @@ def minor_disagreements(raw: dict[str, Any], ref: dict[str, Any]) -> list[str]:
             continue
         versions = [t["version"] for t in row["tensorflow_macos"] or ()] + [
             o["version"] for o in row["tensorflow_official"] or () if o.get("macos_arm64") or o.get("macos_x86_64")]
+        versions = versions or row.get("prerelease_only") or []  # 2.22: only 2.22.0rc0 so far
+        if entry["prerelease_only"] != bool(row.get("prerelease_only")):
+            out.append(f"{minor}: prerelease_only {entry['prerelease_only']}")
         if entry["newest_patch"] != max(versions, key=Version):
             out.append(f"{minor}: newest_patch {entry['newest_patch']} vs {max(versions, key=Version)}")
         if [entry["keras_major"]] != row["keras_major"]:
@@ -174,10 +188,11 @@ def minor_disagreements(raw: dict[str, Any], ref: dict[str, Any]) -> list[str]:
             elif arm and (got["kind"], got["depends_on"]) != (
                     ("thin", f"tensorflow-macos=={o['version']}") if arm["kind"].startswith("thin") else ("full", None)):
                 out.append(f"{minor}: official {o['version']} arm64 kind {got['kind']} vs {arm['kind']}")
-        expected = {k: v for k, v in row["arm64_code_package_pins"].items() if _final(k.split("==")[1])}
+        expected = row["arm64_code_package_pins"]
+        every = {**entry["releases"], **entry["prereleases"]}
         for key, pins in expected.items():
             dist, version = key.split("==")
-            rel = entry["releases"].get(version)
+            rel = every.get(version)
             if rel is None or rel["code"].get("arm64") != dist:
                 out.append(f"{minor}: arm64 code of {version} is {rel and rel['code'].get('arm64')}, reference {dist}")
                 continue
@@ -185,16 +200,23 @@ def minor_disagreements(raw: dict[str, Any], ref: dict[str, Any]) -> list[str]:
                 want = _ref_pins(pins[name], name)
                 keys = {n for n, _s, _m in want}
                 got = set().union(*(_matrix_pins(rel["pins_macos_arm64"].get(k, [])) for k in keys))
-                if got != want:
+                variants = {line for v in records[(dist, version)].get("requires_dist_variants") or ()
+                            for line in v["requires_dist"]}
+                extra = {g for g in got - want if not any(
+                    line.startswith(g[0]) and str(SpecifierSet(line[len(g[0]):].split(";")[0])) == g[1]
+                    for line in variants)}
+                if not want <= got or extra:
                     out.append(f"{minor}: {key} {name} pins {sorted(got)} vs {sorted(want)}")
             plat = records[(dist, version)]["by_platform"]["macos-arm64"]["key_pins"]
             if "ml-dtypes" in plat and _matrix_pins(rel["pins_macos_arm64"].get("ml-dtypes", [])) != \
                     _ref_pins(plat["ml-dtypes"], "ml-dtypes"):
                 out.append(f"{minor}: {key} ml-dtypes pins differ")
-        with_pins = {f"{r['code']['arm64']}=={v}" for v, r in entry["releases"].items() if r["pins_macos_arm64"]}
+        with_pins = {f"{r['code']['arm64']}=={v}" for v, r in every.items() if r["pins_macos_arm64"]
+                     if _final(v) or entry["prerelease_only"]}  # the reference's scope
         if with_pins != set(expected):
             out.append(f"{minor}: releases with pins {sorted(with_pins)} vs {sorted(expected)}")
-    if set(raw["tensorflow"]) != {r["tf_minor"] for r in ref["tf_minor_table"] if r["tensorflow_official"] or r["tensorflow_macos"]}:
+    if set(raw["tensorflow"]) != {r["tf_minor"] for r in ref["tf_minor_table"]
+                                  if r["tensorflow_official"] or r["tensorflow_macos"] or r.get("prerelease_only")}:
         out.append("the set of TensorFlow minors differs from tf_minor_table")
     return out
 
@@ -251,7 +273,7 @@ def installable_disagreements(raw: dict[str, Any], ref: dict[str, Any]) -> list[
         want = {v for v in case["versions"] if _final(v) and (
             package == "tensorflow-metal" or Version(v) >= Version("2.5"))}
         got = {v for p, v, a, e in _entries(raw) if p == package and a == arch and py in e["python"]
-               and Version(e["min_macos"]) <= Version(macos)}
+               and Version(e["min_macos"]) <= Version(macos) and _final(v)}  # pip skips pre-releases
         if got != want:
             out.append(f"{package} {platform} py{py}: matrix {sorted(got, key=Version)} "
                        f"vs pip {sorted(want, key=Version)}")
@@ -323,7 +345,8 @@ def _facts_without_source(node: Any, path: str = "") -> Iterator[str]:
 def test_every_fact_has_a_source(raw):
     assert list(_facts_without_source(raw)) == []
     for e in raw["runtime_evidence"]:
-        assert e["sources"] and all(s.startswith("https://github.com/") for s in e["sources"]), e["id"]
+        assert e["sources"] and all(s.startswith(("https://github.com/", "https://developer.apple.com/forums/"))
+                                    for s in e["sources"]), e["id"]
         assert e["quotes"] and all(q["text"] and q["source"] for q in e["quotes"]), e["id"]
     assert {s["id"] for s in raw["sources"]} >= {"reference", "apple_table"}
 
@@ -337,9 +360,10 @@ def test_source_check_notices_a_missing_source(raw):
 
 def test_coverage(raw):
     minors = list(raw["tensorflow"])
-    assert minors == [f"2.{n}" for n in range(5, 22)]
+    assert minors == [f"2.{n}" for n in range(5, 23)]  # 2.22: 2.22.0rc0 only, read 2026-11-23
+    assert raw["tensorflow"]["2.22"]["prerelease_only"] and list(raw["tensorflow"]["2.22"]["prereleases"]) == ["2.22.0rc0"]
     assert list(raw["tensorflow_metal"])[0] == "0.1.0" and list(raw["tensorflow_metal"])[-1] == "1.2.0"
-    assert raw["schema_version"] == 1 and raw["facts_read"] == "2026-11-21"
+    assert raw["schema_version"] == 1 and raw["facts_read"] == "2026-11-23"
 
 
 def test_quirks_are_complete_records(raw):
@@ -476,13 +500,14 @@ def test_python_support_3_12(m):
     ("2.13.0", "1.0.0", "documented"),
     ("2.5.0", "0.1.2", "documented"),
     ("2.18.0", "1.2.0", "undocumented"),
-    ("2.13.1", "1.0.1", "undocumented"),
+    ("2.13.1", "1.0.1", "documented"),  # the 1.0 series of 1.0.0, which Apple documents for 2.13
     ("2.12.0", "0.5.0", "metal-predates-tf"),
     ("2.19.1", "1.1.0", "metal-predates-tf"),
     ("2.19.0", "1.1.0", "known-broken"),  # a public hand test: Symbol not found
     ("2.13.0", "1.1.0", "known-working"),  # the same hand test: imports, verifies
     ("2.10.0", "1.1.0", "metal-postdates-tf"),
-    ("2.16.2", "1.2.0", "metal-postdates-tf"),
+    ("2.15.0", "1.2.0", "metal-postdates-tf"),
+    ("2.16.2", "1.2.0", "known-working"),  # keras-team/keras#21668 (with Keras <= 3.6)
     ("2.16.0rc0", "1.1.0", "documented"),
 ])
 def test_pairing_status(m, tf, metal, status):
@@ -502,9 +527,9 @@ def test_pairing_evidence_and_fixes(m):
     assert "https://github.com/tensorflow/tensorflow/pull/126360" in new.sources
     assert new.fix == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")
     assert m.pairing("2.12.0", "0.5.0").fix == ("tensorflow-metal==0.8.0",)
-    # 1.1.0 is the documented plugin for 2.16, but it has no cp312 wheel
-    assert m.pairing("2.16.2", "1.2.0", python="3.11").fix == ("tensorflow-metal==1.1.0",)
-    assert m.pairing("2.16.2", "1.2.0", python="3.12").fix == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")
+    # 1.1.0 is the documented plugin for 2.15, but it has no cp312 wheel
+    assert m.pairing("2.15.0", "1.2.0", python="3.11").fix == ("tensorflow-metal==1.1.0",)
+    assert m.pairing("2.15.0", "1.2.0", python="3.12").fix == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")
     unknown = m.pairing("2.19.0", "1.3.0")
     assert unknown.status == "undocumented" and "not in tfdoctor's matrix" in unknown.evidence
 
@@ -532,7 +557,7 @@ def test_recommended_install_when_nothing_fits(m):
 
 def test_recommended_install_for_old_pythons_and_intel(m):
     assert m.recommended_install("3.8", "arm64", "13.0").requirements == (
-        "tensorflow-macos==2.13.0", "tensorflow-metal==1.0.0")
+        "tensorflow-macos==2.13.0", "tensorflow-metal==1.0.1")  # 1.0.1: the 1.0 series' newest
     intel = m.recommended_install("3.11", "x86_64", "13.0")
     assert intel.requirements == ("tensorflow==2.13.*", "tensorflow-metal==1.0.0")
     assert intel.status == "documented"
@@ -561,3 +586,207 @@ def test_runtime_evidence(m):
     assert ids["keras-v2.11-optimizers-slow-on-metal"].covers("2.11.0") and not \
         ids["keras-v2.11-optimizers-slow-on-metal"].covers("2.10.0")
     assert any("59438" in s for s in ids["keras-v2.11-optimizers-slow-on-metal"].sources)
+
+
+# ---------------------------------------------------------------------------------------------
+# pre-releases, keras / tf-keras, Metal plugins, evidence per pair
+
+
+def test_prerelease_only_minor_is_known_but_never_recommended(m):
+    minor = m.tf_minor("2.22.0rc0")
+    assert minor.prerelease_only and minor.releases == () and minor.newest_patch == "2.22.0rc0"
+    assert m.tf_release("2.22.0rc0").requirement("3.14", "arm64") == "tensorflow==2.22.0rc0"
+    assert m.tf_minor("2.21").release("2.21.0rc1") is not None and m.tf_minor("2.21").newest_patch == "2.21.0"
+    assert "2.22.0rc0" not in m.python_support("3.13", "arm64").tensorflow
+    assert m.recommended_install("3.13", "arm64", "15.1").cpu_only == ("tensorflow==2.21.*",)
+    # tensorflow 2.22.0rc0: the cp314 wheel pins h5py~=3.15.1, cp310-cp313 h5py<3.15.0 (read 2026-11-23)
+    assert m.tf_pins("2.22.0rc0", "3.14")["h5py"] == "~=3.15.1"
+    assert m.tf_pins("2.22.0rc0", "3.11")["h5py"] == "<3.15.0,>=3.11.0"
+    assert "h5py" not in m.tf_pins("2.22") and m.tf_pins("2.22")["keras-nightly"] == ">=3.12.0.dev"
+    assert m.tf_minor(None) is None  # a missing version is no crash
+
+
+@pytest.mark.parametrize("tf,python,requirement,pins", [
+    ("2.19.1", "3.12", "tf-keras~=2.19.0", ("tensorflow<2.20,>=2.19",)),
+    ("2.18.0", None, "tf-keras~=2.18.0", ("tensorflow<2.19,>=2.18",)),
+    ("2.16.2", "3.11", "tf-keras~=2.16.0", ("tensorflow<2.17,>=2.16",)),
+    ("2.15.0", None, "tf-keras~=2.15.0", ("tensorflow<2.16,>=2.15",)),  # 2.15.0 pins nothing, 2.15.1 does
+    ("2.14.1", None, "tf-keras~=2.14.0", ()),
+    ("2.20.0", None, "tf-keras~=2.20.0", ("tensorflow<2.21,>=2.20",)),  # 2.20.0 yanked, 2.20.1 not
+    ("2.16.0rc0", None, "tf-keras==2.16.0rc4", ("tensorflow<2.17,>=2.16.0rc0",)),
+])
+def test_tf_keras_requirement(m, tf, python, requirement, pins):
+    pin = m.tf_keras_requirement(tf, python)
+    assert pin.requirement == requirement and pin.tensorflow_pins == pins and pin.source
+    assert "2.20.0" not in pin.releases  # yanked
+
+
+def test_unpinned_tf_keras_moves_tensorflow_past_metal(m):
+    """tf-keras 2.21.0 requires tensorflow<2.22,>=2.21 and Python >=3.10 (its METADATA): an
+    unpinned install on 2.19 upgrades TensorFlow to 2.21, where tensorflow-metal 1.2.0 fails."""
+    pin = m.tf_keras_requirement("2.19.1", "3.12")
+    assert pin.unpinned == "2.21.0" and pin.unpinned_moves_tensorflow
+    assert m.pairing("2.21.0", "1.2.0").status == "known-broken"
+    assert not m.tf_keras_requirement("2.21.0", "3.12").unpinned_moves_tensorflow
+    assert m.unpinned_tf_keras("3.9").version == "2.20.1"  # 2.21.0 needs 3.10; 2.20.0 is yanked
+    assert m.tf_keras_requirement("2.13.0") is None and m.tf_keras_requirement("2.22.0rc0") is None
+    assert m.tf_keras_requirement("2.21.0", "3.9") is None and m.tf_keras_requirement("junk") is None
+
+
+def test_tf_keras_requirement_reads_the_data(raw):
+    bad = copy.deepcopy(raw)
+    del bad["keras_packages"]["tf-keras"]["2.19.0"]
+    bad["keras_packages"]["tf-keras"]["2.18.0"]["tensorflow"] = ["tensorflow<2.18,>=2.17"]
+    changed = parse_matrix(bad)
+    assert changed.tf_keras_requirement("2.19.1") is None
+    assert changed.tf_keras_requirement("2.18.0") is None  # its only final now excludes 2.18
+    assert changed.tf_keras_requirement("2.17.0").requirement == "tf-keras~=2.17.0"
+
+
+def test_keras_releases(m):
+    keras = {r.version: r for r in m.keras_releases["keras"]}
+    assert keras["3.15.1"].requires_python == ">=3.11" and not keras["3.15.1"].installs_on("3.10")
+    assert keras["3.12.4"].installs_on("3.10") and keras["3.15.1"].admits_tensorflow("2.19.1") is None
+    tfk = {r.version: r for r in m.keras_releases["tf-keras"]}
+    assert tfk["2.20.0"].yanked and not tfk["2.20.1"].yanked and tfk["2.19.0rc0"].prerelease
+    assert tfk["2.21.0"].admits_tensorflow("2.21.0") and not tfk["2.21.0"].admits_tensorflow("2.19.1")
+
+
+def test_metal_plugins(m):
+    apple, third = m.metal_plugins()
+    assert apple.distribution == "tensorflow-metal" and not apple.third_party and not apple.releases
+    assert third.distribution == "tensorflow-metal-plugin" and third.third_party
+    assert apple.library == third.library == "tensorflow-plugins/libmetal_plugin.dylib"
+    assert m.third_party_plugin() is third and m.third_party_plugin("tensorflow-metal") is None
+    rel = third.release("0.4.1")
+    assert (rel.built_for_tensorflow, rel.min_macos, rel.requires_python) == ("2.21", "15.0", ">=3.10")
+    assert rel.requires_dist == ("tensorflow==2.21.*",) and rel.checks_tensorflow_at_load
+    assert third.release("0.2.0").built_for_tensorflow is None and third.release("9") is None
+    assert third.quotes and all(q.source for q in third.quotes)
+
+
+def test_third_party_pairing_rule(m):
+    assert m.third_party_fit("2.21.0", "0.4.1", "3.13", "15.1").ok  # Python 3.13: no Apple wheel
+    old = m.third_party_fit("2.19.1", "0.4.1", "3.12", "14.6")
+    assert not old.ok and any("built for TensorFlow 2.21 only" in p for p in old.problems)
+    assert any("macOS 15.0" in p for p in old.problems) and any("tensorflow==2.21.*" in p for p in old.problems)
+    assert not m.third_party_fit("2.22.0rc0", "0.4.1").ok
+    assert m.third_party_fit("2.19.1", "0.2.0", "3.12", "14.6").ok  # tensorflow>=2.16, macOS 13+
+    assert m.third_party_fit("2.21.0", "0.9.9").ok is None
+    assert m.third_party_fit("2.21.0", "0.4.1", "3.12", "junk").ok  # an unknown macOS is no crash
+    assert not m.third_party_fit("junk", "0.4.1").ok and m.third_party_fit("2.21.0", "junk").ok is None
+
+
+def test_both_metal_plugins_are_a_conflict(m):
+    (c,) = m.plugin_conflicts(["tensorflow", "tensorflow_metal", "Tensorflow-Metal-Plugin"])
+    assert c.severity == "error" and "libmetal_plugin.dylib" in c.summary
+    assert any('already registered with name: "METAL"' in q.text for q in c.quotes)
+    assert m.plugin_conflicts(["tensorflow-metal"]) == () and m.plugin_conflicts([]) == ()
+
+
+def test_reported_behaviour_facts(m):
+    ids = {e.id: e for e in m.evidence}
+    odd = ids["metal-1.2.0-tf-2.16-keras-3.7-wrong-results"]
+    assert odd.outcome == "wrong-results" and not odd.is_pair
+    assert odd.covers("2.16.2", "1.2.0", "3.8.0") and not odd.covers("2.16.2", "1.2.0", "3.6.0")
+    assert not odd.covers("2.16.2", "1.1.0", "3.8.0") and odd.sources == ("https://github.com/keras-team/keras/issues/21668",)
+    train = ids["pluggable-devices-cannot-train-on-tf-2.20-2.21"]
+    assert train.covers("2.20.0") and train.covers("2.21.0", "1.2.0") and not train.covers("2.22.0rc0")
+    assert {"https://github.com/tensorflow/tensorflow/issues/126374",
+            "https://github.com/tensorflow/tensorflow/pull/126377"} == set(train.sources)
+    forum = ids["metal-1.2.0-works-on-tf-2.19.0-keras-3.9.1"]
+    assert forum.is_pair and forum.covers("2.19.0", "1.2.0", "3.9.1") and not forum.covers("2.19.1", "1.2.0")
+    assert m.pairing("2.16.2", "1.2.0").status == "known-working"
+    assert "https://developer.apple.com/forums/thread/778640" in m.pairing("2.19.0", "1.2.0").sources
+
+
+def _binary(asked: list | None = None):
+    """A stand-in for the binary load check with the reference's answers for tensorflow-metal
+    1.2.0 (shared/reference/metal_binaries_2026-11.json load_check: loads on 2.16.2-2.19.1,
+    fails from 2.20.0 on) and 1.1.0 (fails from 2.18.0 on); None for pairs it did not read."""
+    def check(tf: str, metal: str):
+        if asked is not None:
+            asked.append((tf, metal))
+        v = Version(tf)
+        if metal == "1.2.0" and v >= Version("2.16.2"):
+            return (v < Version("2.20.0rc0"), "reference load_check")
+        if metal == "1.1.0" and v >= Version("2.16.2"):
+            return (v < Version("2.18.0rc0"), "__ZN3tsl8internal10LogMessageC1EPKcii missing")
+        return None
+    return check
+
+
+def test_pairing_with_the_binary_load_check(m):
+    check = _binary()
+    loads = m.pairing("2.17.1", "1.2.0", binary=check)  # no report, no table row: it loads
+    assert loads.status == "loads-untested" and "not tested at run time" in loads.evidence
+    assert loads.sources == ("metal_load_check",) and loads.fix  # not recommended as tested
+    assert m.pairing("2.17.1", "1.2.0").status == "metal-postdates-tf"  # without the check: by era only
+    fails = m.pairing("2.18.0", "1.1.0", binary=check)
+    assert fails.status == "known-broken" and "81987" in " ".join(fails.sources)  # reports first
+    rc = m.pairing("2.22.0rc0", "1.2.0", binary=check)
+    assert rc.status == "known-broken" and rc.evidence.startswith("binary load check:")
+    doc = m.pairing("2.17.1", "1.1.0", binary=check)
+    assert doc.status == "documented" and "metal_load_check" in doc.sources
+    assert m.pairing("2.19.1", "1.2.0", binary=check).status == "known-working"
+    assert m.pairing("2.13.0", "1.0.0", binary=check).status == "documented"  # not read: as before
+
+
+def test_rows_keep_evidence_kinds_apart(m):
+    asked = []
+    rows = {(r.tensorflow, r.tensorflow_metal): r for r in m.rows(binary=_binary(asked))}
+    r = rows[("2.21.0", "1.2.0")]
+    assert r.status == "known-broken" and r.reports == ("fails: metal-1.2.0-fails-on-tf-2.20-and-2.21",)
+    assert "cannot-train: pluggable-devices-cannot-train-on-tf-2.20-2.21" in r.behaviour
+    assert r.binary == "fails: reference load_check" and r.apple_table == () and "inferred" in r.era
+    assert r.pythons == ("3.10", "3.11", "3.12")
+    doc = rows[("2.17.1", "1.1.0")]
+    assert doc.apple_table and doc.apple_table[0].startswith("|v2.14-v2.18|v1.1.0|") and doc.era is None
+    assert doc.reports == () and doc.status == "documented" and doc.binary == "loads"
+    assert rows[("2.17.1", "1.2.0")].status == "loads-untested"
+    pre = rows[("2.22.0rc0", "1.2.0")]
+    assert pre.prerelease and pre.reports == () and pre.status == "known-broken"
+    assert ("2.22.0rc0", "1.2.0") in asked
+    old = rows[("2.13.0", "1.0.0")]
+    assert old.binary is None and old.status == "documented"
+    assert all(not r.prerelease for r in m.rows(prereleases=False))
+    assert all(r.binary is None for r in m.rows())
+    assert not any(r.tensorflow_metal == "1.1.0" for r in m.rows("x86_64"))  # Intel wheels end at 1.0.0
+
+
+def test_new_sections_are_validated(raw):
+    bad = copy.deepcopy(raw)
+    bad["keras_packages"]["tf-keras"]["2.21.0"]["tensorflow"] = ["tensorflow<<2"]
+    with pytest.raises(MatrixError, match="malformed"):
+        parse_matrix(bad)
+    bad = copy.deepcopy(raw)
+    del bad["metal_plugins"]["plugins"]["tensorflow-metal-plugin"]["releases"]["0.4.1"]["min_macos"]
+    with pytest.raises(MatrixError, match="malformed"):
+        parse_matrix(bad)
+    old = {k: v for k, v in raw.items() if k not in ("keras_packages", "metal_plugins")}
+    assert parse_matrix(old).metal_plugins() == () and parse_matrix(old).tf_keras_requirement("2.19.1") is None
+
+
+def _plugin_file(name: str) -> str:
+    return (REPO / "tests" / "data" / "refresh" / name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("version", ["0.4.1", "0.2.0"])
+def test_third_party_plugin_facts_match_its_sdist(m, version):
+    """The hand-curated release facts say what the recorded sdist files say."""
+    import email.parser
+    import re
+    headers = email.parser.Parser().parsestr(_plugin_file(f"tensorflow_metal_plugin-{version}.PKG-INFO-headers"))
+    rel = m.third_party_plugin().release(version)
+    assert headers["Version"] == version and headers["Requires-Python"] == rel.requires_python
+    assert tuple(headers.get_all("Requires-Dist")) == rel.requires_dist
+    make = _plugin_file(f"tensorflow_metal_plugin-{version}.Makefile-excerpt")
+    floor = re.search(r"MACOS_MIN := (\S+)|-mmacosx-version-min=(\S+)", make)
+    assert rel.min_macos == (floor.group(1) or floor.group(2))
+    if version == "0.4.1":
+        supported = _plugin_file("tensorflow_metal_plugin-0.4.1.TF_SUPPORTED_VERSION").strip()
+        assert rel.built_for_tensorflow == ".".join(supported.split(".")[:2]) == "2.21"
+        assert "libmetal_plugin.dylib" in make and m.third_party_plugin().library.endswith("/libmetal_plugin.dylib")
+    else:
+        assert rel.built_for_tensorflow is None and not rel.checks_tensorflow_at_load
+    assert all(r.source for r in m.third_party_plugin().releases.values())

@@ -7,7 +7,7 @@ run in a user's interpreter; this process never imports TensorFlow. The scenario
 
 Sizes and budgets are small so the file takes well under a minute on two cores. On one CPU the
 simulated GPU cannot be faster than the CPU (simgpu runs single-threaded loops); the speed
-verdicts for a faster GPU are tested on recorded timings in test_probes_verdict.py.
+verdicts for a faster GPU are tested on recorded timings in test_rules_probe.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tfdoctor.checks import probes as probes_check
+from snapshots import RuleModules
+
+probes_check = RuleModules("probe_speed", "probe_health")
 from simgpu import build as simgpu_build
 from support import tfenv
 from tfdoctor.probe_facts import ProbeFacts
@@ -179,6 +181,10 @@ def test_simulated_gpu_wrong_is_gpu_wrong(scenarios):
     assert findings == {("probe.gpu-wrong", "matmul"), ("probe.gpu-wrong", "conv"), ("probe.gpu-wrong", "train")}
     matmul = facts.runs_of("matmul", "GPU:0")[0]
     assert matmul.on_device and 1e-3 < matmul.agreement.values["output"] < 5e-2
+    # The graph-mode Dense(bias, relu) check (the _FusedMatMul bug on Metal) sees a wrong MatMul.
+    train = facts.runs_of("train", "GPU:0")[0]
+    assert train.agreement.values["dense_relu_graph"] > 1e-3
+    assert train.agreement.values["dense_relu_eager"] > 1e-3
 
 
 def test_simulated_gpu_slow_is_slower_after_the_larger_size(scenarios):

@@ -3,6 +3,7 @@ and its network path against a loopback index (no traffic leaves this machine)."
 
 from __future__ import annotations
 
+import dataclasses
 import http.server
 import importlib.util
 import io
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from packaging.version import Version
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "refresh"
@@ -46,6 +48,17 @@ def _recorded(filename: str, stem: str, size: int | None = None) -> "rm.WheelInf
         requires_python=meta.requires_python, requires_dist=meta.requires_dist,
         description=meta.description, wheel_file_tags=rm.parse_wheel_tags(_text(f"{stem}.WHEEL")),
     )
+
+
+def _keras(stem: str, yanked: bool = False) -> "rm.WheelInfo":
+    """A keras/tf-keras WheelInfo from a recorded METADATA (pure-Python wheels, no WHEEL kept)."""
+    filename = f"{stem}-py3-none-any.whl"
+    name = rm.parse_wheel_name(filename)
+    meta = rm.parse_metadata(_text(f"{stem}.METADATA"))
+    return rm.WheelInfo(package=name.package, version=name.version, python_tags=name.python_tags,
+                        platform_tags=name.platform_tags, filename=filename,
+                        upload_time="2026-03-18T00:00:00Z", requires_python=meta.requires_python,
+                        requires_dist=meta.requires_dist, yanked=yanked)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,25 +220,66 @@ def test_build_metal_sections(recorded_sections):
     assert len(table["rows"]) == 13
 
 
+def _comparable(node, filenames_only: set, path: tuple = ()):
+    """A section without the fields that say where a fact was read (the shipped file was read
+    from the registry on 2026-11-23, the reference on 2026-11-21), with the wheel groups the
+    reference knows from filenames only reduced to their tags, and without pre-releases before
+    2.13.0rc0 (the reference did not read them)."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key in ("source", "pins_source"):
+                continue
+            if len(path) == 3 and path[2] == "prereleases" and Version(key) < Version("2.13.0rc0"):
+                continue
+            out[key] = _comparable(value, filenames_only, path + (key,))
+        if len(path) == 6 and path[4] == "tensorflow" and (path[3], path[5]) in filenames_only:
+            out = {k: v for k, v in out.items() if k in ("python", "min_macos", "platform_tags", "depends_on")}
+        return out
+    if isinstance(node, list):
+        return [_comparable(v, filenames_only, path) for v in node]
+    return node
+
+
 def test_reference_records_rebuild_the_shipped_sections():
+    """The shipped sections (read live) say what the reference's records say, where both read."""
     if not REFERENCE_PATH.is_file():
         pytest.skip(f"reference dataset not found at {REFERENCE_PATH}")
     reference = json.loads(REFERENCE_PATH.read_text(encoding="utf-8"))
     shipped = json.loads((REPO / "compat_matrix.json").read_text(encoding="utf-8"))
-    rebuilt = rm.build_sections(rm.wheels_from_reference(reference))
-    for key in rm.WHEEL_SECTIONS:
-        assert rebuilt[key] == shipped[key], key
+    wheels = rm.wheels_from_reference(reference)
+    rebuilt = rm.build_sections(wheels)
+    filenames_only = {(w.version, w.arch) for w in wheels if w.origin == rm.ORIGIN_FILENAMES}
+    assert ("2.5.0", "x86_64") in filenames_only
+    for key in ("tensorflow", "tensorflow_metal", "apple_table"):
+        assert _comparable(rebuilt[key], filenames_only, (key,)) == \
+            _comparable(shipped[key], filenames_only, (key,)), key
+    assert "keras_packages" not in rebuilt  # the reference has no keras records
 
 
-def test_cli_from_reference_rewrites_the_file_unchanged(tmp_path, capsys):
+def test_cli_from_reference_keeps_other_sections(tmp_path, capsys):
+    """--write replaces the wheel sections and keeps every other one, keras_packages (not in
+    the reference) and sections other tools own included."""
     if not REFERENCE_PATH.is_file():
         pytest.skip(f"reference dataset not found at {REFERENCE_PATH}")
-    shipped = (REPO / "compat_matrix.json").read_text(encoding="utf-8")
+    shipped = json.loads((REPO / "compat_matrix.json").read_text(encoding="utf-8"))
+    shipped["metal_load_check"] = {"owned by": "another tool"}
     target = tmp_path / "compat_matrix.json"
-    target.write_text(shipped, encoding="utf-8")
+    target.write_text(rm.dump(shipped), encoding="utf-8")
     assert rm.main(["--matrix", str(target), "--from-reference", str(REFERENCE_PATH), "--write"]) == 0
-    assert "no change" in capsys.readouterr().out
-    assert target.read_text(encoding="utf-8") == shipped
+    assert "wheels" in capsys.readouterr().err  # the closing summary
+    written = json.loads(target.read_text(encoding="utf-8"))
+    assert written["facts_read"] == "2026-11-21"
+    for key in set(shipped) - {"facts_read", "tensorflow", "tensorflow_metal", "apple_table"}:
+        assert written[key] == shipped[key], key
+
+
+def test_saved_wheels_rebuild_the_shipped_sections(tmp_path):
+    """--save-wheels / --from-wheels round trip: what one live read saved rebuilds the same."""
+    wheels = [_recorded("tensorflow_metal-1.2.0-cp311-cp311-macosx_12_0_arm64.whl",
+                        "tensorflow_metal-1.2.0-cp311-macosx_12_0_arm64"), _keras("tf_keras-2.21.0")]
+    saved = {"read_on": "2026-11-23", "wheels": [dataclasses.asdict(w) for w in wheels]}
+    assert [rm._wheel_from_json(json.loads(json.dumps(w))) for w in saved["wheels"]] == wheels
 
 
 def test_merge_keeps_curated_sections_and_diff_shows_changes():
@@ -245,13 +299,16 @@ def test_merge_keeps_curated_sections_and_diff_shows_changes():
 # the network path, against a loopback index
 
 
-def _small_wheel() -> bytes:
-    """A real-shaped wheel: the recorded 1.2.0 METADATA/WHEEL plus 600 KB of incompressible filler."""
+def _small_wheel(dist_info_first: bool = False) -> bytes:
+    """A real-shaped wheel: the recorded 1.2.0 METADATA/WHEEL (deflated) plus 600 KB of
+    incompressible filler, after them or (as bdist_wheel writes it) before them."""
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
-        z.writestr("tensorflow-plugins/libmetal_plugin.dylib", random.Random(0).randbytes(600_000))
-        z.writestr("tensorflow_metal-1.2.0.dist-info/METADATA", _text("tensorflow_metal-1.2.0-cp311-macosx_12_0_arm64.METADATA"))
-        z.writestr("tensorflow_metal-1.2.0.dist-info/WHEEL", _text("tensorflow_metal-1.2.0-cp311-macosx_12_0_arm64.WHEEL"))
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        members = [("tensorflow_metal-1.2.0.dist-info/METADATA", _text("tensorflow_metal-1.2.0-cp311-macosx_12_0_arm64.METADATA")),
+                   ("tensorflow_metal-1.2.0.dist-info/WHEEL", _text("tensorflow_metal-1.2.0-cp311-macosx_12_0_arm64.WHEEL"))]
+        filler = ("tensorflow-plugins/libmetal_plugin.dylib", random.Random(0).randbytes(600_000))
+        for name, data in (members + [filler]) if dist_info_first else ([filler] + members):
+            z.writestr(name, data)
     return buf.getvalue()
 
 
@@ -281,7 +338,11 @@ class _Index(http.server.BaseHTTPRequestHandler):
         if self.path == f"/files/{self.FILE}":
             rng = self.headers.get("Range")
             if rng and self.ranges:
-                first, last = (int(x) for x in rng.split("=")[1].split("-"))
+                first_text, last_text = rng.split("=")[1].split("-")
+                if not first_text:  # a suffix range: the last N bytes
+                    first, last = max(0, len(self.wheel) - int(last_text)), len(self.wheel) - 1
+                else:
+                    first, last = int(first_text), int(last_text)
                 part = self.wheel[first:last + 1]
                 return self._send(206, part, "application/octet-stream",
                                   {"Content-Range": f"bytes {first}-{first + len(part) - 1}/{len(self.wheel)}"})
@@ -326,8 +387,8 @@ def _wheel_bytes_fetched(index: type[_Index]) -> int:
         if path.endswith(".whl"):
             if rng is None:
                 return -1  # a whole-file GET
-            first, last = (int(x) for x in rng.split("=")[1].split("-"))
-            total += last - first + 1
+            first_text, last_text = rng.split("=")[1].split("-")
+            total += int(last_text) if not first_text else int(last_text) - int(first_text) + 1
     return total
 
 
@@ -359,5 +420,80 @@ def test_server_without_ranges_falls_back_to_a_whole_download(index, capsys):
     index.ranges = False
     (w,) = _read(index)
     assert w.wheel_file_tags == ("cp311-cp311-macosx_12_0_arm64",)
-    assert [r for p, r, _a in index.log if p.endswith(".whl")] == ["bytes=0-0"]  # fetched once
+    assert [r for p, r, _a in index.log if p.endswith(".whl")] == [f"bytes=-{rm.TAIL_BYTES}"]  # fetched once
     assert "downloading it whole" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# reading only the end of a wheel
+
+
+def test_central_directory_from_a_real_wheel_tail():
+    """The last 12 KB of tensorflow-2.22.0rc0-cp311-cp311-macosx_12_0_arm64.whl (245,347,278
+    bytes): the directory is read forward from the first entry whose chain ends on the end record."""
+    tail = (DATA / "tensorflow-2.22.0rc0-cp311-macosx_12_0_arm64.tail12k").read_bytes()
+    members = rm.central_members(tail, 245_347_278 - len(tail))
+    by_name = {m.name: m for m in members}
+    meta = by_name["tensorflow-2.22.0rc0.dist-info/METADATA"]
+    assert meta.method == 8 and meta.compressed_size == 1508 and meta.local_offset == 243_180_054
+    assert members[-1].name == "tensorflow-2.22.0rc0.dist-info/RECORD"
+    assert rm.central_members(tail, 0) is None  # offsets that do not add up are refused
+    assert rm.central_members(tail[:-22], 245_347_256 - len(tail)) is None  # no end record
+
+
+@pytest.mark.parametrize("dist_info_first", [False, True])
+def test_tail_reader_fetches_at_most_two_ranges(index, dist_info_first):
+    index.wheel = _small_wheel(dist_info_first)
+    index.core_metadata = False
+    (w,) = _read(index)
+    ranges = [r for p, r, _a in index.log if p.endswith(".whl")]
+    assert ranges[0] == f"bytes=-{rm.TAIL_BYTES}" and len(ranges) == (2 if dist_info_first else 1)
+    assert w.wheel_file_tags == ("cp311-cp311-macosx_12_0_arm64",) and w.size == len(index.wheel)
+    assert w.requires_dist == ("wheel~=0.35", "six>=1.15.0")
+    assert _wheel_bytes_fetched(index) < 80_000
+
+
+# ---------------------------------------------------------------------------------------------
+# pre-releases, keras and tf-keras
+
+
+def test_scope_takes_prereleases_and_keras():
+    def scoped(filename: str) -> bool:
+        return rm.in_scope(rm.parse_wheel_name(filename))
+
+    assert scoped("tensorflow-2.22.0rc0-cp311-cp311-macosx_12_0_arm64.whl")
+    assert scoped("tensorflow-2.5.0rc0-cp38-cp38-macosx_10_11_x86_64.whl")
+    assert not scoped("tensorflow-2.22.0rc0-cp311-cp311-manylinux_2_27_x86_64.whl")
+    assert not scoped("tensorflow-2.4.0-cp38-cp38-macosx_10_11_x86_64.whl")
+    assert scoped("tf_keras-2.16.0rc1-py3-none-any.whl") and scoped("keras-3.15.1-py3-none-any.whl")
+    assert not scoped("keras-3.0.0rc1-py3-none-any.whl") and not scoped("keras-2.5.0rc0-py2.py3-none-any.whl")
+
+
+def test_prerelease_only_minor():
+    """tensorflow 2.22 has only 2.22.0rc0 (Requires-Dist copied from its cp311 wheel, shared
+    reference records): kept apart from the finals, and it still describes the minor."""
+    rec = json.loads(REFERENCE_PATH.read_text(encoding="utf-8")) if REFERENCE_PATH.is_file() else None
+    if rec is None:
+        pytest.skip("reference dataset not found")
+    wheels = [w for w in rm.wheels_from_reference(rec) if w.version in ("2.22.0rc0", "2.21.0", "2.21.0rc1")]
+    minors = rm.build_sections(wheels)["tensorflow"]
+    assert minors["2.22"]["releases"] == {} and minors["2.22"]["prerelease_only"]
+    assert minors["2.22"]["newest_patch"] == "2.22.0rc0" and minors["2.22"]["keras_major"] == 3
+    assert list(minors["2.21"]["releases"]) == ["2.21.0"] and list(minors["2.21"]["prereleases"]) == ["2.21.0rc1"]
+    assert not minors["2.21"]["prerelease_only"] and minors["2.21"]["newest_patch"] == "2.21.0"
+    # the cp314 wheel pins h5py~=3.15.1, the others h5py<3.15.0: each keeps its Python
+    h5py = minors["2.22"]["prereleases"]["2.22.0rc0"]["pins_macos_arm64"]["h5py"]
+    assert 'h5py~=3.15.1; python_version == "3.14"' in h5py
+    assert 'h5py<3.15.0,>=3.11.0; python_version == "3.13"' in h5py and len(h5py) == 5
+
+
+def test_keras_packages_from_recorded_metadata():
+    sections = rm.build_sections([_keras("tf_keras-2.21.0"), _keras("keras-3.15.1")])
+    k = sections["keras_packages"]
+    assert k["tf-keras"]["2.21.0"] == {
+        "requires_python": ">=3.10", "tensorflow": ["tensorflow<2.22,>=2.21"], "prerelease": False,
+        "yanked": False, "upload_date": "2026-03-18", "wheel": "tf_keras-2.21.0-py3-none-any.whl"}
+    assert k["keras"]["3.15.1"]["requires_python"] == ">=3.11" and k["keras"]["3.15.1"]["tensorflow"] == []
+    assert k["source"] and sections["tensorflow"] == {}
+    yanked = rm.build_keras([_keras("tf_keras-2.21.0", yanked=True)])
+    assert yanked["tf-keras"]["2.21.0"]["yanked"]

@@ -8,6 +8,7 @@ and a plugin whose initialisation fails. The shared venv is never modified."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -187,3 +188,96 @@ def test_gpu_plugin_whose_init_fails_aborts_tensorflow(tf_env, simgpu):
     assert finding["evidence"]["signal"] == "SIGABRT"
     assert "libsimgpu.so" in finding["title"]
     assert report["snapshot"]["runtime"]["log"]["fatal"]
+
+
+# --- which plugin file was loading; entries that are not files; the child's whole document ---
+
+EXIT_PLUGIN_C = """
+/* A plugin whose constructor ends the process (exit(0)) while TensorFlow dlopens it: the child
+   exits 0 without a result; only the plugin-load watch can say which file did it. */
+#include <stdlib.h>
+__attribute__((constructor)) static void tfdoctor_exit_at_load(void) { exit(0); }
+"""
+
+
+@pytest.fixture(scope="module")
+def exit_plugin(tmp_path_factory) -> Path:
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        pytest.skip("no C compiler")
+    out = tmp_path_factory.mktemp("exitplugin")
+    (out / "exit.c").write_text(EXIT_PLUGIN_C)
+    lib = out / "libexit_plugin.so"
+    subprocess.run([gcc, "-shared", "-fPIC", "-o", str(lib), str(out / "exit.c")], check=True)
+    return lib
+
+
+def test_plugin_that_exits_at_load_is_named(tf_env, exit_plugin):
+    target = tfenv.plugins_dir(tf_env) / exit_plugin.name
+    shutil.copy(exit_plugin, target)
+    proc = check(tfenv.env_python(tf_env), "--json", "--no-probes")
+    rt = json.loads(proc.stdout)["snapshot"]["runtime"]
+    assert (rt["outcome"], rt["returncode"], rt["stage"]) == ("no-result", 0, "importing")
+    assert rt["loading_plugin"] == str(target)
+    assert f"loading the plugin {target}" in rt["message"]
+
+
+def test_directory_named_like_a_library_is_not_a_file(tf_env):
+    """TensorFlow passes a directory named libx.so to dlopen (load_library.py lists names
+    only); the facts say it is a directory, statically and at run time."""
+    (tfenv.plugins_dir(tf_env) / "libx.so").mkdir()
+    proc = check(tfenv.env_python(tf_env), "--json", "--no-probes")
+    snapshot = json.loads(proc.stdout)["snapshot"]
+    (static,) = [p for p in snapshot["plugins"] if p["name"] == "libx.so"]
+    assert (static["kind"], static["file_type"]) == ("not-a-file", "directory")
+    (loaded,) = snapshot["runtime"]["plugins"]
+    assert (loaded["kind"], loaded["file_type"]) == ("not-a-file", "directory")
+    assert snapshot["runtime"]["outcome"] == "import-error"
+    assert snapshot["runtime"]["loading_plugin"] is None  # the load returned (with an error)
+
+
+def test_fifo_in_plugins_dir_hangs_the_import_and_is_named(tf_env):
+    """dlopen blocks opening a FIFO without a writer: the import hangs until --timeout, and the
+    facts say which file it was opening."""
+    fifo = tfenv.plugins_dir(tf_env) / "libfifo.so"
+    os.mkfifo(fifo)
+    env = tfenv.tf_subprocess_env(extra={"NO_COLOR": "1"})
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "tfdoctor", "check", "--python",
+                           str(tfenv.env_python(tf_env)), "--timeout", "20", "--no-probes", "--json"],
+                          capture_output=True, text=True, env=env, timeout=90)
+    assert time.monotonic() - started < 45
+    rt = json.loads(proc.stdout)["snapshot"]["runtime"]
+    assert rt["outcome"] == "timeout" and rt["loading_plugin"] == str(fifo)
+    assert rt["plugins"][0]["file_type"] == "fifo"
+
+
+CHILD_ONLY_KEYS = {"schema", "complete", "pid", "python", "probes"}
+"""Keys of the runtime child's document about the run itself (python is its version; the parent
+records the interpreter's path), or mapped elsewhere (probes: tfdoctor.probe_facts)."""
+
+
+def test_every_runtime_fact_has_a_field_and_the_env_is_an_allowlist(tf_python, tmp_path):
+    from test_collector import unmapped_keys
+
+    from tfdoctor.runtime_facts import RuntimeFacts
+
+    out = tmp_path / "result.json"
+    env = tfenv.tf_subprocess_env(extra={"TF_VAR_db_password": "hunter2",
+                                         "TF_TOKEN_app_terraform_io": "hunter2",
+                                         "TF_CPP_MIN_LOG_LEVEL": "0",
+                                         "TFDOCTOR_USER_TF_CPP_MIN_LOG_LEVEL": "2",
+                                         "TMPDIR": str(tmp_path)})
+    child = Path(__file__).resolve().parents[1] / "tfdoctor" / "target" / "runtime_child.py"
+    subprocess.run([str(tf_python), str(child), str(out), "--timeout", "60"], env=env,
+                   capture_output=True, timeout=90, check=True)
+    document = json.loads(out.read_text())
+    assert document["complete"] is True
+    facts = {k: v for k, v in document.items() if k not in CHILD_ONLY_KEYS}
+    assert unmapped_keys(RuntimeFacts, facts) == []
+    assert document["env"]["TF_CPP_MIN_LOG_LEVEL"] == "2"  # the user's level, not ours
+    assert not [name for name in document["env"] if name.startswith(("TF_VAR_", "TF_TOKEN_"))]
+    assert "hunter2" not in out.read_text()
+    # No plugin here; TensorFlow's own op libraries load through the same calls.
+    assert document["loading_plugin"] is None
+    assert all(Path(p).is_file() and "site-packages/tensorflow/" in p for p in document["loaded_plugins"])

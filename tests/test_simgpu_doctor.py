@@ -66,7 +66,7 @@ def test_ok_mode_gpu_listed_used_and_agreeing(tmp_path, plugin):
     gpu_runs = [r for r in snap["probes"]["runs"] if r["device"] == "GPU:0" and r["timing"]]
     assert gpu_runs and all(r["on_device"] and r["agreement"]["ok"] for r in gpu_runs)
     # Speed: on one CPU the simulated device cannot beat the CPU, so no verdict is asserted
-    # here; the "faster" verdict is tested on recorded timings (test_probes_verdict.py).
+    # here; the "faster" verdict is tested on recorded timings (test_rules_probe.py).
     assert not codes(doc, "error") and run.code == 0
 
 

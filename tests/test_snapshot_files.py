@@ -184,11 +184,9 @@ def test_mutated_real_snapshot_loads_or_names_the_field(index, replacement, dele
         assert "snapshot" in str(exc)
     else:
         # whatever loads must also survive every check
-        from tfdoctor.engine import run_checks
-        from tfdoctor.registry import load_checks
+        from tfdoctor.engine import diagnose
 
-        checks, _ = load_checks()
-        crashed = [f for f in run_checks(snap, checks) if f.code == "check.crashed"]
+        crashed = [f for f in diagnose(snap).findings if f.code == "check.crashed"]
         assert not crashed, crashed[0].evidence
 
 

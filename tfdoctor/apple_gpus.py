@@ -1,4 +1,4 @@
-"""Apple-silicon GPUs, M1 to M4: FP32 peak and memory bandwidth, each with its sources.
+"""Apple-silicon GPUs, M1 to M5: FP32 peak and memory bandwidth, each with its sources.
 
 Used to put a probe's achieved GFLOP/s next to what the chip can do at most. The chip is known
 from the CPU brand string (`sysctl machdep.cpu.brand_string`, e.g. "Apple M2 Pro"), which does
@@ -8,9 +8,13 @@ configurations, so the peak is a range, smallest to largest configuration.
 FP32 peak = GPU cores x 128 ALUs x 2 FLOP (one FMA) x GPU clock. Apple published TFLOPS figures
 for M1-generation chips and the M2; for M1/M2 Pro, Max and Ultra the figures follow from the core
 counts and the clocks measured by philipturner/metal-benchmarks (GUIDE section 3 lists them as
-approximate public figures). Apple has published no GPU clocks or TFLOPS for M3 and M4: those
+approximate public figures). Apple has published no GPU clocks or TFLOPS for M3, M4 and M5: those
 are third-party estimates (`fp32_estimate`), and the estimates disagree on the M4's clock, so
-their ranges are wider. Memory bandwidth is Apple's figure except for the M1 (68 GB/s, a
+their ranges are wider. For the M5 family Apple gives GPU core counts and bandwidth, and an "over
+4x peak GPU compute for AI" against the M4 that counts the new per-core Neural Accelerators, not
+FP32; the M5's FP32 figures come from a third-party spec table (1.74 GHz) and one measurement (a
+fanless M5 at 1.578 GHz reaching 3.76 TFLOPS), and the M5 Pro and Max ones scale the M5's clocks
+to their core counts. Memory bandwidth is Apple's figure except for the M1 (68 GB/s, a
 third-party figure from its LPDDR4X-4266 128-bit bus).
 
 These are peaks: a dense float32 matmul on Metal reaches a fraction of them (about 8 of 10.6
@@ -55,6 +59,20 @@ SOURCES = {
                 "at 1470 MHz; M4 Max 32-core 13.74 at 1678 MHz)",
     "apple-specs-unstored": "Apple's tech specs pages (lower-bandwidth binned Max chips: M3 Max 30-core 300 GB/s, "
                             "M4 Max 32-core 410 GB/s); not among the sources stored with tfdoctor",
+    "apple-m5": "Apple's M5 announcement (2025-10-15) as reported at https://www.fonearena.com/blog/466700/apple-m5-specs-features.html "
+                "and https://www.tomshardware.com/pc-components/cpus/apple-unveils-m5-chip-with-10-core-cpu-and-10-core-gpu-company-says-3nm-chip-offers-4x-peak-gpu-performance-over-m4-for-ai-45-percent-graphics-uplift "
+                "(10-core GPU with a Neural Accelerator in each core, 153 GB/s, 'over 4x peak GPU compute for AI' vs M4)",
+    "hmc-tech-m5": "https://hmc-tech.com/gpu/apple-10-core-m4-fl-vs-apple-10-core-m5-fl and "
+                   "https://hmc-tech.com/gpu/apple-8-core-m5-fl-vs-intel-iris-540-1000mhz (third-party estimates: M5 "
+                   "10-core 4.45 TFLOPS FP32 at 1740 MHz, 8-core 3.23 TFLOPS at 1578 MHz)",
+    "m5-roofline": "https://michaelstinkerings.org/apple-m5-gpu-roofline-analysis (measured on a MacBook Air M5, 10-core "
+                   "GPU: FP32 peak 3,760 GFLOPS at a 1578 MHz clock read with powermetrics; 122 GB/s usable of 153.6)",
+    "apple-m5-pro-max": "Apple's M5 Pro / M5 Max announcement (2026-03-03) as reported at "
+                        "https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max and "
+                        "https://mikeshouts.com/apple-m5-pro-m5-max/amp (M5 Pro up to 20-core GPU, up to 307 GB/s; "
+                        "M5 Max up to 40-core GPU, up to 614 GB/s)",
+    "ars-m5-pro-max": "https://usagoldmines.com/testing-apples-2026-16-inch-macbook-pro-m5-max-and-its-new-performance-cores-andrew-cunningham-usagoldmines-com "
+                      "(Ars Technica's review: the M5 Pro uses a 20-core GPU die, the M5 Max a 40-core GPU die)",
 }
 
 
@@ -134,6 +152,13 @@ GPUS: dict[str, AppleGpu] = {g.chip: g for g in (
     _gpu("M4 Max", (32, 40), (13.74, 17.18), (410, 546), True,
          ("guide", "hmc-tech", "m4-max", "apple-specs-unstored"),
          "546 GB/s for the 40-core GPU, 410 GB/s for the 32-core one; clock 1.678 GHz (hmc-tech)"),
+    _gpu("M5", (8, 10), (3.23, 4.45), (153, 153), True, ("apple-m5", "hmc-tech-m5", "m5-roofline"),
+         "8-core at 1.578 GHz, 10-core at 1.74 GHz (hmc-tech); measured: 3.76 TFLOPS on a fanless 10-core "
+         "at 1.578 GHz; Apple's 'over 4x for AI' counts the Neural Accelerators, not FP32"),
+    _gpu("M5 Pro", (20,), (8.08, 8.91), (307, 307), True, ("apple-m5-pro-max", "ars-m5-pro-max", "hmc-tech-m5"),
+         "one GPU configuration named (a 20-core die); FP32 = 20 x 256 FLOP/clock x the M5's 1.578-1.74 GHz"),
+    _gpu("M5 Max", (40,), (16.16, 17.82), (614, 614), True, ("apple-m5-pro-max", "ars-m5-pro-max", "hmc-tech-m5"),
+         "one GPU configuration named (a 40-core die); FP32 = 40 x 256 FLOP/clock x the M5's 1.578-1.74 GHz"),
 )}
 
 _BRAND = re.compile(r"\bM([1-9])(?:\s+(Pro|Max|Ultra))?\b", re.IGNORECASE)
@@ -151,7 +176,7 @@ def chip_name(brand: str | None) -> str | None:
 
 
 def lookup(brand: str | None) -> AppleGpu | None:
-    """The GPU of the chip named by a CPU brand string such as "Apple M2 Pro" (M1-M4 families),
+    """The GPU of the chip named by a CPU brand string such as "Apple M2 Pro" (M1-M5 families),
     or None when the brand is not one of them."""
     name = chip_name(brand)
     return GPUS.get(name) if name else None

@@ -1,9 +1,13 @@
-"""The diagnosis vocabulary: severities, remediations, findings and checks.
+"""The diagnosis vocabulary: severities, remediations, findings, rules and checks.
 
-A check is a small registered object (as in conda's health-check plugins) whose `run` is a pure
-function of a fact snapshot; it returns findings (flutter's ValidationResult: a crash becomes a
-finding too), each with a remediation made of commands a person or a script can run (brew's
-Finding/Remediation).
+A rule (as in ruff) is one stable code, its documentation, and a pure function of the fact snapshot
+and the facts derived from it, returning a finding or nothing; the finding is made from the rule's
+own doc, so code and severity are never retyped. Every finding carries a remediation made of
+commands a person or a script can run (brew's Finding/Remediation). Rules are grouped into report
+areas by code prefix, as flutter groups validators; a crashing rule becomes a finding too.
+
+`Check` is the older, coarser plugin interface (one `run(snapshot)` per area): third-party plugins
+written against it keep working.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 if TYPE_CHECKING:
+    from tfdoctor.derived import Derived
     from tfdoctor.snapshot import Snapshot
 
 
@@ -51,6 +56,9 @@ class Severity(str, enum.Enum):
 
 _RANKS = {Severity.OK: 0, Severity.INFO: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 
+BASES = ("observed", "reported", "table", "inferred")
+"""Kinds of evidence, strongest first: the report leads with what was observed."""
+
 
 @dataclass(frozen=True)
 class Remediation:
@@ -81,6 +89,10 @@ class Finding:
     detail: str = ""
     explains: tuple[str, ...] = ()
     check: str = ""
+    basis: str = "observed"
+    """The kind of evidence it rests on, strongest first: "observed" (facts of this machine: the
+    import, devices, placement, probes, binaries), "reported" (public reports, the plugin binary's
+    load check), "table" (Apple's table, wheel tags), "inferred" (release dates)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -92,6 +104,7 @@ class Finding:
             "remediation": self.remediation.to_dict() if self.remediation else None,
             "explains": list(self.explains),
             "check": self.check,
+            "basis": self.basis,
         }
 
 
@@ -104,6 +117,56 @@ class CodeDoc:
     why: str
     fix: str
     link: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One diagnosis: its code, its documentation and the pure function that decides it.
+
+    `explains` names the codes (tfdoctor.codes constants) of findings this one is the cause of.
+    A `summary` rule states the all-clear of its module: it runs only when no other rule of the
+    same module found a problem (a warning or worse).
+    """
+
+    code: str
+    doc: CodeDoc
+    func: Callable[["Snapshot", "Derived"], Any]
+    explains: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
+    """Snapshot sections the rule reads (e.g. "runtime"): skipped when they were not gathered."""
+    summary: bool = False
+
+    @property
+    def area(self) -> str:
+        return self.code.split(".", 1)[0]
+
+    def __call__(self, snapshot: "Snapshot", derived: "Derived") -> list[Finding]:
+        produced = self.func(snapshot, derived)
+        if produced is None:
+            return []
+        return [produced] if isinstance(produced, Finding) else list(produced)
+
+    def finding(self, evidence: Mapping[str, Any] | None = None, fix: Remediation | None = None, *,
+                title: str | None = None, detail: str = "", explains: Iterable[str] = (),
+                severity: Severity | None = None, basis: str = "observed") -> Finding:
+        """A finding of this rule: its code, its severity (unless the evidence calls for another)
+        and its title unless a more specific one is given."""
+        return Finding(self.code, severity or self.doc.severity, title or self.doc.title,
+                       dict(evidence or {}), fix, detail, tuple(self.explains) + tuple(explains),
+                       basis=basis)
+
+
+def rule(code: str, title: str, severity: Severity, why: str, fix: str, link: str | None = None, *,
+         explains: Iterable[str] = (), needs: Iterable[str] = (),
+         summary: bool = False) -> Callable[[Callable[..., Any]], Rule]:
+    """Declare a rule: `@rule(codes.X, title, severity, why, fix)` above `def f(s, d)`. The
+    decorated name becomes the Rule, so its body builds findings with `f.finding(...)`."""
+
+    def declare(func: Callable[..., Any]) -> Rule:
+        return Rule(code, CodeDoc(title, severity, why, fix, link), func, tuple(explains),
+                    tuple(needs), summary)
+
+    return declare
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ is for `tfdoctor probe` without the runtime facts, for tests and for benchmarks.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -15,6 +17,7 @@ from typing import Any, Callable, Mapping
 from tfdoctor import typed
 from tfdoctor.childproc import STDERR_TAIL, ChildResult, run_child
 from tfdoctor.probe_facts import ProbeFacts, from_document
+from tfdoctor.redact import mask_secrets
 
 WORKLOADS = Path(__file__).parent / "target" / "workloads.py"
 IMPORT_ALLOWANCE_S = 60.0
@@ -29,6 +32,34 @@ def probe_timeout(budget_s: float) -> float:
     return 2.0 * budget_s + 10.0
 
 
+MAX_BUDGET_S = 3600.0
+"""The longest probe budget accepted: an hour (a --sweep takes two minutes)."""
+
+
+def config_problem(config: Mapping[str, Any]) -> str | None:
+    """Why the probes cannot run with `config` within their budget, in words for the user (a
+    usage error), or None. A size above the largest the probes ever measure (workloads.MAX_SIZE:
+    matmul n 8192, batch 512 for conv, 2048 for train) needs more memory or time than one budget
+    holds: one call of matmul at n = 20000 is 1.6e13 FLOPs and 4.8 GB of operands, and a single
+    call cannot be interrupted, so it would only end at the hard timeout."""
+    from tfdoctor.target.workloads import MAX_SIZE, resolve_config
+
+    try:
+        cfg = resolve_config(dict(config))
+    except (ValueError, TypeError, OverflowError) as exc:
+        return f"bad probe configuration: {exc}"
+    budget = cfg["budget_s"]
+    if not math.isfinite(budget) or not 0 < budget <= MAX_BUDGET_S:
+        return f"--budget must be between 1 and {MAX_BUDGET_S:g} seconds"
+    for workload in cfg["workloads"]:
+        size, largest = cfg["sizes"][workload], MAX_SIZE[workload]
+        if size > largest:
+            what = "n" if workload == "matmul" else "batch size"
+            return (f"--size {size} is too large for {workload}: its {what} can be at most "
+                    f"{largest} to fit the probes' budget ({budget:g} s) and memory")
+    return None
+
+
 def budget_of(config: Mapping[str, Any]) -> float:
     """The budget `config` will run with (its own, else its preset's)."""
     from tfdoctor.target.workloads import resolve_config
@@ -41,6 +72,9 @@ def gather_probes(python: str, config: Mapping[str, Any], *, timeout: float | No
                   tick: Callable[[Path, float], None] | None = None) -> ProbeFacts:
     """Run the probes in `python` with `config`; the child is killed after `timeout` seconds
     (default: the import allowance plus probe_timeout(budget))."""
+    problem = config_problem(config)
+    if problem is not None:
+        return ProbeFacts(outcome="not-run", message=problem)
     if timeout is None:
         timeout = IMPORT_ALLOWANCE_S + probe_timeout(budget_of(config))
     child_env = dict(os.environ if env is None else env)
@@ -55,6 +89,7 @@ def gather_probes(python: str, config: Mapping[str, Any], *, timeout: float | No
 
 def facts_from_child(child: ChildResult, timeout: float) -> ProbeFacts:
     """ProbeFacts from a finished standalone probe child (a pure function of the ChildResult)."""
+    child = dataclasses.replace(child, stderr=mask_secrets(child.stderr))
     ending = {"signal": child.signal_name, "returncode": child.returncode,
               "duration_s": round(child.duration_s, 3), "timeout_s": timeout,
               "stderr_tail": child.stderr[-STDERR_TAIL:]}
@@ -62,6 +97,10 @@ def facts_from_child(child: ChildResult, timeout: float) -> ProbeFacts:
     if child.result_error not in (None, "missing") or (child.result is not None and doc is None):
         return from_document(None, outcome="crashed", message="the probe child's result file is "
                              f"unreadable ({child.result_error or 'not an object'})", **ending)
+    forged = _implausible(doc, child)
+    if forged:
+        return from_document(None, outcome="crashed", message="the probe child's result cannot be "
+                             f"what it wrote: {forged}", **ending)
     if doc is not None and doc.get("import_error"):
         return from_document(None, outcome="not-run",
                              message=f"import tensorflow failed: {doc['import_error']}", **ending)
@@ -82,3 +121,16 @@ def facts_from_child(child: ChildResult, timeout: float) -> ProbeFacts:
     except typed.ShapeError as exc:
         return from_document(None, outcome="crashed",
                              message=f"the probe child's result has the wrong shape: {exc}", **ending)
+
+
+def _implausible(doc: dict[str, Any] | None, child: ChildResult) -> str | None:
+    """Why a well-formed document is not what workloads.py writes (its schema and stages; it
+    says complete only at stage "done", then exits with code 0), or None."""
+    if doc is None:
+        return None
+    if doc.get("schema", 1) != 1 or doc.get("stage") not in ("importing", "probes", "done"):
+        return "not the document the probes write"
+    if doc.get("complete") is True and (doc.get("stage") != "done" or (
+            not child.timed_out and child.returncode != 0)):
+        return "it says complete, but the child did not finish"
+    return None

@@ -1,16 +1,95 @@
-"""Remove what identifies a person from text meant to be pasted into a public bug report."""
+"""Remove what identifies a person, and anything that looks like a credential, from text meant
+to be shown or pasted into a public bug report.
+
+Two layers: `mask_secrets` (always applied, whatever the output: credentials never leave the
+machine through tfdoctor) and `redact` (home directory, user and host names: for markdown and
+`collect`, which are made to be shared), which also masks secrets.
+"""
 
 from __future__ import annotations
 
+import functools
 import getpass
+import json
 import os
 import re
 import socket
 from dataclasses import dataclass
+from typing import Any
 
-_OTHER_HOMES = re.compile(r"(/Users/|/home/)[^/\s\"']+")
-_TOO_COMMON_TO_REPLACE = {"root", "user", "admin", "runner", "ubuntu"}
-"""User names that are also ordinary words in reports ("conda root"); their home is still hidden."""
+MASK = "<redacted>"
+
+_OTHER_HOMES = re.compile(r"(/Users/|/home/)[^/\s\"'`]+")
+_TOO_COMMON_TO_REPLACE = {"root", "user", "admin", "runner", "ubuntu", "home", "users", "local"}
+"""User and host names that are also ordinary words in reports ("conda root"); a home under
+such a name is still hidden."""
+
+SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY", "CREDENTIAL",
+                "COOKIE")
+"""A variable or parameter whose name contains one of these holds a credential (issue 15:
+Terraform's TF_VAR_db_password and TF_TOKEN_app_terraform_io leaked through `TF_.*`)."""
+
+_NAME = r"[A-Za-z0-9_.\-]*(?:" + "|".join(SECRET_WORDS) + r")[A-Za-z0-9_.\-]*"
+_ASSIGNED = re.compile(r"(?i)(?<![A-Za-z0-9_.\-])(" + _NAME + r")(\s*=\s*)(\"[^\"]*\"|'[^']*'|[^\s&;,\"'`]+)")
+"""NAME=value (environment dumps, shell lines, URL query strings: ?access_token=...)."""
+_QUOTED = re.compile(r"(?i)([\"'])(" + _NAME + r")\1(\s*:\s*)([\"'])(?:(?!\4).)*\4")
+"""A JSON or Python dict entry: "db_password": "value"."""
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/@:\"'`<>]*):([^\s/@\"'`<>]+)@")
+"""scheme://user:password@host: the password goes (pip index URLs, database URLs)."""
+_URL_TOKEN_USER = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/@:\"'`<>]{20,})@")
+"""scheme://TOKEN@host: a user part that long is a token (https://ghp_...@github.com)."""
+_TOKEN_VALUES = re.compile(
+    r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,}"
+    r"|xox[abposr]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16}|hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_\-]{20,}"
+    r"|pypi-[A-Za-z0-9_\-]{20,}|npm_[A-Za-z0-9]{20,})\b")
+"""Credentials recognisable by their own shape (GitHub, GitLab, Slack, AWS, Hugging Face,
+OpenAI, PyPI and npm token prefixes), wherever they appear."""
+
+
+@functools.lru_cache(maxsize=4096)
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable or field called `name` holds a credential."""
+    upper = name.upper()
+    return any(word in upper for word in SECRET_WORDS)
+
+
+_NEEDLES = tuple(w.lower() for w in SECRET_WORDS) + (
+    "://", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "akia", "hf_",
+    "sk-", "pypi-", "npm_")
+"""Every pattern below needs one of these (a secret word, a URL, a token prefix), in lower
+case: text without any (names, versions, paths, requirements) is returned at once."""
+
+
+def _may_hold_secrets(text: str) -> bool:
+    low = text.lower()
+    return any(needle in low for needle in _NEEDLES)  # substring tests: megabytes in ms
+
+
+def mask_secrets(text: str) -> str:
+    """`text` with credential-looking values replaced by <redacted> (names are kept)."""
+    if not text or not _may_hold_secrets(text):
+        return text
+    text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:{MASK}@", text)
+    text = _URL_TOKEN_USER.sub(lambda m: f"{m.group(1)}{MASK}@", text)
+    text = _ASSIGNED.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    text = _QUOTED.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}"
+                                 f"{m.group(4)}{MASK}{m.group(4)}", text)
+    return _TOKEN_VALUES.sub(MASK, text)
+
+
+def mask_plain(value: Any) -> Any:
+    """Plain JSON data with credentials masked: values of secret-named keys (an env entry
+    TF_VAR_db_password) and credential-looking text in every string."""
+    if isinstance(value, str):
+        return mask_secrets(value)
+    if isinstance(value, (dict, list)) and not _may_hold_secrets(json.dumps(value, default=str)):
+        return value  # nothing in it can be a credential: one C-speed dump instead of a walk
+    if isinstance(value, list):
+        return [mask_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {key: (MASK if isinstance(item, str) and isinstance(key, str) and is_secret_name(key)
+                      else mask_plain(item)) for key, item in value.items()}
+    return value
 
 
 @dataclass(frozen=True)
@@ -25,18 +104,38 @@ class Identity:
             user = getpass.getuser()
         except Exception:  # noqa: BLE001 - no user name is fine, there is nothing to hide then
             user = ""
-        return cls(os.path.expanduser("~"), user, socket.gethostname())
+        try:
+            host = socket.gethostname()
+        except OSError:
+            host = ""
+        return cls(os.path.expanduser("~"), user, host)
+
+
+def _word(name: str) -> re.Pattern[str]:
+    """`name` as a whole word, also when joined to digits, `_`, `-` or `.` (alice_venv,
+    alices-mbp.local), in any case, but not inside a longer word (al in alice)."""
+    return re.compile(rf"(?i)(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])")
+
+
+def _host_names(host: str) -> list[str]:
+    """The host name and its first label (Alices-MBP.local is also printed as Alices-MBP)."""
+    names = [host, host.split(".", 1)[0]]
+    return sorted({n for n in names if len(n) >= 2 and n.lower() not in _TOO_COMMON_TO_REPLACE},
+                  key=len, reverse=True)
 
 
 def redact(text: str, identity: Identity | None = None) -> str:
-    """Replace the home directory with ~, other homes' user parts, the user and host names."""
+    """Mask secrets; replace the home directory with ~, other homes' user parts, user and host
+    names (also joined to other characters, in any case, short ones too)."""
     who = identity or Identity.current()
+    text = mask_secrets(text)
     if who.home and who.home not in ("/", ""):
         # Only the home itself, not a longer name it is a prefix of (/Users/al vs /Users/alice).
         text = re.sub(re.escape(who.home.rstrip("/")) + r"(?![^/\s'\"`])", "~", text)
     text = _OTHER_HOMES.sub(lambda m: m.group(1) + "<user>", text)
-    if who.host and len(who.host) >= 3:
-        text = re.sub(rf"\b{re.escape(who.host)}\b", "<host>", text)
-    if who.user and len(who.user) >= 3 and who.user.lower() not in _TOO_COMMON_TO_REPLACE:
-        text = re.sub(rf"\b{re.escape(who.user)}\b", "<user>", text)
+    for host in _host_names(who.host or ""):
+        text = _word(host).sub("<host>", text)
+    user = who.user or ""
+    if len(user) >= 2 and user.lower() not in _TOO_COMMON_TO_REPLACE:
+        text = _word(user).sub("<user>", text)
     return text

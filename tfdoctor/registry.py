@@ -1,39 +1,109 @@
-"""Find the checks: built-in and third-party ones register alike, in the `tfdoctor.checks`
-entry-point group. An entry point names a Check or a list of Checks."""
+"""Find the rules: the built-ins are listed in code (checks.BUILTIN_MODULES); third parties
+register in the `tfdoctor.checks` entry-point group, naming a Rule, a Check (tfdoctor 0.1's
+interface, still supported) or a list of them.
+
+A built-in that cannot be loaded is tfdoctor's own failure (BuiltinsMissing, exit 3), never a
+silent gap in the diagnosis; a broken plugin becomes a `check.load-failed` finding.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
+from pathlib import Path
+from types import ModuleType
 
-from tfdoctor.model import Check
+from tfdoctor.model import Check, Rule
 
 ENTRY_POINT_GROUP = "tfdoctor.checks"
+BUILTIN_PACKAGE = "tfdoctor.checks"
+
+
+class BuiltinsMissing(RuntimeError):
+    """tfdoctor's own rule modules could not be loaded: the installation is broken."""
 
 
 @dataclass(frozen=True)
 class LoadFailure:
-    """A registered entry point that could not be turned into checks."""
+    """A registered entry point that could not be turned into rules or checks."""
 
     entry_point: str
     error: str
 
 
-def load_checks() -> tuple[list[Check], list[LoadFailure]]:
-    """Every registered check, in report order, and the entry points that failed to load."""
-    checks: dict[str, Check] = {}
-    failures: list[LoadFailure] = []
+@dataclass
+class Registry:
+    rules: list[Rule] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    """Third-party checks written against the coarser 0.1 interface."""
+    failures: list[LoadFailure] = field(default_factory=list)
+
+
+def _checks_package() -> ModuleType:
+    """The built-in rules package: installed as tfdoctor.checks; in a checkout it is the
+    top-level checks/ folder beside tfdoctor/, loaded under the same name."""
+    try:
+        return importlib.import_module(BUILTIN_PACKAGE)
+    except ModuleNotFoundError as exc:
+        if exc.name != BUILTIN_PACKAGE:
+            raise
+    folder = Path(__file__).resolve().parent.parent / "checks"
+    spec = importlib.util.spec_from_file_location(
+        BUILTIN_PACKAGE, folder / "__init__.py", submodule_search_locations=[str(folder)])
+    if spec is None or spec.loader is None or not folder.is_dir():
+        raise BuiltinsMissing(f"tfdoctor's built-in rules are missing (no {BUILTIN_PACKAGE}, no {folder})")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[BUILTIN_PACKAGE] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def rules_of(module: ModuleType) -> list[Rule]:
+    """The rules a module declares, in the order they are written."""
+    return [value for value in vars(module).values() if isinstance(value, Rule)]
+
+
+def builtin_rules() -> list[Rule]:
+    """Every built-in rule; BuiltinsMissing when any built-in module fails to load."""
+    try:
+        package = _checks_package()
+        names = package.BUILTIN_MODULES
+        modules = [importlib.import_module(f"{BUILTIN_PACKAGE}.{name}") for name in names]
+    except BuiltinsMissing:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure here means a broken install
+        raise BuiltinsMissing(f"tfdoctor's built-in rules could not be loaded: {type(exc).__name__}: {exc}") from exc
+    return [r for m in modules for r in rules_of(m)]
+
+
+def load_registry() -> Registry:
+    """Built-in rules, then the third-party rules and checks registered as entry points."""
+    registry = Registry(rules=builtin_rules())
+    seen = {r.code for r in registry.rules}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         label = f"{ep.name} = {ep.value}"
+        if ep.value.startswith(BUILTIN_PACKAGE + "."):
+            continue  # an entry point left by tfdoctor 0.1's own metadata
         try:
             loaded = ep.load()
         except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the doctor
-            failures.append(LoadFailure(label, f"{type(exc).__name__}: {exc}"))
+            registry.failures.append(LoadFailure(label, f"{type(exc).__name__}: {exc}"))
             continue
         items = loaded if isinstance(loaded, (list, tuple)) else [loaded]
         for item in items:
-            if not isinstance(item, Check):
-                failures.append(LoadFailure(label, f"not a tfdoctor.model.Check: {item!r}"))
-            elif item.name not in checks:  # one distribution may be seen twice on sys.path
-                checks[item.name] = item
-    return sorted(checks.values(), key=lambda c: (c.order, c.name)), failures
+            if isinstance(item, Rule):
+                if item.code not in seen:
+                    seen.add(item.code)
+                    registry.rules.append(item)
+            elif isinstance(item, Check):
+                if all(c.name != item.name for c in registry.checks):
+                    registry.checks.append(item)
+            else:
+                registry.failures.append(LoadFailure(
+                    label, f"names {type(item).__name__}, not a tfdoctor.model.Rule or Check "
+                    "(plugins register rules declared with tfdoctor.model.rule, or Check objects)"))
+    registry.checks.sort(key=lambda c: (c.order, c.name))
+    return registry

@@ -9,6 +9,7 @@ TensorFlow's output out of the result: stderr is read (bounded) by tfdoctor.logp
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
@@ -19,16 +20,18 @@ from rich.console import Console
 from rich.markup import escape
 
 from tfdoctor import logparse, typed
-from tfdoctor.childproc import STDERR_TAIL, ChildResult, run_child
+from tfdoctor.childproc import STDERR_TAIL, ChildResult, read_json_file, run_child
+from tfdoctor.gather import private_scripts
+from tfdoctor.target.collector_core import RESULT_LOST, RESULT_LOST_EXIT
 from tfdoctor.probe_facts import ProbeFacts, from_runtime
+from tfdoctor.redact import mask_plain, mask_secrets
 from tfdoctor.runtime_facts import STAGE_DOING, STAGES, ImportFailure, RuntimeFacts
 
 CHILD = Path(__file__).parent / "target" / "runtime_child.py"
 
-_RESULT_FIELDS = ("stage", "stage_s", "import_s", "tf_version", "tf_git_version", "tf_file",
-                  "build_info", "import_error", "physical_devices", "logical_devices",
-                  "placements", "keras", "plugins", "env", "errors")
-"""Keys of the child's result document that map one to one onto RuntimeFacts fields."""
+PARENT_OWNED = ("outcome", "message", "log")
+"""RuntimeFacts fields tfdoctor sets itself (with those of `base` in facts_from_child): every
+other key of the child's document that names a RuntimeFacts field is taken as is."""
 
 
 def child_env(base: dict[str, str] | None = None) -> dict[str, str]:
@@ -67,9 +70,17 @@ def inspect(python: str, timeout: float, progress: Console | None = None,
     the probes get their own allowance (probe_runner.probe_timeout of their budget) on top."""
     args: list[str] = []
     hard_limit = timeout
+    refused = None
     if probes is not None:
-        from tfdoctor.probe_runner import budget_of, probe_timeout
+        from tfdoctor.probe_runner import budget_of, config_problem, probe_timeout
 
+        refused = config_problem(probes)
+    if refused is not None:
+        # Probes that cannot fit their budget are not started (they would end only at the
+        # hard timeout, looking like a hang): the runtime facts are gathered without them.
+        found = inspect(python, timeout, progress)
+        return Inspection(found.runtime, ProbeFacts(outcome="not-run", message=refused))
+    if probes is not None:
         hard_limit += probe_timeout(budget_of(probes))
         args = ["--probes", json.dumps(dict(probes)), "--hard-timeout", f"{hard_limit:g}"]
     status = _Status(progress, python, timeout)
@@ -79,11 +90,19 @@ def inspect(python: str, timeout: float, progress: Console | None = None,
         return elapsed > timeout and stage not in ("probes", "done")
 
     try:
-        child = run_child(python, CHILD, ["--timeout", f"{timeout:g}", *args], timeout=hard_limit,
-                          env=child_env(), tick=tick if (status.active or probes is not None) else None)
+        with private_scripts() as scripts:  # the interpreter never gets tfdoctor's own files
+            child = run_child(python, scripts / CHILD.name, ["--timeout", f"{timeout:g}", *args],
+                              timeout=hard_limit, env=child_env(),
+                              tick=tick if (status.active or probes is not None) else None,
+                              also_remove=[scripts])
     except OSError as exc:
-        facts = RuntimeFacts(outcome="not-started", python=python, timeout_s=timeout,
-                             message=f"{python} could not be started: {exc}")
+        if getattr(exc, "filename", None) == python:
+            facts = RuntimeFacts(outcome="not-started", python=python, timeout_s=timeout,
+                                 message=f"{python} could not be started: {exc}")
+        else:  # the interpreter started: tfdoctor's temporary directory failed or was removed
+            facts = RuntimeFacts(outcome="temp-dir", python=python, timeout_s=timeout,
+                                 message=f"tfdoctor's temporary directory failed: "
+                                         f"{type(exc).__name__}: {exc}")
         return Inspection(facts, from_runtime(None, facts) if probes is not None else None)
     finally:
         status.stop()
@@ -92,11 +111,20 @@ def inspect(python: str, timeout: float, progress: Console | None = None,
     if probes is None:
         return Inspection(facts, None)
     document = child.result.get("probes") if isinstance(child.result, dict) else None
-    return Inspection(facts, from_runtime(document, facts))
+    probe_facts = from_runtime(document, facts)
+    if facts.stage == "probes" and facts.outcome in ("timeout", "signal", "no-result"):
+        # Every runtime stage finished before the probes began: the import did not hang or
+        # crash, the probes did, and the probe facts say so (probe.timeout, probe.crashed).
+        facts.message = (f"TensorFlow {facts.tf_version} imported in {facts.import_s or 0:.1f} s; "
+                         f"the speed probes then ended: {facts.message}")
+        facts.outcome = "ok"
+    return Inspection(facts, probe_facts)
 
 
 def facts_from_child(python: str, timeout: float, child: ChildResult) -> RuntimeFacts:
-    """Classify how the child ended, and keep what it said (a pure function of the child)."""
+    """Classify how the child ended, and keep what it said (a pure function of the child).
+    Credential-looking text in what it said is masked first (tfdoctor.redact)."""
+    child = dataclasses.replace(child, stderr=mask_secrets(child.stderr), result=mask_plain(child.result))
     log = logparse.parse(child.stderr)
     base: dict[str, Any] = {
         "python": python,
@@ -115,8 +143,11 @@ def facts_from_child(python: str, timeout: float, child: ChildResult) -> Runtime
                                  and (data.get("stage") is None or data.get("stage") in STAGES)):
         return _bad_output(base, log, "the child's result file is not the document it writes",
                            child)
-    plain = {key: data[key] for key in _RESULT_FIELDS if isinstance(data, dict) and key in data}
-    plain = {key: value for key, value in plain.items() if value is not None}
+    forged = implausible(data, child)
+    if forged:
+        return _bad_output(base, log, f"the child's result cannot be what it wrote: {forged}", child)
+    plain = {key: value for key, value in (data.items() if isinstance(data, dict) else ())
+             if key not in base and key not in PARENT_OWNED and value is not None}
     try:
         facts = typed.from_plain(RuntimeFacts, {"outcome": "ok", **plain}, "runtime")
     except typed.ShapeError as exc:
@@ -128,6 +159,8 @@ def facts_from_child(python: str, timeout: float, child: ChildResult) -> Runtime
         _parse_import_error(facts.import_error)
     complete = isinstance(data, dict) and data.get("complete") is True
     doing = STAGE_DOING.get(facts.stage, "running")
+    if facts.loading_plugin and not complete:
+        doing = f"loading the plugin {facts.loading_plugin}"
     if complete and facts.import_error is not None:
         err = facts.import_error
         facts.outcome = "import-error"
@@ -141,12 +174,49 @@ def facts_from_child(python: str, timeout: float, child: ChildResult) -> Runtime
     elif child.signal_name:
         facts.outcome = "signal"
         facts.message = f"killed by {child.signal_name} while {doing}"
+    elif child.returncode == RESULT_LOST_EXIT and RESULT_LOST in child.stderr:
+        facts.outcome = "temp-dir"
+        facts.message = ("tfdoctor's temporary directory was removed while the child ran (by "
+                         f"the code it imported): {_last_line(child.stderr)}")
     else:
         facts.outcome = "no-result"
         last = _last_line(child.stderr)
         facts.message = (f"exited with code {child.returncode} while {doing}, without a result"
                          + (f": {last}" if last else ""))
     return facts
+
+
+def implausible(data: Any, child: ChildResult) -> str | None:
+    """Why a well-formed result document cannot have been written by the runtime child as it
+    ran (a copy from another run, a file forged by the diagnosed environment), or None. The
+    child writes its pid, a time for each stage it reached (in order, within the run), and
+    "complete" only last, at stage "done", before it exits with code 0."""
+    if not isinstance(data, dict):
+        return None
+    if child.pid is not None and data.get("pid") != child.pid:
+        return f"it names process {data.get('pid')!r}, not the child ({child.pid})"
+    times = data.get("stage_s", {})
+    if not isinstance(times, dict) or not set(times) <= set(STAGES):
+        return "its stages are not the child's"
+    order = [times[stage] for stage in STAGES if stage in times]
+    if not all(isinstance(t, (int, float)) and not isinstance(t, bool) and 0 <= t <= child.duration_s + 1.0
+               for t in order) or order != sorted(order):
+        return f"its stage times are not within the {child.duration_s:.1f} s the child ran, in order"
+    if data.get("stage") is not None and times and data["stage"] not in times:
+        return f"it reached stage {data['stage']!r} without a time for it"
+    if data.get("complete") is not True:
+        return None
+    if data.get("stage") != "done":
+        return "it says complete before stage done"
+    if not child.timed_out and child.returncode != 0:
+        return f"it says complete but the child exited with {child.signal_name or child.returncode}"
+    if data.get("import_error") is None and not (isinstance(data.get("tf_version"), str)
+                                                 and data["tf_version"].strip()):
+        return "it says TensorFlow imported but names no version"
+    reached = {"started", "importing", "done"} | ({"imported"} if data.get("import_error") is None else set())
+    if child.pid is not None and not reached <= set(times):
+        return f"it skips stages ({', '.join(s for s in STAGES if s in reached - set(times))})"
+    return None
 
 
 def _bad_output(base: dict[str, Any], log: Any, message: str, child: ChildResult) -> RuntimeFacts:
@@ -198,10 +268,8 @@ class _Status:
 
     def tick(self, result_path: Path, elapsed: float) -> str | None:
         """Follow the child's stage (returned) and show it."""
-        try:
-            stage = json.loads(result_path.read_text(encoding="utf-8")).get("stage")
-        except (OSError, ValueError, AttributeError):
-            stage = self.stage
+        document, _error = read_json_file(result_path)  # bounded: the file is untrusted
+        stage = document.get("stage") if isinstance(document, dict) else self.stage
         self.stage = stage if isinstance(stage, str) else self.stage
         if self._status is not None:
             self._status.update(self._text(elapsed))

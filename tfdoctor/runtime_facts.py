@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-OUTCOMES = ("ok", "import-error", "signal", "timeout", "no-result", "bad-output", "not-started")
+OUTCOMES = ("ok", "import-error", "signal", "timeout", "no-result", "bad-output", "not-started",
+            "temp-dir")
 """How the child ended:
 ok            the child imported TensorFlow and finished every stage;
 import-error  `import tensorflow` raised a Python exception (see `import_error`);
@@ -18,7 +19,9 @@ signal        the child was killed by a signal (SIGILL, SIGSEGV, SIGBUS, SIGABRT
 timeout       the child did not finish within the timeout and was killed with its process group;
 no-result     the child exited (code `returncode`) without a complete result;
 bad-output    the result file was not the JSON document the child writes;
-not-started   the interpreter could not be started at all.
+not-started   the interpreter could not be started at all;
+temp-dir      tfdoctor's own temporary directory failed (none writable, or removed while the
+              child ran): not the interpreter's fault.
 `stage` tells how far the child got in every case."""
 
 STAGE_DOING = {
@@ -140,6 +143,11 @@ class PluginLibrary:
     "TF_PLUGGABLE_DEVICE_LIBRARY_PATH"."""
     exists: bool = True
     size: int | None = None
+    kind: str = "file"
+    """"file", "not-a-file" (a directory, FIFO, socket or device named like a library: loading
+    it fails, or blocks for a FIFO) or "missing"."""
+    file_type: str | None = None
+    """"regular", "directory", "fifo", "dangling-link"... (from stat; never opened)."""
 
 
 @dataclass
@@ -236,8 +244,16 @@ class RuntimeFacts:
     placements: list[Placement] = field(default_factory=list)
     keras: KerasFacts | None = None
     plugins: list[PluginLibrary] = field(default_factory=list)
+    loading_plugin: str | None = None
+    """The library TensorFlow was loading through load_library.py (a plugin, or one of its own
+    op libraries: dlopen, constructors, SE_InitPlugin) when the child last wrote its result:
+    set when such a file crashed, hung or exit()ed the child; None once the load returned."""
+    loaded_plugins: list[str] = field(default_factory=list)
+    """Libraries loaded through load_library.py without an exception, in order (TensorFlow's
+    own op libraries too, e.g. _audio_microfrontend_op.so in TF 2.19)."""
     env: dict[str, str] = field(default_factory=dict)
-    """TensorFlow-related environment variables as the user set them (TF_*, KERAS_BACKEND)."""
+    """The allowlisted environment (tfdoctor/target/collector_core.py ENV_ALLOWLIST) as the
+    user set it; credential-like names are never captured."""
     errors: list[StageError] = field(default_factory=list)
     log: LogFacts = field(default_factory=LogFacts)
     stderr_tail: str = ""

@@ -13,8 +13,11 @@ from typing import Any
 from packaging.utils import canonicalize_name
 
 from tfdoctor import typed
+from tfdoctor.log_facts import LogTextFacts
+from tfdoctor.model_facts import ModelFacts
 from tfdoctor.probe_facts import ProbeFacts
 from tfdoctor.runtime_facts import RuntimeFacts
+from tfdoctor.supervise import RunFacts
 
 SCHEMA_VERSION = 1
 
@@ -66,10 +69,26 @@ class BinaryInfo:
 
 
 @dataclass
+class CondaPackage:
+    """One conda-meta/*.json record: what conda itself installed (the apple channel's
+    tensorflow-deps has no dist-info, so only these show it)."""
+
+    name: str | None = None
+    version: str | None = None
+    build: str | None = None
+    channel: str | None = None
+    """As recorded, e.g. "https://conda.anaconda.org/apple/osx-arm64"; URL passwords and
+    token-channel tokens are cut by the collector."""
+    subdir: str | None = None
+    """"osx-arm64", "osx-64", "noarch"..."""
+
+
+@dataclass
 class CondaFacts:
     prefix: str
     root: str
     subdir: str | None = None
+    packages: list[CondaPackage] = field(default_factory=list)
 
 
 @dataclass
@@ -124,6 +143,15 @@ class PluginBinary:
     archs: list[str] = field(default_factory=list)
     size: int | None = None
     error: str | None = None
+    source: str = "tensorflow-plugins"
+    """"tensorflow-plugins" or "TF_PLUGGABLE_DEVICE_LIBRARY_PATH" (which named it)."""
+    kind: str = "file"
+    """"file", "not-a-file" (a directory, FIFO, socket or device: never opened) or "missing"
+    (absent, or a dangling link)."""
+    file_type: str | None = None
+    """"regular", "directory", "fifo", "socket", "dangling-link"..."""
+    loaded_by_tensorflow: bool | None = None
+    """Whether TensorFlow loads this name (load_library's suffix rule for the system)."""
 
 
 @dataclass
@@ -142,6 +170,62 @@ class TargetOutcome:
     """None when ok; else "crashed", "timeout", "no-output" or "bad-output"."""
     message: str = ""
     stderr_tail: str = ""
+    chosen_by: str = ""
+    """Why this interpreter: "--python", "this interpreter", "VIRTUAL_ENV", "CONDA_PREFIX" or
+    "PATH" (the last three when tfdoctor runs from an isolated tool environment); "" in
+    snapshots from before this was recorded."""
+    chosen_reason: str = ""
+    """The same, in a sentence for people."""
+    tool_env: str | None = None
+    """"pipx" or "uv tool" when tfdoctor itself runs from such an isolated environment."""
+    tool_python: str | None = None
+    """tfdoctor's own interpreter (never the place to install anything)."""
+    started: bool | None = None
+    """Whether tfdoctor's collector got control: false for a hang or crash in the
+    interpreter's own start-up (sitecustomize.py, a .pth file)."""
+
+
+@dataclass
+class ParentProcess:
+    """The process tfdoctor was started from (normally the user's shell)."""
+
+    pid: int
+    executable: str | None = None
+    translated: bool | None = None
+    """macOS: P_TRANSLATED of the process (Rosetta runs it as x86_64); None elsewhere."""
+    format: str | None = None
+    archs: list[str] = field(default_factory=list)
+    """Architectures of its binary (a universal2 shell started under Rosetta runs as x86_64)."""
+    error: str | None = None
+
+    def runs_as(self, hw_arm64: bool | None) -> str | None:
+        """The architecture the process runs as: x86_64 when Rosetta translates it; arm64 when
+        it is not translated on Apple silicon; else its binary's only architecture; None when
+        the facts do not say (a universal binary, nothing read)."""
+        if self.translated:
+            return "x86_64"
+        if self.translated is False and hw_arm64:
+            return "arm64"
+        thin = {"arm64e": "arm64"}.get(self.archs[0], self.archs[0]) if len(self.archs) == 1 else None
+        return thin
+
+
+@dataclass
+class PathPython:
+    """A python3 or python on PATH, in PATH order."""
+
+    name: str
+    path: str
+    realpath: str = ""
+    is_target: bool = False
+    """It is the interpreter diagnosed (same real file)."""
+
+
+@dataclass
+class ShellFacts:
+    parent: ParentProcess | None = None
+    pythons_on_path: list[PathPython] = field(default_factory=list)
+    """The first python3 here is what a new terminal runs."""
 
 
 @dataclass
@@ -153,22 +237,45 @@ class Snapshot:
     plugins: list[PluginBinary] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     errors: list[CollectionError] = field(default_factory=list)
+    shell: ShellFacts = field(default_factory=ShellFacts)
     runtime: RuntimeFacts | None = None
     """Facts from importing TensorFlow in a child process; None when not gathered (--no-runtime)."""
     probes: ProbeFacts | None = None
     """Speed probe results; None when not run (--no-probes)."""
+    log: LogTextFacts | None = None
+    """An error log given with --log (or recorded by `tfdoctor run`), redacted; None without one."""
+    run: RunFacts | None = None
+    """How a command supervised by `tfdoctor run` ran and ended; None outside `run`."""
+    model: ModelFacts | None = None
+    """What `tfdoctor probe --model`/`--workload` found about a model; None without a model probe."""
     schema_version: int = SCHEMA_VERSION
     tfdoctor_version: str = ""
     created: str = ""
     redacted: bool = False
 
     def package(self, name: str) -> PackageFacts | None:
-        """The installed distribution called `name` (any spelling), if there is one."""
+        """The installed distribution called `name` (any spelling), if there is one (the first
+        listed). An index, not a scan: checks look packages up per requirement, and a scan made
+        diagnose quadratic in the number of packages (issue 15)."""
         key = canonicalize_name(name)
-        for pkg in self.packages:
-            if pkg.key == key:
-                return pkg
-        return None
+        index = self._package_index()
+        found = index.get(key)
+        if found is not None and found.key != key:  # renamed since the index was built
+            self.__dict__.pop("_index", None)
+            found = self._package_index().get(key)
+        return found
+
+    def _package_index(self) -> dict[str, PackageFacts]:
+        """Key -> first package with it; rebuilt when the list is replaced or changes length."""
+        stamp = (id(self.packages), len(self.packages))
+        cached = self.__dict__.get("_index")
+        if cached is None or cached[0] != stamp:
+            index: dict[str, PackageFacts] = {}
+            for pkg in self.packages:
+                index.setdefault(pkg.key, pkg)
+            cached = (stamp, index)
+            self.__dict__["_index"] = cached
+        return cached[1]
 
     def tensorflow_distributions(self) -> list[PackageFacts]:
         return [p for p in (self.package(n) for n in TENSORFLOW_DISTRIBUTIONS) if p]

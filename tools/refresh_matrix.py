@@ -4,23 +4,32 @@ For maintainers, not run in CI. The index is reached the way pip reaches it (ind
 extra-index-url, proxy and cert from `pip config list` and PIP_* variables), pages are asked for
 in the PEP 691 JSON form (HTML is parsed when that is what comes back), METADATA comes from the
 PEP 658 `.metadata` file where the index serves one, and WHEEL (and METADATA otherwise) is read
-out of the wheel with HTTP range requests, so no wheel is downloaded whole unless the server
-refuses ranges. The hand-curated sections (runtime_evidence, known_quirks, recommended, sources)
-are never touched. Without --write it only prints a diff against the shipped file.
+from the end of the wheel: one range request for its last 64 KB (end record and the end of the
+central directory, where the dist-info entries sit) and one for the members, so a 245 MB
+TensorFlow wheel costs ~70 KB. zipfile over range requests is the fallback, a whole download the
+last resort. Read: every macOS wheel of tensorflow and tensorflow-macos from 2.5 (release
+candidates included, under `prereleases`), of tensorflow-metal, and the METADATA of keras (from
+2.6) and tf-keras (Requires-Python and TensorFlow pins: `keras_packages`). The hand-curated and
+the binary sections are never touched, and the file is read again just before writing, so other
+tools' sections written meanwhile are kept. Without --write it only prints a diff; at the end it
+prints the wheels read, requests, bytes and seconds.
 
     python tools/refresh_matrix.py                       # live, print the diff
     python tools/refresh_matrix.py --write               # live, update compat_matrix.json
+    python tools/refresh_matrix.py --save-wheels w.json  # live, keep what was read
+    python tools/refresh_matrix.py --from-wheels w.json --write   # rebuild offline from it
     python tools/refresh_matrix.py --from-reference shared/reference/tf_wheels_2026-11.json
 
 The parsing and building functions are pure and unit-tested on recorded samples
-(tests/test_refresh_matrix.py); --from-reference feeds the same builder with the reference
-dataset's records, which is how the shipped sections were made.
+(tests/test_refresh_matrix.py). Last live run (2026-11-23, pypi.org): 621 wheels, 1107
+requests, 40.8 MB, 84 s.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import dataclasses
 import datetime
 import difflib
 import email.parser
@@ -31,12 +40,16 @@ import os
 import re
 import shlex
 import ssl
+import struct
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
+import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,12 +63,15 @@ from packaging.version import InvalidVersion, Version
 PACKAGES = ("tensorflow", "tensorflow-macos", "tensorflow-metal")
 TF_PACKAGES = ("tensorflow", "tensorflow-macos")
 FIRST_TF_MINOR = Version("2.5")  # tensorflow-macos and tensorflow-metal start here
+KERAS_PACKAGES = ("keras", "tf-keras")
+"""Their Requires-Python and TensorFlow pins decide what `pip install keras` / `tf-keras` drags in."""
+FIRST_KERAS = Version("2.6")  # Keras left the TensorFlow repository at 2.6 (2.5 used keras-nightly)
 ARCHES = ("arm64", "x86_64")
 PIN_NAMES = ("numpy", "keras", "keras-nightly", "protobuf", "h5py", "ml-dtypes")
 """The dependencies whose pins bite on macOS arm64 (ABI or API breaks outside them)."""
 THIN_WHEEL_MAX_BYTES = 100_000
 """A TensorFlow wheel this small carries no code (the shims are ~2 KB, real builds >100 MB)."""
-WHEEL_SECTIONS = ("tensorflow", "tensorflow_metal", "apple_table")
+WHEEL_SECTIONS = ("tensorflow", "tensorflow_metal", "apple_table", "keras_packages")
 """The sections of compat_matrix.json this tool owns; every other one is hand-curated."""
 
 ORIGIN_INDEX = "registry index file list + wheel METADATA (tools/refresh_matrix.py)"
@@ -337,6 +353,7 @@ class WheelInfo:
     description: str | None = None
     wheel_file_tags: tuple[str, ...] | None = None
     origin: str = ORIGIN_INDEX
+    yanked: bool = False
 
     @property
     def arch(self) -> str | None:
@@ -354,31 +371,79 @@ class WheelInfo:
 
 
 def build_sections(wheels: Iterable[WheelInfo]) -> dict[str, Any]:
-    """The wheel-derived sections of compat_matrix.json: tensorflow, tensorflow_metal, apple_table."""
+    """The wheel-derived sections of compat_matrix.json: tensorflow, tensorflow_metal,
+    apple_table, and keras_packages when keras/tf-keras wheels were read."""
     groups: dict[tuple[str, str, str], list[WheelInfo]] = defaultdict(list)
+    keras: list[WheelInfo] = []
     for w in wheels:
         package = canonicalize_name(w.package)
-        if package in PACKAGES and w.arch and _is_final(w.version):
+        if package in KERAS_PACKAGES and _keras_in_scope(package, w.version):
+            keras.append(w)
+        elif package in PACKAGES and w.arch and _is_release(w.version):
             groups[(package, str(Version(w.version)), w.arch)].append(w)
     table_source, rows = _apple_table(groups)
-    return {
+    sections = {
         "tensorflow": _build_tensorflow(groups),
         "tensorflow_metal": _build_metal(groups, rows, table_source),
         "apple_table": {"source": table_source, "rows": list(rows)},
     }
+    if keras:
+        sections["keras_packages"] = build_keras(keras)
+    return sections
+
+
+TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-macos", "tensorflow-cpu", "tf-nightly")
+
+
+def build_keras(wheels: Iterable[WheelInfo]) -> dict[str, Any]:
+    """keras and tf-keras releases: Requires-Python and the Requires-Dist lines that name a
+    TensorFlow distribution (tf-keras pins one minor; keras 3 names none), with upload date,
+    yanked flag and the wheel read. Oldest first."""
+    out: dict[str, Any] = {
+        "about": ("keras and tf-keras releases read from their wheels' METADATA: Requires-Python "
+                  "and the Requires-Dist lines naming TensorFlow. pip never installs a yanked "
+                  "release unless pinned to it exactly."),
+        "source": ORIGIN_INDEX,
+    }
+    for package in KERAS_PACKAGES:
+        by_version: dict[str, WheelInfo] = {}
+        for w in sorted(wheels, key=lambda w: w.filename or ""):
+            if canonicalize_name(w.package) == package:
+                by_version.setdefault(str(Version(w.version)), w)
+        out[package] = {v: {
+            "requires_python": w.requires_python,
+            "tensorflow": sorted(str(r) for r in _requirements(w.requires_dist or ())
+                                 if canonicalize_name(r.name) in TF_DISTRIBUTIONS),
+            "prerelease": not _is_final(v),
+            "yanked": w.yanked,
+            "upload_date": w.upload_time[:10] if w.upload_time else None,
+            "wheel": w.filename,
+        } for v, w in sorted(by_version.items(), key=lambda kv: Version(kv[0]))}
+    return out
+
+
+def _requirements(texts: Iterable[str]) -> list[Requirement]:
+    out = []
+    for text in texts:
+        try:
+            out.append(Requirement(text))
+        except InvalidRequirement:
+            continue
+    return out
 
 
 def _build_tensorflow(groups: Mapping[tuple[str, str, str], list[WheelInfo]]) -> dict[str, Any]:
     releases: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: defaultdict(dict))
     for (package, version, arch), group in groups.items():
-        if package in TF_PACKAGES and Version(version) >= FIRST_TF_MINOR:
+        if package in TF_PACKAGES and Version(_minor(version)) >= FIRST_TF_MINOR:
             releases[version][package][arch] = _wheels_entry(package, version, arch, group)
-    minors: dict[str, dict[str, Any]] = defaultdict(lambda: {"releases": {}})
+    minors: dict[str, dict[str, Any]] = defaultdict(lambda: {"releases": {}, "prereleases": {}})
     for version in sorted(releases, key=Version):
         by_package = releases[version]
         code = {arch: _code_package(by_package, arch) for arch in ARCHES}
         pins = _pins(groups.get((code["arm64"], version, "arm64"), ())) if code["arm64"] else {}
-        minors[_minor(version)]["releases"][version] = {
+        bucket = "releases" if _is_final(version) else "prereleases"
+        minors[_minor(version)][bucket][version] = {
             "tensorflow": dict(sorted(by_package.get("tensorflow", {}).items())),
             "tensorflow-macos": dict(sorted(by_package.get("tensorflow-macos", {}).items())),
             "code": {arch: pkg for arch, pkg in code.items() if pkg},
@@ -389,14 +454,18 @@ def _build_tensorflow(groups: Mapping[tuple[str, str, str], list[WheelInfo]]) ->
         }
     out = {}
     for minor in sorted(minors, key=Version):
-        rels = minors[minor]["releases"]
-        with_pins = [v for v in rels if rels[v]["pins_macos_arm64"]]
-        keras = _keras_major(rels[with_pins[-1]]["pins_macos_arm64"]) if with_pins else None
+        rels, pre = minors[minor]["releases"], minors[minor]["prereleases"]
+        basis = rels or pre  # a minor with no final yet (2.22) is described by its pre-releases
+        with_pins = [v for v in basis if basis[v]["pins_macos_arm64"]]
+        keras = _keras_major(basis[with_pins[-1]]["pins_macos_arm64"]) if with_pins else None
         out[minor] = {
-            "newest_patch": max(rels, key=Version),
+            "newest_patch": max(basis, key=Version),
+            "prerelease_only": not rels,
             "keras_major": keras,
-            "source": "derived from the releases below (keras_major from the newest one with pins)",
+            "source": ("derived from the releases below (keras_major from the newest one with pins; "
+                       "from the pre-releases where there is no final release yet)"),
             "releases": rels,
+            "prereleases": pre,
         }
     return out
 
@@ -466,13 +535,23 @@ def effective_requires(requires_dist: Iterable[str], python: str, arch: str) -> 
 
 
 def _pins(group: Sequence[WheelInfo]) -> dict[str, list[str]]:
+    """The pins that bite, as requirement strings. A line that only some wheels of the group
+    carry (tensorflow 2.22.0rc0: h5py~=3.15.1 in the cp314 wheel, h5py<3.15.0 in the others)
+    gets a python_version marker naming those wheels' Pythons, so per-Python answers stay right."""
+    everywhere = set.intersection(*(set(w.requires_dist or ()) for w in group)) if group else set()
     pins: dict[str, set[str]] = defaultdict(set)
     for w in group:
         for py in w.pythons:
-            for req in effective_requires(w.requires_dist or (), py, "arm64"):
-                name = canonicalize_name(req.name)
-                if name in PIN_NAMES:
+            for line in w.requires_dist or ():
+                for req in effective_requires((line,), py, "arm64"):
+                    name = canonicalize_name(req.name)
+                    if name not in PIN_NAMES:
+                        continue
                     req.name = name  # ml_dtypes -> ml-dtypes, so keys and strings agree
+                    if line not in everywhere:
+                        marker = f'python_version == "{py}"'
+                        marker = f"({req.marker}) and {marker}" if req.marker else marker
+                        req = Requirement(f"{req.name}{req.specifier}; {marker}")
                     pins[name].add(str(req))
     return {name: sorted(pins[name]) for name in PIN_NAMES if name in pins}
 
@@ -632,6 +711,10 @@ class Http:
             handlers.append(urllib.request.HTTPSHandler(context=ssl.create_default_context(cafile=settings.cert)))
         self._opener = urllib.request.build_opener(*handlers)
         self._timeout = settings.timeout
+        self._lock = threading.Lock()
+        self.requests = 0
+        self.bytes = 0
+        """Requests made and body bytes received (the figures the closing summary prints)."""
 
     def get(self, url: str, headers: Mapping[str, str] | None = None) -> tuple[bytes, str, Mapping[str, str]]:
         """Body, content type and headers; a file:// directory reads its index.html."""
@@ -641,7 +724,11 @@ class Http:
             return path.read_bytes(), "text/html", {}
         req = urllib.request.Request(url, headers=dict(headers or {}))
         with self._opener.open(req, timeout=self._timeout) as resp:
-            return resp.read(), resp.headers.get("Content-Type", ""), dict(resp.headers)
+            body = resp.read()
+            with self._lock:
+                self.requests += 1
+                self.bytes += len(body)
+            return body, resp.headers.get("Content-Type", ""), dict(resp.headers)
 
     def open_range_file(self, url: str) -> io.RawIOBase | io.BufferedReader:
         if url.startswith("file:"):
@@ -703,6 +790,98 @@ class HttpRangeFile(io.RawIOBase):
         return self._blocks[index]
 
 
+_EOCD = b"PK\x05\x06"
+_CENTRAL = b"PK\x01\x02"
+TAIL_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class ZipMember:
+    """A central-directory entry: where a member's local header starts and how it is stored."""
+
+    name: str
+    method: int
+    compressed_size: int
+    local_offset: int
+
+
+def central_members(tail: bytes, tail_start: int) -> list[ZipMember] | None:
+    """The central-directory entries found in the last bytes of a zip (`tail` begins at file
+    offset `tail_start`). The dist-info files are written last, so their entries sit at the end
+    of the directory; entries are read forward from the first signature whose chain lands
+    exactly on the end record. None when the end record is not there or is zip64."""
+    eocd = tail.rfind(_EOCD)
+    if eocd < 0 or len(tail) < eocd + 22:
+        return None
+    cd_size, cd_offset = struct.unpack("<II", tail[eocd + 12:eocd + 20])
+    if cd_offset == 0xFFFFFFFF or cd_offset + cd_size != tail_start + eocd:
+        return None
+    pos = max(cd_offset - tail_start, 0)
+    while True:
+        pos = tail.find(_CENTRAL, pos)
+        if pos < 0 or pos >= eocd:
+            return None
+        members = _chain(tail, pos, eocd)
+        if members is not None:
+            return members
+        pos += 1
+
+
+def _chain(tail: bytes, pos: int, end: int) -> list[ZipMember] | None:
+    out = []
+    while pos < end:
+        if tail[pos:pos + 4] != _CENTRAL or pos + 46 > end:
+            return None
+        method, = struct.unpack("<H", tail[pos + 10:pos + 12])
+        csize, = struct.unpack("<I", tail[pos + 20:pos + 24])
+        name_len, extra_len, comment_len = struct.unpack("<HHH", tail[pos + 28:pos + 34])
+        offset, = struct.unpack("<I", tail[pos + 42:pos + 46])
+        name = tail[pos + 46:pos + 46 + name_len].decode("utf-8", "replace")
+        out.append(ZipMember(name, method, csize, offset))
+        pos += 46 + name_len + extra_len + comment_len
+    return out if pos == end else None
+
+
+def read_members_from_tail(http: Http, url: str, wanted: Sequence[str]
+                           ) -> tuple[dict[str, bytes], int] | None:
+    """Top-level `*.dist-info/<name>` members of a remote wheel in two range requests: the last
+    64 KB (end record and the end of the central directory), then the members' bytes. Reading
+    the whole central directory of a TensorFlow wheel costs ~2 MB; this costs ~70 KB. None when
+    the layout is not the usual one (the caller then falls back to zipfile). Also returns the
+    wheel's size."""
+    body, _ctype, headers = http.get(url, {"Range": f"bytes=-{TAIL_BYTES}"})
+    match = re.search(r"/(\d+)$", headers.get("Content-Range", headers.get("content-range", "")))
+    if not match:
+        raise RangeNotSupported(url, body)
+    total = int(match.group(1))
+    start = total - len(body)
+    members = central_members(body, start)
+    picked = {m.name.rsplit("/", 1)[1]: m for m in members or ()
+              if m.name.count("/") == 1 and m.name.split("/", 1)[0].endswith(".dist-info")
+              and m.name.rsplit("/", 1)[1] in wanted and m.method in (0, 8)}
+    if set(picked) != set(wanted):
+        return None
+    first = min(m.local_offset for m in picked.values())
+    last = max(m.local_offset + 30 + 4096 + m.compressed_size for m in picked.values())
+    last = min(last, start + len(body)) - 1
+    if first >= start:
+        data, data_start = body, start
+    else:
+        data, _c, _h = http.get(url, {"Range": f"bytes={first}-{last}"})
+        data_start = first
+    out = {}
+    for key, m in picked.items():
+        at = m.local_offset - data_start
+        if data[at:at + 4] != b"PK\x03\x04":
+            return None
+        name_len, extra_len = struct.unpack("<HH", data[at + 26:at + 30])
+        raw = data[at + 30 + name_len + extra_len:at + 30 + name_len + extra_len + m.compressed_size]
+        if len(raw) != m.compressed_size:
+            return None
+        out[key] = raw if m.method == 0 else zlib.decompressobj(-15).decompress(raw)
+    return out, total
+
+
 def fetch_index_files(http: Http, settings: PipSettings, project: str) -> list[IndexFile]:
     """The project's files over every configured index, first index winning a filename."""
     seen: dict[str, IndexFile] = {}
@@ -719,13 +898,23 @@ def fetch_index_files(http: Http, settings: PipSettings, project: str) -> list[I
 
 
 def in_scope(name: WheelName) -> bool:
-    """Final macOS wheels of tensorflow-metal, and of TensorFlow from 2.5 on."""
-    if canonicalize_name(name.package) not in PACKAGES or not _is_final(name.version):
+    """macOS wheels of tensorflow-metal, and of TensorFlow from 2.5 on, pre-releases included;
+    keras from 2.6 and every tf-keras (pure-Python wheels: finals, and tf-keras pre-releases)."""
+    package = canonicalize_name(name.package)
+    if package in KERAS_PACKAGES:
+        return _keras_in_scope(package, name.version)
+    if package not in PACKAGES or not _is_release(name.version):
         return False
     info = WheelInfo(name.package, name.version, name.python_tags, name.platform_tags)
     if info.arch is None:
         return False
-    return canonicalize_name(name.package) == "tensorflow-metal" or Version(name.version) >= FIRST_TF_MINOR
+    return package == "tensorflow-metal" or Version(_minor(name.version)) >= FIRST_TF_MINOR
+
+
+def _keras_in_scope(package: str, version: str) -> bool:
+    if not _is_release(version) or Version(version) < FIRST_KERAS:
+        return False
+    return package == "tf-keras" or _is_final(version)
 
 
 def read_wheel(http: Http, file: IndexFile) -> WheelInfo:
@@ -738,6 +927,13 @@ def read_wheel(http: Http, file: IndexFile) -> WheelInfo:
         body, _ctype, _headers = http.get(file.url.split("#", 1)[0] + ".metadata")
         metadata_text = body.decode("utf-8", "replace")
     try:
+        tail = None if file.url.startswith("file:") else read_members_from_tail(
+            http, file.url.split("#", 1)[0], ("WHEEL",) if metadata_text else ("METADATA", "WHEEL"))
+        if tail is not None:
+            members, size = tail
+            wheel_text = members["WHEEL"].decode("utf-8", "replace")
+            metadata_text = metadata_text or members["METADATA"].decode("utf-8", "replace")
+            return _wheel_info(name, file, size, metadata_text, wheel_text)
         source: Any = http.open_range_file(file.url)
         size = getattr(source, "size", size)
     except RangeNotSupported as refused:
@@ -751,26 +947,47 @@ def read_wheel(http: Http, file: IndexFile) -> WheelInfo:
         wheel_text = wheel.read(f"{dist_info}/WHEEL").decode("utf-8", "replace")
         if metadata_text is None:
             metadata_text = wheel.read(f"{dist_info}/METADATA").decode("utf-8", "replace")
+    return _wheel_info(name, file, size, metadata_text, wheel_text)
+
+
+def _wheel_info(name: WheelName, file: IndexFile, size: int | None, metadata_text: str,
+                wheel_text: str) -> WheelInfo:
     meta = parse_metadata(metadata_text)
     return WheelInfo(
         package=name.package, version=name.version, python_tags=name.python_tags,
         platform_tags=name.platform_tags, filename=file.filename, size=size,
         upload_time=file.upload_time, requires_python=meta.requires_python or file.requires_python,
         requires_dist=meta.requires_dist, description=meta.description,
-        wheel_file_tags=parse_wheel_tags(wheel_text), origin=ORIGIN_INDEX,
+        wheel_file_tags=parse_wheel_tags(wheel_text), origin=ORIGIN_INDEX, yanked=file.yanked,
     )
 
 
-def wheels_from_index(settings: PipSettings, jobs: int = 8) -> list[WheelInfo]:
-    http = Http(settings)
+def wheels_from_index(settings: PipSettings, jobs: int = 8, http: Http | None = None) -> list[WheelInfo]:
+    """Every in-scope wheel of the TensorFlow, tensorflow-metal, keras and tf-keras projects,
+    read with a progress line every 50 wheels. Yanked TensorFlow wheels are skipped (pip never
+    picks them); yanked keras/tf-keras releases are kept and marked, since a pin may name them."""
+    http = http or Http(settings)
     todo = []
-    for project in PACKAGES:
+    for project in PACKAGES + KERAS_PACKAGES:
         files = fetch_index_files(http, settings, project)
-        picked = [f for f in files if (n := parse_wheel_name(f.filename)) and in_scope(n) and not f.yanked]
-        print(f"{project}: {len(files)} files listed, reading {len(picked)} macOS wheels", file=sys.stderr)
+        keep_yanked = project in KERAS_PACKAGES
+        picked = [f for f in files if (n := parse_wheel_name(f.filename)) and in_scope(n)
+                  and (keep_yanked or not f.yanked)]
+        print(f"{project}: {len(files)} files listed, reading {len(picked)} wheels", file=sys.stderr)
         todo.extend(picked)
+    done = []
+
+    def read(f: IndexFile) -> WheelInfo:
+        w = read_wheel(http, f)
+        with http._lock:
+            done.append(f.filename)
+            if len(done) % 50 == 0 or len(done) == len(todo):
+                print(f"  {len(done)}/{len(todo)} wheels read, {http.requests} requests, "
+                      f"{http.bytes / 1e6:.1f} MB", file=sys.stderr)
+        return w
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(lambda f: read_wheel(http, f), todo))
+        return list(pool.map(read, todo))
 
 
 def tag_disagreements(wheels: Iterable[WheelInfo]) -> list[str]:
@@ -794,7 +1011,8 @@ def merge(shipped: Mapping[str, Any], sections: Mapping[str, Any], facts_read: s
     merged = dict(shipped)
     merged["facts_read"] = facts_read
     for key in WHEEL_SECTIONS:
-        merged[key] = sections[key]
+        if key in sections:  # keras_packages is read from the index only, not the reference
+            merged[key] = sections[key]
     return merged
 
 
@@ -815,31 +1033,63 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--from-reference", type=Path, metavar="JSON",
                     help="build from a tf_wheels reference dataset instead of the index")
     ap.add_argument("--jobs", type=int, default=8, help="wheels read at once")
+    ap.add_argument("--save-wheels", type=Path, metavar="JSON",
+                    help="also write what was read from each wheel (to rebuild later with --from-wheels)")
+    ap.add_argument("--from-wheels", type=Path, metavar="JSON",
+                    help="build from a file written by --save-wheels instead of the index")
     args = ap.parse_args(argv)
 
+    started = time.monotonic()
     shipped = json.loads(args.matrix.read_text(encoding="utf-8"))
+    http = None
     if args.from_reference:
         reference = json.loads(args.from_reference.read_text(encoding="utf-8"))
         wheels = wheels_from_reference(reference)
         facts_read = reference["generated_utc"][:10]
+    elif args.from_wheels:
+        saved = json.loads(args.from_wheels.read_text(encoding="utf-8"))
+        wheels = [_wheel_from_json(w) for w in saved["wheels"]]
+        facts_read = saved["read_on"]
     else:
         settings = read_pip_settings()
         print(f"index: {', '.join(settings.index_urls)}", file=sys.stderr)
-        wheels = wheels_from_index(settings, args.jobs)
+        http = Http(settings)
+        wheels = wheels_from_index(settings, args.jobs, http)
         facts_read = datetime.date.today().isoformat()
+        if args.save_wheels:
+            args.save_wheels.write_text(json.dumps(
+                {"read_on": facts_read, "wheels": [dataclasses.asdict(w) for w in wheels]}), encoding="utf-8")
     for line in tag_disagreements(wheels):
         print(f"note: {line}", file=sys.stderr)
-    rebuilt = merge(shipped, build_sections(wheels), facts_read)
+    sections = build_sections(wheels)
+    rebuilt = merge(shipped, sections, facts_read)
     changes = diff(shipped, rebuilt)
     print(changes or "no change", end="" if changes else "\n")
     if args.write:
-        args.matrix.write_text(dump(rebuilt), encoding="utf-8")
+        # read again: other tools own other sections and may have written them meanwhile
+        current = json.loads(args.matrix.read_text(encoding="utf-8"))
+        args.matrix.write_text(dump(merge(current, sections, facts_read)), encoding="utf-8")
         print(f"wrote {args.matrix}", file=sys.stderr)
+    fetched = f", {http.requests} requests, {http.bytes / 1e6:.1f} MB fetched" if http else ""
+    print(f"{len(wheels)} wheels{fetched}, {time.monotonic() - started:.0f} s", file=sys.stderr)
     return 0
+
+
+def _wheel_from_json(raw: Mapping[str, Any]) -> WheelInfo:
+    fields = {f.name for f in dataclasses.fields(WheelInfo)}
+    return WheelInfo(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k in fields})
 
 
 # ---------------------------------------------------------------------------------------------
 # small helpers
+
+
+def _is_release(version: str) -> bool:
+    """A final or a pre-release (alpha, beta, rc); not a dev build."""
+    try:
+        return not Version(version).is_devrelease
+    except InvalidVersion:
+        return False
 
 
 def _is_final(version: str) -> bool:

@@ -934,11 +934,15 @@ site = site_of(py)
 scenario(
     "pair_metal120_tf2180_undocumented",
     title="tensorflow 2.18.0 + tensorflow-metal 1.2.0 (February 2025): a pair no table row or report covers",
-    source=f"tensorflow/tensorflow#126360; {REFERENCE} pairs (1.2.0 in no table row)",
+    source=f"tensorflow/tensorflow#126360; {REFERENCE} pairs (1.2.0 in no table row); shared reference "
+           "metal_binaries_2026-11.json load_check (1.2.0 loads with 2.18.0)",
     basis="tensorflow-metal 1.2.0 (uploaded 2025-01-31) is named by no row of Apple's table; PR #126360 reports "
           "it working on 2.18.1 and 2.19, nothing about 2.18.0, the newest TensorFlow when 1.2.0 came out. "
-          "Python 3.12 (1.2.0 is the only release with a cp312 wheel). Static facts only.",
-    expected=["compat.tf-metal-mismatch"],
+          "Python 3.12 (1.2.0 is the only release with a cp312 wheel). Static facts only. The plugin binary "
+          "resolves every symbol it imports against tensorflow 2.18.0 (reference load_check), so the pair "
+          "loads: issue 12 says such a pair is no problem, only 'loads, not tested at run time', so "
+          "as far as static facts go this is a working setup.",
+    expected=[], healthy=True,
     snapshot=snapshot(
         mac("Apple M2 Pro", "15.1", 32), py,
         [tensorflow(site, "tensorflow", "2.18.0", "3.12", "arm64"), metal(site, "1.2.0", "3.12"),
@@ -1376,16 +1380,19 @@ TF213_GIT = "v2.13.0-rc2-7-g1cb1a030a62"
 py = pyorg_universal2("3.11.4", f"{HOME}/venvs/antibody")
 site = site_of(py)
 scenario(
-    "optimizer_slowdown_keras213",
-    title="tensorflow 2.13.0 on an M2: Keras warns that the v2.11+ optimizer runs slowly and falls back",
+    "healthy_m2_tf2130_optimizer_fallback_logged",
+    title="tensorflow 2.13.0 on an M2: Keras logs the v2.11+ optimizer line and falls back by itself (healthy)",
     source="keras-team/tf-keras#46; tensorflow/tensorflow#59438; tensorflow/tensorflow#61092",
     basis="tf-keras#46: `v2.13.0-rc2-7-g1cb1a030a62 2.13.0` on an Apple M2, `keras.optimizers.Adam()` logs "
           "'WARNING:absl:At this time, the v2.11+ optimizer `tf.keras.optimizers.Adam` runs slowly on M1/M2 "
           "Macs...' and 'There is a known slowdown ... Falling back to the legacy Keras optimizer'; #59438: "
-          "Apple's plugin has the fused kernel only for the legacy optimizers. pip install tensorflow==2.13.0 "
-          "on arm64 brings tensorflow-macos 2.13.0. The thread names no tensorflow-metal: 1.0.0, the table's "
-          "v2.13 row.",
-    expected=["runtime.optimizer-slowdown"],
+          "Apple's plugin has the fused kernel only for the legacy optimizers, which is what Keras 2.13 falls "
+          "back to, so the slowdown the line names is already avoided; #61092 shows the same lines followed by "
+          "normal GPU training. pip install tensorflow==2.13.0 on arm64 brings tensorflow-macos 2.13.0. The "
+          "thread names no tensorflow-metal: 1.0.0, the table's v2.13 row. No probe ran. Issue 11 class 1: "
+          "this line fires on every healthy Keras-2-era Mac, so the setup is healthy (earlier expected "
+          "runtime.optimizer-slowdown; reclassified).",
+    expected=[], healthy=True,
     snapshot=snapshot(
         mac("Apple M2", "13.4", 16), py,
         [tensorflow(site, "tensorflow", "2.13.0", "3.11", "arm64"),
@@ -1714,6 +1721,37 @@ scenario(
         env={},
         runtime=runtime_ok(py, "2.19.1", gpu=False, keras=keras3("3.10.0"),
                            git_version="v2.19.0-rc0-6-ge36baa30292")))
+
+
+# =============================================================================================
+# the second corpus (issue 11): public reports of working setups and of failures, one module each
+
+
+def _load_reports() -> None:
+    """Run the builders of the reports_*.py modules against this module's helpers (they live apart
+    to keep each module readable; they call scenario() here, report_parts.py adds shared parts)."""
+    import importlib.util
+
+    def load(stem: str):
+        spec = importlib.util.spec_from_file_location(f"tfdoctor_scenarios_{stem}", HERE / f"{stem}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+        spec.loader.exec_module(module)
+        return module
+
+    this, parts = sys.modules[__name__], load("report_parts")
+    parts.extend(this)
+    for stem in REPORT_MODULES:
+        before = set(SCENARIOS)
+        load(stem).add(this, parts)
+        SECOND_CORPUS.extend(name for name in SCENARIOS if name not in before)
+
+
+REPORT_MODULES = ("reports_working_pip", "reports_working_conda", "reports_working_bench",
+                  "reports_failing_arch", "reports_failing_install", "reports_failing")
+SECOND_CORPUS: list[str] = []
+"""The scenarios of issue 11's corpus (public reports not used before), in build order."""
+_load_reports()
 
 
 # =============================================================================================

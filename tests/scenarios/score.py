@@ -27,9 +27,9 @@ from typing import Any
 
 import jsonschema
 
-from tfdoctor.engine import applicable, run_checks
+from tfdoctor.engine import diagnose
 from tfdoctor.model import Severity
-from tfdoctor.registry import load_checks
+from tfdoctor.registry import load_registry
 from tfdoctor.report import Report
 from tfdoctor.schemas import snapshot_schema
 from tfdoctor.snapshot import Snapshot
@@ -118,6 +118,17 @@ class Score:
         }
 
 
+def known_codes(registry: Any = None) -> set[str]:
+    """Every finding code the engine and the registered rules (and third-party checks) can produce."""
+    from tfdoctor.engine import ENGINE_CODES
+
+    registry = load_registry() if registry is None else registry
+    codes = set(ENGINE_CODES) | {rule.code for rule in registry.rules}
+    for check in registry.checks:
+        codes |= set(check.codes)
+    return codes
+
+
 def scenario_files(directory: Path = HERE) -> list[Path]:
     return sorted(directory.glob("*.json"))
 
@@ -138,10 +149,10 @@ def _envelope_errors(doc: Any) -> list[str]:
     return errors
 
 
-def evaluate(path: Path, checks=None, failures=(), validator=None) -> ScenarioResult:
+def evaluate(path: Path, registry=None, validator=None) -> ScenarioResult:
     """Validate and diagnose one scenario file."""
-    if checks is None:
-        checks, failures = load_checks()
+    if registry is None:
+        registry = load_registry()
     if validator is None:
         validator = jsonschema.Draft202012Validator(snapshot_schema())
     doc = json.loads(path.read_text(encoding="utf-8"))
@@ -156,8 +167,7 @@ def evaluate(path: Path, checks=None, failures=(), validator=None) -> ScenarioRe
     except Exception as exc:  # noqa: BLE001 - reported as a schema error of this scenario
         result.schema_errors.append(f"not loadable: {exc}")
         return result
-    ran = applicable(snapshot, checks)
-    report = Report(snapshot, run_checks(snapshot, ran, failures), ran)
+    report = diagnose(snapshot, registry)
     diagnosis = report.diagnosis()
     result.diagnosis = diagnosis.code if diagnosis else None
     result.root_causes = [f.code for f in report.root_causes()]
@@ -166,9 +176,9 @@ def evaluate(path: Path, checks=None, failures=(), validator=None) -> ScenarioRe
 
 
 def score(directory: Path = HERE) -> Score:
-    checks, failures = load_checks()
+    registry = load_registry()
     validator = jsonschema.Draft202012Validator(snapshot_schema())
-    return Score([evaluate(p, checks, failures, validator) for p in scenario_files(directory)])
+    return Score([evaluate(p, registry, validator) for p in scenario_files(directory)])
 
 
 def _line(r: ScenarioResult) -> str:

@@ -46,7 +46,7 @@ LIB_NAME = "libsimgpu.so"
 DEFAULT_OUT = Path.home() / ".cache" / "tfdoctor-tests" / "simgpu"
 VARIANTS = ("normal", "missing-symbol")
 
-CFLAGS = ("-std=c11", "-O3", "-fPIC", "-Wall", "-Wextra")
+CFLAGS = ("-std=c11", "-O3", "-fPIC", "-pthread", "-Wall", "-Wextra")
 _VARIANT_FLAGS = {
     "normal": ("-Wl,--no-undefined",),
     "missing-symbol": ("-DSIMGPU_MISSING_SYMBOL",),

@@ -1,1 +1,40 @@
-"""Ways to show a report: text for a terminal, markdown for a bug report, JSON for scripts."""
+"""Ways to show a report: text for a terminal, markdown for a bug report, JSON for scripts.
+
+`render` is the one entry point the commands use; every format writes to the console it is given
+(JSON and markdown as plain text to its file), and each format's module is imported only when used,
+so a `--json` run never imports the text renderer's tables.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from tfdoctor.model import Severity
+    from tfdoctor.report import Report
+
+FORMATS = ("text", "json", "markdown")
+
+
+def render(report: "Report", fmt: str, out: "Console", *, verbose: bool = False,
+           fail_on: "Severity | None" = None) -> None:
+    """Write `report` to `out` in `fmt` (one of FORMATS)."""
+    from tfdoctor.model import Severity
+
+    fail_on = fail_on or Severity.ERROR
+    if fmt == "json":
+        from tfdoctor.typed import json_text
+
+        out.file.write(json_text(report.to_dict(fail_on), indent=2) + "\n")
+    elif fmt == "markdown":
+        from tfdoctor.render.markdown import render_markdown
+
+        out.file.write(render_markdown(report, fail_on))
+    elif fmt == "text":
+        from tfdoctor.render.text import render_text
+
+        render_text(report, out, verbose, fail_on)
+    else:
+        raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")

@@ -11,11 +11,13 @@ MARKS = {Severity.OK: "✓", Severity.INFO: "-", Severity.WARNING: "!", Severity
 
 def target_line(report: Report) -> str:
     """Which interpreter was diagnosed, in one line: the context for everything below."""
+    from tfdoctor.derived import derive
+
     snap = report.snapshot
     py = snap.python
     parts = []
     if py:
-        arch = py.process_arch + (" under Rosetta 2" if py.translated else "")
+        arch = py.process_arch + (" under Rosetta 2" if derive(snap).translated else "")
         parts.append(f"Python {py.version} ({arch})")
     host = snap.host
     if host.macos_version:
@@ -26,7 +28,10 @@ def target_line(report: Report) -> str:
         parts.append(host.chip)
     if host.memory_bytes:
         parts.append(f"{host.memory_bytes / 2**30:.0f} GiB RAM")
-    return f"{snap.target.python}: " + (", ".join(parts) if parts else "no facts gathered")
+    chosen = ""
+    if snap.target.chosen_by in ("VIRTUAL_ENV", "CONDA_PREFIX", "PATH"):
+        chosen = f" ({snap.target.chosen_reason or 'chosen by ' + snap.target.chosen_by})"
+    return f"{snap.target.python}{chosen}: " + (", ".join(parts) if parts else "no facts gathered")
 
 
 def summary_line(report: Report) -> str:

@@ -1,42 +1,99 @@
-"""A paste-ready bug-report view; the home directory, user and host names are redacted."""
+"""A paste-ready bug-report view; the home directory, user and host names are redacted.
+
+Every string in it may come from the diagnosed environment (an exception message, a package
+name, a path), so each is redacted, then escaped for where it goes: prose and table cells get
+Markdown and HTML characters backslash-escaped and line breaks flattened (no injected heading,
+`</details>` or tag), code spans and fences are made longer than any backtick run inside.
+"""
 
 from __future__ import annotations
+
+import re
+from typing import Any, Iterable
 
 from tfdoctor import __version__
 from tfdoctor.model import Severity
 from tfdoctor.redact import Identity, redact
 from tfdoctor.render.common import MARKS, summary_line, target_line
 from tfdoctor.report import Report
-from tfdoctor.typed import json_text
+from tfdoctor.typed import clean_text, json_text
+
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~&$])")
+_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+def _flat(text: str) -> str:
+    """One line, no control characters, no lone surrogates: nothing can start a new block."""
+    return _CONTROL.sub("\ufffd", _BREAKS.sub(" ⏎ ", clean_text(str(text))))
+
+
+def escape_inline(text: str) -> str:
+    """Text for prose or a table cell: every Markdown/HTML special character escaped."""
+    return _SPECIAL.sub(r"\\\1", _flat(text))
+
+
+def code_span(text: str) -> str:
+    """Inline code holding `text` literally: a fence of more backticks than any run inside it,
+    `|` escaped (GitHub splits table rows on it before it sees code spans)."""
+    body = _flat(text).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") or not body.strip() else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def code_block(lines: Iterable[str], info: str = "") -> list[str]:
+    """A fenced block whose fence no line inside can close."""
+    body = [_CONTROL.sub("\ufffd", clean_text(str(line))) for line in lines]
+    body = [part for line in body for part in _BREAKS.split(line)]
+    longest = max((len(run) for line in body for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, *body, fence]
 
 
 def render_markdown(report: Report, fail_on: Severity, identity: Identity | None = None) -> str:
-    lines = [f"## tfdoctor {__version__} report", "", f"`{target_line(report)}`", ""]
+    who = identity or Identity.current()
+
+    def text(value: Any) -> str:
+        return escape_inline(redact(clean_text(str(value)), who))
+
+    def code(value: Any) -> str:
+        return code_span(redact(clean_text(str(value)), who))
+
+    def plain(value: Any) -> str:
+        return redact(clean_text(str(value)), who)
+
+    lines = [f"## tfdoctor {__version__} report", "", code(target_line(report)), ""]
     diagnosis = report.diagnosis()
     if diagnosis:
-        lines += [f"**Diagnosis:** {diagnosis.title} (`{diagnosis.code}`)", ""]
+        lines += [f"**Diagnosis:** {text(diagnosis.title)} ({code(diagnosis.code)})", ""]
         if diagnosis.remediation:
-            lines.append(f"**Fix:** {diagnosis.remediation.text}")
+            lines.append(f"**Fix:** {text(diagnosis.remediation.text)}")
             if diagnosis.remediation.commands:
-                lines += ["", "```sh", *diagnosis.remediation.commands, "```"]
+                lines += ["", *code_block((plain(c) for c in diagnosis.remediation.commands), "sh")]
             lines.append("")
-    lines += ["| | area | finding |", "|---|---|---|"]
-    for area in report.areas():
-        lines.append(f"| {MARKS[area.severity]} | {area.area} | {area.headline} |")
-    lines += ["", "### Findings", ""]
+    areas = report.areas()
+    if areas:
+        lines += ["| | area | finding |", "|---|---|---|"]
+        for area in areas:
+            lines.append(f"| {MARKS[area.severity]} | {text(area.area)} | {text(area.headline)} |")
+        lines.append("")
+    lines += ["### Findings", ""]
     for finding in report.findings:
-        lines.append(f"- **[{finding.severity.value}] {finding.title}** (`{finding.code}`)")
+        lines.append(f"- **\\[{finding.severity.value}\\] {text(finding.title)}** ({code(finding.code)})")
         for key, value in finding.evidence.items():
             shown = value if isinstance(value, str) else json_text(value)
-            lines.append(f"  - {key}: `{shown}`")
+            lines.append(f"  - {text(key)}: {code(shown)}")
     packages = [p for p in report.snapshot.packages if p.name]
-    lines += ["", "<details><summary>Environment</summary>", "", "```"]
+    environment = []
     py = report.snapshot.python
     if py:
-        lines += [f"python: {py.executable}", f"prefix: {py.prefix}",
-                  f"binary: {py.binary.format} {' '.join(py.binary.archs)}"]
-    lines += [f"{k}={v}" for k, v in report.snapshot.env.items()]
-    lines += [f"{p.name}=={p.version}" for p in sorted(packages, key=lambda p: p.key)]
-    lines += ["```", "", "</details>", "", f"{summary_line(report)}; exit {report.exit_code(fail_on)}",
-              "", "_Home directory, user and host names redacted._"]
-    return redact("\n".join(lines) + "\n", identity)
+        environment += [f"python: {plain(py.executable)}", f"prefix: {plain(py.prefix)}",
+                        f"binary: {plain(py.binary.format)} {plain(' '.join(py.binary.archs))}"]
+    environment += [f"{plain(k)}={plain(v)}" for k, v in report.snapshot.env.items()]
+    environment += [f"{plain(p.name)}=={plain(p.version)}" for p in sorted(packages, key=lambda p: p.key)]
+    lines += ["", "<details><summary>Environment</summary>", "", *code_block(environment), "",
+              "</details>", "", f"{summary_line(report)}; exit {report.exit_code(fail_on)}",
+              "", "_Home directory, user and host names and credentials redacted._"]
+    return "\n".join(lines) + "\n"

@@ -33,7 +33,9 @@ def _speedup(facts: ProbeFacts, run: ProbeRun) -> str:
 
 
 def render_probes(facts: ProbeFacts | None, console: Console, sweep: bool = False) -> None:
-    if facts is None:
+    if facts is None or not facts.runs:  # no empty tables: the findings say why nothing ran
+        if facts is not None and facts.message:
+            console.print(escape(facts.message))
         return
     table = Table(title=f"Speed probes ({facts.outcome}"
                   + (f", {facts.elapsed_s:.1f} s" if facts.elapsed_s is not None else "") + ")",
@@ -46,7 +48,7 @@ def render_probes(facts: ProbeFacts | None, console: Console, sweep: bool = Fals
         timing = run.timing
         if not run.measured:
             note = run.skipped or run.error or "not measured"
-            table.add_row(run.workload, run.device, str(run.size), "", "", "", escape(note[:60]), "", "", "")
+            table.add_row(run.workload, run.device, str(run.size), "", "", "", escape(note), "", "", "")
             continue
         agrees = "" if run.agreement is None else ("yes" if run.agreement.ok else "NO")
         table.add_row(run.workload, run.device, str(run.size), _ms(timing.median_s), _ms(timing.iqr_s),

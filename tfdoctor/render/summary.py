@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from typing import Sequence
 
@@ -27,7 +26,7 @@ def render_summary(reports: Sequence[tuple], fmt, threshold: Severity, console: 
                      "problems": sorted({f.code for f in problems})})
     if fmt.value == "json":
         doc = {"snapshots": rows, "finding_counts": dict(counts.most_common())}
-        sys.stdout.write(json_text(doc, indent=2) + "\n")
+        console.file.write(json_text(doc, indent=2) + "\n")
         return
     for row in rows:
         mark = MARKS[Severity(row["severity"])]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from tfdoctor import __version__
 from tfdoctor.model import Finding, Severity
@@ -16,21 +17,32 @@ STYLES = {Severity.OK: "green", Severity.INFO: "cyan", Severity.WARNING: "yellow
           Severity.ERROR: "red"}
 
 
+def _say(console: Console, markup: str, indent: str = "", hang: int = 4) -> None:
+    """Print prose wrapped at the console's width between words, continuation lines indented
+    under the first (macOS Terminal opens 80 columns wide); commands are never passed here."""
+    text = Text.from_markup(markup)
+    width = max(40, (console.width or 80) - len(indent) - hang)
+    lines = text.wrap(console, width, overflow="fold")
+    for i, line in enumerate(lines):
+        line.rstrip()
+        console.print(Text(indent + (" " * hang if i else "")) + line, soft_wrap=True)
+
+
 def render_text(report: Report, console: Console, verbose: bool, fail_on: Severity) -> None:
-    console.print(f"[bold]tfdoctor {__version__}[/] · {escape(target_line(report))}")
+    _say(console, f"[bold]tfdoctor {__version__}[/] · {escape(target_line(report))}")
     console.print()
     diagnosis = report.diagnosis()
     if diagnosis:
         style = STYLES[diagnosis.severity]
-        console.print(f"[bold {style}]Diagnosis:[/] {escape(diagnosis.title)} [dim]({diagnosis.code})[/]")
+        _say(console, f"[bold {style}]Diagnosis:[/] {escape(diagnosis.title)} [dim]({diagnosis.code})[/]")
         explained = report.consequences(diagnosis)
         if explained:
-            console.print(f"  [dim]explains: {', '.join(f.code for f in explained)}[/]")
+            _say(console, f"[dim]explains: {', '.join(f.code for f in explained)}[/]", "  ")
         _print_fix(console, diagnosis, indent="  ")
         console.print()
     for area in report.areas():
         head = area.finding
-        console.print(f"[{STYLES[area.severity]}]\\[{MARKS[area.severity]}][/] [bold]{escape(area.area)}[/]: "
+        _say(console, f"[{STYLES[area.severity]}]\\[{MARKS[area.severity]}][/] [bold]{escape(area.area)}[/]: "
                       f"{escape(area.headline)} [dim]({head.code})[/]")
         _print_body(console, report, head, diagnosis, verbose, indent="    ")
         for finding in report.findings:
@@ -40,13 +52,13 @@ def render_text(report: Report, console: Console, verbose: bool, fail_on: Severi
     console.print()
     code = report.exit_code(fail_on)
     hint = "" if verbose else " · -v for evidence"
-    console.print(f"{summary_line(report)} · exit {code} (--fail-on {fail_on.value}){hint}")
+    _say(console, f"{summary_line(report)} · exit {code} (--fail-on {fail_on.value}){hint}")
 
 
 def _print_finding(console: Console, report: Report, finding: Finding, diagnosis: Finding | None,
                    verbose: bool) -> None:
     style = STYLES[finding.severity]
-    console.print(f"    [{style}]{MARKS[finding.severity]}[/] {escape(finding.title)} [dim]({finding.code})[/]")
+    _say(console, f"[{style}]{MARKS[finding.severity]}[/] {escape(finding.title)} [dim]({finding.code})[/]", "    ", 2)
     _print_body(console, report, finding, diagnosis, verbose, indent="      ")
 
 
@@ -56,23 +68,23 @@ def _print_body(console: Console, report: Report, finding: Finding, diagnosis: F
     is printed once, at the top), evidence (-v)."""
     causes = report.explained_by(finding)
     if causes:
-        console.print(f"{indent}[dim]because of: {', '.join(c.code for c in causes)}[/]")
+        _say(console, f"[dim]because of: {', '.join(c.code for c in causes)}[/]", indent, 0)
     if finding.detail and (verbose or finding.severity >= Severity.WARNING):
-        console.print(f"{indent}{escape(finding.detail)}")
+        _say(console, escape(finding.detail), indent, 0)
     if finding.severity >= Severity.WARNING and not causes and finding is not diagnosis:
         _print_fix(console, finding, indent=indent)
     if verbose and finding.evidence:
         for key, value in finding.evidence.items():
             shown = value if isinstance(value, str) else json_text(value)
-            console.print(f"{indent}[dim]{escape(key)}: {escape(shown)}[/]")
+            _say(console, f"[dim]{escape(key)}: {escape(shown)}[/]", indent, 2)
 
 
 def _print_fix(console: Console, finding: Finding, indent: str) -> None:
     fix = finding.remediation
     if not fix:
         return
-    console.print(f"{indent}[bold]Fix:[/] {escape(fix.text)}")
-    for command in fix.commands:
-        console.print(f"{indent}  [bold cyan]$ {escape(command)}[/]")
+    _say(console, f"[bold]Fix:[/] {escape(fix.text)}", indent, 5)
+    for command in fix.commands:  # whole, on one line, so it can be copied as it is
+        console.print(f"{indent}  [bold cyan]$ {escape(command)}[/]", soft_wrap=True)
     if fix.link:
-        console.print(f"{indent}  [dim]{escape(fix.link)}[/]")
+        console.print(f"{indent}  [dim]{escape(fix.link)}[/]", soft_wrap=True)

@@ -1,10 +1,14 @@
 """Gather static facts from inside the diagnosed interpreter and write them as JSON.
 
-Run as `python collect_static.py OUT.json` by the interpreter being diagnosed, so that every fact
-(architecture, Rosetta translation, CPU flags, installed packages) is the one *that* process sees.
-Nothing is imported from the environment's own packages and nothing is changed. Each part that
-fails is recorded in "errors" and the others still run (PyTorch's collect_env says "Could not
-collect"; we say why). Standard library only, Python 3.8+.
+Run as `python collect_static.py OUT.json [--parent-pid PID]` by the interpreter being diagnosed,
+so that every fact (architecture, Rosetta translation, CPU flags, installed packages) is the one
+*that* process sees; PID is tfdoctor's parent (the user's shell), whose architecture is read too.
+Site directories, plugin entries, the environment, the Pythons on PATH and conda's records are
+read by collector_core, the rules the runtime child shares. Nothing is imported from the
+environment's own packages and nothing is changed. Each part that fails is recorded in "errors"
+and the others still run (PyTorch's collect_env says "Could not collect"; we say why). The
+document's keys are Snapshot's field names (tfdoctor.gather maps them without a key list).
+Standard library only, Python 3.8+.
 """
 
 from __future__ import annotations
@@ -15,20 +19,15 @@ import email.parser
 import json
 import os
 import platform
-import re
-import site
+import struct
 import subprocess
 import sys
 import sysconfig
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import binfmt  # noqa: E402  (sibling module, shipped beside this script)
+import binfmt  # noqa: E402  (sibling modules, shipped beside this script)
+import collector_core as core  # noqa: E402
 
-ENV_PATTERN = re.compile(
-    r"^(TF_.*|CUDA_VISIBLE_DEVICES|DYLD_.*|LD_LIBRARY_PATH|LD_PRELOAD|PYTHONPATH|PYTHONHOME|"
-    r"KERAS_BACKEND|CONDA_PREFIX|CONDA_DEFAULT_ENV|CONDA_SUBDIR|VIRTUAL_ENV|PYENV_VERSION|"
-    r"MTL_.*|METAL_.*|OMP_NUM_THREADS)$"
-)
 ERRORS = []
 
 
@@ -93,6 +92,9 @@ def native_sysctl(name):
 
 
 def _read_text(path, limit=1 << 20):
+    """A regular file's text (never blocks: a FIFO named METADATA or RECORD is not read)."""
+    if not core.is_regular_file(path):
+        return None
     try:
         with open(path, "rb") as handle:
             return handle.read(limit).decode("utf-8", "replace")
@@ -195,20 +197,13 @@ def _conda_facts(prefix):
     meta = os.path.join(prefix, "conda-meta")
     if not os.path.isdir(meta):
         return None
-    subdir = None
-    for name in sorted(os.listdir(meta)):
-        if name.startswith("python-") and name.endswith(".json"):
-            try:
-                with open(os.path.join(meta, name), encoding="utf-8", errors="replace") as fh:
-                    subdir = json.load(fh).get("subdir")
-            except (OSError, ValueError):
-                pass
-            break
+    packages = core.conda_records(prefix, ERRORS)
+    subdir = next((p["subdir"] for p in packages if p["name"] == "python"), None)
     root = prefix
     parts = prefix.split(os.sep)
     if "envs" in parts:
         root = os.sep.join(parts[: len(parts) - 1 - parts[::-1].index("envs")])
-    return {"prefix": prefix, "root": root, "subdir": subdir}
+    return {"prefix": prefix, "root": root, "subdir": subdir, "packages": packages}
 
 
 @guarded("python")
@@ -231,20 +226,8 @@ def python_facts():
         "framework": sysconfig.get_config_var("PYTHONFRAMEWORK") or None,
         "conda": _conda_facts(sys.prefix),
         "platform_tag": sysconfig.get_platform(),
-        "site_packages": _site_dirs(),
+        "site_packages": core.importable_site_dirs(),
     }
-
-
-def _site_dirs():
-    dirs = []
-    candidates = list(getattr(site, "getsitepackages", lambda: [])())
-    if site.ENABLE_USER_SITE:
-        candidates.append(site.getusersitepackages())
-    candidates.extend(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
-    for path in candidates:
-        if path and path not in dirs and os.path.isdir(path):
-            dirs.append(path)
-    return dirs
 
 
 # --- packages and plugins ---------------------------------------------------------------------
@@ -282,7 +265,6 @@ def _read_dist(site_dir, entry):
 
 
 BINARIES_PER_DIST = 3
-_LIBRARY_SUFFIXES = (".so", ".dylib", ".pyd")
 
 
 def _dist_binaries(site_dir, dist_path):
@@ -296,9 +278,13 @@ def _dist_binaries(site_dir, dist_path):
     found = []
     for line in (text or "").splitlines():
         rel = line.split(",", 1)[0]
-        if not rel.endswith(_LIBRARY_SUFFIXES) or rel.startswith(".."):
+        if not rel.endswith(core.COMPILED_SUFFIXES) or rel.startswith(".."):
             continue
-        info = binfmt.describe_file(os.path.join(site_dir, rel))
+        full = os.path.join(site_dir, rel)
+        if core.is_regular_file(full):
+            info = binfmt.describe_file(full)
+        else:
+            info = {"format": None, "archs": [], "error": "not a regular file, or missing"}
         info["path"] = rel
         found.append(info)
         if len(found) >= BINARIES_PER_DIST:
@@ -322,55 +308,127 @@ def package_facts(site_dirs):
 
 
 @guarded("plugins")
-def plugin_facts(site_dirs):
-    plugins = []
-    for site_dir in site_dirs:
-        plugin_dir = os.path.join(site_dir, "tensorflow-plugins")
-        if not os.path.isdir(plugin_dir):
-            continue
-        try:
-            names = sorted(os.listdir(plugin_dir))
-        except OSError as exc:
-            plugins.append({"dir": plugin_dir, "name": None, "format": None, "archs": [],
-                            "size": None, "error": str(exc)})
-            continue
-        for name in names:
-            path = os.path.join(plugin_dir, name)
-            if os.path.isdir(path):
-                continue
-            info = binfmt.describe_file(path)
-            try:
-                size = os.path.getsize(path)
-            except OSError:  # a dangling link: describe_file has recorded the error already
-                size = None
-            info.update({"dir": plugin_dir, "name": name, "size": size})
-            info.setdefault("error", None)
-            plugins.append(info)
+def plugin_facts():
+    """Every entry of the tensorflow-plugins/ directories TensorFlow scans, and what
+    TF_PLUGGABLE_DEVICE_LIBRARY_PATH names; the header (format, architectures) is read from
+    regular files only: a FIFO would block, a directory cannot be a library."""
+    plugins = core.find_plugins(platform.system(), os.environ, ERRORS)
+    for entry in plugins:
+        entry["format"], entry["archs"] = None, []
+        if entry["kind"] == "file":
+            info = binfmt.describe_file(entry["path"])
+            entry["format"], entry["archs"] = info["format"], info["archs"]
+            entry["error"] = info.get("error")
+        del entry["path"]  # dir and name say it
     return plugins
 
 
+# --- the shell tfdoctor was started from ------------------------------------------------------
+
+CTL_KERN, KERN_PROC, KERN_PROC_PID = 1, 14, 1
+P_TRANSLATED = 0x00020000
+"""xnu bsd/sys/proc.h: "process is translated" in kinfo_proc.kp_proc.p_flag."""
+KP_FLAG_OFFSET, KP_PID_OFFSET = 32, 40
+"""Offsets of p_flag and p_pid in struct extern_proc (bsd/sys/proc.h) on 64-bit macOS: the
+p_un union (16 bytes), p_vmspace and p_sigacts (8 each), then p_flag; p_stat, padding, p_pid."""
+
+
+def translated_from_kinfo(raw, pid):
+    """P_TRANSLATED of a kinfo_proc buffer; None unless the buffer names `pid` (a layout check)."""
+    if len(raw) < KP_PID_OFFSET + 4:
+        return None
+    (flags,) = struct.unpack_from("=i", raw, KP_FLAG_OFFSET)
+    (found_pid,) = struct.unpack_from("=i", raw, KP_PID_OFFSET)
+    if found_pid != pid:
+        return None
+    return bool(flags & P_TRANSLATED)
+
+
+def _mac_process(pid):
+    libc = _libc()
+    mib = (ctypes.c_int * 4)(CTL_KERN, KERN_PROC, KERN_PROC_PID, pid)
+    buf = ctypes.create_string_buffer(4096)
+    size = ctypes.c_size_t(len(buf))
+    translated = None
+    if libc.sysctl(mib, 4, buf, ctypes.byref(size), None, ctypes.c_size_t(0)) == 0:
+        translated = translated_from_kinfo(buf.raw[: size.value], pid)
+    path = ctypes.create_string_buffer(4096)
+    executable = None
+    if libc.proc_pidpath(pid, path, ctypes.c_uint32(len(path))) > 0:
+        executable = path.value.decode("utf-8", "replace")
+    return translated, executable
+
+
+@guarded("shell")
+def shell_facts(parent_pid):
+    """tfdoctor's parent process (the shell it was started from, as far as tfdoctor knows it):
+    its binary's architectures and, on macOS, whether Rosetta translates it (a universal2 Python
+    started from a translated shell runs as x86_64 too). Plus the Pythons on PATH."""
+    parent = None
+    if parent_pid:
+        translated, executable = None, None
+        if sys.platform == "darwin":
+            try:
+                translated, executable = _mac_process(parent_pid)
+            except (OSError, AttributeError, ValueError) as exc:
+                ERRORS.append({"what": "shell", "error": "%s: %s" % (type(exc).__name__, exc)})
+        elif os.path.exists("/proc/%d/exe" % parent_pid):
+            try:
+                executable = os.readlink("/proc/%d/exe" % parent_pid)
+            except OSError:
+                executable = None
+        binary = binfmt.describe_file(executable) if executable else {"format": None, "archs": []}
+        parent = {"pid": parent_pid, "executable": executable, "translated": translated,
+                  "format": binary.get("format"), "archs": binary.get("archs") or [],
+                  "error": binary.get("error")}
+    return {"parent": parent,
+            "pythons_on_path": core.pythons_on_path(os.environ, sys.executable)}
+
+
 def env_facts():
-    return {k: v for k, v in sorted(os.environ.items()) if ENV_PATTERN.match(k)}
+    return core.capture_env(os.environ)
+
+
+def _write(path, document):
+    text = json.dumps(document, default=str)
+    if path:
+        try:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            core.result_lost(exc)
+    else:
+        sys.stdout.write(text)
 
 
 def main(argv):
+    """`collect_static.py [OUT.json] [--parent-pid PID]`. OUT.json is written first with only
+    {"stage": "started"} (so a hang here is told from one in the interpreter's start-up), then
+    with every fact and "stage": "done"."""
+    out = argv[1] if len(argv) > 1 and not argv[1].startswith("--") else None
+    parent_pid = None
+    if "--parent-pid" in argv:
+        try:
+            parent_pid = int(argv[argv.index("--parent-pid") + 1])
+        except (IndexError, ValueError):
+            parent_pid = None
+    if out:
+        _write(out, {"stage": "started", "pid": os.getpid()})
     python = python_facts()
     site_dirs = python["site_packages"] if python else []
     facts = {
-        "collector_version": 1,
+        "stage": "done",
+        "pid": os.getpid(),
+        "collector_version": 2,
         "host": host_facts(),
         "python": python,
+        "shell": shell_facts(parent_pid),
         "packages": package_facts(site_dirs) or [],
-        "plugins": plugin_facts(site_dirs) or [],
+        "plugins": plugin_facts() or [],
         "env": env_facts(),
         "errors": ERRORS,
     }
-    text = json.dumps(facts, default=str)
-    if len(argv) > 1:
-        with open(argv[1], "w", encoding="utf-8") as out:
-            out.write(text)
-    else:
-        sys.stdout.write(text)
+    _write(out, facts)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@ process group with a hard timeout. The result document is rewritten atomically (
 file, then rename) after every stage, so when TensorFlow crashes the process (SIGILL, SIGSEGV,
 SIGABRT) or hangs, the parent still knows how far it got. TensorFlow's own output goes to stderr,
 never into the result. faulthandler writes the Python stack to stderr on a fatal signal, and a
-little before the parent's timeout, so a crash or a hang also says where.
+little before the parent's timeout, so a crash or a hang also says where; the file TensorFlow
+is loading through load_library.py is written before each load ("loading_plugin"), so a plugin
+that crashes, hangs or exit()s in its constructor is named. The document's keys are RuntimeFacts'
+field names (tfdoctor.runtime maps them without a key list).
 
 Standard library and tensorflow only; Python 3.8+ (old tensorflow-macos environments are the ones
 that need a doctor most).
@@ -17,12 +20,13 @@ import faulthandler
 import json
 import os
 import platform
-import site
 import sys
-import sysconfig
 import tempfile
 import time
 import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import collector_core as core  # noqa: E402  (sibling module, shipped beside this script)
 
 T0 = time.monotonic()
 STATE = {
@@ -36,22 +40,21 @@ STATE = {
 }
 RESULT_PATH = ""
 TRACEBACK_FRAMES = 12
-ENV_PREFIXES = ("TF_CPP_", "TF_ENABLE_", "TF_FORCE_", "TF_GPU_", "TF_XLA_", "TF_USE_",
-                "TF_PLUGGABLE_", "TF_NUM_", "TF_DETERMINISTIC", "TF_ONEDNN", "TF_MKL",
-                "TF_CUDNN", "TF_METAL", "TF_DISABLE_", "TF_KERAS")
-"""TensorFlow's own variables (plain "TF_" would also catch Terraform's TF_VAR_*, TF_CLI_*...)."""
-ENV_NAMES = ("KERAS_BACKEND", "CUDA_VISIBLE_DEVICES", "TF_CONFIG", "TF2_BEHAVIOR")
 TEXT_LIMIT = 4000
 
 
-def write(stage):
-    """Record reaching `stage` and rewrite the result file atomically."""
-    STATE["stage"] = stage
-    STATE["stage_s"][stage] = round(time.monotonic() - T0, 4)
+def write(stage=None):
+    """Record reaching `stage` (None: no new stage) and rewrite the result file atomically."""
+    if stage is not None:
+        STATE["stage"] = stage
+        STATE["stage_s"][stage] = round(time.monotonic() - T0, 4)
     tmp = RESULT_PATH + ".tmp"
-    with open(tmp, "w") as handle:
-        json.dump(STATE, handle, default=str)
-    os.replace(tmp, RESULT_PATH)
+    try:
+        with open(tmp, "w") as handle:
+            json.dump(STATE, handle, default=str)
+        os.replace(tmp, RESULT_PATH)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        core.result_lost(exc)
 
 
 def text(value, limit=TEXT_LIMIT):
@@ -70,79 +73,24 @@ def record_error(stage, exc):
 # --- before the import: where TensorFlow will look for plugins ---------------------------------
 
 
-def is_shared_object(name):
-    """The test tensorflow/python/framework/load_library.py applies (by file name only)."""
-    system = platform.system()
-    if system == "Linux":
-        if name.endswith(".so"):
-            return True
-        index = name.rfind(".so.")
-        return index != -1 and name[index + 4:index + 5].isdigit()
-    if system == "Darwin":
-        return name.endswith(".dylib")
-    if system == "Windows":
-        return name.endswith(".dll")
-    return False
-
-
-def site_packages_dirs():
-    """The directories tensorflow/__init__.py scans for tensorflow-plugins/ (TF 2.5-2.19)."""
-    dirs = []
-    if site.ENABLE_USER_SITE and site.USER_SITE is not None:
-        dirs.append(site.USER_SITE)
-    dirs.extend(p for p in sys.path if "site-packages" in p)
-    if hasattr(site, "getsitepackages"):
-        dirs.extend(site.getsitepackages())
-    for scheme in sysconfig.get_scheme_names():
-        for name in ("purelib", "platlib"):
-            try:
-                dirs.append(sysconfig.get_path(name, scheme))
-            except (KeyError, ValueError):
-                pass
-    unique = []
-    for d in dirs:
-        if d and d not in unique:
-            unique.append(d)
-    return unique
-
-
-def plugin_entry(path, source):
-    entry = {"path": path, "source": source, "exists": os.path.exists(path), "size": None}
-    if entry["exists"] and os.path.isfile(path):
-        entry["size"] = os.path.getsize(path)
-    return entry
-
-
 def find_plugins():
+    """The files TensorFlow will load as plugins (collector_core's one rule, shared with the
+    static collector), each as a PluginLibrary: never opened here, so a FIFO cannot block."""
+    errors = []
     found = []
-    seen = set()
-    for d in site_packages_dirs():
-        plugin_dir = os.path.join(d, "tensorflow-plugins")
-        real = os.path.realpath(plugin_dir)
-        if real in seen or not os.path.isdir(plugin_dir):
-            continue
-        seen.add(real)
-        for name in sorted(os.listdir(plugin_dir)):
-            if is_shared_object(name):
-                found.append(plugin_entry(os.path.join(plugin_dir, name), "tensorflow-plugins"))
-    configured = os.environ.get("TF_PLUGGABLE_DEVICE_LIBRARY_PATH", "")
-    if configured:
-        if os.path.isdir(configured):
-            for name in sorted(os.listdir(configured)):
-                if is_shared_object(name):
-                    found.append(plugin_entry(os.path.join(configured, name),
-                                              "TF_PLUGGABLE_DEVICE_LIBRARY_PATH"))
-        else:
-            found.append(plugin_entry(configured, "TF_PLUGGABLE_DEVICE_LIBRARY_PATH"))
+    for entry in core.find_plugins(platform.system(), os.environ, errors, only_loaded=True):
+        found.append({"path": entry["path"], "source": entry["source"],
+                      "exists": entry["kind"] != "missing", "size": entry["size"],
+                      "kind": entry["kind"], "file_type": entry["file_type"]})
+    for error in errors:
+        STATE["errors"].append({"stage": "started", "error": error["error"]})
     return found
 
 
 def relevant_env():
-    """The user's TensorFlow-related settings (read before we change TF_CPP_MIN_LOG_LEVEL)."""
-    keep = {}
-    for key, value in os.environ.items():
-        if key.startswith(ENV_PREFIXES) or key in ENV_NAMES:
-            keep[key] = value
+    """The user's settings (collector_core's allowlist), read before we change
+    TF_CPP_MIN_LOG_LEVEL: the user's own level comes from TFDOCTOR_USER_TF_CPP_MIN_LOG_LEVEL."""
+    keep = core.capture_env(os.environ)
     user_level = os.environ.get("TFDOCTOR_USER_TF_CPP_MIN_LOG_LEVEL")
     if user_level is not None:
         if user_level:
@@ -150,6 +98,24 @@ def relevant_env():
         else:
             keep.pop("TF_CPP_MIN_LOG_LEVEL", None)
     return keep
+
+
+def watch_plugin_loads():
+    """Record in the result which library TensorFlow is loading ("loading_plugin", rewritten
+    before each load) and which it loaded ("loaded_plugins")."""
+    STATE["loading_plugin"] = None
+    STATE["loaded_plugins"] = []
+
+    def started(path):
+        STATE["loading_plugin"] = path
+        write()
+
+    def ended(path, ok):
+        STATE["loading_plugin"] = None
+        if ok and path not in STATE["loaded_plugins"]:
+            STATE["loaded_plugins"].append(path)
+
+    core.watch_library_loads(started, ended)
 
 
 def distribution_version(name):
@@ -167,9 +133,9 @@ def distribution_version(name):
 
 
 def import_failure(exc):
-    here = os.path.abspath(__file__)
+    ours = os.path.dirname(os.path.abspath(__file__))  # this script and collector_core's watch
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if os.path.abspath(f.filename) != here][-TRACEBACK_FRAMES:]
+              if os.path.dirname(os.path.abspath(f.filename)) != ours][-TRACEBACK_FRAMES:]
     chain = []
     inner = exc.__cause__ or exc.__context__
     while inner is not None and len(chain) < 5:
@@ -383,6 +349,7 @@ def main(argv):
     STATE["env"] = relevant_env()
     keep_keras_config_untouched()
     STATE["plugins"] = stage("started", find_plugins) or []
+    stage("started", watch_plugin_loads)
     write("started")
     tf = import_tensorflow()
     if tf is not None:

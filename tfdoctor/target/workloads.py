@@ -34,7 +34,9 @@ time.time() measures asynchronous dispatch and the first call's compilation, not
   layers in an eager forward pass; outputs of a tf.function report the function's device, not
   where its ops ran);
 * agreement with the CPU: relative L2 error ||gpu - cpu|| / ||cpu|| of the output (train: of the
-  logits and of the gradients of one step from identical weights), against TOLERANCE;
+  logits and of the gradients of one step from identical weights, and of a Dense with bias and
+  relu in eager and in graph mode, where Metal's fused _FusedMatMul is wrong: Train.dense_relu),
+  against TOLERANCE;
 * a total time budget: no new work starts after `budget_s`, and each measurement gets a share of
   what is left; what did not fit is reported as skipped.
 
@@ -397,7 +399,32 @@ class Train(object):
                 logits = model(x, training=True)
                 loss = loss_fn(y, logits)
             grads = tape.gradient(loss, model.trainable_variables)
-        return {"logits": [logits], "gradients": list(grads), "loss": [loss]}
+        out = {"logits": [logits], "gradients": list(grads), "loss": [loss]}
+        out.update(self.dense_relu(device))
+        return out
+
+    def dense_relu(self, device):
+        """Dense with bias and relu, relu(bias_add(matmul(x, W), b)), in eager mode and inside
+        tf.function on `device`. On Metal the graph-mode result of exactly this pattern is wrong
+        (errors of tens of units) while eager mode is right: the plugin's fused _FusedMatMul
+        kernel with fused_ops [BiasAdd, Relu] (Apple developer forums, polligator's report,
+        https://origin-devforums.apple.com/forums/profile/polligator/allPosts; "larger K makes
+        the error more obvious", so K = 512 here). The network above has no bias or activation
+        and cannot show it."""
+        tf = self.tf
+        with tf.device("/CPU:0"):
+            x = tf.reshape(self.x, [self.size, -1])[:, :512]
+            w = tf.random.stateless_normal((512, 128), seed=[7, 8])
+            b = tf.random.stateless_normal((128,), seed=[7, 9])
+
+        def dense(x, w, b):
+            return tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w), b))
+
+        with tf.device(device):
+            x, w, b = tf.identity(x), tf.identity(w), tf.identity(b)
+            eager = dense(x, w, b)
+            graph = tf.function(dense, jit_compile=False)(x, w, b)
+        return {"dense_relu_eager": [eager], "dense_relu_graph": [graph]}
 
 
 KINDS = {"matmul": Matmul, "conv": Conv, "train": Train}
@@ -798,7 +825,7 @@ class Prober(object):
         tolerance = float(self.cfg["tolerance"].get(workload, TOLERANCE[workload]))
         values = {}
         finite = True
-        for key in ("output", "logits", "gradients"):
+        for key in ("output", "logits", "gradients", "dense_relu_eager", "dense_relu_graph"):
             if key in reference:
                 err, ok = relative_error(tf, mine[key], reference[key])
                 values[key] = err
@@ -882,6 +909,67 @@ def run_probes(tf, config, progress, on_result=None):
         prober.result["complete"] = True
         prober.publish()
         return sanitize(prober.result)
+
+
+# --- model presets: what users run, for `probe --workload NAME` through the model probe --------
+
+MODEL_PRESETS = ("mnist-dense", "cifar-cnn", "mobilenetv2", "lstm", "attention")
+"""Models users report slow or wrong on Metal, built with weights=None (nothing downloaded) and
+compiled as their tutorials compile them; model_child.py makes their synthetic data:
+mnist-dense and cifar-cnn (the TensorFlow beginner and CNN tutorials), MobileNetV2 at 224x224
+(the usual transfer-learning benchmark), an Embedding + LSTM text classifier (LSTM training far
+slower on the Metal GPU than on the CPU: tensorflow/tensorflow#56782) and a MultiHeadAttention
+block (Dropout's stateless random ops and gelu's Erfc have no Metal kernel, nor has Einsum, which
+Keras 2 uses for attention and Keras 3 turns into MatMul: reference/metal_binaries_2026-11.json)."""
+
+
+def model_preset(tf, name):
+    """A compiled Keras model for preset `name` (ValueError for an unknown name)."""
+    keras = tf.keras
+    layers = keras.layers
+    if name == "mnist-dense":
+        model = keras.Sequential([
+            keras.Input((28, 28), name="image"), layers.Flatten(name="flatten"),
+            layers.Dense(128, activation="relu", name="dense_relu"),
+            layers.Dropout(0.2, name="dropout"), layers.Dense(10, name="logits")],
+            name="mnist_dense")
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    elif name == "cifar-cnn":
+        model = keras.Sequential([
+            keras.Input((32, 32, 3), name="image"),
+            layers.Conv2D(32, 3, activation="relu", name="conv1"),
+            layers.MaxPooling2D(name="pool1"),
+            layers.Conv2D(64, 3, activation="relu", name="conv2"),
+            layers.MaxPooling2D(name="pool2"),
+            layers.Conv2D(64, 3, activation="relu", name="conv3"),
+            layers.Flatten(name="flatten"), layers.Dense(64, activation="relu", name="dense"),
+            layers.Dense(10, name="logits")], name="cifar_cnn")
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    elif name == "mobilenetv2":
+        model = keras.applications.MobileNetV2(input_shape=(224, 224, 3), weights=None,
+                                               classes=1000)
+        loss = "sparse_categorical_crossentropy"
+    elif name == "lstm":
+        tokens = keras.Input((100,), dtype="int32", name="tokens")
+        x = layers.Embedding(10000, 64, name="embedding")(tokens)
+        x = layers.LSTM(64, name="lstm")(x)
+        out = layers.Dense(1, activation="sigmoid", name="score")(x)
+        model = keras.Model(tokens, out, name="lstm_classifier")
+        loss = "binary_crossentropy"
+    elif name == "attention":
+        seq = keras.Input((64, 128), name="sequence")
+        att = layers.MultiHeadAttention(num_heads=4, key_dim=32, dropout=0.1, name="mha")(seq, seq)
+        x = layers.LayerNormalization(name="norm1")(layers.Add(name="residual1")([seq, att]))
+        ff = layers.Dense(256, activation="gelu", name="ff1")(x)
+        ff = layers.Dropout(0.1, name="ff_dropout")(layers.Dense(128, name="ff2")(ff))
+        x = layers.LayerNormalization(name="norm2")(layers.Add(name="residual2")([x, ff]))
+        x = layers.GlobalAveragePooling1D(name="pool")(x)
+        model = keras.Model(seq, layers.Dense(10, name="logits")(x), name="attention_block")
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    else:
+        raise ValueError("unknown workload %r (known: %s)" % (name, ", ".join(MODEL_PRESETS)))
+    model.compile(optimizer="adam", loss=loss)
+    return model
 
 
 # --- standalone --------------------------------------------------------------------------------

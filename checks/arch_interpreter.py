@@ -1,0 +1,198 @@
+"""Does Python run as the machine's own architecture? On Apple silicon an x86_64 Python runs under
+Rosetta 2: no tensorflow-metal wheel fits it, TensorFlow's AVX build crashes or refuses to load,
+and the GPU stays idle. The install route decides the fix, so one rule per route names it."""
+
+from __future__ import annotations
+
+import shlex
+
+from tfdoctor import codes
+from tfdoctor.archnames import ARM64, X86_64
+from tfdoctor.derived import Derived
+from tfdoctor.fixes import python_cmd
+from tfdoctor.model import Remediation, Severity, rule
+from tfdoctor.snapshot import Snapshot
+
+ROSETTA_CONSEQUENCES = (
+    codes.RUNTIME_IMPORT_SIGILL,
+    codes.RUNTIME_IMPORT_CRASHED,
+    codes.RUNTIME_NO_GPU,
+    codes.INSTALL_NO_TENSORFLOW,
+    codes.COMPAT_NO_WHEEL_FOR_PYTHON,
+    codes.COMPAT_NO_METAL,
+    codes.LOG_ILLEGAL_INSTRUCTION,
+    codes.LOG_AVX_MISSING,
+    codes.LOG_ARCH_MISMATCH,
+    codes.LOG_NO_GPU_LISTED,
+)
+"""Codes whose findings an x86_64 Python on Apple silicon explains (no Metal GPU, AVX crash...)."""
+ROUTE_CONSEQUENCES = (codes.ARCH_ROSETTA, *ROSETTA_CONSEQUENCES)
+
+MINIFORGE = "https://github.com/conda-forge/miniforge"
+ROSETTA_LINK = "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment"
+
+
+def _evidence(s: Snapshot) -> dict:
+    py, host = s.python, s.host
+    return {"process_arch": py.process_arch, "translated": py.translated,
+            "hw_arm64": host.hw_arm64, "chip": host.chip, "cpu_brand": host.cpu_brand,
+            "cpu_has_avx": "avx" in host.cpu_flags}
+
+
+def _conda_osx_64(s: Snapshot) -> bool:
+    return bool(s.python.conda and s.python.conda.subdir == "osx-64")
+
+
+@rule(codes.ARCH_CONDA_OSX_64, "The conda environment is osx-64 (Intel) on an Apple silicon Mac",
+      Severity.ERROR,
+      "conda installs packages for the platform subdir of the environment; an osx-64 "
+      "environment (Anaconda's Intel installer, or CONDA_SUBDIR=osx-64) gets x86_64 Python and "
+      "x86_64 packages that run under Rosetta 2.",
+      "Create an osx-arm64 environment (Miniforge's arm64 installer defaults to it).",
+      MINIFORGE, explains=ROUTE_CONSEQUENCES + (codes.LOG_CONDA_TENSORFLOW_DEPS_MISSING, codes.LOG_CONDA_PACKAGES_NOT_FOUND), needs=("python",))
+def conda_osx_64(s: Snapshot, d: Derived):
+    if not d.translated or not _conda_osx_64(s):
+        return None
+    conda = s.python.conda
+    env_name = conda.prefix.rstrip("/").rsplit("/", 1)[-1] if conda.prefix != conda.root else "base"
+    intel_installer = "anaconda" in conda.root.lower() or "miniconda" in conda.root.lower()
+    text = ("Create an osx-arm64 environment and reinstall TensorFlow in it"
+            + (" (your conda comes from an Intel installer: Miniforge's arm64 installer avoids"
+               " this for every new environment)" if intel_installer else ""))
+    commands = ("CONDA_SUBDIR=osx-arm64 conda create -n tf-arm64 python=3.11",
+                "conda activate tf-arm64", "conda config --env --set subdir osx-arm64")
+    return conda_osx_64.finding(
+        {**_evidence(s), "conda_subdir": conda.subdir, "conda_root": conda.root, "conda_env": env_name},
+        Remediation(text, commands, MINIFORGE))
+
+
+@rule(codes.ARCH_X86_ONLY_INTERPRETER, "The Python binary is x86_64 only",
+      Severity.ERROR,
+      "The interpreter binary holds no arm64 code (read from its Mach-O header), so on Apple "
+      "silicon it can only run under Rosetta 2. Typical routes: Homebrew installed under "
+      "/usr/local (the Intel prefix), a pyenv build made from a Rosetta shell, an old python.org "
+      "Intel installer.",
+      "Install an arm64 (or universal2) Python and recreate the environment with it.", explains=ROUTE_CONSEQUENCES, needs=("python",))
+def x86_only_interpreter(s: Snapshot, d: Derived):
+    if not d.translated or _conda_osx_64(s) or not d.binary_archs or ARM64 in d.binary_archs:
+        return None
+    py = s.python
+    real = py.binary.path
+    if real.startswith(("/usr/local/Cellar/", "/usr/local/opt/")):
+        route = "homebrew-intel"
+        fix = Remediation(
+            "This Python comes from Homebrew's Intel prefix /usr/local. Install Homebrew for "
+            "Apple silicon (it lives in /opt/homebrew) from a native shell, then build the "
+            "environment with its Python",
+            ("arch -arm64 /bin/bash -c \"$(curl -fsSL https://raw.githubusercontent.com/Homebrew/install/HEAD/install.sh)\"",
+             "/opt/homebrew/bin/brew install python@3.11",
+             "/opt/homebrew/bin/python3.11 -m venv ~/venvs/tf"),
+            "https://docs.brew.sh/Installation",
+        )
+    elif "/.pyenv/" in real:
+        route = "pyenv-built-under-rosetta"
+        fix = Remediation(
+            "This pyenv Python was compiled from an x86_64 (Rosetta) shell. Rebuild it natively",
+            (f"arch -arm64 pyenv install --force {py.version}",),
+        )
+    elif real.startswith("/Library/Frameworks/Python.framework/"):
+        route = "python.org-intel-installer"
+        fix = Remediation(
+            "This is a python.org Intel-only build. Install the 'macOS 64-bit universal2' "
+            "installer of the same version and recreate the environment",
+            (), "https://www.python.org/downloads/macos/",
+        )
+    else:
+        route = "unknown"
+        fix = Remediation("Install an arm64 or universal2 Python and recreate the environment with it")
+    return x86_only_interpreter.finding(
+        {**_evidence(s), "binary": real, "binary_archs": py.binary.archs, "route": route}, fix)
+
+
+@rule(codes.ARCH_UNIVERSAL2_AS_X86, "A universal2 Python was started as x86_64",
+      Severity.ERROR,
+      "The binary contains arm64 code, but the process was launched translated: the Terminal "
+      "app is set to 'Open using Rosetta', the shell itself runs as x86_64 (`arch` prints "
+      "i386), or a parent ran `arch -x86_64`.",
+      "Start it as arm64 (`arch -arm64 python3 ...`) and untick 'Open using Rosetta' in the "
+      "Terminal app's Get Info panel.",
+      ROSETTA_LINK, explains=ROUTE_CONSEQUENCES, needs=("python",))
+def universal2_as_x86(s: Snapshot, d: Derived):
+    if not d.translated or _conda_osx_64(s) or ARM64 not in d.binary_archs:
+        return None
+    parent = s.shell.parent
+    shell_arch = parent.runs_as(s.host.hw_arm64) if parent else None
+    if shell_arch == X86_64:
+        why = (f"Your shell ({parent.executable or 'pid ' + str(parent.pid)}) itself runs under Rosetta "
+               "(`arch` prints i386 there), and a universal2 Python started from it runs as x86_64. "
+               "Untick 'Open using Rosetta' for the Terminal app (Finder > Applications > Utilities > "
+               "Terminal > Get Info), or start an arm64 shell, and open a new window")
+    else:
+        why = ("The binary has arm64 code but was started translated. Start it as arm64; if `arch` "
+               "prints i386 in your shell, untick 'Open using Rosetta' for the Terminal app (Finder > "
+               "Applications > Utilities > Terminal > Get Info) and open a new window")
+    commands = ((f"arch -arm64 {shlex.quote(parent.executable)} -l",) if shell_arch == X86_64 and parent.executable
+                else ()) + (f"arch -arm64 {python_cmd(s)} -c \"import platform; print(platform.machine())\"",)
+    return universal2_as_x86.finding(
+        {**_evidence(s), "binary": s.python.binary.path, "binary_archs": s.python.binary.archs,
+         "parent_shell": parent.executable if parent else None, "parent_shell_arch": shell_arch},
+        Remediation(why, commands, ROSETTA_LINK))
+
+
+@rule(codes.ARCH_ROSETTA, "Python runs as x86_64 under Rosetta 2 on Apple silicon",
+      Severity.ERROR,
+      "The interpreter is translated by Rosetta 2 (sysctl.proc_translated is 1, "
+      "platform.machine() says x86_64). tensorflow-metal has had x86_64 wheels only up to "
+      "1.0.0 (for Intel Macs), and TensorFlow's x86_64 macOS builds need AVX, which Rosetta 2 "
+      "does not advertise, so importing them dies with 'Illegal instruction' or the AVX "
+      "message, and the Apple GPU goes unused.",
+      "Use an arm64 Python: the finding that names the route (Homebrew, conda, pyenv, Terminal) "
+      "gives the exact commands.",
+      ROSETTA_LINK, explains=ROSETTA_CONSEQUENCES, needs=("python",))
+def rosetta(s: Snapshot, d: Derived):
+    if not d.translated:
+        return None
+    return rosetta.finding(
+        _evidence(s),
+        Remediation("Use an arm64 Python; check with the command below that it prints arm64",
+                    (f"{python_cmd(s)} -c \"import platform; print(platform.machine())\"",),
+                    ROSETTA_LINK))
+
+
+@rule(codes.ARCH_EMULATED_CONTAINER, "An x86_64 (amd64) container runs emulated on an ARM host",
+      Severity.ERROR,
+      "The process is x86_64 but /proc/cpuinfo comes from an ARM kernel ('CPU implementer' "
+      "lines and arm64 'Features', e.g. 0x00 in Docker Desktop's VM on Apple silicon, "
+      "docker/for-mac#6512): Docker runs the amd64 image under QEMU or Rosetta. TensorFlow's "
+      "x86_64 build then fails with the AVX message or 'Check failed: bucket_limits_', and "
+      "no GPU is reachable from a Linux container anyway.",
+      "Use an arm64 image: `docker run --platform linux/arm64 ...` (docker/for-mac#5342).",
+      "https://github.com/docker/for-mac/issues/5342",
+      explains=(codes.RUNTIME_IMPORT_SIGILL, codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_NO_GPU,
+                codes.LOG_AVX_MISSING, codes.LOG_ILLEGAL_INSTRUCTION),
+      needs=("python",))
+def emulated_container(s: Snapshot, d: Derived):
+    host = s.host
+    if host.system != "Linux" or d.process_arch != X86_64 or not host.cpu_implementer:
+        return None
+    apple = host.cpu_implementer.lower() == "0x61"
+    fix = Remediation(
+        "Run an arm64 image instead of the amd64 one",
+        ("docker run --platform linux/arm64 IMAGE", "# in a Dockerfile: FROM --platform=linux/arm64 BASE"),
+        "https://github.com/docker/for-mac/issues/5342",
+    )
+    return emulated_container.finding(
+        {**_evidence(s), "cpu_implementer": host.cpu_implementer, "apple_host": apple,
+         "container": host.container, "binfmt_handlers": host.binfmt_handlers}, fix)
+
+
+@rule(codes.ARCH_NATIVE, "Python runs natively",
+      Severity.OK,
+      "The interpreter's process architecture matches the hardware.",
+      "Nothing to do.", needs=("python",), summary=True)
+def native(s: Snapshot, d: Derived):
+    if not d.process_arch:  # the snapshot does not say what the interpreter runs as
+        return None
+    host = s.host
+    where = "on Apple silicon" if host.hw_arm64 else (f"on {host.system}" if host.system else "")
+    return native.finding(_evidence(s), title=f"Python runs natively as {s.python.process_arch} {where}".strip())

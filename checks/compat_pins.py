@@ -1,0 +1,375 @@
+"""Are TensorFlow's own dependencies what it was built for? NumPy 2 under a TensorFlow built
+against NumPy 1 (the published pins of some releases do not forbid it), anything outside the
+installed TensorFlow's Requires-Dist (read from its METADATA, markers evaluated for the diagnosed
+interpreter), and Keras 3 where the environment expects Keras 2 (tf-keras, TF_USE_LEGACY_KERAS)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+from tfdoctor.markers import applicable, marker_env, satisfies
+
+from tfdoctor.fixes import pip
+from tfdoctor.matrix import PIN_NAMES, CompatMatrix
+from tfdoctor import codes
+from tfdoctor.derived import Derived
+from tfdoctor.model import Finding, Remediation, Severity, rule
+from tfdoctor.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
+from tfdoctor.versions import parse_version
+
+NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
+KERAS_GUIDE = "https://keras.io/getting_started/"
+LEGACY_TRUE = ("true", "True", "1")
+"""The TF_USE_LEGACY_KERAS values TensorFlow honours (tensorflow/python/util/lazy_loader.py)."""
+LAZY_LOADER_SOURCE = ("tensorflow/python/util/lazy_loader.py of tensorflow 2.19.1 (KerasLazyLoader."
+                      "_initialize), read from the installed wheel")
+NUMPY_QUIRK = "numpy-not-capped"
+NUMPY2_FALLBACK_MINOR = "2.18"
+
+
+def _minor(version: str) -> str:
+    v = parse_version(version)
+    return f"{v.major}.{v.minor}" if v else version
+
+
+# ---------------------------------------------------------------------------------------------
+# TensorFlow's pins
+
+
+def tensorflow_pins(s: Snapshot, tf: PackageFacts, m: CompatMatrix | None
+                    ) -> tuple[list[Requirement], str]:
+    """The requirements of the installed TensorFlow that apply here, and where they come from:
+    its own Requires-Dist, or the matrix's pins when the installed metadata names none of them."""
+    env = marker_env(s)
+    own = [r for r in applicable(tf, env)
+           if canonicalize_name(r.name) not in TENSORFLOW_DISTRIBUTIONS]
+    names = {canonicalize_name(r.name) for r in own}
+    where = (f"Requires-Dist of the installed {tf.name} {tf.version} (markers evaluated for "
+             f"Python {env['python_version']}, {env['platform_system']} {env['platform_machine']})")
+    if names & set(PIN_NAMES) or m is None:
+        return own, where
+    py = s.python.minor if s.python else None
+    pins = m.tf_pins(tf.version, py)
+    minor = m.tf_minor(tf.version)
+    release = None
+    if minor is not None:  # the release tf_pins() read: this one, else the minor's newest with pins
+        exact = minor.release(tf.version)
+        release = exact if exact and exact.pins else next(
+            (r for r in reversed(minor.releases) if r.pins), None)
+    source = release.pins_source if release else None
+    reqs = [Requirement(f"{name}{spec}") for name, spec in pins.items()]
+    return reqs, (f"compat_matrix.json pins of TensorFlow {release.version if release else tf.version} "
+                  f"on macOS arm64 ({source}); the installed metadata lists none")
+
+
+def numpy2_first_minor(m: CompatMatrix | None) -> tuple[str, str]:
+    """The first TensorFlow minor built against NumPy 2: the first whose numpy pin admits 2.0
+    *and* has an upper bound (an uncapped pin such as 2.14.0's '>=1.23.5' says nothing about the
+    build). Derived from the matrix; its known_quirks entry is the source."""
+    quirk = next((q for q in m.quirks if q.id == NUMPY_QUIRK), None) if m else None
+    source = (f"compat_matrix.json known_quirks {NUMPY_QUIRK} ({quirk.source})" if quirk
+              else "tfdoctor's default (compat matrix unavailable)")
+    if m is None:
+        return NUMPY2_FALLBACK_MINOR, source
+    for key in sorted(m.minors, key=Version):
+        minor = m.minors[key]
+        spec = m.tf_pins(minor.newest_patch).get("numpy")
+        if not spec:
+            continue
+        pins = SpecifierSet(spec)
+        capped = any(p.operator in ("<", "<=", "~=", "==") for p in pins)
+        if capped and pins.contains("2.0.0"):
+            return key, source
+    return NUMPY2_FALLBACK_MINOR, source
+
+
+def _numpy_fix(pin: Requirement | None) -> str:
+    """A numpy requirement within TensorFlow's pin that excludes NumPy 2."""
+    if pin is not None and not pin.specifier.contains("2.0.0"):
+        return f"numpy{pin.specifier}"
+    lower = [str(p) for p in (pin.specifier if pin else ()) if p.operator in (">=", ">")]
+    return f"numpy{SpecifierSet(','.join(lower + ['<2']))}"
+
+
+def _numpy_abi(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts, pins: list[Requirement],
+               pins_source: str) -> Finding | None:
+    numpy = s.package("numpy")
+    nv, tv = parse_version(numpy.version if numpy else None), parse_version(tf.version)
+    if numpy is None or nv is None or tv is None or nv.major < 2:
+        return None
+    first, source = numpy2_first_minor(m)
+    if Version(f"{tv.major}.{tv.minor}") >= Version(first):
+        return None
+    pin = next((r for r in pins if canonicalize_name(r.name) == "numpy"), None)
+    forbids = pin is not None and not pin.specifier.contains(numpy.version, prereleases=True)
+    fix = _numpy_fix(pin)
+    evidence = {"numpy": numpy.version, "tensorflow": f"{tf.name} {tf.version}",
+                "numpy_pin": str(pin.specifier) if pin else None, "pin_forbids_it": forbids,
+                "pins_source": pins_source, "numpy2_first_supported_by": f"TensorFlow {first}",
+                "numpy2_source": source}
+    note = "" if forbids else f" (its pin {pin.specifier if pin else '(none)'} does not forbid it)"
+    return numpy_abi.finding(
+        evidence,
+        Remediation(f"Install NumPy 1.x ({fix}), or move to TensorFlow {first} or later, the first "
+                    "built against NumPy 2", (pip(s, "install", fix),), NUMPY2_GUIDE),
+        title=f"numpy {numpy.version} with {tf.name} {tf.version}, which is built against NumPy 1.x{note}",
+        detail="Importing it fails with 'A module that was compiled using NumPy 1.x cannot be run "
+               "in NumPy 2.x', or crashes.")
+
+
+_EXPLAINS_BY_NAME = {"numpy": (codes.RUNTIME_NUMPY_ABI, codes.LOG_NUMPY_ABI),
+                     "protobuf": (codes.RUNTIME_PROTOBUF, codes.LOG_PROTOBUF_DESCRIPTORS)}
+
+
+def _pin_violations(s: Snapshot, tf: PackageFacts, pins: list[Requirement], pins_source: str,
+                    skip: set[str]) -> Finding | None:
+    bad = []
+    for req in pins:
+        key = canonicalize_name(req.name)
+        installed = s.package(key)
+        if key in skip or installed is None or not str(req.specifier):
+            continue
+        if satisfies(installed.version, req) is False:
+            bad.append((key, installed, req))
+    if not bad:
+        return None
+    core = [b for b in bad if b[0] in PIN_NAMES]
+    severity = Severity.ERROR if core else Severity.WARNING
+    wanted = [f"{key}{req.specifier}" for key, _, req in bad]
+    listed = ", ".join(f"{p.name} {p.version} (wants {req.specifier})" for _, p, req in bad)
+    if len(bad) == 1:
+        key, p, req = bad[0]
+        title = f"{p.name} {p.version} is outside {tf.name} {tf.version}'s pin {key}{req.specifier}"
+    else:
+        title = f"{len(bad)} installed packages are outside {tf.name} {tf.version}'s pins: {listed}"
+    explains = tuple(dict.fromkeys(c for key, _, _ in bad
+                                   for c in _EXPLAINS_BY_NAME.get(key, (codes.RUNTIME_IMPORT_FAILED,))))
+    evidence = {"tensorflow": f"{tf.name} {tf.version}", "pins_source": pins_source,
+                "violations": [{"name": p.name, "installed": p.version, "required": str(req.specifier),
+                                "requirement": str(req)} for _, p, req in bad]}
+    return pin_violation.finding(
+        evidence, Remediation(f"Install what {tf.name} {tf.version} requires: {', '.join(wanted)}",
+                              (pip(s, "install", *wanted),)),
+        title=title, severity=severity, explains=explains)
+
+
+# ---------------------------------------------------------------------------------------------
+# Keras
+
+
+def _expects_keras2(s: Snapshot, keras: PackageFacts | None) -> list[dict[str, str]]:
+    """Installed packages (not TensorFlow, not tf-keras) that require tf-keras, or a Keras the
+    installed Keras 3 does not satisfy while a Keras 2 would."""
+    env = marker_env(s)
+    out = []
+    for pkg in s.packages:
+        if pkg.key in TENSORFLOW_DISTRIBUTIONS or pkg.key in ("tf-keras", "keras"):
+            continue
+        if not any("keras" in text.lower() for text in pkg.requires_dist):
+            continue  # parsing every requirement of 150,000 packages is the slow part
+        for req in applicable(pkg, env):
+            key = canonicalize_name(req.name)
+            if key == "tf-keras" or (key == "keras" and keras and keras.version
+                                     and not req.specifier.contains(keras.version, prereleases=True)
+                                     and req.specifier.contains("2.15.0")):
+                out.append({"package": f"{pkg.name} {pkg.version}", "requires": str(req)})
+    return out
+
+
+def _tf_keras_fits(tfk: PackageFacts, tf: PackageFacts, env: dict[str, str]) -> tuple[bool, str]:
+    """Does the installed tf-keras accept this TensorFlow? By its own requirement on
+    tensorflow when it has one, else by minor."""
+    for req in applicable(tfk, env):
+        if canonicalize_name(req.name) in TENSORFLOW_DISTRIBUTIONS:
+            ok = satisfies(tf.version, req)
+            return ok is not False, str(req)
+    return _minor(tfk.version or "") == _minor(tf.version or ""), f"same minor as TensorFlow ({_minor(tf.version)})"
+
+
+def _keras3(severity: Severity, title: str, evidence: dict[str, Any], fix: Remediation,
+            detail: str = "", explains: tuple[str, ...] = ()) -> Finding:
+    return keras3.finding(evidence, fix, title=title, detail=detail, severity=severity, explains=explains)
+
+
+def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Finding | None, str]:
+    """The Keras finding for TensorFlow 2.16+, and the Keras part of the OK headline."""
+    tv = parse_version(tf.version)
+    minor = m.tf_minor(tf.version) if m else None
+    keras_major = minor.keras_major if minor and minor.keras_major else (
+        3 if tv and (tv.major, tv.minor) >= (2, 16) else 2)
+    keras = s.package("keras")
+    if keras_major != 3:
+        return None, f"Keras {keras.version}" if keras else ""
+    tfk = s.package("tf-keras")
+    raw = s.env.get("TF_USE_LEGACY_KERAS") or None  # empty is as good as unset
+    legacy = raw in LEGACY_TRUE
+    deliberate_off = raw is not None and raw.strip().lower() in ("0", "false", "no", "off")
+    env = marker_env(s)
+    want = f"tf-keras~={_minor(tf.version)}.0"
+    dependents = _expects_keras2(s, keras)
+    evidence: dict[str, Any] = {
+        "tensorflow": f"{tf.name} {tf.version}", "keras": keras.version if keras else None,
+        "tf_keras": tfk.version if tfk else None, "TF_USE_LEGACY_KERAS": raw,
+        "expects_keras2": dependents,
+        "tensorflow_keras_rule": "tf.keras is tf_keras only when TF_USE_LEGACY_KERAS is one of "
+                                 f"{', '.join(LEGACY_TRUE)} and tf_keras imports; else Keras 3 "
+                                 f"({LAZY_LOADER_SOURCE})",
+        "keras_major_source": f"compat_matrix.json tensorflow.{minor.minor}.keras_major ({minor.source})"
+                              if minor else "TensorFlow 2.16+ ships Keras 3",
+    }
+    keras_now = (f"tf.keras is Keras {keras.version}" if keras
+                 else "tf.keras has no Keras to load (keras is not installed)")
+    export = "export TF_USE_LEGACY_KERAS=1"
+    persist = []
+    if s.python and s.python.in_venv:
+        persist = [f"echo 'export TF_USE_LEGACY_KERAS=1' >> {s.python.prefix}/bin/activate"]
+    if legacy and tfk is None:
+        return _keras3(
+            Severity.ERROR,
+            f"TF_USE_LEGACY_KERAS={raw} but tf-keras is not installed: tf.keras raises 'Keras cannot "
+            "be imported'",
+            evidence,
+            Remediation(f"Install tf-keras for TensorFlow {_minor(tf.version)} ({want}), or unset "
+                        "TF_USE_LEGACY_KERAS to use Keras 3", (pip(s, "install", want),), KERAS_GUIDE),
+            "TensorFlow logs 'Your environment has TF_USE_LEGACY_KERAS set to True, but you do not "
+            "have the tf_keras package installed' and tf.keras then fails.",
+        ), ""
+    if tfk is not None:
+        fits, rule = _tf_keras_fits(tfk, tf, env)
+        evidence["tf_keras_requires"] = rule
+        if legacy and not fits:
+            return _keras3(
+                Severity.ERROR,
+                f"tf-keras {tfk.version} does not fit {tf.name} {tf.version} ({rule})",
+                evidence,
+                Remediation(f"Install the tf-keras of TensorFlow's minor: {want}",
+                            (pip(s, "install", want),), KERAS_GUIDE),
+                "tf-keras is built for one TensorFlow minor; with another, tf.keras fails at import "
+                "or on first use.",
+                (codes.RUNTIME_IMPORT_FAILED,),
+            ), ""
+        if not legacy and not deliberate_off:
+            commands = ([pip(s, "install", want)] if not fits else []) + [export] + persist
+            unset = (f"TF_USE_LEGACY_KERAS={raw} is not a value TensorFlow honours "
+                     f"({', '.join(LEGACY_TRUE)})" if raw is not None else "TF_USE_LEGACY_KERAS is not set")
+            return _keras3(
+                Severity.WARNING,
+                f"tf-keras {tfk.version} is installed but {unset}: {keras_now}",
+                evidence,
+                Remediation("Set TF_USE_LEGACY_KERAS=1 so tf.keras is Keras 2 (tf-keras)"
+                            + ("" if fits else f", and install {want}, the tf-keras of this TensorFlow")
+                            + "; or uninstall tf-keras to use Keras 3", tuple(commands), KERAS_GUIDE),
+                "tfdoctor read the variable from the environment it ran in; set it where your code runs.",
+            ), ""
+        if legacy:
+            return None, f"Keras 2 through tf-keras {tfk.version} (TF_USE_LEGACY_KERAS={raw})"
+    if dependents and not deliberate_off:
+        names = ", ".join(d["package"] for d in dependents)
+        return _keras3(
+            Severity.WARNING,
+            f"{names} expect{'s' if len(dependents) == 1 else ''} Keras 2, but {keras_now}",
+            evidence,
+            Remediation(f"Install tf-keras ({want}) and set TF_USE_LEGACY_KERAS=1",
+                        (pip(s, "install", want), export, *persist), KERAS_GUIDE),
+        ), ""
+    if raw is not None and not legacy and not deliberate_off:
+        return _keras3(
+            Severity.WARNING,
+            f"TF_USE_LEGACY_KERAS={raw} is not a value TensorFlow honours (only {', '.join(LEGACY_TRUE)}): "
+            f"{keras_now}",
+            evidence,
+            Remediation(f"Use TF_USE_LEGACY_KERAS=1 with tf-keras installed ({want}) for Keras 2, or "
+                        "unset it for Keras 3", (pip(s, "install", want), export), KERAS_GUIDE),
+        ), ""
+    return None, f"tf.keras is Keras {keras.version}" if keras else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# the rules
+
+
+def _pins(s: Snapshot, d: Derived) -> tuple[list[Requirement], str]:
+    return tensorflow_pins(s, d.tensorflow, d.matrix)
+
+
+def _judged(d: Derived) -> bool:
+    return d.tensorflow is not None and bool(d.tensorflow.version)  # else the install rules say why
+
+
+@rule(codes.COMPAT_NUMPY_ABI, "NumPy 2 with a TensorFlow built against NumPy 1",
+      Severity.ERROR,
+      "Compiled extensions built against NumPy 1.x cannot run under NumPy 2.x: importing "
+      "TensorFlow fails with 'A module that was compiled using NumPy 1.x cannot be run in "
+      "NumPy 2.x' or crashes. TensorFlow is built against NumPy 2 from 2.18 on. The published "
+      "pins of some older releases (tensorflow-macos 2.7-2.11, 2.14.0) set no upper bound, "
+      "so pip installs NumPy 2 beside them without a word.",
+      "Install a NumPy 1.x within TensorFlow's pin (the finding gives the command), or move to "
+      "TensorFlow 2.18 or later.",
+      NUMPY2_GUIDE,
+      explains=(codes.RUNTIME_NUMPY_ABI, codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_IMPORT_CRASHED,
+                codes.LOG_NUMPY_ABI),
+      needs=("python",))
+def numpy_abi(s: Snapshot, d: Derived):
+    if not _judged(d):
+        return None
+    pins, source = _pins(s, d)
+    return _numpy_abi(s, d.matrix, d.tensorflow, pins, source)
+
+
+@rule(codes.COMPAT_PIN_VIOLATION, "An installed dependency is outside TensorFlow's own pins",
+      Severity.ERROR,
+      "The installed TensorFlow's Requires-Dist (its METADATA, markers evaluated for this "
+      "interpreter; tfdoctor's matrix when the metadata is missing) allows a range of numpy, "
+      "keras, protobuf, h5py and ml-dtypes (and its other dependencies), and the installed "
+      "version is outside it: another package or a later `pip install` moved it. Outside the "
+      "pins TensorFlow fails in ways such as protobuf's 'Descriptors cannot be created "
+      "directly' or NumPy's API-version error. Error for those five, warning for the others.",
+      "Install versions inside the pins (the finding gives the pip command built from them).", needs=("python",))
+def pin_violation(s: Snapshot, d: Derived):
+    if not _judged(d):
+        return None
+    pins, source = _pins(s, d)
+    numpy = _numpy_abi(s, d.matrix, d.tensorflow, pins, source)  # reported by its own rule
+    return _pin_violations(s, d.tensorflow, pins, source, {"numpy"} if numpy else set())
+
+
+@rule(codes.COMPAT_KERAS3, "Keras 3 where the environment expects Keras 2",
+      Severity.ERROR,
+      "TensorFlow 2.16+ ships Keras 3 as tf.keras. Keras 2 stays available only through the "
+      "tf-keras package *and* TF_USE_LEGACY_KERAS set to 1, true or True (the only values "
+      "TensorFlow honours). tf-keras installed without the variable leaves tf.keras on Keras 3 "
+      "(warning); the variable without tf-keras makes tf.keras raise 'Keras cannot be "
+      "imported' (error); a tf-keras of another minor than TensorFlow breaks its own pin.",
+      "Install tf-keras of TensorFlow's minor (tf-keras~=2.19.0 for 2.19) and export "
+      "TF_USE_LEGACY_KERAS=1, or drop both and use Keras 3.",
+      KERAS_GUIDE, explains=(codes.LOG_KERAS3_API,), needs=("python",))
+def keras3(s: Snapshot, d: Derived):
+    if not _judged(d):
+        return None
+    return _keras(s, d.matrix, d.tensorflow)[0]
+
+
+@rule(codes.COMPAT_PINS_OK, "TensorFlow's dependencies are within its pins",
+      Severity.OK,
+      "numpy, keras, protobuf, h5py, ml-dtypes and the other installed requirements of "
+      "TensorFlow meet its Requires-Dist, NumPy matches the NumPy TensorFlow was built "
+      "against, and tf.keras resolves to the Keras the environment expects.",
+      "Nothing to do.", needs=("python",), summary=True)
+def pins_ok(s: Snapshot, d: Derived):
+    if not _judged(d):
+        return None
+    tf = d.tensorflow
+    pins, pins_source = _pins(s, d)
+    _keras_finding, keras_note = _keras(s, d.matrix, tf)
+    held = [f"{p.name} {p.version}" for p in (s.package(r.name) for r in pins)
+            if p is not None and canonicalize_name(p.key) in PIN_NAMES]
+    title = f"{tf.name} {tf.version}'s pins hold" + (f": {', '.join(held)}" if held else "")
+    if keras_note:
+        title += f"; {keras_note}"
+    return pins_ok.finding(
+        {"tensorflow": f"{tf.name} {tf.version}", "pins_source": pins_source,
+         "pins": [str(r) for r in pins if canonicalize_name(r.name) in PIN_NAMES]}, title=title)

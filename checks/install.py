@@ -1,0 +1,217 @@
+"""Is exactly one TensorFlow installed, and is tensorflow-metal installed with one? Which installed
+distributions provide TensorFlow's code is worked out once in tfdoctor.providers (shims, self-shims,
+hollow shims); these rules judge the result."""
+
+from __future__ import annotations
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from tfdoctor import codes
+from tfdoctor.derived import Derived
+from tfdoctor.fixes import pip
+from tfdoctor.model import Remediation, Severity, rule
+from tfdoctor.providers import missing_target_evidence, self_shim_evidence
+from tfdoctor.markers import applicable
+from tfdoctor.recommend import pair_fix, recommended_requirements
+from tfdoctor.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
+from tfdoctor.versions import parse_version
+
+_TF_KEYS = set(TENSORFLOW_DISTRIBUTIONS)
+
+
+def _metal_version(d: Derived) -> str | None:
+    return d.metal.version if d.metal else None
+
+
+@rule(codes.INSTALL_SELF_SHIM, "The installed TensorFlow is an empty self-shim",
+      Severity.ERROR,
+      "tensorflow-macos 2.15.1 is a ~2 KB wheel whose only requirement on macOS arm64 is "
+      "tensorflow-macos==2.15.1 itself: pip installs it happily (an unpinned "
+      "'tensorflow-macos<2.16' resolves to it) but it contains no TensorFlow, so "
+      "`import tensorflow` fails with ModuleNotFoundError. tfdoctor knows such wheels from "
+      "compat_matrix.json (wheel kind 'self-shim') and from a Requires-Dist that names the "
+      "distribution itself.",
+      "Uninstall it and install a TensorFlow that ships code (the finding names the pair).",
+      explains=(codes.RUNTIME_NOT_INSTALLED, codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_NO_GPU,
+                codes.INSTALL_METAL_WITHOUT_TENSORFLOW), needs=("python",))
+def self_shim(s: Snapshot, d: Derived):
+    if d.providers or not d.self_shims:
+        return None
+    empty, shims = d.self_shims, d.shims
+    first = empty[0]
+    reqs = recommended_requirements(s)
+    commands = [pip(s, "uninstall", "-y", *sorted({p.name for p in empty + shims}))]
+    if reqs.requirements:
+        commands.append(pip(s, "install", *reqs.requirements))
+    via = f" ({', '.join(f'{p.name} {p.version}' for p in shims)} depends on it)" if shims else ""
+    return self_shim.finding(
+        {"self_shims": [self_shim_evidence(s, p) for p in empty],
+         "shims_onto_it": {p.name: p.version for p in shims},
+         "tensorflow_metal": _metal_version(d), "recommended": list(reqs.requirements)},
+        Remediation(f"Uninstall {', '.join(p.name for p in empty)} and install a TensorFlow that "
+                    "ships code. " + reqs.text, tuple(commands)),
+        title=f"{first.name} {first.version} installs no TensorFlow: it is an empty wheel that "
+              f"depends only on itself{via}",
+        detail="pip accepts it (an unpinned 'tensorflow-macos<2.16' resolves to it), but "
+               "`import tensorflow` then fails with ModuleNotFoundError.")
+
+
+@rule(codes.INSTALL_SHIM_TARGET_MISSING, "The installed TensorFlow is a shim whose code is not installed",
+      Severity.ERROR,
+      "On Apple silicon, tensorflow 2.13-2.15 is a thin wheel whose code lives in "
+      "tensorflow-macos (and tensorflow-macos 2.16+ a shim onto tensorflow): each declares the "
+      "other in Requires-Dist for macOS arm64. Installers that skip or mis-resolve that "
+      "requirement (Poetry, uv lock files made on another platform: tensorflow/tensorflow#61477, "
+      "python-poetry/poetry#8271) leave the shim alone, and `import tensorflow` fails.",
+      "Install the distribution the shim names, at the same version (the finding says which).",
+      explains=(codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_NOT_INSTALLED), needs=("python",))
+def shim_target_missing(s: Snapshot, d: Derived):
+    if d.providers or d.self_shims or not d.hollow_shims:
+        return None
+    evidence = [missing_target_evidence(s, p) for p in d.hollow_shims]
+    needed = sorted({req for ev in evidence for req in ev["requires_missing"]})
+    first = d.hollow_shims[0]
+    wanted = [Requirement(r).name + str(Requirement(r).specifier) for r in needed]
+    return shim_target_missing.finding(
+        {"shims": evidence, "tensorflow_metal": _metal_version(d)},
+        Remediation("Install the distribution the shim requires, at the same version",
+                    (pip(s, "install", *wanted),),
+                    "https://github.com/tensorflow/tensorflow/issues/61477"),
+        title=f"{first.name} {first.version} is a shim: its code is in {', '.join(wanted)}, which "
+              "is not installed")
+
+
+def _nothing_installed(d: Derived) -> bool:
+    return not d.providers and not d.shims and not d.self_shims and not d.hollow_shims
+
+
+def _install_fix(s: Snapshot) -> Remediation:
+    reqs = recommended_requirements(s)
+    return Remediation(reqs.text, (pip(s, "install", *reqs.requirements),) if reqs.requirements else ())
+
+
+@rule(codes.INSTALL_NO_TENSORFLOW, "TensorFlow is not installed",
+      Severity.ERROR,
+      "No distribution that provides the `tensorflow` package is installed in this "
+      "interpreter's site-packages.",
+      "Install the pair tfdoctor recommends for this machine (shown in the finding).", needs=("python",))
+def no_tensorflow(s: Snapshot, d: Derived):
+    if not _nothing_installed(d) or d.metal:
+        return None
+    return no_tensorflow.finding({"tensorflow_distributions": {}, "tensorflow_metal": None}, _install_fix(s))
+
+
+@rule(codes.INSTALL_METAL_WITHOUT_TENSORFLOW, "tensorflow-metal is installed without TensorFlow",
+      Severity.ERROR,
+      "tensorflow-metal's wheels declare no dependency on TensorFlow, so pip installs it alone "
+      "without complaint; the plugin is useless until a matching TensorFlow is installed.",
+      "Install the TensorFlow that matches the plugin (shown in the finding).", needs=("python",))
+def metal_without_tensorflow(s: Snapshot, d: Derived):
+    if not _nothing_installed(d) or not d.metal:
+        return None
+    return metal_without_tensorflow.finding(
+        {"tensorflow_distributions": {}, "tensorflow_metal": d.metal.version}, _install_fix(s),
+        title=f"tensorflow-metal {d.metal.version} is installed without TensorFlow")
+
+
+@rule(codes.INSTALL_MULTIPLE_TENSORFLOW, "Several TensorFlow distributions are installed at once",
+      Severity.ERROR,
+      "tensorflow, tensorflow-macos, tensorflow-cpu, tensorflow-intel and tf-nightly all "
+      "install the same `tensorflow` import package. Installed together, the last one wins "
+      "file by file and the result matches neither version.",
+      "Uninstall all of them, then install one.",
+      explains=(codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_OP_NOT_REGISTERED,
+                codes.COMPAT_TF_METAL_MISMATCH), needs=("python",))
+def multiple_tensorflow(s: Snapshot, d: Derived):
+    real = d.providers
+    if len(real) < 2:
+        return None
+    keep = recommended_requirements(s)
+    commands = [pip(s, "uninstall", "-y", *sorted(p.name for p in real + d.shims))]
+    if keep.requirements:
+        commands.append(pip(s, "install", *keep.requirements))
+    return multiple_tensorflow.finding(
+        {"providers": {p.name: p.version for p in real}, "shims": {p.name: p.version for p in d.shims}},
+        Remediation("Uninstall every TensorFlow distribution, then install one", tuple(commands)),
+        title=f"{len(real)} TensorFlow distributions are installed at once: "
+              + ", ".join(f"{p.name} {p.version}" for p in real))
+
+
+@rule(codes.INSTALL_TWO_METAL_PLUGINS, "Two Metal plugins are installed over each other", Severity.ERROR,
+      "Apple's tensorflow-metal and the third-party tensorflow-metal-plugin (IPNP-BIPN) both "
+      "install site-packages/tensorflow-plugins/libmetal_plugin.dylib: the one installed last "
+      "overwrites the other's library, uninstalling either deletes the file the other still lists, "
+      "and where both get loaded TensorFlow aborts ('platform is already registered with name: "
+      "\"METAL\"', pleonard212/pix-plot#268).",
+      "Uninstall both, then install the one that pairs with the installed TensorFlow (Apple's "
+      "up to 2.19, the third-party 0.4.1 for 2.21).",
+      "https://github.com/pleonard212/pix-plot/issues/268",
+      explains=(codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_PLUGIN_LOAD_FAILED, codes.RUNTIME_NO_GPU,
+                codes.COMPAT_TF_METAL_MISMATCH, codes.LOG_PLUGIN_REGISTERED_TWICE),
+      needs=("python",))
+def two_metal_plugins(s: Snapshot, d: Derived):
+    if len(d.metal_plugins) < 2:
+        return None
+    installed = {p.name: p.version for p in d.metal_plugins}
+    conflicts = d.matrix.plugin_conflicts(installed) if d.matrix else ()
+    keep = "tensorflow-metal-plugin" if (d.tf_version or "").startswith(("2.20", "2.21", "2.22")) \
+        else "tensorflow-metal"
+    wanted = next((r for r in pair_fix(s, d)[0] if r.startswith("tensorflow-metal")), keep) \
+        if keep == "tensorflow-metal" else keep
+    return two_metal_plugins.finding(
+        {"installed": installed, "tensorflow": d.tf_version,
+         "shared_file": "tensorflow-plugins/libmetal_plugin.dylib",
+         "matrix": [{"id": c.id, "summary": c.summary, "sources": list(c.sources)} for c in conflicts]},
+        Remediation(f"Uninstall both (each one's uninstall deletes the shared library), then install "
+                    f"{wanted} for TensorFlow {d.tf_version or ''}".rstrip(),
+                    (pip(s, "uninstall", "-y", *sorted(installed)), pip(s, "install", wanted)),
+                    "https://github.com/pleonard212/pix-plot/issues/268"),
+        title="Two Metal plugins are installed over each other: "
+              + " and ".join(f"{n} {v}" for n, v in installed.items()))
+
+
+@rule(codes.INSTALL_REQUIRES_TENSORFLOW_NAME,
+      "Packages require the distribution `tensorflow`, which is not installed", Severity.WARNING,
+      "Until 2.13, TensorFlow for Apple silicon is the distribution tensorflow-macos; a package that "
+      "requires `tensorflow` (tensorflow-text, tensorflow-datasets, keras-cv...) is unsatisfied "
+      "for pip, and the next `pip install` or upgrade of it installs a second TensorFlow over "
+      "tensorflow-macos: both write the same `tensorflow` import package.",
+      "Install such packages with --no-deps, or move to TensorFlow 2.16+, where tensorflow itself "
+      "is the distribution on macOS.",
+      explains=(codes.INSTALL_MULTIPLE_TENSORFLOW,), needs=("python",))
+def requires_tensorflow_name(s: Snapshot, d: Derived):
+    if len(d.providers) != 1 or d.providers[0].key != "tensorflow-macos":
+        return None
+    version = parse_version(d.providers[0].version)
+    if version is None or (version.major, version.minor) >= (2, 13):
+        return None  # from 2.13 the `tensorflow` wheel on macOS arm64 is a shim onto tensorflow-macos
+    wanting = [(p, r) for p in s.packages if p.key not in _TF_KEYS
+               for r in applicable(p, d.marker_env) if canonicalize_name(r.name) == "tensorflow"]
+    if not wanting:
+        return None
+    first = wanting[0][0]
+    return requires_tensorflow_name.finding(
+        {"provider": {p.name: p.version for p in d.providers},
+         "require_tensorflow": [{"package": f"{p.name} {p.version}", "requires": str(r)} for p, r in wanting]},
+        Remediation(f"Reinstall {first.name} without its dependencies so pip leaves tensorflow-macos alone",
+                    (pip(s, "install", "--no-deps", "--force-reinstall", f"{first.name}=={first.version}"),)),
+        title=f"{', '.join(sorted({p.name for p, _ in wanting}))} require `tensorflow`, but only "
+              f"{d.providers[0].name} {d.providers[0].version} provides it: pip will install a second TensorFlow")
+
+
+@rule(codes.INSTALL_OK, "One TensorFlow is installed",
+      Severity.OK,
+      "Exactly one distribution provides the "
+      "`tensorflow` package (shims that only depend on it excepted).",
+      "Nothing to do.", needs=("python",), summary=True)
+def install_ok(s: Snapshot, d: Derived):
+    if not d.providers and not d.shims:
+        return None
+    main = d.tf_main
+    via = f" (via {', '.join(p.name for p in d.shims)})" if d.shims else ""
+    evidence = {"tensorflow_distributions": {p.name: p.version for p in d.providers + d.shims},
+                "tensorflow_metal": _metal_version(d)}
+    if d.self_shims:  # beside a real TensorFlow an empty self-shim is harmless: it installed no files
+        evidence["self_shims"] = {p.name: p.version for p in d.self_shims}
+    return install_ok.finding(evidence, title=f"{main.name} {main.version}{via}")

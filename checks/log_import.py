@@ -1,0 +1,376 @@
+"""Import errors in a pasted log, diagnosed with this environment: the wrong CPU (Rosetta 2, an
+emulated container), a plugin built for another TensorFlow, binaries of the other architecture,
+NumPy and protobuf outside TensorFlow's pins, two plugins registering one platform, no GPU listed.
+
+The log says what broke; the snapshot says why here: is this Python translated, which
+tensorflow-metal pairs with the installed TensorFlow, what do TensorFlow's pins allow. Where an
+environment rule finds the same cause (arch.rosetta, compat.tf-metal-mismatch, compat.numpy-abi),
+that finding is the root: these findings never claim to explain it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from tfdoctor import codes
+from tfdoctor.derived import Derived
+from tfdoctor.fixes import pip
+from tfdoctor.log_facts import evidence, matches_of
+from tfdoctor.model import Remediation, Severity, rule
+from tfdoctor.recommend import APPLE_PLUGIN_PAGE, install_commands, pair_fix, recommended_requirements, tf_requirement
+from tfdoctor.snapshot import Snapshot
+
+ARM64_PYTHON = "https://www.python.org/downloads/macos/"
+PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
+NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
+PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/20200624-pluggable-device-for-tensorflow.md"
+_PACKAGE_DIRS = {"tensorflow_text": "tensorflow-text", "tensorflow_addons": "tensorflow-addons",
+                 "tensorflow_io": "tensorflow-io", "tensorflow_decision_forests": "tensorflow-decision-forests",
+                 "tensorflow_recommenders_addons": "tensorflow-recommenders-addons"}
+"""site-packages directory -> distribution, for custom-op libraries that name their package."""
+
+
+def _arch_facts(s: Snapshot, d: Derived) -> dict[str, Any]:
+    py = s.python
+    return {"apple_silicon": d.apple_silicon, "translated": d.translated,
+            "process_arch": d.process_arch, "python_binary_archs": sorted(d.binary_archs) or None,
+            "python": py.executable if py else None, "container": s.host.container,
+            "cpu_flags_avx": ("avx" in s.host.cpu_flags) if s.host.cpu_flags else None}
+
+
+def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) -> tuple[str, Remediation]:
+    """Why x86_64 TensorFlow met a CPU without AVX here, and the fix."""
+    if d.translated:
+        cause = (f"{what}: this Python runs as x86_64 under Rosetta 2, which has no AVX; "
+                 "x86_64 TensorFlow needs it (see arch.rosetta for where this Python comes from)")
+        reqs = recommended_requirements(s).requirements
+        return cause, Remediation(cause + ". Use an arm64 Python and install the arm64 wheels",
+                                  tuple(["arch", "file " + (s.python.executable if s.python else "python3")]
+                                        + install_commands(s, reqs)), ARM64_PYTHON)
+    if emulator or (s.host.container and s.host.cpu_implementer == "0x61") or \
+            (s.host.system == "Linux" and s.host.cpu_flags and "avx" not in s.host.cpu_flags):
+        cause = (f"{what}: an amd64 container or emulator (QEMU) runs x86_64 code without AVX "
+                 "(docker/for-mac#5342)")
+        return cause, Remediation(cause + ". Use an arm64 image (docker run --platform linux/arm64) "
+                                  "with the aarch64 TensorFlow wheel", ("docker run --platform linux/arm64 ...",),
+                                  "https://github.com/docker/for-mac/issues/5342")
+    if d.apple_silicon:
+        cause = (f"{what}: this Python runs natively as {d.process_arch}, so the log came from "
+                 "another process: one started under Rosetta 2 (a Terminal set to 'Open using "
+                 "Rosetta', `arch -x86_64`, an Intel Homebrew or Anaconda Python)")
+        return cause, Remediation(cause + ". Run the failing command with this interpreter",
+                                  ("arch", "which -a python3"), ARM64_PYTHON)
+    if "avx" in s.host.cpu_flags:
+        cause = (f"{what}: this machine's CPU has AVX, so the log came from another machine, a VM "
+                 "or an emulator without it")
+        return cause, Remediation(cause + ". Run tfdoctor there (`tfdoctor collect --log FILE`)")
+    cause = f"{what}: the CPU that ran it lacks an instruction the TensorFlow build needs (AVX)"
+    return cause, Remediation(cause + ". Use a machine with AVX, or a TensorFlow built without it")
+
+
+@rule(codes.LOG_ILLEGAL_INSTRUCTION, "The process died on an illegal instruction", Severity.ERROR,
+      "x86_64 TensorFlow wheels use AVX. Rosetta 2 translates x86_64 code but has no AVX, so an "
+      "x86_64 Python on Apple silicon (Anaconda's Intel installer, Homebrew under /usr/local, a "
+      "Terminal opened with Rosetta) dies with 'Illegal instruction: 4' or 'zsh: illegal hardware "
+      "instruction' on `import tensorflow` (tensorflow/tensorflow#62860). The same happens in "
+      "amd64 containers emulated by QEMU.",
+      "Use an arm64 Python and the arm64 wheels (the finding says which process was translated).",
+      needs=("log",))
+def illegal_instruction(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION):
+        cause, fix = _cpu_cause(s, d, "Illegal instruction")
+        return illegal_instruction.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
+    return None
+
+
+@rule(codes.LOG_AVX_MISSING, "TensorFlow needs AVX, which this CPU (or its emulator) lacks",
+      Severity.ERROR,
+      "TensorFlow's x86_64 wheels are built with AVX and check for it at import: Rosetta 2 and "
+      "QEMU do not offer it (tensorflow/tensorflow#52972, docker/for-mac#5342).",
+      "Run arm64 TensorFlow natively: an arm64 Python on the Mac, an arm64 image in Docker.",
+      explains=(codes.LOG_ILLEGAL_INSTRUCTION,), needs=("log",))
+def avx_missing(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_AVX_MISSING):
+        cause, fix = _cpu_cause(s, d, f"TensorFlow needs {match.fields.get('instructions', 'AVX')}",
+                                match.fields.get("emulator"))
+        return avx_missing.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
+    return None
+
+
+@rule(codes.LOG_SYMBOL_NOT_FOUND_PLUGIN, "The GPU plugin was built for another TensorFlow",
+      Severity.ERROR,
+      "tensorflow-metal's libmetal_plugin.dylib links against symbols of the TensorFlow it was "
+      "built for; pip never enforces the pairing (the plugin's wheels declare no TensorFlow "
+      "dependency), so with another TensorFlow `import tensorflow` fails with 'Symbol not "
+      "found' (tensorflow/text#654, tensorflow/tensorflow#62061).",
+      "Install the TensorFlow/tensorflow-metal pair that loads (the finding names it from the matrix).",
+      APPLE_PLUGIN_PAGE, explains=(codes.LOG_NO_GPU_LISTED,), needs=("log",))
+def symbol_not_found_plugin(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND_PLUGIN):
+        symbol = match.fields.get("symbol")
+        metal = d.metal.version if d.metal else None
+        reqs, why, facts = pair_fix(s, d)
+        facts = dict(facts, tensorflow=d.tf_version, tensorflow_metal=metal)
+        status = facts.get("pair_status")
+        if metal and status in ("known-working", "documented"):
+            title = (f"{match.fields.get('plugin', 'the plugin')} needs {symbol}; the pair installed here "
+                     f"(tensorflow {d.tf_version} + tensorflow-metal {metal}) is {status}, so the log "
+                     "came from another pair: reinstall this one in the environment that failed")
+            fix = Remediation(title, tuple(install_commands(s, (f"{d.tf_main.name}=={d.tf_version}",
+                                                                f"tensorflow-metal=={metal}")))
+                              if d.tf_main else (), APPLE_PLUGIN_PAGE)
+        elif metal:
+            title = (f"{match.fields.get('plugin', 'the plugin')} needs {symbol}, which TensorFlow "
+                     f"{d.tf_version} does not export: tensorflow-metal {metal} is not built for it")
+            fix = Remediation(f"{why}", tuple(install_commands(s, reqs)) if reqs else (), APPLE_PLUGIN_PAGE)
+        else:
+            title = (f"{match.fields.get('plugin', 'A plugin')} needs {symbol}; this environment has "
+                     "no tensorflow-metal, so the log came from another environment or a plugin "
+                     "left behind in tensorflow-plugins/")
+            reqs = recommended_requirements(s).requirements
+            fix = Remediation("Install the pair for this Python into the environment that failed: "
+                              + " + ".join(reqs), tuple(install_commands(s, reqs)), APPLE_PLUGIN_PAGE)
+        out.append(symbol_not_found_plugin.finding(evidence(s, match, **facts), fix, title=title))
+    return out
+
+
+def _owner(library: str) -> str | None:
+    parts = library.replace("\\", "/").split("/")
+    for part in reversed(parts[:-1]):
+        if part in _PACKAGE_DIRS:
+            return _PACKAGE_DIRS[part]
+    return None
+
+
+@rule(codes.LOG_SYMBOL_NOT_FOUND, "A custom-op library was built for another TensorFlow",
+      Severity.ERROR,
+      "Custom ops (tensorflow-text, tensorflow-addons, tensorflow-io, your own .so) link against "
+      "TensorFlow's C++ symbols, which change between minors: a library built for another "
+      "TensorFlow fails to load with 'undefined symbol' or 'Symbol not found' "
+      "(tensorflow/tensorflow#22432).",
+      "Reinstall the package at the version built for the installed TensorFlow minor, or rebuild "
+      "the library against it.", needs=("log",))
+def symbol_not_found(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND):
+        library = match.fields.get("library", "")
+        owner = _owner(library)
+        minor = ".".join((d.tf_version or "").split(".")[:2])
+        installed = s.package(owner) if owner else None
+        facts = {"tensorflow": d.tf_version, "library_package": owner,
+                 "library_package_installed": installed.version if installed else None}
+        if owner and minor:
+            want = f"{owner}~={minor}.0"
+            text = (f"{owner} {installed.version if installed else ''} was not built for TensorFlow "
+                    f"{d.tf_version}: install the release of the same minor ({want})").replace("  ", " ")
+            commands: tuple[str, ...] = (pip(s, "install", want),)
+        else:
+            text = (f"{match.fields.get('plugin') or library} was built against another TensorFlow "
+                    f"than {d.tf_version or 'the one installed'}: rebuild it against this TensorFlow")
+            commands = ('python3 -c "import tensorflow as tf; print(tf.sysconfig.get_compile_flags(), '
+                        'tf.sysconfig.get_link_flags())"',)
+        out.append(symbol_not_found.finding(evidence(s, match, **facts), Remediation(text, commands),
+                                            title=f"{match.fields.get('plugin') or 'A library'} needs "
+                                                  f"{match.fields.get('symbol')}: {text}"))
+    return out
+
+
+@rule(codes.LOG_ARCH_MISMATCH, "A binary of the other architecture was loaded", Severity.ERROR,
+      "macOS refuses to load a library built for the other architecture: 'incompatible "
+      "architecture (have (x86_64), need (arm64e))' (tensorflow/tensorflow#57483). It happens "
+      "when wheels installed by an x86_64 pip (under Rosetta 2) are imported by an arm64 Python, "
+      "or the other way round.",
+      "Reinstall the package from the Python that imports it, running as the machine's own "
+      "architecture.", needs=("log",))
+def arch_mismatch(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_ARCH_MISMATCH):
+        have, need = match.fields.get("have", ""), match.fields.get("need", "")
+        facts = _arch_facts(s, d)
+        library = re.search(r"site-packages/([^/]+)/", match.text)
+        package = library.group(1).replace("_", "-") if library else None
+        if d.translated:
+            text = ("this Python runs as x86_64 under Rosetta 2 and imports arm64 binaries: start it "
+                    "natively (see arch.rosetta)")
+            commands: tuple[str, ...] = ()
+        else:
+            text = (f"the binary is {have or 'of the other architecture'}, this Python runs as "
+                    f"{d.process_arch}: it was installed by a pip running as the other architecture. "
+                    "Reinstall without pip's cache")
+            dist = d.tf_main.name if d.tf_main and (package or "").startswith("tensorflow") else package
+            commands = (pip(s, "install", "--force-reinstall", "--no-cache-dir", dist),) if dist else ()
+        return arch_mismatch.finding(evidence(s, match, binary_arch=have, needed=need, **facts),
+                                     Remediation(text, commands), title=f"Architecture mismatch: {text}")
+    return None
+
+
+@rule(codes.LOG_NUMPY_ABI, "A module was built for another NumPy", Severity.ERROR,
+      "Compiled modules built against NumPy 1.x cannot run under NumPy 2 ('A module that was "
+      "compiled using NumPy 1.x cannot be run in NumPy 2.0.0', '_ARRAY_API not found'); TensorFlow "
+      "is built against NumPy 2 only from 2.18. A module built for a newer NumPy C API fails on an "
+      "older NumPy ('module compiled against API version 0xf but this version of numpy is 0xe').",
+      "Install the NumPy the installed TensorFlow allows (the finding names the requirement).",
+      NUMPY2_GUIDE, needs=("log",))
+def numpy_abi(s: Snapshot, d: Derived):
+    matches = matches_of(s, codes.LOG_NUMPY_ABI)
+    if not matches:
+        return None
+    match = matches[0]
+    numpy = s.package("numpy")
+    spec = tf_requirement(s, d, "numpy")
+    api_version = match.variant == "numpy-api-version"
+    if api_version:
+        req = f"numpy{spec}" if spec else "numpy"
+        text = (f"a module needs a newer NumPy C API ({match.fields.get('compiled', '?')}) than NumPy "
+                f"{numpy.version if numpy else ''} provides: upgrade NumPy within TensorFlow's pin ({req})")
+        args = ("install", "--upgrade", req)
+    elif _tf_at_least(d, "2.18"):
+        text = (f"TensorFlow {d.tf_version} is built for NumPy 2 (from 2.18); another compiled module "
+                f"in the traceback was built for NumPy 1.x: upgrade that module, or install numpy<2 "
+                f"(TensorFlow allows numpy{spec or ''})")
+        args = ("install", "numpy<2")
+    else:
+        req = f"numpy{spec}" if spec and "<" in spec and not spec.startswith(">=2") else "numpy<2"
+        if not spec or "<2" not in req.replace(" ", ""):
+            req = "numpy<2"
+        text = (f"NumPy {numpy.version if numpy else '2.x'} is installed but TensorFlow "
+                f"{d.tf_version or ''} was built for NumPy 1.x (NumPy 2 needs TensorFlow 2.18+): "
+                f"install {req}")
+        args = ("install", req)
+    facts = {"numpy": numpy.version if numpy else None, "numpy_allowed_by_tensorflow": spec,
+             "tensorflow": d.tf_version}
+    return numpy_abi.finding(evidence(s, match, **facts),
+                             Remediation(text.replace("  ", " "), (pip(s, *args),), NUMPY2_GUIDE),
+                             title=text.replace("  ", " "))
+
+
+def _tf_at_least(d: Derived, minor: str) -> bool:
+    try:
+        return bool(d.tf_version) and Version(d.tf_version) >= Version(minor)
+    except InvalidVersion:
+        return False
+
+
+@rule(codes.LOG_PROTOBUF_DESCRIPTORS, "protobuf is newer than TensorFlow's generated code",
+      Severity.ERROR,
+      "protobuf 4 (2022) refuses the _pb2.py files generated by older protoc that TensorFlow "
+      "before 2.12 ships: 'Descriptors cannot be created directly' (maudzung/SFA3D#82).",
+      "Install the protobuf TensorFlow allows (the finding names it).", PROTOBUF_NEWS, needs=("log",))
+def protobuf_descriptors(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_PROTOBUF_DESCRIPTORS):
+        protobuf = s.package("protobuf")
+        spec = tf_requirement(s, d, "protobuf")
+        req = f"protobuf{spec}" if spec and "<" in spec else "protobuf==3.20.3"
+        text = (f"protobuf {protobuf.version if protobuf else ''} is too new for TensorFlow "
+                f"{d.tf_version or ''}: install {req} (or set PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION="
+                "python, which is slow)").replace("  ", " ")
+        return protobuf_descriptors.finding(
+            evidence(s, match, protobuf=protobuf.version if protobuf else None,
+                     protobuf_allowed_by_tensorflow=spec, tensorflow=d.tf_version),
+            Remediation(text, (pip(s, "install", req),), PROTOBUF_NEWS), title=text)
+    return None
+
+
+@rule(codes.LOG_PROTOBUF_FATAL, "protobuf's C++ runtime aborted the process", Severity.ERROR,
+      "A '[libprotobuf FATAL ...] CHECK failed' abort comes from C++ protobuf code, typically when "
+      "two libraries carrying different protobuf runtimes meet in one process (TensorFlow and a "
+      "plugin or add-on built for another TensorFlow, or a protobuf outside TensorFlow's pin); "
+      "tensorflow/tensorflow#64507 shows it with TensorFlow 2.16.1 on an M1.",
+      "Keep protobuf within TensorFlow's pin and every plugin/add-on at the version built for the "
+      "installed TensorFlow.", needs=("log",))
+def protobuf_fatal(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_PROTOBUF_FATAL):
+        protobuf = s.package("protobuf")
+        spec = tf_requirement(s, d, "protobuf")
+        commands = []
+        if spec:
+            commands.append(pip(s, "install", f"protobuf{spec}"))
+        facts: dict[str, Any] = {"protobuf": protobuf.version if protobuf else None,
+                                 "protobuf_allowed_by_tensorflow": spec, "tensorflow": d.tf_version}
+        if d.metal:
+            reqs, why, pair = pair_fix(s, d)
+            facts.update(pair, tensorflow_metal=d.metal.version)
+            if pair.get("pair_status") not in (None, "known-working", "documented"):
+                commands += install_commands(s, reqs)
+        commands.append(pip(s, "check"))
+        text = ("protobuf's C++ runtime aborted: check that protobuf is within TensorFlow's pin "
+                f"({spec or 'unknown'}) and that plugins and add-ons were built for TensorFlow "
+                f"{d.tf_version or ''}").strip()
+        return protobuf_fatal.finding(evidence(s, match, **facts), Remediation(text, tuple(commands)),
+                                      title=f"protobuf FATAL ({match.fields.get('check', 'CHECK failed')})")
+    return None
+
+
+@rule(codes.LOG_PLUGIN_REGISTERED_TWICE, "Two plugins registered the same device platform",
+      Severity.ERROR,
+      "A PluggableDevice registers its platform by name (METAL, DML); when two libraries with the "
+      "same platform are loaded (tensorflow-metal and tensorflow-metal-plugin both install "
+      "libmetal_plugin.dylib; a copy in tensorflow-plugins/ and another named by "
+      "TF_PLUGGABLE_DEVICE_LIBRARY_PATH), TensorFlow aborts: 'platform is already registered with "
+      "name: \"METAL\"' (bmaltais/kohya_ss#563, pleonard212/pix-plot#268).",
+      "Keep one plugin: uninstall both distributions and install the one that pairs with the "
+      "installed TensorFlow.", PLUGGABLE_DEVICE, needs=("log",))
+def plugin_registered_twice(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_PLUGIN_REGISTERED_TWICE):
+        platform = match.fields.get("platform", "")
+        dists = [p.name for p in d.metal_plugins]
+        libraries = [f"{p.dir}/{p.name}" for p in s.plugins if p.name]
+        env_path = s.env.get("TF_PLUGGABLE_DEVICE_LIBRARY_PATH")
+        commands: list[str] = []
+        if platform == "METAL" and len(dists) > 1:
+            text = f"{' and '.join(dists)} are both installed and both register METAL: keep one"
+            reqs, _why, _facts = pair_fix(s, d)
+            commands = [pip(s, "uninstall", "-y", *dists)] + install_commands(s, reqs)
+        elif env_path:
+            text = ("TF_PLUGGABLE_DEVICE_LIBRARY_PATH loads a plugin that tensorflow-plugins/ already "
+                    "loads: unset it")
+            commands = ["unset TF_PLUGGABLE_DEVICE_LIBRARY_PATH"]
+        elif len(libraries) > 1:
+            text = f"{len(libraries)} plugin libraries are installed: keep the one for {platform}"
+        else:
+            text = (f"two libraries registering {platform} were loaded; this environment shows "
+                    f"{len(libraries)} plugin file(s), so the log came from another environment or "
+                    "a plugin loaded explicitly (tf.load_pluggable_device_library)")
+        return plugin_registered_twice.finding(
+            evidence(s, match, metal_distributions=dists or None, plugin_files=libraries or None,
+                     TF_PLUGGABLE_DEVICE_LIBRARY_PATH=env_path),
+            Remediation(text, tuple(commands), PLUGGABLE_DEVICE),
+            title=f"Platform {platform} registered twice: {text}")
+    return None
+
+
+@rule(codes.LOG_NO_GPU_LISTED, "TensorFlow listed no GPU", Severity.ERROR,
+      "`tf.config.list_physical_devices('GPU')` is [] when no GPU plugin is installed or loaded: "
+      "tensorflow-metal missing, built for another TensorFlow, installed for another Python, "
+      "or Python running as x86_64 under Rosetta 2 (the plugin is arm64 only).",
+      "Install the TensorFlow/tensorflow-metal pair for this Python (the finding names it).",
+      APPLE_PLUGIN_PAGE, needs=("log",))
+def no_gpu_listed(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_NO_GPU_LISTED):
+        facts = {"tensorflow": d.tf_version, "tensorflow_metal": d.metal.version if d.metal else None,
+                 "translated": d.translated, "system": s.host.system}
+        severity = None
+        if not d.is_mac:
+            text = (f"tensorflow-metal is for macOS only; on {s.host.system or 'this system'} a GPU "
+                    "needs CUDA (tensorflow[and-cuda]) or another plugin")
+            commands: tuple[str, ...] = ()
+            severity = Severity.WARNING
+        elif d.translated:
+            text = "this Python runs as x86_64 under Rosetta 2: the Metal plugin is arm64 only (see arch.rosetta)"
+            commands = ()
+        elif not d.metal:
+            reqs = recommended_requirements(s).requirements
+            text = f"tensorflow-metal is not installed: install {' + '.join(reqs) or 'a pair for this Python'}"
+            commands = tuple(install_commands(s, reqs))
+        else:
+            reqs, why, pair = pair_fix(s, d)
+            facts.update(pair)
+            text = f"tensorflow-metal {d.metal.version} is installed but no GPU is listed: {why}"
+            commands = tuple(install_commands(s, reqs)) if reqs else ()
+        return no_gpu_listed.finding(evidence(s, match, **facts),
+                                     Remediation(text, commands, APPLE_PLUGIN_PAGE),
+                                     title=f"No GPU listed: {text}", severity=severity)
+    return None

@@ -1,0 +1,395 @@
+"""Install errors in a pasted log (pip, conda, h5py builds), diagnosed with this machine's facts.
+
+pip's "No matching distribution found for tensorflow-macos==2.12.0" means different things on
+different machines: the version may not exist at all, exist only for other Pythons or the other
+architecture, be a pre-release, or need a newer macOS. The matrix (compat_matrix.json, read from
+the registry's wheels) answers which, for this Python, the architecture pip runs as and this
+macOS, and every fix names a version that exists here. Also the log as a whole: unreadable, or
+read and recognised nowhere (`log.unreadable`, `log.not-recognised`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from tfdoctor import codes
+from tfdoctor.derived import Derived
+from tfdoctor.fixes import pip
+from tfdoctor.log_facts import evidence, matches_of
+from tfdoctor.model import Remediation, Severity, rule
+from tfdoctor.recommend import (APPLE_PLUGIN_PAGE, install_commands, move_python,
+                                recommended_requirements, tf_requirement)
+from tfdoctor.snapshot import Snapshot
+
+MINIFORGE = "https://github.com/conda-forge/miniforge"
+TENSORFLOW_DEPS = {"channel": "apple", "platform": "osx-arm64 only",
+                   "versions": "2.5.0-2.10.0", "last_upload": "2022-09-15",
+                   "source": "../shared/reference/tf_wheels_2026-11.json tensorflow_deps (the apple "
+                             "conda channel's file listing; not on PyPI: /simple/tensorflow-deps/ is 404)"}
+H5PY_FIRST_ARM64_WHEEL = {"3.8": "3.7.0", "3.9": "3.7.0", "3.10": "3.7.0", "3.11": "3.8.0",
+                          "3.12": "3.10.0", "3.13": "3.12.0", "3.14": "3.15.0"}
+"""Python -> the first h5py with a macOS arm64 wheel for it (file names in
+https://pypi.org/pypi/h5py/json, e.g. h5py-3.7.0-cp39-cp39-macosx_11_0_arm64.whl; read 2026-11-23).
+Older h5py (tensorflow-macos 2.5/2.6 pin h5py~=3.1.0) is built from source and needs HDF5."""
+_TF_DISTS = ("tensorflow", "tensorflow-macos")
+
+
+def _where(s: Snapshot, d: Derived) -> dict[str, Any]:
+    """The facts pip's choice depends on: Python, the architecture pip runs as, macOS."""
+    return {"python": s.python.minor if s.python else None,
+            "pip_arch": d.process_arch or d.hardware_arch, "macos": d.macos,
+            "translated": d.translated or None}
+
+
+def _spec(text: str) -> SpecifierSet | None:
+    try:
+        return SpecifierSet(text or "")
+    except InvalidSpecifier:
+        return None
+
+
+def _prerelease(version: str) -> bool:
+    try:
+        return Version(version).is_prerelease
+    except InvalidVersion:
+        return False
+
+
+def _lookup(m: Any, package: str, spec: SpecifierSet, py: str | None, arch: str,
+            macos: str | None) -> tuple[str, str, list[str]]:
+    """(verdict, why, versions installable here) for a TensorFlow or tensorflow-metal request."""
+    entries: list[tuple[str, dict[str, Any]]] = []  # (version, arch -> (pythons, min_macos))
+    if package in _TF_DISTS:
+        for minor in m.minors.values():
+            for r in minor.releases + minor.prereleases:
+                table = r.tensorflow if package == "tensorflow" else r.tensorflow_macos
+                entries.append((r.version, {a: (w.pythons, w.min_macos) for a, w in table.items()}))
+    else:
+        for metal in m.metal_releases.values():
+            entries.append((metal.version, {a: (w.pythons, m.metal_min_macos(metal, a))
+                                            for a, w in metal.wheels.items()}))
+    wanted = [(v, t) for v, t in entries if t and spec.contains(v, prereleases=True)]
+    label = f"{package}{spec}" if str(spec) else package
+    if not wanted:
+        known = sorted((v for v, t in entries if t and not _prerelease(v)), key=Version)
+        pinned = [s.version for s in spec if s.operator in ("==", "===") and "*" not in s.version]
+        if known and pinned and all(_version_key(v) < Version(known[0]) for v in pinned):
+            return ("older-than-matrix", f"{label} is older than every macOS wheel tfdoctor's matrix "
+                    f"knows ({package} {_span(known)}); TensorFlow for Apple silicon starts at 2.5", [])
+        return ("never-published", f"no macOS wheel of {label} was ever published (tfdoctor's matrix, "
+                f"read from the registry: {package} {_span(known)})", [])
+    on_arch = [(v, t[arch]) for v, t in wanted if arch in t]
+    if not on_arch:
+        others = sorted({a for _v, t in wanted for a in t})
+        return ("arch-missing", f"{label} has macOS wheels for {', '.join(others)} only, none for {arch}", [])
+    for_py = [(v, w) for v, w in on_arch if py in w[0]]
+    if not for_py:
+        pythons = sorted({p for _v, w in on_arch for p in w[0]}, key=Version)
+        return ("other-pythons-only", f"{label} has {arch} wheels for Python {', '.join(pythons)} only, "
+                f"not for Python {py}", [])
+    finals = [(v, w) for v, w in for_py if not _prerelease(v)]
+    if not finals:
+        return ("prerelease-only", f"{label} matches only pre-releases ({', '.join(v for v, _ in for_py)}), "
+                "which pip skips unless told --pre", [])
+    fits = [v for v, w in finals if not macos or Version(macos) >= Version(w[1])]
+    if not fits:
+        need = min((w[1] for _v, w in finals), key=Version)
+        return ("macos-too-old", f"{label} needs macOS {need} or later for Python {py} ({arch}); "
+                f"this Mac runs {macos}", [])
+    return ("installable-here", f"{label} has wheels for Python {py} ({arch}, macOS {macos or '?'}): "
+            "the pip that failed ran in another environment (another Python, or x86_64 under "
+            "Rosetta 2), or with an index that hides them", sorted(fits, key=Version))
+
+
+def _span(versions: list[str]) -> str:
+    good = sorted((v for v in versions if not _prerelease(v)), key=Version)
+    return f"{good[0]} to {good[-1]}" if good else "none"
+
+
+def _fix_for_machine(s: Snapshot, d: Derived, m: Any, what: str) -> Remediation:
+    """Install the recommended pair for this Python, else a new environment with a Python that
+    has one."""
+    py = s.python.minor if s.python else None
+    rec = m.recommended_install(py, d.hardware_arch, d.macos) if py else None
+    if rec is not None and rec.requirements:
+        text = f"{what}. Install a pair that exists for Python {py} on {d.hardware_arch}: {rec.reason}"
+        if d.translated:
+            text += " (from an arm64 Python: this one runs under Rosetta 2, see arch.rosetta)"
+        return Remediation(text, tuple(install_commands(s, rec.requirements)), APPLE_PLUGIN_PAGE)
+    target, commands, reqs = move_python(s, m, d.hardware_arch)
+    if target:
+        return Remediation(f"{what}. Nothing fits Python {py}: create a Python {target} environment "
+                           f"with {' + '.join(reqs)}", tuple(commands), APPLE_PLUGIN_PAGE)
+    return Remediation(what, (), APPLE_PLUGIN_PAGE)
+
+
+@rule(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, "pip found no distribution of what was asked for",
+      Severity.ERROR,
+      "pip lists only the wheels whose tags fit the Python it runs with, the architecture it runs "
+      "as and the macOS version (plus sdists). 'from versions: none' means nothing fits: no wheel "
+      "for this Python (tensorflow-metal has none for 3.13), an x86_64 pip under Rosetta 2 looking "
+      "for arm64-only packages, a version that exists only as a pre-release, or a macOS below the "
+      "wheel's tag. The same message on another machine can have another cause, so the version "
+      "asked for is looked up in the matrix for this Python, architecture and macOS.",
+      "Install a version that exists here (the finding names it), or move to a Python that has one.",
+      "https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/",
+      needs=("log",))
+def pip_no_matching(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION):
+        package = match.fields.get("package", "")
+        spec = _spec(match.fields.get("specifier", ""))
+        where = _where(s, d)
+        available = [v.strip() for v in match.fields.get("available", "").split(",")
+                     if v.strip() and v.strip() != "none"]
+        facts: dict[str, Any] = dict(where)
+        m = d.matrix
+        if m is not None and spec is not None and s.python and d.is_mac and \
+                package in _TF_DISTS + ("tensorflow-metal",):
+            verdict, why, here = _lookup(m, package, spec, where["python"], where["pip_arch"], d.macos)
+            if verdict != "installable-here" and d.translated and d.hardware_arch != where["pip_arch"]:
+                native, _why, native_here = _lookup(m, package, spec, where["python"], d.hardware_arch, d.macos)
+                if native == "installable-here":
+                    verdict, here = "rosetta", native_here
+                    why = (f"pip runs as {where['pip_arch']} under Rosetta 2 and {package}{spec} has no "
+                           f"{where['pip_arch']} wheel for Python {where['python']}; its "
+                           f"{d.hardware_arch} wheels fit this Mac")
+            if available:
+                why += f"; pip offered {available[0]} to {available[-1]}"
+            facts.update(verdict=verdict, installable_here=here[-3:] or None)
+            fix = _fix_for_machine(s, d, m, why)
+            title = f"pip found no {package}{spec}: {why}"
+        elif available:
+            finals = [v for v in available if not _prerelease(v)]
+            wanted = [v for v in available if spec is not None and spec.contains(v, prereleases=True)]
+            verdict = "prerelease-only" if wanted and not any(not _prerelease(v) for v in wanted) \
+                else "not-for-this-python"
+            newest = max(finals, key=_version_key) if finals else None
+            facts.update(verdict=verdict, newest_offered=newest)
+            why = (f"pip offered {package} {available[0]} to {available[-1]} for Python "
+                   f"{where['python'] or '?'}, none matching {match.fields.get('specifier', '')}")
+            title = f"pip found no {package}{match.fields.get('specifier', '')}: {why}"
+            fix = Remediation(f"{why}. Ask for a version this Python has",
+                              (pip(s, "install", f"{package}=={newest}"),) if newest else ())
+        else:
+            facts["verdict"] = "unknown-package"
+            by = match.fields.get("required_by")
+            why = (f"no {package} wheel or sdist fits Python {where['python'] or '?'} on "
+                   f"{where['pip_arch'] or '?'}" + (f" (required by {by})" if by else ""))
+            title = f"pip found no {package}{match.fields.get('specifier', '')}: {why}"
+            fix = Remediation(f"{why}. See which versions exist for this interpreter, then pin one "
+                              "(or drop the package: tensorflow-addons, for one, ended in 2024 and "
+                              "has no wheels for new Pythons)",
+                              (pip(s, "index", "versions", package),))
+        out.append(pip_no_matching.finding(evidence(s, match, **facts), fix, title=title))
+    return out
+
+
+def _version_key(v: str) -> Any:
+    try:
+        return Version(v)
+    except InvalidVersion:
+        return Version("0")
+
+
+@rule(codes.LOG_PIP_UNSUPPORTED_WHEEL, "pip refused a wheel built for another Python or platform",
+      Severity.ERROR,
+      "A wheel file's name says which Python (cp38), ABI and platform (macosx_11_0_x86_64) it is "
+      "for; pip refuses one whose tags this interpreter does not support: another Python minor, "
+      "the other architecture, a newer macOS.",
+      "Install by name and let pip choose the wheel, or download the one for this Python, "
+      "architecture and macOS (the finding says which tag does not fit).", needs=("log",))
+def pip_unsupported_wheel(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_PIP_UNSUPPORTED_WHEEL):
+        f = match.fields
+        where = _where(s, d)
+        wrong = []
+        py = where["python"]
+        tag = f.get("python_tag", "")
+        if py and tag.startswith("cp") and tag != "cp" + py.replace(".", ""):
+            wrong.append(f"it is for Python {tag[2]}.{tag[3:]}, this is Python {py}")
+        platform = f.get("platform_tag", "")
+        arch = where["pip_arch"] or ""
+        wheel_arch = "x86_64" if platform.endswith("x86_64") else platform.rsplit("_", 1)[-1]
+        if arch and platform and "universal2" not in platform and wheel_arch != arch:
+            wrong.append(f"it is for {wheel_arch}, this Python runs as {arch}")
+        if platform.startswith("macosx_") and d.macos:
+            need = ".".join(platform.split("_")[1:3])
+            try:
+                if Version(d.macos) < Version(need):
+                    wrong.append(f"it needs macOS {need}, this Mac runs {d.macos}")
+            except InvalidVersion:
+                pass
+        if platform and not platform.startswith("macosx") and d.is_mac:
+            wrong.append(f"it is for {platform}, not macOS")
+        why = "; ".join(wrong) or "its tags fit this interpreter: pip ran in another environment"
+        name, version = f.get("package", ""), f.get("version", "")
+        fix = Remediation(f"{f.get('wheel')}: {why}. Install by name, so pip picks the wheel for this "
+                          "interpreter", (pip(s, "install", f"{name}=={version}" if version else name),))
+        m = d.matrix
+        if m is not None and d.is_mac and s.python and name in _TF_DISTS + ("tensorflow-metal",) and version:
+            verdict, text, _here = _lookup(m, name, SpecifierSet(f"=={version}"), py, arch, d.macos)
+            if verdict != "installable-here":
+                fix = _fix_for_machine(s, d, m, f"{why}; {text}")
+        out.append(pip_unsupported_wheel.finding(evidence(s, match, mismatches=wrong, **where), fix,
+                                                  title=f"pip refused {f.get('wheel')}: {why}"))
+    return out
+
+
+@rule(codes.LOG_H5PY_BUILD, "pip built h5py from source and it failed (no HDF5)",
+      Severity.ERROR,
+      "pip builds h5py from its sdist when no wheel fits: h5py published macOS arm64 wheels only "
+      "from 3.7.0 (Python 3.8-3.10; 3.11 from 3.8.0, 3.12 from 3.10.0, 3.13 from 3.12.0), and "
+      "tensorflow-macos 2.5/2.6 pin h5py~=3.1.0, so pip compiles it and needs the HDF5 C library, "
+      "which a Mac does not have (mrdbourke/m1-machine-learning-test#5).",
+      "Install a TensorFlow whose h5py pin has an arm64 wheel (the recommended pair), or install "
+      "h5py from conda-forge / HDF5 with Homebrew before pip.",
+      "https://docs.h5py.org/en/stable/build.html", needs=("log",))
+def h5py_build(s: Snapshot, d: Derived):
+    matches = matches_of(s, codes.LOG_H5PY_BUILD)
+    if not matches:
+        return None
+    match = max(matches, key=lambda x: x.fields.get("reason") == "hdf5-missing")
+    where = _where(s, d)
+    py = where["python"]
+    first = H5PY_FIRST_ARM64_WHEEL.get(py or "")
+    pin = tf_requirement(s, d, "h5py") if (d.providers or d.shims) else None
+    spec = _spec(pin or "")
+    pinned_out = bool(first and spec is not None and str(spec) and
+                      not any(spec.contains(v) for v in _versions_from(first)))
+    facts = dict(where, h5py_pin=pin, first_arm64_h5py_wheel=first,
+                 h5py_source="https://pypi.org/pypi/h5py/json (wheel file names)")
+    if d.hardware_arch == "arm64" and not d.translated and pinned_out:
+        why = (f"TensorFlow {d.tf_version} pins h5py{pin}, older than h5py {first}, the first with a "
+               f"macOS arm64 wheel for Python {py}: pip has to compile it")
+        m = d.matrix
+        fix = _fix_for_machine(s, d, m, why) if m is not None else Remediation(why)
+    elif d.translated:
+        why = "this Python runs as x86_64 under Rosetta 2, so pip builds for x86_64 (see arch.rosetta)"
+        fix = Remediation(why + ": move to an arm64 Python, where h5py has wheels")
+    else:
+        why = (f"no h5py wheel fit this interpreter (Python {py}, {where['pip_arch']}), so pip built "
+               "it from source and found no HDF5 library")
+        commands = [pip(s, "install", "--only-binary=h5py", f"h5py>={first}" if first else "h5py")]
+        if d.is_mac:
+            commands = ["brew install hdf5",
+                        'HDF5_DIR="$(brew --prefix hdf5)" ' + pip(s, "install", "--no-binary=h5py", "h5py")]\
+                if not first else commands
+        fix = Remediation(why + ": install an h5py that has a wheel here", tuple(commands),
+                          "https://docs.h5py.org/en/stable/build.html")
+    return h5py_build.finding(evidence(s, match, **facts), fix, title=f"h5py failed to build: {why}")
+
+
+def _versions_from(first: str) -> list[str]:
+    """h5py releases with arm64 wheels, from the first on (enough to test a specifier)."""
+    known = ["3.7.0", "3.8.0", "3.9.0", "3.10.0", "3.11.0", "3.12.1", "3.13.0", "3.14.0", "3.15.1", "3.16.0"]
+    return [v for v in known if Version(v) >= Version(first)]
+
+
+@rule(codes.LOG_CONDA_TENSORFLOW_DEPS_MISSING, "conda cannot find tensorflow-deps", Severity.ERROR,
+      "tensorflow-deps exists only on Apple's conda channel, only for osx-arm64 (versions 2.5.0 to "
+      "2.10.0, the last uploaded 2022-09-15), and not on PyPI. An Intel (osx-64) conda, one under "
+      "Rosetta 2, a command without `-c apple` or a Linux machine never finds it. TensorFlow 2.13 "
+      "and later need no tensorflow-deps at all.",
+      "Use an arm64 conda (Miniforge) with `-c apple` for the old tensorflow-macos guides, or skip "
+      "tensorflow-deps and pip-install the TensorFlow/tensorflow-metal pair.", MINIFORGE,
+      needs=("log",))
+def conda_tensorflow_deps(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_CONDA_TENSORFLOW_DEPS_MISSING):
+        log_subdir = match.fields.get("subdir")
+        env_subdir = s.python.conda.subdir if s.python and s.python.conda else None
+        channels = match.fields.get("channels", "")
+        facts = dict(_where(s, d), conda_subdir=env_subdir, searched_subdir=log_subdir,
+                     tensorflow_deps=TENSORFLOW_DEPS)
+        intel = "osx-64" in (log_subdir, env_subdir) or (d.translated and env_subdir != "osx-arm64")
+        if intel and d.apple_silicon:
+            why = ("conda searched osx-64: this conda is the Intel build (it runs under Rosetta 2), "
+                   "and tensorflow-deps exists only for osx-arm64")
+            commands = ("curl -LO https://github.com/conda-forge/miniforge/releases/latest/download/"
+                        "Miniforge3-MacOSX-arm64.sh", "bash Miniforge3-MacOSX-arm64.sh")
+        elif not d.is_mac and s.python is not None:
+            why = "tensorflow-deps exists only for macOS on Apple silicon (osx-arm64); this is " \
+                  f"{s.host.system or 'not macOS'}"
+            commands = (pip(s, "install", "tensorflow"),)
+        elif channels and "apple" not in channels:
+            why = "the apple channel was not searched: tensorflow-deps is only there"
+            commands = ("conda install -c apple tensorflow-deps",)
+        else:
+            why = ("tensorflow-deps was not found on the channels searched; it exists only on the "
+                   "apple channel for osx-arm64 and stopped at 2.10.0")
+            commands = ()
+        m = d.matrix
+        if m is not None and s.python and d.apple_silicon:
+            fix = _fix_for_machine(s, d, m, f"{why}. TensorFlow 2.13+ needs no tensorflow-deps")
+            fix = Remediation(fix.text, commands + fix.commands, MINIFORGE)
+        else:
+            fix = Remediation(why, commands, MINIFORGE)
+        out.append(conda_tensorflow_deps.finding(evidence(s, match, **facts), fix,
+                                                 title=f"conda cannot find tensorflow-deps: {why}"))
+    return out
+
+
+@rule(codes.LOG_CONDA_PACKAGES_NOT_FOUND, "conda found no such package on its channels",
+      Severity.WARNING,
+      "conda searches the channels given for the platform it runs as (osx-arm64, osx-64, "
+      "linux-64). tensorflow-macos and tensorflow-metal were never conda packages: pip installs them.",
+      "Install it with pip inside the conda environment, or add the channel that has it.",
+      needs=("log",))
+def conda_packages_not_found(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_CONDA_PACKAGES_NOT_FOUND):
+        packages = [p.strip() for p in match.fields.get("packages", "").split(",") if p.strip()]
+        names = [p.split("=")[0] for p in packages]
+        pip_only = [n for n in names if n in ("tensorflow-macos", "tensorflow-metal")]
+        cuda = [n for n in names if n in ("tensorflow-gpu", "cudatoolkit", "cudnn")]
+        env_subdir = s.python.conda.subdir if s.python and s.python.conda else None
+        commands: tuple[str, ...] = ()
+        if pip_only:
+            text = f"{', '.join(pip_only)} exist only on PyPI: install with pip in this environment"
+            commands = (pip(s, "install", *pip_only),)
+        elif cuda and d.is_mac:
+            reqs = recommended_requirements(s).requirements
+            text = (f"{', '.join(cuda)} are CUDA packages, which do not exist for macOS: on a Mac the GPU "
+                    f"is Metal ({' + '.join(reqs) or 'tensorflow + tensorflow-metal'})")
+            commands = tuple(install_commands(s, reqs)) if d.apple_silicon else ()
+        else:
+            text = (f"{', '.join(packages)} not on the channels searched "
+                    f"({match.fields.get('subdir') or env_subdir or 'this platform'})")
+        if d.apple_silicon and "osx-64" in (match.fields.get("subdir"), env_subdir):
+            text += "; this conda is the Intel (osx-64) build, running under Rosetta 2"
+        out.append(conda_packages_not_found.finding(evidence(s, match, conda_subdir=env_subdir, **_where(s, d)),
+                                                    Remediation(text, commands, MINIFORGE), title=f"conda: {text}"))
+    return out
+
+
+@rule(codes.LOG_UNREADABLE, "The log given could not be read", Severity.WARNING,
+      "The file given with --log is missing, a directory, unreadable, a binary file, or empty, "
+      "so there is no error text to diagnose (the environment is still diagnosed).",
+      "Give the text file with the error (or `-` and paste it on standard input).", needs=("log",))
+def unreadable(s: Snapshot, d: Derived):
+    log = s.log
+    if log is None or not (log.error or log.binary or log.empty):
+        return None
+    what = log.error or ("a binary file, not a log" if log.binary else "empty")
+    return unreadable.finding({"log": log.source, "problem": what, "size": log.size},
+                              Remediation(unreadable.doc.fix), title=f"The log {log.source} is {what}"
+                              if not log.error else f"The log {log.source}: {what}")
+
+
+@rule(codes.LOG_NOT_RECOGNISED, "No known error message in the log", Severity.INFO,
+      "The log was read but holds none of the error texts tfdoctor knows (`tfdoctor list-checks` "
+      "lists the log.* codes); the diagnosis rests on the environment alone.",
+      "If it holds an error about TensorFlow on a Mac, report it with the text so a signature "
+      "can be added.", needs=("log",))
+def not_recognised(s: Snapshot, d: Derived):
+    log = s.log
+    if log is None or log.matches or log.error or log.binary or log.empty:
+        return None
+    ev = {"log": log.source, "summary": log.summary(), "notes": list(log.notes)}
+    return not_recognised.finding(ev, Remediation(not_recognised.doc.fix),
+                                  title=f"No known error message in {log.source} ({log.lines} lines)")

@@ -1,0 +1,358 @@
+"""Training errors in a pasted or recorded log, diagnosed with this environment: ops without a
+Metal kernel (checked against the installed plugin's kernel table), XLA on Metal, ops of a
+companion package, Metal running out of memory or failing a command buffer, the slow v2.11+
+optimizers, device configuration made too late, Keras 3 breaking Keras 2 code; and, from
+`tfdoctor run --placement`, which ops TensorFlow placed on the CPU.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from tfdoctor import codes
+from tfdoctor.derived import Derived
+from tfdoctor.fixes import pip
+from tfdoctor.kernels import UnknownPluginRelease, kernel_table, releases
+from tfdoctor.lint.layer_ops import ACTIVATIONS, FUNCTIONS, LAYERS
+from tfdoctor.log_facts import evidence, matches_of
+from tfdoctor.model import Remediation, Severity, rule
+from tfdoctor.snapshot import Snapshot
+
+PLACEMENT_GUIDE = "https://www.tensorflow.org/guide/gpu#manual_device_placement"
+KERAS3_MIGRATION = "https://keras.io/guides/migrating_to_keras_3/"
+OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
+TEXT_FIRST_ARM64_WHEEL = {"3.9": "2.17.0", "3.10": "2.17.0", "3.11": "2.17.0", "3.12": "2.18.1",
+                          "3.13": "2.20.1"}
+"""Python -> first tensorflow-text with a macOS arm64 wheel on PyPI (file names in
+https://pypi.org/pypi/tensorflow-text/json, e.g. tensorflow_text-2.17.0-cp311-cp311-macosx_11_0_arm64.whl;
+read 2026-11-23). Older releases have no Apple-silicon wheel (tensorflow/text#1128)."""
+ADDONS_LAST = ("0.23.0", "2023-11-28", "https://pypi.org/pypi/tensorflow-addons/json (last release; "
+               "macosx_11_0_arm64 wheels for cp39-cp311); development ended: https://github.com/tensorflow/addons")
+OP_USERS = {
+    "RngReadAndSkip": ("the random preprocessing layers of Keras 2 (RandomFlip, RandomRotation, "
+                       "RandomZoom, ...), which draw from tf.random.Generator",
+                       "https://github.com/mrdbourke/tensorflow-deep-learning/issues/298"),
+    "GeneratorDataset": ("tf.data.Dataset.from_generator: input pipelines run on the CPU; build the "
+                         "dataset outside `with tf.device('/GPU:0')`",
+                         "https://github.com/tensorflow/tensorflow/issues/53026"),
+    "CudnnRNNV3": ("LSTM/GRU on the cuDNN path, which exists only for CUDA",
+                   "https://github.com/lewagon/data-setup/pull/137"),
+}
+"""Ops the kernel-table helpers (tfdoctor.lint.layer_ops) do not map, with who runs them."""
+
+
+def _keras(s: Snapshot) -> tuple[str | None, int | None]:
+    keras = s.package("keras")
+    try:
+        return (keras.version, Version(keras.version).major) if keras and keras.version else (None, None)
+    except InvalidVersion:
+        return keras.version, None
+
+
+def _python(s: Snapshot) -> str | None:
+    return s.python.minor if s.python else None
+
+
+def _users(op: str) -> list[str]:
+    """Layers, activations and functions that run `op`."""
+    found = [f"layers.{name}" for name, use in LAYERS.items() if op in use.ops]
+    found += [f"activation '{name}'" for name, use in ACTIVATIONS.items() if op in use.ops]
+    found += [f"tf.{name.split('.', 1)[1]}" for name, use in FUNCTIONS.items() if op in use.ops]
+    if op in OP_USERS:
+        found.append(OP_USERS[op][0])
+    return list(dict.fromkeys(found))
+
+
+def _kernel_facts(d: Derived, op: str) -> dict[str, Any]:
+    """What the installed plugin's kernel table says of an op."""
+    if not d.metal:
+        return {"tensorflow_metal": None}
+    try:
+        table = kernel_table(d.metal.version)
+    except UnknownPluginRelease:
+        return {"tensorflow_metal": d.metal.version, "kernel_table": "none for this release"}
+    first = next((v for v in reversed(releases()) if kernel_table(v).has_kernel(op)), None)
+    return {"tensorflow_metal": d.metal.version, "metal_gpu_kernel": table.has_kernel(op),
+            "metal_gpu_kernel_dtypes": sorted(table.dtypes(op)) or None,
+            "first_metal_with_kernel": first, "kernel_table_from": table.wheel}
+
+
+@rule(codes.LOG_NO_GPU_KERNEL, "An op pinned to the GPU has no GPU kernel", Severity.ERROR,
+      "tensorflow-metal registers GPU kernels for about 170 ops (read from its binary); an op "
+      "without one fails when pinned to the GPU ('No registered 'RngReadAndSkip' OpKernel for "
+      "'GPU' devices', mrdbourke/tensorflow-deep-learning#298) or runs on the CPU when TensorFlow "
+      "may move it. The op is checked against the installed plugin's kernel table.",
+      "Run the layer that uses the op on the CPU (`with tf.device('/CPU:0'):`), allow soft "
+      "placement, or replace the layer (the finding names it).", PLACEMENT_GUIDE, needs=("log",))
+def no_gpu_kernel(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_NO_GPU_KERNEL):
+        node = match.fields.get("op", "")
+        op = node.rsplit("/", 1)[-1]  # "loader/GeneratorDataset": a node named after its op
+        facts = _kernel_facts(d, op)
+        if node != op:
+            facts["node"] = node
+        users = _users(op)
+        facts["op_used_by"] = users or None
+        who = f" ({'; '.join(users)})" if users else ""
+        if facts.get("metal_gpu_kernel") is True:
+            text = (f"tensorflow-metal {d.metal.version} has a GPU kernel for {op} (dtypes: "
+                    f"{', '.join(facts.get('metal_gpu_kernel_dtypes') or ['any'])}): the failing "
+                    "call used another dtype, or the log came from another plugin version")
+        elif d.metal and facts.get("first_metal_with_kernel"):
+            text = (f"tensorflow-metal {d.metal.version} has no GPU kernel for {op}{who}; tensorflow-metal "
+                    f"{facts['first_metal_with_kernel']} and later have one: upgrade the pair, or run that "
+                    "part on the CPU")
+        elif d.metal:
+            text = (f"tensorflow-metal {d.metal.version} has no GPU kernel for {op}{who}: run that "
+                    "part on the CPU, or replace it")
+        else:
+            text = (f"no GPU kernel for {op}{who}; this environment has no tensorflow-metal, so "
+                    "the GPU in the log belongs to another environment")
+        commands = ("with tf.device('/CPU:0'):  # around the layer or call that runs " + op,
+                    "tf.config.set_soft_device_placement(True)")
+        out.append(no_gpu_kernel.finding(evidence(s, match, **facts),
+                                         Remediation(text, commands, PLACEMENT_GUIDE),
+                                         title=f"No GPU kernel for {op}: {text}"))
+    return out
+
+
+@rule(codes.LOG_XLA_NO_METAL, "XLA (jit_compile) was asked for on Metal", Severity.ERROR,
+      "XLA has no Metal backend: `jit_compile=True` in `model.compile`, "
+      "`@tf.function(jit_compile=True)` or TF_XLA_FLAGS=--tf_xla_auto_jit fail on the Metal GPU "
+      "with 'Could not find compiler for platform METAL' (NVlabs/sionna#78).",
+      "Remove jit_compile=True (pass jit_compile=False to model.compile) and unset TF_XLA_FLAGS.",
+      "https://github.com/NVlabs/sionna/issues/78", needs=("log",))
+def xla_no_metal(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_XLA_NO_METAL):
+        keras, major = _keras(s)
+        flags = s.env.get("TF_XLA_FLAGS")
+        commands = ["model.compile(..., jit_compile=False)", "@tf.function  # without jit_compile=True"]
+        if flags:
+            commands.append("unset TF_XLA_FLAGS")
+        text = (f"XLA has no compiler for {match.fields.get('platform', 'METAL')}: remove jit_compile=True"
+                + (" (Keras 3 compiles with jit_compile='auto': pass False explicitly)" if major == 3 else ""))
+        return xla_no_metal.finding(
+            evidence(s, match, tensorflow_metal=d.metal.version if d.metal else None, keras=keras,
+                     TF_XLA_FLAGS=flags),
+            Remediation(text, tuple(commands), "https://github.com/NVlabs/sionna/issues/78"), title=text)
+    return None
+
+
+@rule(codes.LOG_OP_NOT_REGISTERED, "An op of a companion package is not registered", Severity.ERROR,
+      "Ops such as SentencepieceOp or RegexSplitWithOffsets live in tensorflow-text (Addons>... in "
+      "tensorflow-addons, IO>... in tensorflow-io), not in TensorFlow: loading a model that uses "
+      "them fails with 'Op type not registered' when the package is not installed, not imported "
+      "before loading, or built for another TensorFlow (tensorflow/tensorflow#38597, "
+      "tensorflow/text#261). tensorflow-text's versions follow TensorFlow's minors.",
+      "Install the companion at the version matching the installed TensorFlow and import it "
+      "before loading the model.", needs=("log",))
+def op_not_registered(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_OP_NOT_REGISTERED):
+        op, companion = match.fields.get("op", ""), match.fields.get("companion")
+        minor = ".".join((d.tf_version or "").split(".")[:2])
+        installed = s.package(companion) if companion else None
+        facts: dict[str, Any] = {"tensorflow": d.tf_version, "companion": companion,
+                                 "companion_installed": installed.version if installed else None}
+        commands: list[str] = []
+        if companion == "tensorflow-text" and minor:
+            want = f"tensorflow-text~={minor}.0"
+            first = TEXT_FIRST_ARM64_WHEEL.get(_python(s) or "")
+            facts.update(companion_requirement=want, first_arm64_wheel_for_this_python=first)
+            if installed and installed.version and installed.version.startswith(minor + "."):
+                text = (f"{op} is in tensorflow-text {installed.version}, which matches TensorFlow "
+                        f"{d.tf_version}: import tensorflow_text before loading the model")
+                commands = ["import tensorflow_text  # registers its ops, before tf.saved_model.load"]
+            else:
+                now = f" (installed: {installed.version})" if installed else " (not installed)"
+                text = f"{op} is a tensorflow-text op{now}: install {want} for TensorFlow {d.tf_version}"
+                if d.apple_silicon and first and Version(f"{minor}.0") < Version(first):
+                    text += (f"; PyPI has macOS arm64 tensorflow-text wheels for Python {_python(s)} only "
+                             f"from {first}, so on this Mac move to TensorFlow {first.rsplit('.', 1)[0]}+")
+                commands = [pip(s, "install", want), "import tensorflow_text  # before loading the model"]
+        elif companion == "tensorflow-addons":
+            last, date, source = ADDONS_LAST
+            facts.update(addons_last_release=last, addons_last_upload=date, addons_source=source)
+            newer = bool(minor) and Version(f"{minor}.0") >= Version("2.16.0")
+            text = (f"{op} is a tensorflow-addons op; tensorflow-addons ended with {last} ({date}), "
+                    + (f"before TensorFlow {minor} existed: replace the addon (core Keras or KerasCV/KerasNLP)"
+                       if newer else "install it and import tensorflow_addons before loading the model"))
+            commands = [] if newer else [pip(s, "install", f"tensorflow-addons=={last}")]
+        elif companion:
+            text = f"{op} is a {companion} op: install the {companion} release built for TensorFlow {d.tf_version}"
+            commands = [pip(s, "index", "versions", companion)]
+        else:
+            text = (f"{op} is not an op of this TensorFlow ({d.tf_version or 'unknown'}): the model was "
+                    "saved by a newer TensorFlow or with a custom-op library; load it with that "
+                    "version, or install the library that defines the op")
+        out.append(op_not_registered.finding(evidence(s, match, **facts), Remediation(text, tuple(commands)),
+                                             title=f"Op {op} not registered: {text}"))
+    return out
+
+
+@rule(codes.LOG_METAL_OOM, "Metal ran out of GPU memory", Severity.ERROR,
+      "Apple GPUs allocate from the Mac's unified memory; a command buffer that needs more than "
+      "the GPU may take fails with 'Insufficient Memory "
+      "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)' (Metal's own text; "
+      "ggml-org/llama.cpp#9701).",
+      "Lower the batch size (or the model, or the sequence length), close other GPU-heavy apps.",
+      explains=(codes.LOG_METAL_COMMAND_BUFFER,), needs=("log",))
+def metal_oom(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_METAL_OOM):
+        total, free = s.host.memory_bytes, s.host.memory_available_bytes
+        gib = (lambda b: f"{b / 2**30:.0f} GiB" if b else "unknown")  # noqa: E731
+        text = (f"Metal ran out of memory on a Mac with {gib(total)} of unified memory "
+                f"({gib(free)} free when tfdoctor looked): halve the batch size and retry")
+        return metal_oom.finding(evidence(s, match, memory_bytes=total, memory_available_bytes=free,
+                                          chip=s.host.chip), Remediation(text), title=text)
+    return None
+
+
+@rule(codes.LOG_METAL_COMMAND_BUFFER, "A Metal command buffer failed", Severity.ERROR,
+      "'command buffer exited with error status. The Metal Performance Shaders operations encoded "
+      "on it may not have completed' (tensorflow/tensorflow#57058): the GPU work of that step was "
+      "not finished, so its results (and the weights after it) cannot be trusted. 'Ignored (for "
+      "causing prior/excessive GPU errors)' follows earlier failures.",
+      "Compare the model on the CPU and the GPU (`tfdoctor probe`), install the recommended pair, "
+      "lower the batch size; stop trusting the run's results.", needs=("log",))
+def metal_command_buffer(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_METAL_COMMAND_BUFFER):
+        status = match.fields.get("status", "an error")
+        text = (f"A Metal command buffer failed ({status}) on {match.fields.get('device') or s.host.chip or 'the GPU'}"
+                f" with tensorflow-metal {d.metal.version if d.metal else '(not installed here)'}: the "
+                "step's results are incomplete")
+        return metal_command_buffer.finding(
+            evidence(s, match, tensorflow=d.tf_version, tensorflow_metal=d.metal.version if d.metal else None),
+            Remediation(text + "; verify GPU against CPU and lower the batch size",
+                        ("tfdoctor probe --workload all",), "https://github.com/tensorflow/tensorflow/issues/57058"),
+            title=text)
+    return None
+
+
+def _legacy_keras(s: Snapshot, d: Derived, what: str) -> tuple[str, tuple[str, ...], dict[str, Any]]:
+    """Keras 2 for Keras 2 code: tf-keras pinned to the TensorFlow minor, and the variable."""
+    keras, major = _keras(s)
+    facts: dict[str, Any] = {"keras": keras, "tensorflow": d.tf_version,
+                             "TF_USE_LEGACY_KERAS": s.env.get("TF_USE_LEGACY_KERAS")}
+    if major is not None and major < 3:
+        return (f"Keras {keras} is installed here, so this error came from another environment "
+                "with Keras 3", (), facts)
+    pin = d.matrix.tf_keras_requirement(d.tf_version, _python(s)) if d.matrix and d.tf_version else None
+    if pin is None:
+        return (f"{what}; no tf-keras release matches TensorFlow {d.tf_version or '?'}: port the code "
+                "to Keras 3", (), facts)
+    facts.update(tf_keras_requirement=pin.requirement, tf_keras_source=pin.source,
+                 unpinned_tf_keras_moves_tensorflow=pin.unpinned_moves_tensorflow)
+    return (f"{what}: keep Keras 2 with {pin.requirement} (pinned: an unpinned tf-keras "
+            f"{'would replace TensorFlow' if pin.unpinned_moves_tensorflow else 'may drift'}) and "
+            "TF_USE_LEGACY_KERAS=1, or port the code to Keras 3",
+            (pip(s, "install", pin.requirement), "export TF_USE_LEGACY_KERAS=1"), facts)
+
+
+_KERAS3_PORT = {
+    "keras.optimizers.legacy": "use keras.optimizers.Adam (Keras 3 has no legacy optimizers)",
+    "model.save": "save to a path ending in .keras, or model.export(DIR) for a SavedModel",
+    "ModelCheckpoint": "end the filepath in .keras (or .weights.h5 with save_weights_only=True)",
+    "optimizer lr": "pass learning_rate= instead of lr=",
+    "Model.fit_generator": "call model.fit(generator) instead",
+    "keras.layers.experimental": "use the layers from keras.layers (keras.layers.RandomFlip, ...)",
+    "KerasTensor in a TensorFlow function": "wrap the TensorFlow call in a keras.layers.Layer or use keras.ops",
+}
+
+
+@rule(codes.LOG_KERAS3_API, "Keras 2 code failed under Keras 3", Severity.ERROR,
+      "TensorFlow 2.16+ ships Keras 3, which removed or renamed Keras 2 APIs: legacy optimizers, "
+      "SavedModel through model.save, `lr=`, fit_generator, layers.experimental, TensorFlow ops "
+      "on symbolic tensors (amaiya/ktrain#525, adriangb/scikeras#314, philipperemy/keras-tcn#284, "
+      "...). tf-keras (Keras 2) with TF_USE_LEGACY_KERAS=1 keeps old code running; it must be the "
+      "tf-keras of the installed TensorFlow's minor.",
+      "Port the call (the finding says how) or install tf-keras pinned to the TensorFlow minor and "
+      "set TF_USE_LEGACY_KERAS=1.", KERAS3_MIGRATION, needs=("log",))
+def keras3_api(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_KERAS3_API):
+        api = match.fields.get("api", "")
+        port = _KERAS3_PORT.get(api, "port the call to Keras 3")
+        text, commands, facts = _legacy_keras(s, d, f"{api} is Keras 2 API; {port}")
+        out.append(keras3_api.finding(evidence(s, match, **facts),
+                                      Remediation(text, commands, KERAS3_MIGRATION),
+                                      title=f"Keras 2 code under Keras 3 ({api}): {port}"))
+    return out
+
+
+@rule(codes.LOG_OPTIMIZER_SLOWDOWN, "The v2.11+ Keras optimizer runs slowly on Apple silicon",
+      Severity.WARNING,
+      "TensorFlow warns that the v2.11+ optimizers 'run slowly on M1/M2 Macs': tensorflow-metal "
+      "has fused kernels only for the legacy optimizers (tensorflow/tensorflow#59438, #61092). "
+      "Keras 3 (TensorFlow 2.16+) has no legacy optimizers; tf-keras keeps them.",
+      "Use tf.keras.optimizers.legacy.<Name> (Keras 2), or tf-keras pinned to the TensorFlow "
+      "minor with TF_USE_LEGACY_KERAS=1 on TensorFlow 2.16+.", OPTIMIZER_ISSUE, needs=("log",))
+def optimizer_slowdown(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_OPTIMIZER_SLOWDOWN):
+        name = (match.fields.get("optimizer") or "Adam").rsplit(".", 1)[-1]
+        keras, major = _keras(s)
+        if major == 3:
+            text, commands, facts = _legacy_keras(s, d, f"the legacy {name} exists only in Keras 2")
+        else:
+            text = f"use tf.keras.optimizers.legacy.{name} (Keras {keras or '2'} has it)"
+            commands, facts = (f"optimizer = tf.keras.optimizers.legacy.{name}(...)",), {"keras": keras}
+        return optimizer_slowdown.finding(evidence(s, match, **facts),
+                                          Remediation(text, commands, OPTIMIZER_ISSUE),
+                                          title=f"The v2.11+ {name} runs slowly on Metal: {text}")
+    return None
+
+
+@rule(codes.LOG_DEVICE_CONFIG_LATE, "Devices were configured after TensorFlow initialised them",
+      Severity.WARNING,
+      "set_visible_devices, set_memory_growth and logical device configuration only work before "
+      "TensorFlow initialises its devices (the first op, list_logical_devices, building a model): "
+      "later they raise 'Visible devices cannot be modified after being initialized' "
+      "(Planet-AI-GmbH/tfaip#10) and the setting is not applied.",
+      "Move the device configuration to the top of the script, right after `import tensorflow`.",
+      PLACEMENT_GUIDE, needs=("log",))
+def device_config_late(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_DEVICE_CONFIG_LATE):
+        what = match.fields.get("what", "Visible")
+        text = (f"{what} devices were configured after TensorFlow initialised them, so the setting "
+                "did not apply: move it right after `import tensorflow`, before any op")
+        return device_config_late.finding(
+            evidence(s, match, tensorflow=d.tf_version),
+            Remediation(text, ("tfdoctor lint SCRIPT  # shows where",), PLACEMENT_GUIDE), title=text)
+    return None
+
+
+@rule(codes.LOG_OPS_ON_CPU, "Ops ran on the CPU while a GPU was available", Severity.INFO,
+      "With `tfdoctor run --placement`, TensorFlow logs where it places every op. Ops placed on "
+      "the CPU while the GPU ran others are either missing from the plugin's kernel table (they "
+      "always fall back) or kept there for their inputs (tf.data, host-memory arguments).",
+      "Replace or move the layers whose ops have no GPU kernel (the finding names them), or "
+      "accept the fallback where the op is cheap.", PLACEMENT_GUIDE, needs=("run",))
+def ops_on_cpu(s: Snapshot, d: Derived):
+    run = s.run
+    if run is None or not run.placement or not run.cpu_ops or not run.gpu_ops:
+        return None
+    table = None
+    if d.metal:
+        try:
+            table = kernel_table(d.metal.version)
+        except UnknownPluginRelease:
+            table = None
+    rows = []
+    for placed in run.cpu_ops[:20]:
+        row: dict[str, Any] = {"op": placed.op, "count": placed.count}
+        if table is not None:
+            row["metal_gpu_kernel"] = table.has_kernel(placed.op)
+        users = _users(placed.op)
+        if users:
+            row["used_by"] = users
+        rows.append(row)
+    missing = [r["op"] for r in rows if r.get("metal_gpu_kernel") is False]
+    severity = Severity.WARNING if missing else None
+    text = (f"{len(run.cpu_ops)} op types ran on the CPU while {len(run.gpu_ops)} ran on the GPU"
+            + (f"; no Metal kernel for {', '.join(missing[:6])}" if missing else ""))
+    return ops_on_cpu.finding({"cpu_ops": rows, "gpu_op_types": len(run.gpu_ops),
+                               "tensorflow_metal": d.metal.version if d.metal else None},
+                              Remediation(text), title=text, severity=severity)

@@ -1,0 +1,321 @@
+"""Does the user's model really run on the GPU, and faster? The ops of the model that have no GPU
+kernel (TensorFlow's own registry where a GPU is present, else predicted from the kernel table
+of a tensorflow-metal release), those that really ran on the CPU, the CPU-vs-GPU verdict on the
+model's own inference and training step, and the settings that break or slow Metal (XLA, the
+Keras 2.11+ optimizers, float16 without kernels, the cuDNN recurrent path). Reads only
+snapshot.model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfdoctor import codes
+from tfdoctor.derived import Derived
+from tfdoctor.model import Finding, Remediation, Severity, rule
+from tfdoctor.model_facts import ModelFacts, OpFallback, SettingIssue, Timing
+from tfdoctor.probe_evidence import probe_cmd, times
+from tfdoctor.snapshot import Snapshot
+from tfdoctor.target.probe_stats import ALPHA, FASTER, MARGIN, SLOWER, UNCLEAR
+
+OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
+XLA_ISSUE = "https://github.com/NVlabs/sionna/issues/78"
+"""\"Could not find compiler for platform METAL\" on an M1 with jit_compile."""
+LSTM_ISSUE = "https://github.com/tensorflow/tensorflow/issues/56782"
+"""An LSTM training far slower on the Metal GPU than on the CPU."""
+DECISION_RULE = (f"exact one-sided Mann-Whitney test on the raw repeats at p <= {ALPHA:g}, and a "
+                 f"median ratio beyond {MARGIN:.0%}")
+
+REPLACEMENTS = (
+    ("Einsum", "MultiHeadAttention and EinsumDense run tf.einsum on Keras 2 (tf.keras <= 2.15, "
+               "tf-keras); Keras 3's TensorFlow backend turns these einsums into MatMul and "
+               "BatchMatMulV2, which have Metal kernels (keras/src/backend/tensorflow/numpy.py)"),
+    ("Erfc", "exact gelu: use gelu with approximate=True, whose tanh form runs Tanh, Pow and Mul "
+             "(Metal kernels)"),
+    ("Elu", "use relu, leaky_relu or swish instead (Relu, LeakyRelu, Sigmoid and Mul have Metal "
+            "kernels)"),
+    ("Selu", "use relu, leaky_relu or swish instead"),
+    ("Softplus", "use relu, leaky_relu or swish instead"),
+    ("Softsign", "use tanh instead (Tanh has a Metal kernel)"),
+    ("StatelessRandom", "Dropout and random augmentation draw stateless random numbers (in "
+                        "training only): apply augmentation in the tf.data pipeline (dataset.map "
+                        "runs on the CPU), or place the layer on the CPU"),
+    ("RandomUniform", "apply random augmentation in the tf.data pipeline (on the CPU)"),
+)
+"""Advice per op (prefix) without a Metal kernel; the replacement ops named have kernels in
+tensorflow-metal 1.2.0's table (tests/test_rules_model_speed.py checks it)."""
+
+
+def _advice(op: str) -> str:
+    for prefix, text in REPLACEMENTS:
+        if op.startswith(prefix):
+            return text
+    return "run that layer on the CPU (`with tf.device('/CPU:0'):` around it) or replace it"
+
+
+def _group(found: list[OpFallback]) -> dict[tuple[str, str | None], list[str]]:
+    groups: dict[tuple[str, str | None], list[str]] = {}
+    for f in found:
+        layers = groups.setdefault((f.op, f.dtype), [])
+        if f.layer not in layers:
+            layers.append(f.layer)
+    return groups
+
+
+def _fallback_evidence(found: list[OpFallback]) -> list[dict[str, Any]]:
+    return [{"op": f.op, "dtype": f.dtype, "layer": f.layer, "graph": f.graph, "count": f.count,
+             "example": f.example} for f in found]
+
+
+def _where(m: ModelFacts) -> str:
+    source = m.fallback_source or ""
+    if source == "registry":
+        return "in this machine's GPU plugin"
+    return f"in tensorflow-metal {source.split(':', 1)[1]} (predicted from its kernel table)"
+
+
+@rule(codes.MODEL_CPU_FALLBACK, "Ops of the model run on the CPU", Severity.WARNING,
+      "Every op of the model's inference and training graphs was looked up, with its layer and "
+      "dtype: where a GPU is present, in the kernels TensorFlow registered after loading the "
+      "plugin, and the ops that really ran on the CPU with the model pinned to the GPU were "
+      "read from the executed graphs; without a Metal GPU (Linux, an Intel Mac, CI) the same "
+      "list is predicted from the kernel table read from the named tensorflow-metal release's "
+      "binary. An op without a GPU kernel runs on the CPU, and its inputs and outputs are "
+      "copied between the devices on every step. Integer shape arithmetic is kept in host "
+      "memory on every GPU and is not counted.",
+      "For each op the finding names the layer and the fix: a replacement with Metal kernels, "
+      "or that layer placed on the CPU.", needs=("model",))
+def cpu_fallback(s: Snapshot, d: Derived):
+    m = s.model
+    if not m.fallbacks and not m.ran_on_cpu:
+        return None
+    groups = _group(m.fallbacks or m.ran_on_cpu)
+    shown = "; ".join(f"{op}{':' + dtype if dtype else ''} in {', '.join(layers[:3])}"
+                      + (f" and {len(layers) - 3} more" if len(layers) > 3 else "")
+                      for (op, dtype), layers in sorted(groups.items()))
+    where = _where(m) if m.fallbacks else "on this machine"
+    ev = {"source": m.fallback_source, "plugin_kernels": _fallback_evidence(m.fallbacks),
+          "ran_on_cpu": _fallback_evidence(m.ran_on_cpu), "host_ops": m.host_ops,
+          "ops_total": m.ops_total}
+    advice = []
+    for op in sorted({op for op, _ in groups}):
+        layers = sorted({l for (o, _), ls in groups.items() if o == op for l in ls})
+        advice.append(f"{op} ({', '.join(layers[:3])}): {_advice(op)}")
+    fix = Remediation("; ".join(advice), (probe_cmd(s, *m.probe_args()),))
+    observed = bool(m.ran_on_cpu) or m.fallback_source == "registry"
+    title = (f"{len(groups)} op type{'s' if len(groups) != 1 else ''} of the model "
+             f"{'have' if len(groups) != 1 else 'has'} no GPU kernel {where}: {shown}")
+    if m.ran_on_cpu:
+        ran = sorted({f.op for f in m.ran_on_cpu})
+        title += f" (ran on the CPU with the model pinned to the GPU: {', '.join(ran)})"
+    return cpu_fallback.finding(ev, fix, title=title, basis="observed" if observed else "table",
+                                explains=(codes.MODEL_GPU_SLOWER,) if m.ran_on_cpu else ())
+
+
+def _timing(timings: list[Timing], device: str) -> Timing | None:
+    return next((t for t in timings if t.device == device), None)
+
+
+def _ms(seconds: float | None) -> str:
+    return "?" if seconds is None else f"{seconds * 1e3:.3g} ms"
+
+
+def wins_at(sweep: list[dict[str, Any]]) -> int | None:
+    """The smallest batch of the sweep from which the GPU's inference median beats the CPU's by
+    the margin at that batch and every larger one; None when it never does."""
+    found = None
+    for row in sorted((r for r in sweep if "batch" in r), key=lambda r: r["batch"]):
+        cpu = (row.get("/CPU:0") or {}).get("median_s")
+        gpu = (row.get("/GPU:0") or {}).get("median_s")
+        if cpu is None or gpu is None:
+            continue
+        if cpu >= gpu * (1.0 + MARGIN):
+            found = row["batch"] if found is None else found
+        else:
+            found = None
+    return found
+
+
+def _speed_findings(s: Snapshot, r: Any, decision: str) -> list[Finding]:
+    m = s.model
+    speed = m.speed
+    if speed is None:
+        return []
+    out = []
+    batch = m.batch()
+    for kind, verdict in sorted(speed.verdicts.items()):
+        if verdict.get("decision") != decision:
+            continue
+        timings = speed.inference if kind == "inference" else speed.train_step
+        cpu, gpu = _timing(timings, "/CPU:0"), _timing(timings, "/GPU:0")
+        label = "inference" if kind == "inference" else "training step"
+        speedup = float(verdict.get("speedup") or 0.0)
+        at = f" at batch {batch}" if batch else ""
+        if decision == UNCLEAR:
+            head = f"no clear difference between the GPU and the CPU ({speedup:.2f}x; " \
+                   f"{verdict.get('reason')})"
+        else:
+            head = f"the GPU is {times(speedup)} than the CPU"
+        title = (f"Your model's {label}{at}: {head} (GPU {_ms(gpu and gpu.median_s)}, CPU "
+                 f"{_ms(cpu and cpu.median_s)} a call; first calls, timed apart: GPU "
+                 f"{_ms(gpu and gpu.first_call_s)}, CPU {_ms(cpu and cpu.first_call_s)})")
+        won = wins_at(speed.sweep)
+        if speed.sweep and decision != FASTER:
+            title += (f"; the sweep: the GPU wins inference from batch {won}" if won is not None
+                      else "; the sweep: the GPU did not win inference at any batch tried")
+        ev = {"kind": kind, "batch": batch, "decision_rule": DECISION_RULE, "verdict": verdict,
+              "cpu": _timing_evidence(cpu), "gpu": _timing_evidence(gpu),
+              "sweep": speed.sweep, "gpu_wins_from_batch": won}
+        out.append(r.finding(ev, _speed_fix(s, m, decision, kind), title=title))
+    return out
+
+
+def _timing_evidence(t: Timing | None) -> dict[str, Any] | None:
+    if t is None:
+        return None
+    return {"median_s": t.median_s, "min_s": t.min_s, "max_s": t.max_s, "iqr_s": t.iqr_s,
+            "first_call_s": t.first_call_s, "calls_per_repeat": t.calls_per_repeat,
+            "times_s": t.times_s}
+
+
+def _speed_fix(s: Snapshot, m: ModelFacts, decision: str, kind: str) -> Remediation | None:
+    if decision == FASTER:
+        return None
+    sweep = probe_cmd(s, *m.probe_args(), "--sweep")
+    if decision == UNCLEAR:
+        return Remediation("Measure again on an idle machine, plugged in, with a batch sweep",
+                           (sweep,))
+    text = ("Small batches are latency-bound on a GPU: train with larger batches (the sweep "
+            "shows from which batch the GPU wins)")
+    if m.fallbacks or m.ran_on_cpu:
+        text += "; ops that fall back to the CPU copy data every step (see model.cpu-fallback)"
+    recurrent = [str(l) for l in (m.model.get("layer_types") or []) if l in ("LSTM", "GRU")]
+    if recurrent:
+        text += ("; recurrent layers launch kernels step by step and are often faster on the "
+                 "CPU (tensorflow/tensorflow#56782): train them on the CPU")
+    if kind == "train_step":
+        text += "; on Keras 2.11-2.15 use the legacy optimizers (tensorflow/tensorflow#59438)"
+    return Remediation(text, (sweep,), LSTM_ISSUE if recurrent else OPTIMIZER_ISSUE)
+
+
+@rule(codes.MODEL_GPU_SLOWER, "Your model is slower on the GPU than on the CPU", Severity.WARNING,
+      "The model's own inference and training step were timed on the CPU and on the GPU (first "
+      "call apart, autoranged repeats closed by reading a result back); the GPU's repeats were "
+      "clearly slower. Small batches are latency-bound on a GPU, ops without GPU kernels copy "
+      "data between the devices, recurrent layers launch kernels step by step "
+      "(tensorflow/tensorflow#56782), and Keras 2.11-2.15's optimizers run op by op on Metal "
+      "(tensorflow/tensorflow#59438). With --sweep the finding says from which batch the GPU wins.",
+      "Use larger batches, fix the ops that fall back to the CPU, train recurrent models on the "
+      "CPU when they lose there, and use the legacy optimizers on Keras 2.11-2.15.",
+      OPTIMIZER_ISSUE, needs=("model",))
+def gpu_slower(s: Snapshot, d: Derived):
+    return _speed_findings(s, gpu_slower, SLOWER)
+
+
+@rule(codes.MODEL_GPU_FASTER, "Your model is faster on the GPU", Severity.OK,
+      "The model's inference or training step ran faster on the GPU than on the CPU beyond the "
+      "noise (an exact Mann-Whitney test on the raw repeats) and by more than 10%.",
+      "Nothing to do.", needs=("model",))
+def gpu_faster(s: Snapshot, d: Derived):
+    return _speed_findings(s, gpu_faster, FASTER)
+
+
+@rule(codes.MODEL_NO_CLEAR_DIFFERENCE, "No clear speed difference for your model",
+      Severity.INFO,
+      "The repeats on the GPU and the CPU overlap, were too few, or differ by less than 10%: the "
+      "measurement cannot tell them apart at this batch (a busy machine, a laptop on battery).",
+      "Measure again on an idle machine with the batch sweep (`--sweep`).", needs=("model",))
+def no_clear_difference(s: Snapshot, d: Derived):
+    return _speed_findings(s, no_clear_difference, UNCLEAR)
+
+
+def _issues(m: ModelFacts, *wanted: str) -> list[SettingIssue]:
+    return [i for i in m.setting_issues if i.code in wanted]
+
+
+def _setting_evidence(m: ModelFacts, issue: SettingIssue) -> dict[str, Any]:
+    return {"setting": issue.code, "source": issue.source, "settings": m.settings}
+
+
+@rule(codes.MODEL_XLA_ON_METAL, "The model is compiled with XLA, which has no Metal backend",
+      Severity.ERROR,
+      "The model was compiled with jit_compile=True. XLA has no Metal backend: on a Mac's GPU "
+      "the step fails with \"Could not find compiler for platform METAL\" "
+      "(NVlabs/sionna#78). With a GPU present the probe tried an XLA function on it "
+      "and reports what happened; without one the failure is predicted (a warning).",
+      "Compile with jit_compile=False.", XLA_ISSUE, needs=("model",))
+def xla_on_metal(s: Snapshot, d: Derived):
+    m = s.model
+    found = _issues(m, "xla-unsupported", "jit-compile-on-metal")
+    if not found:
+        return None
+    issue = found[0]
+    observed = issue.code == "xla-unsupported"
+    fix = Remediation("Compile the model with model.compile(..., jit_compile=False)", (), XLA_ISSUE)
+    return xla_on_metal.finding(_setting_evidence(m, issue), fix, title=issue.message,
+                                severity=None if observed else Severity.WARNING,
+                                basis="observed" if observed else "reported")
+
+
+@rule(codes.MODEL_OPTIMIZER_SLOW, "The model uses a Keras optimizer reported slow on Metal",
+      Severity.WARNING,
+      "TensorFlow 2.11+ warns that \"the v2.11+ optimizer ... runs slowly on M1/M2 Macs\": "
+      "tensorflow-metal has fused kernels for the legacy optimizers only, so the new ones run "
+      "op by op (tensorflow/tensorflow#59438). On Keras 3 there are no legacy optimizers: "
+      "information only.",
+      "On Keras 2.11-2.15 use tf.keras.optimizers.legacy (e.g. legacy.Adam); on Keras 3, "
+      "tf-keras with TF_USE_LEGACY_KERAS=1 keeps them.", OPTIMIZER_ISSUE,
+      explains=(codes.MODEL_GPU_SLOWER,), needs=("model",))
+def optimizer_slow(s: Snapshot, d: Derived):
+    m = s.model
+    found = _issues(m, "optimizer-slow")
+    if not found:
+        return None
+    keras3 = str(m.settings.get("keras_version") or "").startswith("3.")
+    text = ("Keras 3 has no legacy optimizers; if training on the GPU is slow, tf-keras with "
+            "TF_USE_LEGACY_KERAS=1 and tf.keras.optimizers.legacy.Adam keep the fused kernels"
+            if keras3 else "Compile with tf.keras.optimizers.legacy.Adam (or the legacy "
+            "version of your optimizer)")
+    return optimizer_slow.finding(_setting_evidence(m, found[0]),
+                                  Remediation(text, (), OPTIMIZER_ISSUE), title=found[0].message,
+                                  severity=Severity.INFO if keras3 else None, basis="reported")
+
+
+@rule(codes.MODEL_FLOAT16_FALLBACK, "Mixed precision: ops without float16 GPU kernels",
+      Severity.WARNING,
+      "The model computes in float16 (a mixed_float16 policy), and some of its ops have no "
+      "float16 kernel in the GPU plugin: they run on the CPU, casting and copying every step, "
+      "which can make mixed precision slower than float32.",
+      "Keep the layers named in float32 (dtype=\"float32\" on the layer), or drop the "
+      "mixed_float16 policy on Metal.", needs=("model",))
+def float16_fallback(s: Snapshot, d: Derived):
+    m = s.model
+    found = _issues(m, "float16-fallback")
+    if not found:
+        return None
+    half = [f for f in m.fallbacks if f.dtype in ("float16", "bfloat16")]
+    layers = sorted({f.layer for f in half})
+    fix = Remediation(f"Give these layers dtype=\"float32\": {', '.join(layers[:6])}; or train "
+                      "in float32 on Metal", (probe_cmd(s, *m.probe_args()),))
+    ev = dict(_setting_evidence(m, found[0]), ops=_fallback_evidence(half))
+    return float16_fallback.finding(ev, fix, title=found[0].message,
+                                    basis="observed" if m.fallback_source == "registry" else "table")
+
+
+@rule(codes.MODEL_CUDNN_RNN, "A recurrent layer takes the cuDNN path, which only CUDA has",
+      Severity.ERROR,
+      "Keras 3 runs LSTM and GRU layers with the cuDNN kernel whenever a GPU is listed "
+      "(keras/src/backend/tensorflow/rnn.py); tensorflow-metal has no such kernel, so the "
+      "step fails with \"No OpKernel was registered to support Op 'CudnnRNNV3'\" "
+      "(lewagon/data-setup#137).",
+      "Build the layer with use_cudnn=False (Keras 3), or train the recurrent model on the CPU.",
+      "https://github.com/lewagon/data-setup/issues/137",
+      explains=(codes.MODEL_NO_GPU_KERNEL,), needs=("model",))
+def cudnn_rnn(s: Snapshot, d: Derived):
+    m = s.model
+    found = _issues(m, "cudnn-rnn")
+    if not found:
+        return None
+    fix = Remediation("Create the LSTM/GRU with use_cudnn=False, e.g. "
+                      "keras.layers.LSTM(64, use_cudnn=False), or train it on the CPU",
+                      (probe_cmd(s, *m.probe_args()),), "https://github.com/lewagon/data-setup/issues/137")
+    return cudnn_rnn.finding(_setting_evidence(m, found[0]), fix, title=found[0].message)

@@ -1,0 +1,179 @@
+"""tools/macho.py on excerpts cut from real wheels (tests/data/macho, sources in SOURCES.md).
+
+The expected counts are not this reader's own output: they were read from the same files with
+LLVM's tools (llvm-nm -m --undefined-only, llvm-objdump --macho --exports-trie), and the build
+versions agree with the shared reference (metal_binaries_2026-11.json plugin_build_version).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "data" / "macho"
+sys.path.insert(0, str(REPO / "tools"))
+
+import macho  # noqa: E402
+
+PYWRAP = "@rpath/_pywrap_tensorflow_internal.so"
+
+
+def excerpt(name: str) -> bytes:
+    """The file an excerpt was cut from, with the bytes outside its spans zeroed."""
+    meta_line, _, body = gzip.decompress((DATA / name).read_bytes()).partition(b"\n")
+    meta = json.loads(meta_line)
+    buf, pos = bytearray(meta["size"]), 0
+    for offset, size in meta["spans"]:
+        buf[offset:offset + size] = body[pos:pos + size]
+        pos += size
+    assert pos == len(body)
+    return bytes(buf)
+
+
+@pytest.fixture(scope="module")
+def metal_120() -> macho.MachO:
+    return macho.parse(excerpt("tensorflow_metal-1.2.0-arm64-libmetal_plugin.excerpt.gz"))
+
+
+@pytest.fixture(scope="module")
+def metal_110() -> macho.MachO:
+    return macho.parse(excerpt("tensorflow_metal-1.1.0-arm64-libmetal_plugin.excerpt.gz"))
+
+
+@pytest.fixture(scope="module")
+def metal_060() -> macho.MachO:
+    return macho.parse(excerpt("tensorflow_metal-0.6.0-arm64-libmetal_plugin.excerpt.gz"))
+
+
+def test_load_commands_of_metal_120(metal_120):
+    m = metal_120
+    assert (m.arch, m.twolevel) == ("arm64", True)
+    assert m.id_name == "bazel-out/darwin_arm64-opt/bin/metal_plugin/libmetal_plugin.dylib"
+    names = [d.name for d in m.dylibs]
+    assert names[:4] == ["/usr/lib/libc++.1.dylib", PYWRAP, "/usr/lib/libSystem.B.dylib",
+                         "/System/Library/Frameworks/Foundation.framework/Versions/C/Foundation"]
+    assert {d.kind for d in m.dylibs} == {"load"}
+    assert m.rpaths and m.rpaths[0].startswith("@loader_path/../_solib_darwin_arm64/")
+    assert m.build == {"platform": "macos", "minos": "12.1", "sdk": "15.2"}
+    assert [s.name for s in m.segments] == ["__TEXT", "__DATA_CONST", "__DATA", "__LINKEDIT"]
+
+
+def test_build_versions_agree_with_the_reference(metal_110, metal_120):
+    reference = json.loads((REPO.parent / "shared" / "reference" / "metal_binaries_2026-11.json").read_text()) \
+        if (REPO.parent / "shared" / "reference").is_dir() else None
+    expected = {"1.1.0": {"minos": "11.3", "sdk": "14.0"}, "1.2.0": {"minos": "12.1", "sdk": "15.2"}}
+    if reference is not None:
+        assert reference["plugin_build_version"] == expected
+    for image, version in ((metal_110, "1.1.0"), (metal_120, "1.2.0")):
+        assert {k: image.build[k] for k in ("minos", "sdk")} == expected[version]
+
+
+@pytest.mark.parametrize("fixture, two_level, flat, libcxx", [
+    ("metal_120", 27, 120, 161),  # llvm-nm -m --undefined-only: 458 undefined symbols in all
+    ("metal_110", 36, 124, 138),
+])
+def test_imports_from_bind_opcodes_match_llvm_nm(request, fixture, two_level, flat, libcxx):
+    image = request.getfixturevalue(fixture)
+    by_library = Counter(i.library for i in image.imports())
+    assert by_library[PYWRAP] == two_level
+    assert by_library[macho.FLAT] == flat
+    assert by_library["/usr/lib/libc++.1.dylib"] == libcxx
+    assert sum(by_library.values()) == 458
+
+
+def test_binds_land_in_data_segments_and_lazy_pointers(metal_120):
+    segments = {s.name: s for s in metal_120.segments}
+    lazy = next(s for s in segments["__DATA"].sections if s[0] == "__la_symbol_ptr")
+    binds = metal_120.binds()
+    for b in binds:
+        if b.lazy:
+            assert lazy[1] <= b.address < lazy[1] + lazy[2]
+        else:
+            assert any(s.vmaddr <= b.address < s.vmaddr + s.vmsize
+                       for s in (segments["__DATA_CONST"], segments["__DATA"]))
+    # llvm-objdump --macho --bind / --lazy-bind: the first bind, and 354 lazy-bind rows
+    assert (binds[0].address, binds[0].name, binds[0].library) == (0x320038, "_TF_GetInputPropertiesList", macho.FLAT)
+    assert sum(b.lazy for b in binds) == 354
+
+
+def test_rebases_and_fixups_of_dyld_info(metal_120):
+    rebases, binds = metal_120.fixups()
+    assert len(rebases) == 5354
+    assert binds == metal_120.binds()
+
+
+def test_export_trie_of_metal_120(metal_120):
+    trie = metal_120.export_trie()
+    assert trie is not None
+    assert metal_120.address_of("_TF_InitKernel") == 0x63D20
+    assert {"_TF_InitKernel", "_SE_InitPlugin", "_TF_InitGraph"} <= set(trie)
+
+
+def test_export_trie_with_reexports_of_tensorflow_2191():
+    image = macho.parse(excerpt("tensorflow-2.19.1-arm64-_pywrap_tensorflow_internal.excerpt.gz"))
+    assert image.id_name == PYWRAP
+    assert [d.name for d in image.dylibs if d.name.startswith("@rpath")] == [
+        "@rpath/libtensorflow_cc.2.dylib", "@rpath/libtensorflow_framework.2.dylib"]
+    trie = image.export_trie()
+    assert len(trie) == 1739  # llvm-objdump --macho --exports-trie
+    reexports = {n for n, (flags, _v) in trie.items() if flags & macho.EXPORT_REEXPORT}
+    assert len(reexports) == 450
+    assert trie["_TF_NewKernelBuilder"] == (8, "reexport:2:_TF_NewKernelBuilder")
+    exports = image.exports()
+    assert "_TF_RegisterKernelBuilder" in exports
+    # what tensorflow-metal 1.1.0 binds to this library and 2.19.1 no longer has (reference reason a)
+    assert "__ZN3tsl8internal10LogMessageC1EPKcii" not in exports
+    off, size = image.commands[macho.LC_DYLD_INFO_ONLY][8:10]
+    raw = image.data[off:off + size]
+    for name in list(trie)[::50] + ["_TF_Nope", "_TF", ""]:
+        assert macho.trie_lookup(raw, name) == trie.get(name)
+
+
+def test_chained_fixups_of_metal_060(metal_060):
+    m = metal_060
+    assert macho.LC_DYLD_CHAINED_FIXUPS in m.commands and macho.LC_DYLD_INFO_ONLY not in m.commands
+    assert m.build == {"platform": "macos", "minos": "12.5", "sdk": "12.5"}
+    by_library = Counter(i.library for i in m.imports())
+    assert by_library[macho.FLAT] == 57  # llvm-nm: 57 "dynamically looked up"
+    assert not any(lib.startswith("@rpath") for lib in by_library)  # no TensorFlow library linked
+    rebases, binds = m.chained_fixups()
+    sections = {s[0]: s for seg in m.segments for s in seg.sections}
+    _name, got_addr, got_size, _off = sections["__got"]
+    slots = {a for a, _t in rebases if got_addr <= a < got_addr + got_size}
+    slots |= {b.address for b in binds if got_addr <= b.address < got_addr + got_size}
+    assert slots == set(range(got_addr, got_addr + got_size, 8))  # the chains cover the GOT exactly
+    assert {b.name for b in binds} == {i.name for i in m.chained_imports()}
+
+
+def test_universal_binary_slices():
+    head = (REPO / "tests" / "data" / "binheads" /
+            "markupsafe-_speedups.cpython-311-darwin.so-macosx_10_9_universal2.head").read_bytes()
+    assert [s[0] for s in macho.slices(head)] == ["x86_64", "arm64"]
+    with pytest.raises(macho.MachOError):
+        macho.parse(head, "arm64_32")
+
+
+@pytest.mark.parametrize("data", [b"", b"\xcf\xfa", b"\x7fELF" + b"\0" * 60, b"\xca\xfe\xba\xbe\0\0\0\x34" + b"\0" * 64])
+def test_garbage_is_a_macho_error(data):
+    with pytest.raises(macho.MachOError):
+        macho.parse(data)
+
+
+def test_truncated_linkedit_is_a_macho_error(metal_120):
+    cut = macho.parse_thin(metal_120.data[:200_000])
+    assert cut.id_name == metal_120.id_name  # load commands are all there
+    with pytest.raises(macho.MachOError):
+        cut.binds()
+
+
+def test_leb128():
+    assert macho.uleb128(bytes([0xE5, 0x8E, 0x26]), 0) == (624485, 3)
+    assert macho.sleb128(bytes([0xC0, 0xBB, 0x78]), 0) == (-123456, 3)
+    with pytest.raises(macho.MachOError):
+        macho.uleb128(bytes([0x80]), 0)

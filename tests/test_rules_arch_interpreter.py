@@ -1,0 +1,123 @@
+"""The arch.* rules on the interpreter (checks/arch_interpreter.py) on snapshots of real
+situations (sources in tests/snapshots.py and in each test's docstring)."""
+
+from __future__ import annotations
+
+import pytest
+
+from snapshots import RuleModules, apple_silicon, linux_cpu, snap
+from tfdoctor.model import Severity
+
+architecture = RuleModules("arch_interpreter")
+
+ROSETTA_PROCESS = {"process_arch": "x86_64", "translated": True}
+
+
+def codes(findings):
+    return [f.code for f in findings]
+
+
+def test_native_arm64_is_ok():
+    findings = architecture.run(snap(apple_silicon()))
+    assert codes(findings) == ["arch.native"]
+    assert findings[0].severity is Severity.OK
+    assert "arm64" in findings[0].title
+
+
+def test_universal2_started_under_rosetta():
+    """python.org's universal2 binary launched from a Terminal set to 'Open using Rosetta':
+    platform.machine() is x86_64 and sysctl.proc_translated is 1 (Apple, 'About the Rosetta
+    translation environment')."""
+    findings = architecture.run(snap(apple_silicon(python=ROSETTA_PROCESS)))
+    assert codes(findings) == ["arch.universal2-as-x86", "arch.rosetta"]
+    route, rosetta = findings
+    assert route.severity is rosetta.severity is Severity.ERROR
+    assert "arch.rosetta" in route.explains
+    assert {"runtime.no-gpu", "runtime.import-sigill"} <= set(rosetta.explains)
+    assert any(cmd.startswith("arch -arm64 ") for cmd in route.remediation.commands)
+
+
+def test_universal2_from_a_rosetta_shell_names_the_shell():
+    """zsh started by a Terminal set to 'Open using Rosetta' runs translated (P_TRANSLATED), and
+    so does every universal2 program it starts: the fix is the shell, not Python."""
+    shell = {"parent": {"pid": 4242, "executable": "/bin/zsh", "translated": True,
+                        "format": "mach-o-fat", "archs": ["x86_64", "arm64e"]}}
+    findings = architecture.run(snap(apple_silicon(python=ROSETTA_PROCESS, shell=shell)))
+    route = findings[0]
+    assert route.code == "arch.universal2-as-x86"
+    assert route.evidence["parent_shell"] == "/bin/zsh" and route.evidence["parent_shell_arch"] == "x86_64"
+    assert "Your shell (/bin/zsh) itself runs under Rosetta" in route.remediation.text
+    assert route.remediation.commands[0] == "arch -arm64 /bin/zsh -l"
+
+
+def test_intel_homebrew_python():
+    """Homebrew installed from a Rosetta shell lives in /usr/local (Intel prefix); Apple-silicon
+    Homebrew lives in /opt/homebrew (docs.brew.sh/Installation)."""
+    data = apple_silicon(python={**ROSETTA_PROCESS, "binary": {
+        "path": "/usr/local/Cellar/python@3.11/3.11.9/Frameworks/Python.framework/Versions/3.11/bin/python3.11",
+        "format": "mach-o", "archs": ["x86_64"]}})
+    route = architecture.run(snap(data))[0]
+    assert route.code == "arch.x86-only-interpreter"
+    assert route.evidence["route"] == "homebrew-intel"
+    assert any("/opt/homebrew/bin/brew install python" in c for c in route.remediation.commands)
+
+
+def test_pyenv_built_under_rosetta():
+    data = apple_silicon(python={**ROSETTA_PROCESS, "version": "3.10.13", "binary": {
+        "path": "/Users/ada/.pyenv/versions/3.10.13/bin/python3.10", "format": "mach-o",
+        "archs": ["x86_64"]}})
+    route = architecture.run(snap(data))[0]
+    assert route.evidence["route"] == "pyenv-built-under-rosetta"
+    assert route.remediation.commands == ("arch -arm64 pyenv install --force 3.10.13",)
+
+
+def test_anaconda_intel_installer_osx64_env():
+    """Anaconda's Intel installer on an M1 gives `platform : osx-64` in `conda info`; the env's
+    conda-meta records carry "subdir": "osx-64"."""
+    data = apple_silicon(python={**ROSETTA_PROCESS,
+                                 "binary": {"path": "/Users/ada/anaconda3/bin/python3.11",
+                                            "format": "mach-o", "archs": ["x86_64"]},
+                                 "conda": {"prefix": "/Users/ada/anaconda3", "root": "/Users/ada/anaconda3",
+                                           "subdir": "osx-64"}})
+    findings = architecture.run(snap(data))
+    assert codes(findings) == ["arch.conda-osx-64", "arch.rosetta"]
+    assert "Miniforge" in findings[0].remediation.text
+    assert "CONDA_SUBDIR=osx-arm64 conda create -n tf-arm64 python=3.11" in findings[0].remediation.commands
+
+
+def test_translated_without_binary_facts_still_rosetta():
+    data = apple_silicon(python={**ROSETTA_PROCESS, "binary": {"path": "", "format": None, "archs": []}})
+    assert codes(architecture.run(snap(data))) == ["arch.rosetta"]
+
+
+def test_intel_mac_is_native():
+    data = apple_silicon(host={"hw_arm64": False, "chip": "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz"},
+                         python={"process_arch": "x86_64", "translated": False})
+    findings = architecture.run(snap(data))
+    assert codes(findings) == ["arch.native"]
+
+
+def test_amd64_container_on_apple_silicon():
+    """An amd64 image under Docker Desktop on an M1: x86_64 process, but /proc/cpuinfo comes from
+    the arm64 VM kernel: 'CPU implementer : 0x00' and arm64 Features, no AVX (docker/for-mac#6512,
+    #5485; facts docker.cpuinfo_* in tests/facts/mac_facts.json)."""
+    data = linux_cpu(host={"cpu_implementer": "0x00", "cpu_brand": None, "container": "docker",
+                           "cpu_flags": ["fp", "asimd", "evtstrm", "aes", "pmull", "sha1", "sha2", "crc32"]})
+    findings = architecture.run(snap(data))
+    assert codes(findings) == ["arch.emulated-container"]
+    assert findings[0].evidence["cpu_has_avx"] is False
+    assert "--platform linux/arm64" in findings[0].remediation.commands[0]
+
+
+@pytest.mark.parametrize("builder", [apple_silicon, linux_cpu])
+def test_healthy_machines_give_no_problem(builder):
+    assert all(f.severity is Severity.OK for f in architecture.run(snap(builder())))
+
+
+def test_snapshot_without_process_arch_makes_no_claim():
+    """A snapshot (from another tool, or hand-edited) with no process architecture: neither
+    'runs natively' nor a mismatch of every wheel against 'None'."""
+    binaries = RuleModules("arch_binaries")
+
+    data = apple_silicon(python={"process_arch": ""})
+    assert architecture.run(snap(data)) == [] and binaries.run(snap(data)) == []

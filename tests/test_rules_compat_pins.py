@@ -1,0 +1,281 @@
+"""The dependencies check (NumPy ABI, TensorFlow's pins, Keras 3) on snapshots of real situations.
+
+Requires-Dist below are verbatim from the METADATA of the wheels named, as recorded in
+../shared/reference/tf_wheels_2026-11.json (records[*].requires_dist, extras dropped); tf-keras's
+from tf_keras-2.19.0-py3-none-any.whl and tf_keras-2.17.0-py3-none-any.whl (`pip download
+--no-deps`): 'Requires-Dist: tensorflow<2.20,>=2.19' and 'Requires-Dist: tensorflow <2.18,>=2.17'.
+TensorFlow's TF_USE_LEGACY_KERAS rule is tensorflow/python/util/lazy_loader.py of tensorflow
+2.19.1: `os.environ.get("TF_USE_LEGACY_KERAS", None) in ("true", "True", "1")`, then
+`import tf_keras`, else Keras 3. The NumPy-2 banner is mac_facts abi.numpy2_message.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, merge, snap
+from tfdoctor.matrix import default_path, load_matrix, parse_matrix
+from tfdoctor.model import Severity
+
+dependencies = RuleModules("compat_pins")
+numpy2_first_minor = dependencies.modules[0].numpy2_first_minor
+
+PIP = "/Users/ada/venvs/tf/bin/python -m pip"
+PROTOBUF_4 = "!=4.21.0,!=4.21.1,!=4.21.2,!=4.21.3,!=4.21.4,!=4.21.5"
+
+# tensorflow-2.17.1-cp312-cp312-macosx_12_0_arm64.whl
+TF_2_17_1 = [
+    "absl-py >=1.0.0", "flatbuffers >=24.3.25", "h5py >=3.10.0", "ml-dtypes <0.5.0,>=0.3.1",
+    f"protobuf {PROTOBUF_4},<5.0.0dev,>=3.20.3", "wrapt >=1.11.0", "grpcio <2.0,>=1.24.3",
+    "tensorboard <2.18,>=2.17", "keras >=3.2.0",
+    'tensorflow-io-gcs-filesystem >=0.23.1 ; python_version < "3.12"',
+    'numpy <2.0.0,>=1.23.5 ; python_version <= "3.11"',
+    'numpy <2.0.0,>=1.26.0 ; python_version >= "3.12"',
+]
+# tensorflow-2.18.0-cp312-cp312-macosx_12_0_arm64.whl
+TF_2_18_0 = [
+    f"protobuf {PROTOBUF_4},<6.0.0dev,>=3.20.3", "tensorboard <2.19,>=2.18", "keras >=3.5.0",
+    "numpy <2.1.0,>=1.26.0", "h5py >=3.11.0", "ml-dtypes <0.5.0,>=0.4.0",
+    'tensorflow-io-gcs-filesystem >=0.23.1 ; python_version < "3.12"',
+]
+# tensorflow-2.19.1-cp312-cp312-macosx_12_0_arm64.whl
+TF_2_19_1 = [
+    f"protobuf {PROTOBUF_4},<6.0.0dev,>=3.20.3", "tensorboard ~=2.19.0", "keras >=3.5.0",
+    "numpy <2.2.0,>=1.26.0", "h5py >=3.11.0", "ml-dtypes <1.0.0,>=0.5.1",
+    'tensorflow-io-gcs-filesystem >=0.23.1 ; python_version < "3.12"',
+]
+# tensorflow_macos-2.14.0-cp311-cp311-macosx_12_0_arm64.whl and the thin tensorflow 2.14.0 onto it
+TF_MACOS_2_14_0 = [
+    "h5py (>=2.9.0)", "ml-dtypes (==0.2.0)", "numpy (>=1.23.5)",
+    f"protobuf ({PROTOBUF_4},<5.0.0dev,>=3.20.3)", "tensorboard (<2.15,>=2.14)",
+    "tensorflow-estimator (<2.15,>=2.14.0)", "keras (<2.15,>=2.14.0)",
+]
+TF_2_14_0_THIN = ['tensorflow-macos (==2.14.0) ; platform_system == "Darwin" and platform_machine == "arm64"',
+                  'tensorflow-intel (==2.14.0) ; platform_system == "Windows"']
+TF_KERAS_2_19_0 = ["tensorflow<2.20,>=2.19"]
+TF_KERAS_2_17_0 = ["tensorflow <2.18,>=2.17"]
+
+
+def pkg(name: str, version: str, requires: list[str] = (), python: str = "3.11") -> dict[str, Any]:
+    return _pkg(name, version, [f"cp{python.replace('.', '')}-cp{python.replace('.', '')}-macosx_12_0_arm64"],
+                list(requires))
+
+
+def mac(tf: str, requires: list[str], *others: dict[str, Any], python: str = "3.11",
+        env: dict[str, str] | None = None) -> dict[str, Any]:
+    packages = [pkg("tensorflow", tf, requires, python), pkg("tensorflow-metal", "1.2.0", python=python),
+                *others]
+    return merge(apple_silicon(packages=packages, env=env or {}), {"python": {"version": f"{python}.4"}})
+
+
+def run(data: dict[str, Any]):
+    return dependencies.run(snap(data))
+
+
+def codes(data: dict[str, Any]) -> list[str]:
+    return [f.code for f in run(data)]
+
+
+def one(data: dict[str, Any]):
+    findings = run(data)
+    assert len(findings) == 1, [(f.code, f.title) for f in findings]
+    return findings[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# healthy
+
+
+def test_m_series_healthy_is_ok():
+    f = one(apple_silicon())
+    assert f.code == "compat.pins-ok" and f.severity is Severity.OK
+    assert f.title == "tensorflow 2.19.1's pins hold: numpy 2.1.3, keras 3.10.0; tf.keras is Keras 3.10.0"
+
+
+def test_linux_healthy_uses_the_matrix_pins_when_metadata_is_missing():
+    """linux_cpu() records tensorflow-cpu 2.19.1 without Requires-Dist: the matrix's pins for
+    2.19.1 stand in, and numpy 2.1.3 is inside <2.2.0."""
+    f = one(linux_cpu())
+    assert f.code == "compat.pins-ok" and "numpy 2.1.3" in f.title
+    assert f.evidence["pins_source"].startswith("compat_matrix.json pins of TensorFlow 2.19.1")
+
+
+def test_no_tensorflow_means_nothing_to_check():
+    assert run(linux_cpu(packages=[])) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# NumPy ABI
+
+
+def test_numpy_2_with_tensorflow_2_17_is_an_abi_error():
+    f = one(mac("2.17.1", TF_2_17_1, pkg("numpy", "2.1.3")))
+    assert f.code == "compat.numpy-abi" and f.severity is Severity.ERROR
+    assert f.title == "numpy 2.1.3 with tensorflow 2.17.1, which is built against NumPy 1.x"
+    assert f.evidence["pin_forbids_it"] is True and f.evidence["numpy_pin"] == "<2.0.0,>=1.23.5"
+    assert f.remediation.commands == (f"{PIP} install 'numpy<2.0.0,>=1.23.5'",)
+    assert "runtime.numpy-abi" in f.explains
+
+
+def test_numpy_pin_is_evaluated_for_the_diagnosed_python():
+    """2.17.1's numpy pin has a python_version marker: >=1.26.0 on 3.12, >=1.23.5 up to 3.11."""
+    old_numpy = pkg("numpy", "1.25.2")
+    assert codes(mac("2.17.1", TF_2_17_1, old_numpy, python="3.11")) == ["compat.pins-ok"]
+    f = one(mac("2.17.1", TF_2_17_1, old_numpy, python="3.12"))
+    assert f.code == "compat.pin-violation"
+    assert f.title == "numpy 1.25.2 is outside tensorflow 2.17.1's pin numpy<2.0.0,>=1.26.0"
+    assert "Python 3.12" in f.evidence["pins_source"]
+
+
+def test_numpy_2_with_uncapped_tensorflow_macos_2_14_0():
+    """tensorflow-macos 2.14.0 says only numpy (>=1.23.5): pip allows NumPy 2 (known_quirks
+    numpy-not-capped), but the build is NumPy 1.x."""
+    data = apple_silicon(packages=[pkg("tensorflow", "2.14.0", TF_2_14_0_THIN),
+                                   pkg("tensorflow-macos", "2.14.0", TF_MACOS_2_14_0),
+                                   pkg("numpy", "2.1.3"), _pkg("keras", "2.14.0", ["py3-none-any"])])
+    f = one(data)
+    assert f.code == "compat.numpy-abi"
+    assert f.evidence["pin_forbids_it"] is False and "does not forbid it" in f.title
+    assert f.remediation.commands == (f"{PIP} install 'numpy<2,>=1.23.5'",)
+    assert "numpy-not-capped" in f.evidence["numpy2_source"]
+
+
+def test_numpy_2_is_fine_from_tensorflow_2_18_within_the_pin():
+    assert codes(mac("2.18.1", TF_2_18_0, pkg("numpy", "2.0.2"))) == ["compat.pins-ok"]
+
+
+def test_numpy_too_new_for_tensorflow_2_18_is_a_pin_violation_not_abi():
+    """2.18.0 allows numpy <2.1.0: 2.1.3 breaks the pin, though both are NumPy 2."""
+    f = one(mac("2.18.0", TF_2_18_0, pkg("numpy", "2.1.3")))
+    assert f.code == "compat.pin-violation" and f.severity is Severity.ERROR
+    assert f.remediation.commands == (f"{PIP} install 'numpy<2.1.0,>=1.26.0'",)
+    assert "runtime.numpy-abi" in f.explains
+
+
+def test_first_numpy2_minor_is_derived_from_the_matrix():
+    m = load_matrix()
+    assert numpy2_first_minor(m)[0] == "2.18"
+    raw = json.loads(default_path().read_text(encoding="utf-8"))
+    changed = copy.deepcopy(raw)
+    for release in changed["tensorflow"]["2.17"]["releases"].values():
+        if release["pins_macos_arm64"].get("numpy"):
+            release["pins_macos_arm64"]["numpy"] = ["numpy<2.1,>=1.26"]
+    assert numpy2_first_minor(parse_matrix(changed))[0] == "2.17"
+
+
+# ---------------------------------------------------------------------------------------------
+# pins
+
+
+def test_protobuf_and_ml_dtypes_outside_the_pins():
+    data = mac("2.17.1", TF_2_17_1, pkg("numpy", "1.26.4"), pkg("protobuf", "5.28.3"),
+               pkg("ml-dtypes", "0.5.1"), _pkg("keras", "3.6.0", ["py3-none-any"]))
+    f = one(data)
+    assert f.code == "compat.pin-violation" and f.severity is Severity.ERROR
+    assert {v["name"] for v in f.evidence["violations"]} == {"protobuf", "ml-dtypes"}
+    assert f.remediation.commands == (
+        f"{PIP} install 'ml-dtypes<0.5.0,>=0.3.1' 'protobuf{PROTOBUF_4},<5.0.0dev,>=3.20.3'",)
+    assert "runtime.protobuf" in f.explains
+
+
+def test_other_dependency_outside_its_pin_is_a_warning():
+    """tensorflow 2.19.1 wants tensorboard ~=2.19.0."""
+    f = one(mac("2.19.1", TF_2_19_1, pkg("numpy", "2.1.3"), _pkg("tensorboard", "2.18.0", ["py3-none-any"])))
+    assert f.code == "compat.pin-violation" and f.severity is Severity.WARNING
+    assert f.remediation.commands == (f"{PIP} install 'tensorboard~=2.19.0'",)
+
+
+def test_keras_3_with_tensorflow_2_15_from_the_matrix_pins():
+    """No Requires-Dist recorded: the matrix pins tensorflow 2.15.1 to keras <2.16,>=2.15.0
+    (tensorflow-2.15.1-cp311-cp311-macosx_12_0_arm64.whl)."""
+    data = apple_silicon(packages=[pkg("tensorflow", "2.15.1"), _pkg("keras", "3.3.3", ["py3-none-any"]),
+                                   pkg("numpy", "1.26.4")])
+    f = one(data)
+    assert f.code == "compat.pin-violation" and f.title == \
+        "keras 3.3.3 is outside tensorflow 2.15.1's pin keras<2.16,>=2.15.0"
+    assert "compat_matrix.json" in f.evidence["pins_source"]
+
+
+def test_linux_numpy_too_new_from_matrix_pins():
+    data = linux_cpu(packages=[_pkg("tensorflow-cpu", "2.19.1", ["cp311-cp311-manylinux_2_17_x86_64"]),
+                               _pkg("numpy", "2.3.0", ["cp311-cp311-manylinux_2_17_x86_64"])])
+    f = one(data)
+    assert f.code == "compat.pin-violation"
+    assert f.remediation.commands == ("/usr/bin/python3 -m pip install 'numpy<2.2.0,>=1.26.0'",)
+
+
+# ---------------------------------------------------------------------------------------------
+# Keras 3
+
+
+KERAS = _pkg("keras", "3.10.0", ["py3-none-any"])
+NUMPY = pkg("numpy", "2.1.3")
+
+
+def keras_case(*extra: dict[str, Any], env: dict[str, str] | None = None):
+    return mac("2.19.1", TF_2_19_1, NUMPY, KERAS, *extra, env=env)
+
+
+def test_tf_keras_without_the_variable_is_a_warning():
+    f = one(keras_case(_pkg("tf-keras", "2.19.0", ["py3-none-any"], TF_KERAS_2_19_0)))
+    assert f.code == "compat.keras3" and f.severity is Severity.WARNING
+    assert f.title == "tf-keras 2.19.0 is installed but TF_USE_LEGACY_KERAS is not set: tf.keras is Keras 3.10.0"
+    assert f.remediation.commands == (
+        "export TF_USE_LEGACY_KERAS=1", "echo 'export TF_USE_LEGACY_KERAS=1' >> /Users/ada/venvs/tf/bin/activate")
+
+
+def test_variable_without_tf_keras_is_an_error():
+    f = one(keras_case(env={"TF_USE_LEGACY_KERAS": "1"}))
+    assert f.code == "compat.keras3" and f.severity is Severity.ERROR
+    assert f.remediation.commands == (f"{PIP} install 'tf-keras~=2.19.0'",)
+
+
+@pytest.mark.parametrize("value", ["1", "true", "True"])
+def test_tf_keras_with_an_honoured_value_is_ok(value):
+    f = one(keras_case(_pkg("tf-keras", "2.19.0", ["py3-none-any"], TF_KERAS_2_19_0),
+                       env={"TF_USE_LEGACY_KERAS": value}))
+    assert f.code == "compat.pins-ok" and f"Keras 2 through tf-keras 2.19.0 (TF_USE_LEGACY_KERAS={value})" in f.title
+
+
+def test_a_value_tensorflow_does_not_honour():
+    f = one(keras_case(_pkg("tf-keras", "2.19.0", ["py3-none-any"], TF_KERAS_2_19_0),
+                       env={"TF_USE_LEGACY_KERAS": "yes"}))
+    assert f.code == "compat.keras3" and "TF_USE_LEGACY_KERAS=yes is not a value TensorFlow honours" in f.title
+
+
+def test_deliberately_off_keeps_keras_3_quietly():
+    f = one(keras_case(_pkg("tf-keras", "2.19.0", ["py3-none-any"], TF_KERAS_2_19_0),
+                       env={"TF_USE_LEGACY_KERAS": "0"}))
+    assert f.code == "compat.pins-ok" and "tf.keras is Keras 3.10.0" in f.title
+
+
+def test_tf_keras_of_another_minor_is_an_error_when_used():
+    """tf-keras 2.17.0 requires tensorflow <2.18,>=2.17; TensorFlow is 2.19.1."""
+    f = one(keras_case(_pkg("tf-keras", "2.17.0", ["py3-none-any"], TF_KERAS_2_17_0),
+                       env={"TF_USE_LEGACY_KERAS": "1"}))
+    assert f.code == "compat.keras3" and f.severity is Severity.ERROR
+    assert f.title == "tf-keras 2.17.0 does not fit tensorflow 2.19.1 (tensorflow<2.18,>=2.17)"
+    assert f.remediation.commands == (f"{PIP} install 'tf-keras~=2.19.0'",)
+
+
+def test_tf_keras_of_another_minor_without_the_variable():
+    f = one(keras_case(_pkg("tf-keras", "2.17.0", ["py3-none-any"], TF_KERAS_2_17_0)))
+    assert f.severity is Severity.WARNING
+    assert f.remediation.commands[0] == f"{PIP} install 'tf-keras~=2.19.0'"
+
+
+def test_a_package_that_requires_tf_keras_expects_keras_2():
+    hub = _pkg("tensorflow-hub", "0.16.1", ["py3-none-any"], ["numpy>=1.12.0", "protobuf>=3.19.6", "tf-keras>=2.14.1"])
+    f = one(keras_case(hub))
+    assert f.code == "compat.keras3" and f.title.startswith("tensorflow-hub 0.16.1 expects Keras 2")
+    assert f.evidence["expects_keras2"] == [{"package": "tensorflow-hub 0.16.1", "requires": "tf-keras>=2.14.1"}]
+
+
+def test_keras_variable_is_irrelevant_before_tensorflow_2_16():
+    data = apple_silicon(packages=[pkg("tensorflow", "2.15.1"), _pkg("keras", "2.15.0", ["py3-none-any"]),
+                                   pkg("numpy", "1.26.4")], env={"TF_USE_LEGACY_KERAS": "1"})
+    assert codes(data) == ["compat.pins-ok"]

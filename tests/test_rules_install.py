@@ -1,0 +1,220 @@
+"""The install.* rules (checks/install.py) on snapshots built from registry facts
+(../shared/reference/tf_wheels_2026-11.json gives the Requires-Dist quoted here)."""
+
+from __future__ import annotations
+
+from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, snap
+from tfdoctor.model import Severity
+
+installation = RuleModules("install")
+PY = "/Users/ada/venvs/tf/bin/python"
+
+
+def test_one_tensorflow_is_ok():
+    (finding,) = installation.run(snap(apple_silicon()))
+    assert finding.code == "install.ok" and "tensorflow 2.19.1" in finding.title
+
+
+def test_tensorflow_and_tensorflow_macos_both_installed():
+    """tensorflow-macos 2.12.0 (full build) left behind, then tensorflow 2.19.1 installed over it."""
+    data = apple_silicon()
+    data["packages"].append(_pkg("tensorflow-macos", "2.12.0", ["cp311-cp311-macosx_12_0_arm64"],
+                                 ["numpy<1.24,>=1.22"]))
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.multiple-tensorflow" and finding.severity is Severity.ERROR
+    assert finding.evidence["providers"] == {"tensorflow": "2.19.1", "tensorflow-macos": "2.12.0"}
+    uninstall = finding.remediation.commands[0]
+    assert uninstall.endswith("-m pip uninstall -y tensorflow tensorflow-macos")
+
+
+def test_tensorflow_macos_216_shim_is_not_a_second_tensorflow():
+    """tensorflow-macos 2.16.2 Requires-Dist: 'tensorflow ==2.16.2 ; platform_system == "Darwin"
+    and platform_machine == "arm64"' (reference records): a shim, not a second copy."""
+    data = apple_silicon(packages=[
+        _pkg("tensorflow", "2.16.2", ["cp311-cp311-macosx_12_0_arm64"]),
+        _pkg("tensorflow-macos", "2.16.2", ["cp311-cp311-macosx_12_0_arm64"],
+             ['tensorflow ==2.16.2 ; platform_system == "Darwin" and platform_machine == "arm64"']),
+    ])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.ok"
+    assert finding.evidence["tensorflow_distributions"] == {"tensorflow": "2.16.2", "tensorflow-macos": "2.16.2"}
+
+
+def test_metal_without_tensorflow():
+    data = apple_silicon(packages=[p for p in apple_silicon()["packages"] if p["name"] != "tensorflow"])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.metal-without-tensorflow"
+    assert finding.evidence["tensorflow_metal"] == "1.2.0"
+    assert "tensorflow" in " ".join(finding.remediation.commands)
+
+
+def test_no_tensorflow_on_linux_gives_install_command():
+    data = linux_cpu(packages=[])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.no-tensorflow"
+    assert finding.remediation.commands == ("/usr/bin/python3 -m pip install tensorflow",)
+
+
+# tensorflow_macos-2.15.1-cp311-cp311-macosx_12_0_arm64.whl: 2159 bytes, Requires-Dist (extras
+# dropped) from ../shared/reference/tf_wheels_2026-11.json records; compat_matrix.json gives its
+# arm64 wheels kind "self-shim" (known_quirks tensorflow-macos-2.15.1-self-shim).
+TF_MACOS_2_15_1 = [
+    'tensorflow-macos ==2.15.1 ; platform_system == "Darwin" and platform_machine == "arm64"',
+    'tensorflow-cpu-aws ==2.15.1 ; platform_system == "Linux" and (platform_machine == "arm64" or platform_machine == "aarch64")',
+    'tensorflow-intel ==2.15.1 ; platform_system == "Windows"',
+]
+ARM64_311 = ["cp311-cp311-macosx_12_0_arm64"]
+
+
+def test_tensorflow_macos_2_15_1_alone_is_a_self_shim():
+    data = apple_silicon(packages=[_pkg("tensorflow-macos", "2.15.1", ARM64_311, TF_MACOS_2_15_1)], plugins=[])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.self-shim" and finding.severity is Severity.ERROR
+    (why,) = finding.evidence["self_shims"]
+    assert why["matrix_kind"] == "self-shim" and why["requires_itself"] == [
+        'tensorflow-macos==2.15.1; platform_system == "Darwin" and platform_machine == "arm64"']
+    assert finding.remediation.commands == (
+        "/Users/ada/venvs/tf/bin/python -m pip uninstall -y tensorflow-macos",
+        "/Users/ada/venvs/tf/bin/python -m pip install 'tensorflow==2.19.*' tensorflow-metal==1.2.0")
+    assert "runtime.not-installed" in finding.explains
+    from tfdoctor.providers import providers
+
+    assert providers(snap(data)) == ([], [])
+
+
+def test_self_shim_is_known_from_the_matrix_without_metadata():
+    """Unreadable METADATA (no Requires-Dist): the matrix's wheel kind alone identifies it."""
+    data = apple_silicon(packages=[_pkg("tensorflow-macos", "2.15.1", ARM64_311)])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.self-shim"
+    assert "requires_itself" not in finding.evidence["self_shims"][0]
+
+
+def test_self_shim_is_known_from_metadata_for_a_release_the_matrix_lacks():
+    """A release newer than the matrix that, like 2.15.1, requires only itself on Darwin/arm64."""
+    requires = [r.replace("2.15.1", "2.15.9") for r in TF_MACOS_2_15_1]
+    data = apple_silicon(packages=[_pkg("tensorflow-macos", "2.15.9", ARM64_311, requires)])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.self-shim"
+    assert "matrix_kind" not in finding.evidence["self_shims"][0]
+
+
+def test_full_tensorflow_macos_2_15_0_is_not_a_self_shim():
+    data = apple_silicon(packages=[_pkg("tensorflow-macos", "2.15.0", ARM64_311, ["numpy (<2.0.0,>=1.23.5)"])])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.ok" and "self_shims" not in finding.evidence
+
+
+def test_thin_tensorflow_onto_an_upgraded_self_shim_installs_nothing():
+    """tensorflow 2.15.0's arm64 wheel requires tensorflow-macos ==2.15.0 (reference records);
+    `pip install -U tensorflow-macos` then replaces that with the 2.15.1 self-shim."""
+    data = apple_silicon(packages=[
+        _pkg("tensorflow", "2.15.0", ARM64_311,
+             ['tensorflow-macos ==2.15.0 ; platform_system == "Darwin" and platform_machine == "arm64"']),
+        _pkg("tensorflow-macos", "2.15.1", ARM64_311, TF_MACOS_2_15_1)])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.self-shim"
+    assert finding.evidence["shims_onto_it"] == {"tensorflow": "2.15.0"}
+    assert finding.remediation.commands[0].endswith("pip uninstall -y tensorflow tensorflow-macos")
+
+
+def test_self_shim_beside_a_real_tensorflow_is_harmless():
+    """tensorflow 2.15.1's arm64 wheel is a full build (reference: pins, no shim requirement)."""
+    data = apple_silicon(packages=[_pkg("tensorflow", "2.15.1", ARM64_311, ["numpy (<2.0.0,>=1.23.5)"]),
+                                   _pkg("tensorflow-macos", "2.15.1", ARM64_311, TF_MACOS_2_15_1)])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.ok" and finding.title == "tensorflow 2.15.1"
+    assert finding.evidence["self_shims"] == {"tensorflow-macos": "2.15.1"}
+
+
+def test_rosetta_python_without_tensorflow_is_offered_the_arm64_pair():
+    """The fix for a translated Python is an arm64 one; the install advice must match it, not
+    the x86_64 pair (tensorflow 2.13 + metal 1.0.0) that would only work under Rosetta."""
+    data = apple_silicon(packages=[], python={"process_arch": "x86_64", "translated": True})
+    (finding,) = installation.run(snap(data))
+    assert "tensorflow-metal==1.2.0" in finding.remediation.commands[0]
+
+
+def test_unreadable_macos_version_does_not_crash_the_advice():
+    data = apple_silicon(packages=[], host={"macos_version": ":"})
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.no-tensorflow" and finding.remediation.commands
+
+
+def test_intel_mac_upgrade_to_tensorflow_213_is_two_tensorflows():
+    """tensorflow-macos 2.12 was the last x86_64 release; `pip install tensorflow==2.13` on an
+    Intel Mac adds the full official wheel. Its Requires-Dist names tensorflow-macos only for
+    Darwin/arm64 (reference records), so on x86_64 it is a second TensorFlow, not a shim."""
+    data = apple_silicon(
+        host={"hw_arm64": False, "chip": "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz"},
+        python={"process_arch": "x86_64", "translated": False},
+        packages=[_pkg("tensorflow-macos", "2.12.0", ["cp310-cp310-macosx_10_15_x86_64"]),
+                  _pkg("tensorflow", "2.13.0", ["cp310-cp310-macosx_10_15_x86_64"],
+                       ['tensorflow-macos ==2.13.0 ; platform_system == "Darwin" and platform_machine == "arm64"'])])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.multiple-tensorflow"
+
+
+def test_thin_tensorflow_213_without_tensorflow_macos_is_a_hollow_shim():
+    """`poetry add tensorflow==2.13.0` on an M2 installs only the thin arm64 wheel, whose code is
+    in tensorflow-macos (tensorflow/tensorflow#61477, python-poetry/poetry#8271): Requires-Dist of
+    tensorflow 2.13.0's arm64 wheel per the reference records."""
+    data = apple_silicon(packages=[
+        _pkg("tensorflow", "2.13.0", ARM64_311,
+             ['tensorflow-macos ==2.13.0 ; platform_system == "Darwin" and platform_machine == "arm64"'])],
+        plugins=[])
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.shim-target-missing" and finding.severity is Severity.ERROR
+    assert finding.remediation.commands == (
+        "/Users/ada/venvs/tf/bin/python -m pip install tensorflow-macos==2.13.0",)
+    assert "runtime.import-failed" in finding.explains
+
+
+# tensorflow-metal-plugin 0.4.1 (IPNP-BIPN, sdist only) requires tensorflow==2.21.* (its PKG-INFO);
+# both it and Apple's wheel install tensorflow-plugins/libmetal_plugin.dylib (compat_matrix.json
+# metal_plugins, read from both archives).
+THIRD_PARTY = _pkg("tensorflow-metal-plugin", "0.4.1", ["cp311-cp311-macosx_15_0_arm64"], ["tensorflow==2.21.*"])
+
+
+def test_both_metal_plugins_installed_is_an_error_and_the_fix_reinstalls_one():
+    data = apple_silicon()
+    data["packages"].append(THIRD_PARTY)
+    found = {f.code: f for f in installation.run(snap(data))}
+    f = found["install.two-metal-plugins"]
+    assert f.severity is Severity.ERROR and "install.ok" not in found
+    assert f.evidence["installed"] == {"tensorflow-metal": "1.2.0", "tensorflow-metal-plugin": "0.4.1"}
+    (conflict,) = f.evidence["matrix"]
+    assert conflict["id"] == "two-metal-plugins-installed"
+    assert "https://github.com/pleonard212/pix-plot/issues/268" in conflict["sources"]
+    assert f.remediation.commands == (
+        f"{PY} -m pip uninstall -y tensorflow-metal tensorflow-metal-plugin",
+        f"{PY} -m pip install tensorflow-metal==1.2.0")
+    assert "runtime.import-crashed" in f.explains
+
+
+def test_one_metal_plugin_is_not_two():
+    data = apple_silicon()
+    data["packages"] = [p for p in data["packages"] if p["name"] != "tensorflow-metal"] + [THIRD_PARTY]
+    assert "install.two-metal-plugins" not in [f.code for f in installation.run(snap(data))]
+
+
+def test_package_requiring_tensorflow_beside_tensorflow_macos_212():
+    """tensorflow-text 2.12.1 requires 'tensorflow (<2.13,>=2.12.0)' on macOS (its METADATA);
+    with only tensorflow-macos 2.12.0 installed, pip would add a second TensorFlow."""
+    data = apple_silicon(packages=[
+        _pkg("tensorflow-macos", "2.12.0", ARM64_311, ["numpy<1.24,>=1.22"]),
+        _pkg("tensorflow-text", "2.12.1", ARM64_311, ["tensorflow (<2.13,>=2.12.0)"])])
+    found = {f.code: f for f in installation.run(snap(data))}
+    f = found["install.requires-tensorflow-name"]
+    assert f.severity is Severity.WARNING and "install.multiple-tensorflow" in f.explains
+    assert f.evidence["require_tensorflow"] == [
+        {"package": "tensorflow-text 2.12.1", "requires": "tensorflow<2.13,>=2.12.0"}]
+    assert f.remediation.commands == (
+        f"{PY} -m pip install --no-deps --force-reinstall tensorflow-text==2.12.1",)
+
+
+def test_requiring_tensorflow_is_fine_from_213_where_tensorflow_is_a_shim_on_macos():
+    data = apple_silicon(packages=[
+        _pkg("tensorflow-macos", "2.13.0", ARM64_311),
+        _pkg("tensorflow-text", "2.13.0", ARM64_311, ["tensorflow (<2.14,>=2.13.0)"])])
+    assert "install.requires-tensorflow-name" not in [f.code for f in installation.run(snap(data))]

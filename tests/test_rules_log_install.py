@@ -1,0 +1,290 @@
+"""checks/log_install.py and tfdoctor/log_facts.py: install errors from real public threads
+(tests/data/logs/, sources in SOURCES.json) diagnosed with the environment facts that change the
+answer (Python, the architecture pip runs as, macOS, conda's platform); the log as a snapshot fact
+(redacted, kept bounded, surviving a round trip through a snapshot file)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, snap
+from tfdoctor import log_facts
+from tfdoctor.logtext import DEFAULT_LIMIT
+from tfdoctor.redact import Identity
+from tfdoctor.schemas import snapshot_schema
+from tfdoctor.snapshot import Snapshot
+
+LOGS = Path(__file__).parent / "data" / "logs"
+SOURCES = {t["file"]: t for t in json.loads((LOGS / "SOURCES.json").read_text(encoding="utf-8"))["texts"]}
+WHO = Identity("/Users/ada", "ada", "ada-mbp")
+check = RuleModules("log_install")
+
+
+def diagnose(data: dict, name: str) -> list:
+    """The real text `name` (its public source is in SOURCES.json) with these facts."""
+    assert name in SOURCES, f"{name} has no public source"
+    s = snap(data)
+    s.log = log_facts.read(LOGS / name, identity=WHO)
+    return check.run(s)
+
+
+def one(findings: list, code: str):
+    found = [f for f in findings if f.code == code]
+    assert len(found) == 1, [f.code for f in findings]
+    assert found[0].basis == "observed" and found[0].evidence["line"] >= 1
+    assert found[0].evidence["signature_source"].startswith("https://")
+    return found[0]
+
+
+def commands(finding) -> str:
+    return " ".join(finding.remediation.commands)
+
+
+# --- pip: a version pip cannot find, looked up for this Python, architecture and macOS ---------
+
+
+def test_tensorflow_macos_2_12_on_python_3_12_exists_only_for_older_pythons():
+    # kohya_ss#563; tensorflow-macos 2.12.0 has arm64 wheels for 3.8-3.11 only
+    f = one(diagnose(apple_silicon(python={"version": "3.12.4"}), "pip_tensorflow_macos_2120_none.txt"),
+            "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "other-pythons-only" and f.evidence["python"] == "3.12"
+    assert "3.8, 3.9, 3.10, 3.11 only" in f.title
+    assert "tensorflow==2.19.*" in commands(f) and "tensorflow-metal==1.2.0" in commands(f)
+
+
+def test_the_same_text_on_python_3_11_means_pip_ran_elsewhere():
+    f = one(diagnose(apple_silicon(), "pip_tensorflow_macos_2120_none.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "installable-here"
+    assert f.evidence["installable_here"] == ["2.12.0"]
+
+
+def test_tensorflow_macos_2_13_on_python_3_12():
+    f = one(diagnose(apple_silicon(python={"version": "3.12.1"}), "pip_tensorflow_macos_2130_none.txt"),
+            "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "other-pythons-only"
+
+
+def test_tensorflow_metal_on_python_3_13_needs_another_python():
+    f = one(diagnose(apple_silicon(python={"version": "3.13.0"}), "pip_tensorflow_metal_none.txt"),
+            "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "other-pythons-only"
+    assert commands(f).startswith("python3.12 -m venv")
+
+
+def test_tensorflow_metal_from_a_pip_under_rosetta_on_python_3_12():
+    # tensorflow-metal's x86_64 wheels stop at 1.0.0 (Python <= 3.11); 1.1.0+ are arm64 only
+    data = apple_silicon(python={"version": "3.12.4", "process_arch": "x86_64", "translated": True})
+    f = one(diagnose(data, "pip_tensorflow_metal_none.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["pip_arch"] == "x86_64" and f.evidence["verdict"] == "rosetta"
+    assert f.evidence["installable_here"] == ["1.2.0"]  # 1.1.0 has no cp312 wheel
+    assert commands(f).startswith("arch -arm64 ")
+
+
+def test_under_rosetta_on_python_3_11_intel_wheels_exist_so_pip_ran_elsewhere():
+    data = apple_silicon(python={"process_arch": "x86_64", "translated": True})
+    f = one(diagnose(data, "pip_tensorflow_metal_none.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "installable-here" and f.evidence["installable_here"] == ["0.8.0", "1.0.0"]
+
+
+def test_tensorflow_on_macos_11_needs_macos_12():
+    # tensorflow/tensorflow#47205: `pip3 install tensorflow` on an M1 with macOS 11
+    data = apple_silicon(host={"macos_version": "11.7"}, python={"version": "3.9.6"})
+    f = one(diagnose(data, "pip_tensorflow_none_macos11.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "macos-too-old" and "macOS 12.0" in f.title
+
+
+def test_tensorflow_2_4_1_is_older_than_any_apple_silicon_wheel():
+    f = one(diagnose(apple_silicon(), "pip_tensorflow_241_versions.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "older-than-matrix"
+    assert "pip offered 2.5.0rc0 to 2.8.0rc0" in f.title
+
+
+def test_tensorflow_2_4_1_on_linux_names_the_newest_offered_final():
+    f = one(diagnose(linux_cpu(), "pip_tensorflow_241_versions.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["newest_offered"] == "2.7.0"
+    assert commands(f).endswith("install tensorflow==2.7.0")
+
+
+def test_tensorflow_metal_2_3_was_never_published():
+    # patlevin/tfjs-to-tf#46: a requirement tensorflow-metal>=2.3 (the metal series is 0.x-1.x)
+    f = one(diagnose(apple_silicon(), "pip_tensorflow_metal_marker.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "never-published" and f.evidence["log_required_by"] == "tfjs-graph-converter"
+
+
+def test_tensorflow_text_requiring_tensorflow_macos_2_12_on_python_3_12():
+    f = one(diagnose(apple_silicon(python={"version": "3.12.0"}), "pip_text_needs_tensorflow_macos.txt"),
+            "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "other-pythons-only"
+
+
+def test_a_package_outside_the_matrix_is_looked_up_with_pip():
+    f = one(diagnose(apple_silicon(), "pip_tensorflow_addons_none.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "unknown-package"
+    assert commands(f).endswith("-m pip index versions tensorflow-addons")
+
+
+def test_an_x86_64_cp38_wheel_on_an_arm64_python_3_11():
+    f = one(diagnose(apple_silicon(), "pip_unsupported_wheel_x86.txt"), "log.pip-unsupported-wheel")
+    assert "it is for Python 3.8, this is Python 3.11" in f.evidence["mismatches"]
+    assert "it is for x86_64, this Python runs as arm64" in f.evidence["mismatches"]
+    assert "tensorflow-metal==1.2.0" in commands(f)  # 2.6.0 has no arm64 wheel: the pair instead
+
+
+def test_the_same_wheel_on_an_intel_mac_with_macos_10_15_is_refused_for_macos():
+    data = apple_silicon(host={"hw_arm64": False, "macos_version": "10.15.7", "chip": None},
+                         python={"version": "3.8.10", "process_arch": "x86_64"})
+    f = one(diagnose(data, "pip_unsupported_wheel_x86.txt"), "log.pip-unsupported-wheel")
+    assert f.evidence["mismatches"] == ["it needs macOS 11.0, this Mac runs 10.15.7"]
+
+
+# --- h5py and conda ------------------------------------------------------------------------------
+
+
+def test_h5py_built_because_tensorflow_macos_2_6_pins_h5py_3_1():
+    data = apple_silicon(python={"version": "3.9.13"},
+                         packages=[_pkg("tensorflow-macos", "2.6.0", ["cp39-cp39-macosx_11_0_arm64"],
+                                        ["h5py~=3.1.0", "numpy~=1.19.2"])])
+    f = one(diagnose(data, "h5py_hdf5_missing.txt"), "log.h5py-build")
+    assert f.evidence["h5py_pin"] == "~=3.1.0" and f.evidence["first_arm64_h5py_wheel"] == "3.7.0"
+    assert "pins h5py~=3.1.0" in f.title and "tensorflow==2.19.*" in commands(f)
+
+
+def test_h5py_built_under_rosetta():
+    data = apple_silicon(python={"process_arch": "x86_64", "translated": True})
+    f = one(diagnose(data, "h5py_hdf5_missing.txt"), "log.h5py-build")
+    assert "Rosetta 2" in f.title
+
+
+def test_tensorflow_deps_from_an_intel_conda():
+    f = one(diagnose(apple_silicon(), "conda_tensorflow_deps_osx64.txt"), "log.conda-tensorflow-deps-missing")
+    assert f.evidence["searched_subdir"] == "osx-64"
+    assert "Miniforge3-MacOSX-arm64.sh" in commands(f)
+
+
+def test_tensorflow_deps_on_linux_does_not_exist():
+    f = one(diagnose(linux_cpu(), "conda_resolve_tensorflow_deps.txt"), "log.conda-tensorflow-deps-missing")
+    assert "only for macOS on Apple silicon" in f.title and commands(f).endswith("install tensorflow")
+
+
+def test_tensorflow_deps_from_an_arm64_conda_gets_the_pip_pair():
+    data = apple_silicon(python={"conda": {"prefix": "/Users/ada/miniforge3/envs/tf",
+                                           "root": "/Users/ada/miniforge3", "subdir": "osx-arm64"}})
+    f = one(diagnose(data, "conda_resolve_tensorflow_deps.txt"), "log.conda-tensorflow-deps-missing")
+    assert f.evidence["conda_subdir"] == "osx-arm64" and "needs no tensorflow-deps" in f.remediation.text
+    assert "tensorflow-metal==1.2.0" in commands(f)
+
+
+FAST_STYLE_TRANSFER_266 = """PackagesNotFoundError: The following packages are not available from current channels:
+
+  - tensorflow-gpu
+
+Current channels:
+
+  - https://repo.anaconda.com/pkgs/main/osx-64
+  - https://repo.anaconda.com/pkgs/main/noarch
+  - https://repo.anaconda.com/pkgs/r/osx-64
+  - https://repo.anaconda.com/pkgs/r/noarch
+"""
+"""`conda create -n tf-gpu tensorflow-gpu` on a Mac: https://github.com/lengstrom/fast-style-transfer/issues/266"""
+
+
+def test_conda_tensorflow_gpu_on_a_mac_is_a_cuda_package(tmp_path):
+    path = tmp_path / "conda.log"
+    path.write_text(FAST_STYLE_TRANSFER_266, encoding="utf-8")
+    s = snap(apple_silicon())
+    s.log = log_facts.read(path, identity=WHO)
+    f = one(check.run(s), "log.conda-packages-not-found")
+    assert "CUDA packages" in f.title and "Intel (osx-64) build" in f.title
+    assert "tensorflow-metal==1.2.0" in commands(f)
+
+
+# --- the log as a fact -----------------------------------------------------------------------------
+
+
+def test_unreadable_logs_are_a_finding_not_a_crash(tmp_path):
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    binary = tmp_path / "model.h5"
+    binary.write_bytes(b"\x89HDF\r\n\x1a\n\x00\x00\x00\x00" * 100)
+    for path, problem in ((empty, "empty"), (binary, "a binary file, not a log"),
+                          (tmp_path / "missing.log", "no such file"), (tmp_path, "is a directory, not a log file")):
+        s = snap(apple_silicon())
+        s.log = log_facts.read(path, identity=WHO)
+        f = one_plain(check.run(s), "log.unreadable")
+        assert f.evidence["problem"] == problem
+
+
+def one_plain(findings: list, code: str):
+    found = [f for f in findings if f.code == code]
+    assert len(found) == 1, [f.code for f in findings]
+    return found[0]
+
+
+def test_a_log_without_known_errors_says_so(tmp_path):
+    path = tmp_path / "train.log"
+    path.write_text("Epoch 1/3\n469/469 - loss: 0.31 - accuracy: 0.91\n", encoding="utf-8")
+    s = snap(apple_silicon())
+    s.log = log_facts.read(path, identity=WHO)
+    f = one_plain(check.run(s), "log.not-recognised")
+    assert "2 lines" in f.title
+
+
+def test_the_log_is_redacted_bounded_and_survives_a_snapshot_file(tmp_path):
+    text = (LOGS / "metal_plugin_symbol_assign_update.txt").read_text(encoding="utf-8")
+    noise = "".join(f"step {i} loss 0.1 https://ada:hunter2secret@pypi.example.com/simple\n" for i in range(20000))
+    path = tmp_path / "big.log"
+    path.write_text(noise + text + noise, encoding="utf-8")
+    facts = log_facts.read(path, limit=DEFAULT_LIMIT, identity=Identity("/Users/davidlaxer", "davidlaxer", "box"))
+    assert [m.code for m in facts.matches] == ["log.symbol-not-found-plugin"]
+    dumped = json.dumps(Snapshot(**{**snap(apple_silicon()).__dict__, "log": facts}).to_dict())
+    assert "davidlaxer" not in dumped and "hunter2secret" not in dumped
+    assert len(facts.excerpt) <= log_facts.EXCERPT_CHARS + 10 and "Symbol not found" in facts.excerpt
+    jsonschema.validate(json.loads(dumped), snapshot_schema())
+    again = Snapshot.from_dict(json.loads(dumped))
+    assert again.log.matches[0].fields["symbol"] == "_TF_AssignUpdateVariable"
+    assert again.log.matches[0].fields["library"].startswith("~/")
+
+
+def test_a_log_larger_than_the_limit_says_what_was_skipped(tmp_path):
+    path = tmp_path / "huge.log"
+    with open(path, "wb") as out:
+        out.write((LOGS / "pip_tensorflow_metal_none.txt").read_bytes())
+        out.write((b"y" * 99 + b"\n") * 30000)
+    facts = log_facts.read(path, limit=1_000_000, identity=WHO)
+    assert facts.skipped_bytes > 0 and "skipped" in facts.summary()
+    assert facts.of("log.pip-no-matching-distribution")
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_every_real_text_reaches_a_log_finding(name):
+    """Each of the real texts, on a healthy Mac, gives at least its own finding (no crash)."""
+    from tfdoctor.engine import run_rules
+    from tfdoctor.registry import Registry
+
+    all_log = RuleModules("log_install", "log_import", "log_training")
+    s = snap(apple_silicon())
+    s.log = log_facts.read(LOGS / name, identity=WHO)
+    found = run_rules(s, Registry(rules=all_log.rules))
+    assert SOURCES[name]["code"] in {f.code for f in found}
+    assert not [f for f in found if f.code == "check.crashed"]
+
+
+def test_without_redaction_names_stay_but_credentials_go(tmp_path):
+    path = tmp_path / "pip.log"
+    path.write_text("Looking in indexes: https://ada:s3cretpass@pypi.corp.example/simple\n"
+                    + (LOGS / "pip_tensorflow_macos_2120_none.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    facts = log_facts.read(path, identity=WHO, redacted=False)
+    assert str(tmp_path) in facts.source and "s3cretpass" not in facts.excerpt and not facts.redacted
+    assert facts.of("log.pip-no-matching-distribution")
+
+
+def test_no_log_no_log_findings():
+    from tfdoctor.engine import run_rules
+    from tfdoctor.registry import Registry
+
+    rules = RuleModules("log_install", "log_import", "log_training").rules
+    assert run_rules(snap(apple_silicon()), Registry(rules=rules)) == []

@@ -1,0 +1,185 @@
+"""checks/log_training.py: training errors from real public threads (tests/data/logs/, sources in
+SOURCES.json), each diagnosed with the facts that change the answer: the installed plugin's kernel
+table, the installed Keras, TensorFlow and companion packages, the Mac's memory; and the ops
+`tfdoctor run --placement` saw on the CPU."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from snapshots import RuleModules, _pkg, apple_silicon, snap
+from tfdoctor import log_facts
+from tfdoctor.redact import Identity
+from tfdoctor.supervise import OpPlacement, RunFacts
+
+LOGS = Path(__file__).parent / "data" / "logs"
+SOURCES = {t["file"]: t for t in json.loads((LOGS / "SOURCES.json").read_text(encoding="utf-8"))["texts"]}
+WHO = Identity("/Users/ada", "ada", "ada-mbp")
+check = RuleModules("log_training")
+ARM = ["cp311-cp311-macosx_12_0_arm64"]
+KERAS2_ENV = [_pkg("tensorflow-macos", "2.15.0", ARM), _pkg("keras", "2.15.0", ["py3-none-any"]),
+              _pkg("tensorflow-metal", "1.1.0", ARM)]
+
+
+def diagnose(data: dict, name: str) -> list:
+    assert name in SOURCES, f"{name} has no public source"
+    s = snap(data)
+    s.log = log_facts.read(LOGS / name, identity=WHO)
+    return check.run(s)
+
+
+def one(findings: list, code: str):
+    found = [f for f in findings if f.code == code]
+    assert len(found) == 1, [f.code for f in findings]
+    assert found[0].basis == "observed" and found[0].evidence["matched"]
+    return found[0]
+
+
+def commands(finding) -> str:
+    return " ".join(finding.remediation.commands)
+
+
+def with_metal(version: str) -> dict:
+    return apple_silicon(packages=[_pkg("tensorflow-macos", "2.9.2", ARM), _pkg("tensorflow-metal", version, ARM)])
+
+
+# --- ops without a Metal kernel, checked against the installed plugin's table -------------------------
+
+
+def test_rng_read_and_skip_has_no_kernel_before_metal_0_5_1():
+    f = one(diagnose(with_metal("0.5.0"), "no_gpu_kernel_rng.txt"), "log.no-gpu-kernel")
+    assert f.evidence["metal_gpu_kernel"] is False and f.evidence["first_metal_with_kernel"] == "0.5.1"
+    assert "RandomFlip" in f.title and "with tf.device('/CPU:0')" in commands(f)
+
+
+def test_rng_read_and_skip_with_a_plugin_that_has_the_kernel():
+    f = one(diagnose(apple_silicon(), "no_gpu_kernel_rng.txt"), "log.no-gpu-kernel")
+    assert f.evidence["metal_gpu_kernel"] is True and "has a GPU kernel" in f.title
+
+
+def test_generator_dataset_pinned_to_the_gpu():
+    f = one(diagnose(apple_silicon(), "no_gpu_kernel_generator_dataset.txt"), "log.no-gpu-kernel")
+    assert f.evidence["node"] == "loader/GeneratorDataset" and f.evidence["metal_gpu_kernel"] is False
+    assert "from_generator" in f.title
+
+
+def test_cudnn_rnn_v3_before_metal_0_2_has_no_kernel():
+    f = one(diagnose(with_metal("0.1.2"), "no_opkernel_cudnnrnnv3.txt"), "log.no-gpu-kernel")
+    assert f.evidence["metal_gpu_kernel"] is False and f.evidence["first_metal_with_kernel"] == "0.2.0"
+    assert "cuDNN" in f.title
+
+
+def test_xla_on_metal_with_keras_3_and_tf_xla_flags():
+    data = apple_silicon(env={"TF_XLA_FLAGS": "--tf_xla_auto_jit=2"})
+    f = one(diagnose(data, "xla_no_metal_compiler.txt"), "log.xla-no-metal")
+    assert "jit_compile='auto'" in f.title and "unset TF_XLA_FLAGS" in commands(f)
+
+
+def test_xla_on_metal_with_keras_2():
+    f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "xla_no_metal_compiler.txt"), "log.xla-no-metal")
+    assert "auto" not in f.title and f.evidence["keras"] == "2.15.0"
+
+
+# --- companion ops ----------------------------------------------------------------------------------------
+
+
+def test_sentencepiece_op_names_tensorflow_text_for_the_installed_minor():
+    f = one(diagnose(apple_silicon(), "op_not_registered_sentencepiece.txt"), "log.op-not-registered")
+    assert f.evidence["companion"] == "tensorflow-text"
+    assert "install 'tensorflow-text~=2.19.0'" in commands(f)
+
+
+def test_sentencepiece_op_on_tensorflow_2_15_has_no_arm64_text_wheel():
+    f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "op_not_registered_sentencepiece.txt"),
+            "log.op-not-registered")
+    assert f.evidence["companion_requirement"] == "tensorflow-text~=2.15.0"
+    assert "only from 2.17.0" in f.title
+
+
+def test_regex_split_with_the_matching_text_installed_needs_the_import():
+    data = apple_silicon(packages=[_pkg("tensorflow", "2.19.1", ARM), _pkg("tensorflow-text", "2.19.0", ARM)])
+    f = one(diagnose(data, "op_not_registered_regex_split.txt"), "log.op-not-registered")
+    assert "import tensorflow_text before loading" in f.title
+
+
+# --- Metal runtime errors ----------------------------------------------------------------------------------
+
+
+def test_metal_out_of_memory_quotes_the_unified_memory():
+    f = one(diagnose(apple_silicon(host={"memory_bytes": 8 * 2**30}), "metal_oom_command_buffer.txt"), "log.metal-oom")
+    assert "8 GiB of unified memory" in f.title
+
+
+@pytest.mark.parametrize("name,status", [("metal_command_buffer_internal_error.txt", "Internal Error"),
+                                         ("metal_command_buffer_ignored.txt", "Ignored")])
+def test_metal_command_buffer_errors(name, status):
+    f = one(diagnose(apple_silicon(), name), "log.metal-command-buffer")
+    assert status in f.title and "tfdoctor probe" in commands(f)
+
+
+# --- Keras: optimizers, Keras 3 -----------------------------------------------------------------------------
+
+
+def test_optimizer_slowdown_with_keras_2_uses_the_legacy_optimizer():
+    f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "optimizer_slowdown_warning.txt"), "log.optimizer-slowdown")
+    assert commands(f) == "optimizer = tf.keras.optimizers.legacy.Adam(...)"
+
+
+def test_optimizer_slowdown_with_keras_3_needs_pinned_tf_keras():
+    f = one(diagnose(apple_silicon(), "optimizer_slowdown_warning.txt"), "log.optimizer-slowdown")
+    assert "install 'tf-keras~=2.19.0'" in commands(f) and "TF_USE_LEGACY_KERAS=1" in commands(f)
+
+
+@pytest.mark.parametrize("name", ["visible_devices_late.txt", "physical_devices_late.txt", "virtual_devices_late.txt"])
+def test_device_configuration_too_late(name):
+    f = one(diagnose(apple_silicon(), name), "log.device-config-late")
+    assert "right after `import tensorflow`" in f.title
+
+
+KERAS3 = [("keras3_legacy_optimizer.txt", "keras.optimizers.Adam"), ("keras3_save_extension.txt", "model.export"),
+          ("keras3_checkpoint_extension.txt", ".weights.h5"), ("keras3_lr_argument.txt", "learning_rate="),
+          ("keras3_fit_generator.txt", "model.fit(generator)"), ("keras3_layers_experimental_attr.txt", "keras.layers"),
+          ("keras3_layers_experimental_module.txt", "keras.layers"), ("keras3_kerastensor_tf_function.txt", "keras.ops")]
+
+
+@pytest.mark.parametrize("name,port", KERAS3)
+def test_keras_2_code_under_keras_3_gets_the_port_and_pinned_tf_keras(name, port):
+    f = one(diagnose(apple_silicon(), name), "log.keras3-api")
+    assert port in f.title and f.evidence["keras"] == "3.10.0"
+    assert "install 'tf-keras~=2.19.0'" in commands(f)
+
+
+def test_keras_3_error_seen_from_a_keras_2_environment():
+    f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "keras3_lr_argument.txt"), "log.keras3-api")
+    assert "another environment" in f.remediation.text and not f.remediation.commands
+
+
+# --- placement recorded by tfdoctor run --------------------------------------------------------------------------
+
+
+def test_ops_on_the_cpu_checked_against_the_kernel_table():
+    s = snap(apple_silicon())
+    s.run = RunFacts(argv=["python", "train.py"], outcome="exited", returncode=0, placement=True,
+                     cpu_ops=[OpPlacement("Einsum", "CPU", 24), OpPlacement("MatMul", "CPU", 2)],
+                     gpu_ops=[OpPlacement("MatMul", "GPU", 300)])
+    f = one_run(check.run(s))
+    assert f.severity.value == "warning" and "no Metal kernel for Einsum" in f.title
+    rows = {r["op"]: r for r in f.evidence["cpu_ops"]}
+    assert rows["Einsum"]["metal_gpu_kernel"] is False and "layers.MultiHeadAttention" in rows["Einsum"]["used_by"]
+    assert rows["MatMul"]["metal_gpu_kernel"] is True
+
+
+def one_run(findings: list):
+    found = [f for f in findings if f.code == "log.ops-on-cpu"]
+    assert len(found) == 1
+    return found[0]
+
+
+def test_no_placement_finding_without_a_gpu():
+    s = snap(apple_silicon())
+    s.run = RunFacts(argv=["python"], outcome="exited", returncode=0, placement=True,
+                     cpu_ops=[OpPlacement("Einsum", "CPU", 1)], gpu_ops=[])
+    assert not [f for f in check.run(s) if f.code == "log.ops-on-cpu"]

@@ -1,0 +1,138 @@
+"""Every finding code tfdoctor's own rules emit, as constants.
+
+Rules declare themselves with these constants and name the findings they explain with them, so a
+rule module never imports another to refer to its code, and a misspelt code fails at import.
+tests/test_rule_contract.py keeps this list and the declared rules equal.
+"""
+
+from __future__ import annotations
+
+
+# arch.*
+ARCH_BINARIES_MATCH = "arch.binaries-match"
+ARCH_CONDA_OSX_64 = "arch.conda-osx-64"
+ARCH_EMULATED_CONTAINER = "arch.emulated-container"
+ARCH_NATIVE = "arch.native"
+ARCH_PLUGIN_MISMATCH = "arch.plugin-mismatch"
+ARCH_ROSETTA = "arch.rosetta"
+ARCH_UNIVERSAL2_AS_X86 = "arch.universal2-as-x86"
+ARCH_WHEEL_MISMATCH = "arch.wheel-mismatch"
+ARCH_X86_ONLY_INTERPRETER = "arch.x86-only-interpreter"
+
+# check.*
+CHECK_CRASHED = "check.crashed"
+CHECK_LOAD_FAILED = "check.load-failed"
+
+# compat.*
+COMPAT_KERAS3 = "compat.keras3"
+COMPAT_MACOS_TOO_OLD = "compat.macos-too-old"
+COMPAT_NO_METAL = "compat.no-metal"
+COMPAT_NO_WHEEL_FOR_PYTHON = "compat.no-wheel-for-python"
+COMPAT_NUMPY_ABI = "compat.numpy-abi"
+COMPAT_OK = "compat.ok"
+COMPAT_PIN_VIOLATION = "compat.pin-violation"
+COMPAT_PINS_OK = "compat.pins-ok"
+COMPAT_TF_METAL_MISMATCH = "compat.tf-metal-mismatch"
+
+# install.*
+INSTALL_METAL_WITHOUT_TENSORFLOW = "install.metal-without-tensorflow"
+INSTALL_MULTIPLE_TENSORFLOW = "install.multiple-tensorflow"
+INSTALL_NO_TENSORFLOW = "install.no-tensorflow"
+INSTALL_OK = "install.ok"
+INSTALL_SELF_SHIM = "install.self-shim"
+INSTALL_SHIM_TARGET_MISSING = "install.shim-target-missing"
+INSTALL_TWO_METAL_PLUGINS = "install.two-metal-plugins"
+INSTALL_REQUIRES_TENSORFLOW_NAME = "install.requires-tensorflow-name"
+
+# log.* (an error text given with --log or recorded by `tfdoctor run`, diagnosed with the facts)
+LOG_ARCH_MISMATCH = "log.arch-mismatch"
+LOG_AVX_MISSING = "log.avx-missing"
+LOG_CONDA_PACKAGES_NOT_FOUND = "log.conda-packages-not-found"
+LOG_CONDA_TENSORFLOW_DEPS_MISSING = "log.conda-tensorflow-deps-missing"
+LOG_DEVICE_CONFIG_LATE = "log.device-config-late"
+LOG_H5PY_BUILD = "log.h5py-build"
+LOG_ILLEGAL_INSTRUCTION = "log.illegal-instruction"
+LOG_KERAS3_API = "log.keras3-api"
+LOG_METAL_COMMAND_BUFFER = "log.metal-command-buffer"
+LOG_METAL_OOM = "log.metal-oom"
+LOG_NO_GPU_KERNEL = "log.no-gpu-kernel"
+LOG_NO_GPU_LISTED = "log.no-gpu-listed"
+LOG_NOT_RECOGNISED = "log.not-recognised"
+LOG_NUMPY_ABI = "log.numpy-abi"
+LOG_OP_NOT_REGISTERED = "log.op-not-registered"
+LOG_OPS_ON_CPU = "log.ops-on-cpu"
+LOG_OPTIMIZER_SLOWDOWN = "log.optimizer-slowdown"
+LOG_PIP_NO_MATCHING_DISTRIBUTION = "log.pip-no-matching-distribution"
+LOG_PIP_UNSUPPORTED_WHEEL = "log.pip-unsupported-wheel"
+LOG_PLUGIN_REGISTERED_TWICE = "log.plugin-registered-twice"
+LOG_PROTOBUF_DESCRIPTORS = "log.protobuf-descriptors"
+LOG_PROTOBUF_FATAL = "log.protobuf-fatal"
+LOG_SYMBOL_NOT_FOUND = "log.symbol-not-found"
+LOG_SYMBOL_NOT_FOUND_PLUGIN = "log.symbol-not-found-plugin"
+LOG_UNREADABLE = "log.unreadable"
+LOG_XLA_NO_METAL = "log.xla-no-metal"
+
+# model.* (`tfdoctor probe --model` / `--workload`: the user's own model on the GPU)
+MODEL_ASSUMED_INPUTS = "model.assumed-inputs"
+MODEL_CORRUPT = "model.corrupt"
+MODEL_CPU_FALLBACK = "model.cpu-fallback"
+MODEL_CRASHED = "model.crashed"
+MODEL_CUDNN_RNN = "model.cudnn-rnn"
+MODEL_CUSTOM_OBJECTS = "model.custom-objects"
+MODEL_FLOAT16_FALLBACK = "model.float16-fallback"
+MODEL_FUNCTION_FAILED = "model.function-failed"
+MODEL_GPU_FASTER = "model.gpu-faster"
+MODEL_GPU_SLOWER = "model.gpu-slower"
+MODEL_GPU_WRONG = "model.gpu-wrong"
+MODEL_MEMORY_LEAK = "model.memory-leak"
+MODEL_NO_CLEAR_DIFFERENCE = "model.no-clear-difference"
+MODEL_NO_GPU_KERNEL = "model.no-gpu-kernel"
+MODEL_NOT_A_MODEL = "model.not-a-model"
+MODEL_OK = "model.ok"
+MODEL_OPTIMIZER_SLOW = "model.optimizer-slow"
+MODEL_PROBE_FAILED = "model.probe-failed"
+MODEL_TIMEOUT = "model.timeout"
+MODEL_TOO_BIG = "model.too-big"
+MODEL_XLA_ON_METAL = "model.xla-on-metal"
+
+# probe.*
+PROBE_CPU_ONLY = "probe.cpu-only"
+PROBE_CRASHED = "probe.crashed"
+PROBE_FAILED = "probe.failed"
+PROBE_GPU_FASTER = "probe.gpu-faster"
+PROBE_GPU_MEASURED = "probe.gpu-measured"
+PROBE_GPU_NOT_USED = "probe.gpu-not-used"
+PROBE_GPU_SLOWER = "probe.gpu-slower"
+PROBE_GPU_WRONG = "probe.gpu-wrong"
+PROBE_INCOMPLETE = "probe.incomplete"
+PROBE_NO_CLEAR_DIFFERENCE = "probe.no-clear-difference"
+PROBE_NOT_RUN = "probe.not-run"
+PROBE_TIMEOUT = "probe.timeout"
+
+# runtime.*
+RUNTIME_BAD_OUTPUT = "runtime.bad-output"
+RUNTIME_GPU_LIBRARIES = "runtime.gpu-libraries"
+RUNTIME_GPU_PLACEMENT = "runtime.gpu-placement"
+RUNTIME_IMPORT_CRASHED = "runtime.import-crashed"
+RUNTIME_IMPORT_FAILED = "runtime.import-failed"
+RUNTIME_IMPORT_HANG = "runtime.import-hang"
+RUNTIME_IMPORT_SIGILL = "runtime.import-sigill"
+RUNTIME_LIBRARY_ARCH_MISMATCH = "runtime.library-arch-mismatch"
+RUNTIME_MEMORY_GROWTH = "runtime.memory-growth"
+RUNTIME_NO_GPU = "runtime.no-gpu"
+RUNTIME_NO_RESULT = "runtime.no-result"
+RUNTIME_NOT_INSTALLED = "runtime.not-installed"
+RUNTIME_NUMPY_ABI = "runtime.numpy-abi"
+RUNTIME_OK = "runtime.ok"
+RUNTIME_OP_NOT_REGISTERED = "runtime.op-not-registered"
+RUNTIME_OPTIMIZER_SLOWDOWN = "runtime.optimizer-slowdown"
+RUNTIME_PLUGIN_LOAD_FAILED = "runtime.plugin-load-failed"
+RUNTIME_PROTOBUF = "runtime.protobuf"
+
+# target.*
+TARGET_CORRUPT_METADATA = "target.corrupt-metadata"
+TARGET_OK = "target.ok"
+TARGET_PARTIAL_FACTS = "target.partial-facts"
+TARGET_TEMP_DIR = "target.temp-dir"
+TARGET_OTHER_PYTHON_ON_PATH = "target.other-python-on-path"
+TARGET_UNUSABLE = "target.unusable"

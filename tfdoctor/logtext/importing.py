@@ -1,0 +1,120 @@
+"""Signatures of `import tensorflow` failing: the wrong CPU, the wrong plugin, the wrong NumPy.
+
+Where tfdoctor.logparse already reads the same text from the runtime child, its pattern is used
+here as it is (`logparse_regex`), so a message is recognised the same way in both places.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tfdoctor import logparse
+from tfdoctor.logtext.signature import Fields, Signature, sig
+
+
+def logparse_regex(kind: str, nth: int = 0) -> re.Pattern[str]:
+    """The `nth` pattern of that kind in tfdoctor.logparse.PATTERNS."""
+    return [p.regex for p in logparse.PATTERNS if p.kind == kind][nth]
+
+
+def _plugin(fields: Fields) -> Fields:
+    out = dict(fields)
+    library = out.get("library", "")
+    if library:
+        out["plugin"] = library.rstrip("/").rsplit("/", 1)[-1]
+        out["in_plugin_dir"] = "yes" if "tensorflow-plugins" in library else "no"
+    return out
+
+
+def _plugin_code(fields: Fields) -> str:
+    plugin = fields.get("plugin", "")
+    if fields.get("in_plugin_dir") == "yes" or "metal_plugin" in plugin:
+        return "log.symbol-not-found-plugin"
+    return "log.symbol-not-found"
+
+
+def _avx(fields: Fields) -> Fields:
+    out = dict(fields)
+    if out.pop("qemu", ""):
+        out["emulator"] = "qemu"
+    return out
+
+
+_DLOPEN_SYMBOL = re.compile(
+    logparse_regex("dlopen").pattern + r":\s*" + logparse_regex("symbol-not-found").pattern)
+_UNDEFINED = logparse_regex("undefined-symbol")
+
+SIGNATURES: tuple[Signature, ...] = (
+    sig("log.illegal-instruction", "illegal-instruction-4", "import",
+        "the process died on an instruction this CPU lacks (x86_64 code under Rosetta 2)",
+        r"Illegal instruction: 4|illegal hardware instruction|Fatal Python error: Illegal instruction",
+        "Illegal instruction: 4", "https://github.com/tensorflow/tensorflow/issues/62860",
+        needle="llegal", key=()),
+    sig("log.avx-missing", "avx-missing", "import",
+        "TensorFlow for x86_64 needs AVX, which this CPU (or its emulator) does not offer",
+        re.compile(logparse_regex("cpu-instructions-missing").pattern +
+                   r"(?:.*\n(?:.*\n)?(?P<qemu>qemu: uncaught target signal))?", re.MULTILINE),
+        "The TensorFlow library was compiled to use AVX instructions, but these aren't available "
+        "on your machine.", "https://github.com/tensorflow/tensorflow/issues/52972",
+        needle="compiled to use", derive=_avx, key=("instructions",),
+        outputs=("instructions", "emulator")),
+    sig("log.symbol-not-found-plugin", "dlopen-symbol-not-found", "import",
+        "a shared library needs a symbol the installed TensorFlow does not export",
+        _DLOPEN_SYMBOL,
+        "tensorflow.python.framework.errors_impl.NotFoundError: dlopen(/Users/davidlaxer/tensorflow-"
+        "metal/lib/python3.8/site-packages/tensorflow-plugins/libmetal_plugin.dylib, 6): Symbol not "
+        "found: _TF_AssignUpdateVariable", "https://github.com/tensorflow/text/issues/654",
+        needle="ymbol not found", derive=_plugin, code_for=_plugin_code, key=("library", "symbol"),
+        outputs=("library", "symbol", "plugin", "in_plugin_dir")),
+    sig("log.symbol-not-found-plugin", "undefined-symbol", "import",
+        "a shared library needs a symbol the installed TensorFlow does not export (Linux text)",
+        _UNDEFINED,
+        "tensorflow.python.framework.errors_impl.NotFoundError: /home/selena/pcn-master/pc_distance/"
+        "tf_nndistance_so.so: undefined symbol: _ZN10tensorflow15OpKernelContext10CtxFailureEPKciRKNS_6StatusE",
+        "https://github.com/tensorflow/tensorflow/issues/22432",
+        needle="undefined symbol", derive=_plugin, code_for=_plugin_code, key=("library", "symbol"),
+        outputs=("library", "symbol", "plugin", "in_plugin_dir")),
+    sig("log.arch-mismatch", "incompatible-architecture", "import",
+        "a binary of the other architecture (x86_64 vs arm64)",
+        logparse_regex("arch-mismatch", 0),
+        "(mach-o file, but is an incompatible architecture (have (x86_64), need (arm64e)))",
+        "https://github.com/tensorflow/tensorflow/issues/57483",
+        needle="incompatible architecture", key=("have", "need")),
+    sig("log.arch-mismatch", "wrong-architecture", "import",
+        "a binary of the other architecture (x86_64 vs arm64)",
+        logparse_regex("arch-mismatch", 1),
+        "_pywrap_tensorflow_internal.so: mach-o, but wrong architecture",
+        "https://github.com/apple/tensorflow_macos/issues/273", needle="wrong architecture", key=()),
+    sig("log.numpy-abi", "numpy-1x-on-2x", "import",
+        "a module built against NumPy 1.x imported under NumPy 2",
+        logparse_regex("numpy-1x-on-2x"),
+        "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
+        "https://github.com/CameronBodine/PINGMapper/issues/123", needle="NumPy 1.x", key=()),
+    sig("log.numpy-abi", "numpy-array-api", "import",
+        "a module built against NumPy 1.x imported under NumPy 2",
+        logparse_regex("numpy-array-api"), "AttributeError: _ARRAY_API not found",
+        "https://github.com/nv-tlabs/vipe/issues/42", needle="_ARRAY_API", key=()),
+    sig("log.numpy-abi", "numpy-api-version", "import",
+        "a module built against a newer NumPy C API than the one installed",
+        logparse_regex("numpy-api-version"),
+        "RuntimeError: module compiled against API version 0xe but this version of numpy is 0xd",
+        "https://github.com/AI4EPS/PhaseNet/issues/32", needle="compiled against",
+        key=()),
+    sig("log.protobuf-descriptors", "protobuf-descriptors", "import",
+        "protobuf newer than the generated code TensorFlow ships",
+        logparse_regex("protobuf-descriptors"),
+        "TypeError: Descriptors cannot not be created directly.",
+        "https://github.com/maudzung/SFA3D/issues/82", needle="Descriptors cannot", key=()),
+    sig("log.protobuf-fatal", "protobuf-check-failed", "training",
+        "protobuf's C++ runtime aborted the process",
+        r"\[libprotobuf FATAL (?P<where>[^\]]+)\] CHECK failed: (?P<check>[^:\n]+?)\s*:",
+        "[libprotobuf FATAL google/protobuf/message_lite.cc:353] CHECK failed: target + size == res: ",
+        "https://github.com/tensorflow/tensorflow/issues/64507", needle="libprotobuf FATAL",
+        key=("check",)),
+    sig("log.plugin-registered-twice", "platform-already-registered", "import",
+        "two plugins register the same device platform (two Metal plugins)",
+        r"platform is already registered with name: \"?(?P<platform>[A-Za-z0-9_]+)",
+        "status: INTERNAL: platform is already registered with name: \"METAL\"",
+        "https://github.com/bmaltais/kohya_ss/issues/563", needle="already registered",
+        key=("platform",)),
+)

@@ -1,0 +1,120 @@
+"""Signatures of installing: pip and conda refusing, wheels that do not fit, h5py not building.
+
+The environment decides what these mean (a version pip cannot find may not exist at all, exist
+for other Pythons only, or be a pre-release), so the signatures only extract what was asked for
+and what the index offered; the checks look that up in the matrix for this Python and machine.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tfdoctor.logtext.signature import Fields, Signature, sig
+
+_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]*\])?"
+_REQUIREMENT = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(?P<spec>.*)$")
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirement(fields: Fields) -> Fields:
+    """Split "tensorflow-macos<2.13,>=2.12.0" into package and specifier."""
+    out = dict(fields)
+    m = _REQUIREMENT.match(out.pop("requirement", "").strip())
+    if m:
+        out["package"] = _canonical(m["name"])
+        out["specifier"] = m["spec"].replace(" ", "")
+    if "marker" in out:
+        out["marker"] = out["marker"].strip()
+    if "versions" in out:
+        out["available"] = out.pop("versions").strip() or "none"
+    return out
+
+
+def _wheel(fields: Fields) -> Fields:
+    """Name, version and tags of a wheel file name (PEP 427)."""
+    out = dict(fields)
+    parts = out.get("wheel", "")[:-4].split("-")
+    if len(parts) >= 5:
+        out.update(package=_canonical(parts[0]), version=parts[1], python_tag=parts[-3],
+                   abi_tag=parts[-2], platform_tag=parts[-1])
+    return out
+
+
+def _items(block: str) -> list[str]:
+    return [line.strip()[1:].strip() for line in block.splitlines() if line.strip().startswith("-")]
+
+
+def _conda(fields: Fields) -> Fields:
+    out: Fields = {"packages": ", ".join(_items(fields.get("packages", "")))}
+    channels = _items(fields.get("channels", ""))
+    if channels:
+        out["channels"] = ", ".join(channels)
+        out["subdir"] = channels[0].rstrip("/").rsplit("/", 1)[-1]
+    return out
+
+
+def _conda_code(fields: Fields) -> str:
+    names = [p.split("=")[0].split("::")[-1] for p in fields.get("packages", "").split(", ")]
+    return "log.conda-tensorflow-deps-missing" if "tensorflow-deps" in names else "log.conda-packages-not-found"
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    sig("log.pip-no-matching-distribution", "pip-could-not-find", "install",
+        "pip found no distribution of a package for this Python and platform",
+        r"Could not find a version that satisfies the requirement (?P<requirement>" + _NAME +
+        r"[^\s;(]*)(?:;\s*(?P<marker>[^(\n]+?))?\s*(?:\(from (?!versions:)(?P<required_by>[^)]*)\)\s*)?"
+        r"\(from versions: (?P<versions>[^)\n]*)\)",
+        "Could not find a version that satisfies the requirement tensorflow-macos==2.12.0 "
+        "(from versions: none)", "https://github.com/bmaltais/kohya_ss/issues/563",
+        needle="Could not find a version", derive=_requirement, key=("package",),
+        outputs=("package", "specifier", "marker", "required_by", "available")),
+    sig("log.pip-no-matching-distribution", "pip-no-matching", "install",
+        "pip found no distribution of a package for this Python and platform",
+        r"No matching distribution found for (?P<requirement>" + _NAME + r"[^\s;]*)"
+        r"(?:;\s*(?P<marker>[^\n]+))?",
+        "ERROR: No matching distribution found for tensorflow-macos==2.12.0",
+        "https://github.com/bmaltais/kohya_ss/issues/563",
+        needle="No matching distribution", derive=_requirement, key=("package",),
+        outputs=("package", "specifier", "marker")),
+    sig("log.pip-unsupported-wheel", "pip-unsupported-wheel", "install",
+        "a wheel built for another Python or platform",
+        r"(?P<wheel>[A-Za-z0-9_.]+-[^\s/]+?\.whl) is not a supported wheel on this platform",
+        "ERROR: tensorflow-2.6.0-cp38-cp38-macosx_11_0_x86_64.whl is not a supported wheel on this "
+        "platform.", "https://github.com/tensorflow/tensorflow/issues/50108",
+        needle="is not a supported wheel", derive=_wheel, key=("wheel",),
+        outputs=("wheel", "package", "version", "python_tag", "abi_tag", "platform_tag")),
+    sig("log.h5py-build", "h5py-hdf5-missing", "install",
+        "h5py was built from source and found no HDF5 library",
+        r"(?P<reason_text>Unable to load dependency HDF5, make sure HDF5 is installed properly)",
+        "error: Unable to load dependency HDF5, make sure HDF5 is installed properly",
+        "https://github.com/mrdbourke/m1-machine-learning-test/issues/5",
+        needle="Unable to load dependency HDF5",
+        derive=lambda f: {"reason": "hdf5-missing"}, key=(), outputs=("reason",)),
+    sig("log.h5py-build", "h5py-failed-wheel", "install",
+        "h5py was built from source and failed",
+        r"Failed building wheel for h5py|Building wheel for h5py \([^)]*\) did not run successfully|"
+        r"Failed to build h5py",
+        "ERROR: Failed building wheel for h5py",
+        "https://github.com/mrdbourke/m1-machine-learning-test/issues/5",
+        needle="h5py", key=()),
+    sig("log.conda-packages-not-found", "conda-packages-not-found", "install",
+        "conda found no such package on the channels of this platform",
+        r"PackagesNotFoundError: The following packages are not available from current channels:"
+        r"\s*\n(?P<packages>(?:[ \t]*-[ \t]*\S+[ \t]*\n)+)(?:\s*Current channels:\s*\n\s*"
+        r"(?P<channels>(?:[ \t]*-[ \t]*\S+[ \t]*(?:\n|$))+))?",
+        "PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+        "  - tensorflow-deps\n\nCurrent channels:\n\n  - https://conda.anaconda.org/apple/osx-64",
+        "https://github.com/https-deeplearning-ai/machine-learning-engineering-for-production-public/issues/90",
+        needle="PackagesNotFoundError", derive=_conda, code_for=_conda_code, key=("packages",),
+        outputs=("packages", "channels", "subdir")),
+    sig("log.conda-packages-not-found", "conda-resolve-not-found", "install",
+        "conda found no such package on the channels of this platform",
+        r"ResolvePackageNotFound:[ \t]*\n(?P<packages>(?:[ \t]*-[ \t]*\S+[ \t]*(?:\n|$))+)",
+        "ResolvePackageNotFound: \n  - tensorflow-deps",
+        "https://github.com/jeffheaton/t81_558_deep_learning/issues/116",
+        needle="ResolvePackageNotFound", derive=_conda, code_for=_conda_code, key=("packages",),
+        outputs=("packages",)),
+)

@@ -1,0 +1,196 @@
+"""Read a pasted log (a file or standard input) without ever failing on it.
+
+Users paste whatever they have: an empty file, a 500 MB training log, a PowerShell redirect in
+UTF-16, a binary by mistake. The error that matters is almost always near the start (pip, import)
+or near the end (the traceback that stopped training), so a log larger than the limit is read as
+its head and its tail, and the result says how many bytes in between were skipped.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+DEFAULT_LIMIT = 8 * 1024 * 1024
+"""Bytes kept at most (half from the head, half from the tail)."""
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+_CHUNK = 1 << 20
+
+
+@dataclass
+class LogText:
+    """What was read, and what was not: the decoded text plus every caveat about it."""
+
+    text: str
+    source: str
+    size: int | None = None
+    """Bytes in the whole input (None when standard input ended before we knew)."""
+    read_bytes: int = 0
+    skipped_bytes: int = 0
+    gap_after_line: int | None = None
+    """The skipped bytes lie after this line of `text` (1-based), when any were skipped."""
+    encoding: str = "utf-8"
+    replaced: int = 0
+    """Characters that could not be decoded and were replaced with U+FFFD."""
+    binary: bool = False
+    error: str | None = None
+    """Why nothing could be read (missing file, permission), or None."""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.text.strip()
+
+    def summary(self) -> str:
+        """One line for a report: what was read and what was left out."""
+        if self.error:
+            return f"{self.source}: {self.error}"
+        if self.binary:
+            return f"{self.source}: a binary file, not a log ({self.size} bytes); nothing read"
+        parts = [f"{self.source}: {self.read_bytes} bytes read ({self.encoding})"]
+        if self.skipped_bytes:
+            parts.append(f"{self.skipped_bytes} bytes in the middle skipped after line "
+                         f"{self.gap_after_line}")
+        if self.replaced:
+            parts.append(f"{self.replaced} undecodable characters replaced")
+        if self.empty:
+            parts.append("empty")
+        return "; ".join(parts)
+
+
+def read_log(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> LogText:
+    """Read `path` ("-" for standard input) bounded by `limit` bytes; never raises."""
+    source = str(path)
+    limit = max(int(limit), 2)
+    try:
+        if source == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:
+                return _decode(sys.stdin.read(limit).encode("utf-8", "replace"), b"", source, None, 0)
+            return _read_stream(stream, source, limit)
+        size = os.path.getsize(source)
+        with open(source, "rb") as handle:
+            if size <= limit:
+                return _decode(handle.read(limit), b"", source, size, 0)
+            head = handle.read(limit // 2)
+            handle.seek(size - limit // 2)
+            tail = handle.read()
+            return _decode(head, tail, source, size, size - len(head) - len(tail))
+    except IsADirectoryError:
+        return LogText("", source, error="is a directory, not a log file")
+    except FileNotFoundError:
+        return LogText("", source, error="no such file")
+    except PermissionError:
+        return LogText("", source, error="permission denied")
+    except OSError as exc:
+        return LogText("", source, error=f"could not be read ({exc.strerror or exc})")
+
+
+def read_log_bytes(data: bytes, source: str = "<text>", limit: int = DEFAULT_LIMIT) -> LogText:
+    """The same bounded decoding for bytes already in memory (a snapshot, a test)."""
+    return _read_stream(io.BytesIO(data), source, max(int(limit), 2), size=len(data))
+
+
+def _read_stream(stream: BinaryIO, source: str, limit: int, size: int | None = None) -> LogText:
+    """Head kept whole, tail kept as a rolling window: works for a pipe of any length."""
+    head = stream.read(limit // 2) or b""
+    tail = bytearray()
+    skipped = 0
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            break
+        tail += chunk
+        if len(tail) > limit - len(head):
+            cut = len(tail) - (limit - len(head))
+            skipped += cut
+            del tail[:cut]
+    total = len(head) + len(tail) + skipped
+    return _decode(head, bytes(tail), source, size if size is not None else total, skipped)
+
+
+def _decode(head: bytes, tail: bytes, source: str, size: int | None, skipped: int) -> LogText:
+    encoding = _sniff(head)
+    sample = head[:8192]
+    if encoding == "utf-8" and _looks_binary(sample):
+        return LogText("", source, size=size, read_bytes=len(head) + len(tail), binary=True,
+                       encoding="binary")
+    if skipped and encoding.startswith("utf-16") and len(tail) % 2:
+        tail = tail[1:]  # keep the tail on a code-unit boundary
+    head_text, replaced_head, used = _decode_part(head, encoding)
+    tail_text, replaced_tail, _ = _decode_part(tail, encoding) if tail else ("", 0, encoding)
+    encoding = used
+    if skipped:
+        head_text = head_text.rsplit("\n", 1)[0] if "\n" in head_text else head_text
+        tail_text = tail_text.split("\n", 1)[1] if "\n" in tail_text else tail_text
+    head_text = _clean(head_text)
+    gap = None
+    text = head_text.replace("\x00", "")
+    notes: list[str] = []
+    if skipped:
+        gap = head_text.count("\n") + 1
+        text = text + "\n" + _clean(tail_text).replace("\x00", "")
+        notes.append(f"log larger than the limit: {skipped} bytes in the middle were not read")
+    if encoding != "utf-8":
+        notes.append(f"decoded as {encoding}")
+    return LogText(text, source, size=size, read_bytes=len(head) + len(tail), skipped_bytes=skipped,
+                   gap_after_line=gap, encoding=encoding, replaced=replaced_head + replaced_tail,
+                   notes=notes)
+
+
+def _sniff(head: bytes) -> str:
+    """UTF-8 unless a BOM or the NUL pattern of UTF-16 (PowerShell's `>`) says otherwise."""
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if head.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16"
+    if head.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16"
+    sample = head[:4096]
+    if len(sample) >= 16:
+        odd_nuls = sample[1::2].count(0)
+        even_nuls = sample[0::2].count(0)
+        half = len(sample) // 2
+        if odd_nuls > 0.4 * half and even_nuls < 0.05 * half:
+            return "utf-16-le"
+        if even_nuls > 0.4 * half and odd_nuls < 0.05 * half:
+            return "utf-16-be"
+    return "utf-8"
+
+
+def _looks_binary(sample: bytes) -> bool:
+    """NUL bytes, or mostly control bytes: an executable, an image, a zip, not text."""
+    if not sample:
+        return False
+    if b"\x00" in sample:
+        return True
+    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27, 8))
+    return controls > 0.1 * len(sample)
+
+
+def _decode_part(data: bytes, encoding: str) -> tuple[str, int, str]:
+    if encoding == "utf-8":
+        try:
+            return data.decode("utf-8"), 0, encoding
+        except UnicodeDecodeError as exc:
+            if exc.start >= len(data) - 3:  # a character cut by the head/tail boundary
+                return data[:exc.start].decode("utf-8", errors="replace"), 0, encoding
+        # Not UTF-8 (a Latin-1 or cp1252 console): there every byte is a character.
+        encoding = "cp1252"
+    text = data.decode(encoding, errors="replace")
+    return text, text.count("\ufffd"), encoding
+
+
+def _clean(text: str) -> str:
+    """Terminal artefacts out: colour codes, carriage-return progress bars, backspaces."""
+    text = _ANSI.sub("", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\b" in text:
+        text = re.sub(r"[^\n]\x08", "", text).replace("\b", "")
+    return text

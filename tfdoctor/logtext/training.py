@@ -1,0 +1,177 @@
+"""Signatures of running a model: ops without a Metal kernel, XLA, Metal's command buffers,
+Keras 3 breaking Keras 2 code, device configuration made too late."""
+
+from __future__ import annotations
+
+from tfdoctor.logtext.importing import logparse_regex
+from tfdoctor.logtext.signature import Fields, Signature, sig
+
+COMPANION_OPS: tuple[tuple[str, str, str], ...] = (
+    # (op name or prefix ending in ">", package, source)
+    ("SentencepieceOp", "tensorflow-text", "https://github.com/tensorflow/tensorflow/issues/38597"),
+    ("SentencepieceTokenizeOp", "tensorflow-text", "https://github.com/tensorflow/text (sentencepiece_tokenizer ops)"),
+    ("RegexSplitWithOffsets", "tensorflow-text", "https://github.com/tensorflow/text/issues/261"),
+    ("CaseFoldUTF8", "tensorflow-text", "https://github.com/tensorflow/text (normalize ops)"),
+    ("NormalizeUTF8", "tensorflow-text", "https://github.com/tensorflow/text (normalize ops)"),
+    ("WordpieceTokenizeWithOffsets", "tensorflow-text", "https://github.com/tensorflow/text (wordpiece ops)"),
+    ("FastWordpieceTokenizeWithOffsets", "tensorflow-text", "https://github.com/tensorflow/text (fast_wordpiece ops)"),
+    ("Addons>", "tensorflow-addons", "https://github.com/tensorflow/addons (custom ops are named Addons>...)"),
+    ("IO>", "tensorflow-io", "https://github.com/tensorflow/io (custom ops are named IO>...)"),
+)
+"""Ops that live in a companion package, not in TensorFlow: "Op type not registered" for one of
+them means the package is not imported, not installed, or built for another TensorFlow."""
+
+
+def companion_for(op: str) -> str | None:
+    for name, package, _source in COMPANION_OPS:
+        if op == name or (name.endswith(">") and op.startswith(name)):
+            return package
+    return None
+
+
+def _companion(fields: Fields) -> Fields:
+    out = dict(fields)
+    package = companion_for(out.get("op", ""))
+    if package:
+        out["companion"] = package
+    return out
+
+
+def _kernel(fields: Fields) -> Fields:
+    out = dict(fields)
+    if out.get("assign_op"):
+        out["op"] = out.pop("assign_op")
+        out.setdefault("device", "GPU")
+    return out
+
+
+def _keras3(api: str, **extra: str):  # noqa: ANN202 - a small closure factory
+    def derive(fields: Fields) -> Fields:
+        return {"api": api, **extra, **fields}
+    return derive
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    sig("log.xla-no-metal", "xla-no-compiler", "training",
+        "XLA (jit_compile) was asked for on a device it has no compiler for",
+        r"Could not find compiler for platform (?P<platform>[A-Za-z0-9_]+)",
+        "UNIMPLEMENTED: Could not find compiler for platform METAL: NOT_FOUND: could not find "
+        "registered compiler for platform METAL -- check target linkage",
+        "https://github.com/NVlabs/sionna/issues/78", needle="Could not find compiler", key=("platform",)),
+    sig("log.no-gpu-listed", "empty-gpu-list", "import",
+        "TensorFlow lists no GPU (tensorflow-metal missing, not loaded, or the wrong Python)",
+        r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU['\"]\s*\)\)?\s*\n\s*\[\]\s*$",
+        ">>> tf.config.list_physical_devices(\"GPU\")\n[]",
+        "https://github.com/sun1638650145/Libraries-and-Extensions-for-TensorFlow-for-Apple-Silicon/issues/20",
+        needle="list_physical_devices", key=()),
+    sig("log.no-gpu-kernel", "no-registered-opkernel", "training",
+        "an op pinned to the GPU has no GPU kernel in the plugin",
+        r"No registered '(?P<op>[^']+)' OpKernel for '(?P<device>[^']+)' devices",
+        "NotFoundError: No registered 'RngReadAndSkip' OpKernel for 'GPU' devices compatible with "
+        "node {{node RngReadAndSkip}}", "https://github.com/mrdbourke/tensorflow-deep-learning/issues/298",
+        needle="OpKernel for", key=("op", "device")),
+    sig("log.no-gpu-kernel", "cannot-assign-device", "training",
+        "an op pinned to the GPU has no GPU kernel in the plugin",
+        r"Cannot assign a device for operation (?P<assign_op>[^:\s]+): Could not satisfy explicit "
+        r"device specification '[^']*' because no supported kernel for (?P<device>\w+) devices",
+        "InvalidArgumentError: Cannot assign a device for operation loader/GeneratorDataset: Could "
+        "not satisfy explicit device specification '/device:GPU:0' because no supported kernel for "
+        "GPU devices is available.", "https://github.com/tensorflow/tensorflow/issues/53026",
+        needle="no supported kernel", derive=_kernel, key=("op",), outputs=("op", "device")),
+    sig("log.no-gpu-kernel", "no-opkernel-registered", "training",
+        "no kernel at all for an op with these attributes (a CUDA-only op such as CudnnRNNV3)",
+        r"No OpKernel was registered to support Op '(?P<op>[^']+)'",
+        "No OpKernel was registered to support Op 'CudnnRNNV3' used by {{node "
+        "cond_40/then/_0/cond/CudnnRNNV3}}", "https://github.com/lewagon/data-setup/pull/137",
+        needle="No OpKernel was registered", key=("op",)),
+    sig("log.op-not-registered", "op-not-registered-in-binary", "training",
+        "an op this TensorFlow does not know: a companion package missing or mismatched",
+        logparse_regex("op-not-registered"),
+        "NotFoundError: Op type not registered 'SentencepieceOp' in binary running on "
+        "42c9348a7da5.", "https://github.com/tensorflow/tensorflow/issues/38597",
+        needle="Op type not registered", derive=_companion, key=("op",), outputs=("op", "companion")),
+    sig("log.op-not-registered", "op-not-registered", "training",
+        "an op this TensorFlow does not know: a companion package missing or mismatched",
+        r"Op type not registered '(?P<op>[^']+)'",
+        "I get the error `Op type not registered 'RegexSplitWithOffsets'`",
+        "https://github.com/tensorflow/text/issues/261",
+        needle="Op type not registered", derive=_companion, key=("op",), outputs=("op", "companion")),
+    sig("log.metal-oom", "metal-insufficient-memory", "training",
+        "Metal ran out of GPU memory executing a command buffer",
+        r"Insufficient Memory \((?:00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory|IOAF code 8)\)",
+        "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+        "https://github.com/ggml-org/llama.cpp/issues/9701 (Metal's own text; a llama.cpp thread)",
+        needle="Insufficient Memory", key=()),
+    sig("log.metal-command-buffer", "command-buffer-error", "training",
+        "a Metal command buffer failed: results of that step may be wrong",
+        r"Error: command buffer exited with error status\.\s*\n\s*The Metal Performance Shaders "
+        r"operations encoded on it may not have completed\.\s*\n\s*Error:\s*\n\s*\(null\)\s*\n\s*"
+        r"(?P<status>[^\n]*?)\s*\((?P<status_code>[^()\n]*)\)[ \t]*$(?:\n(?:.*\n){0,4}?\s*name = (?P<device>[^\n]+?)\s*$)?",
+        "Error: command buffer exited with error status.\n\tThe Metal Performance Shaders operations "
+        "encoded on it may not have completed.\n\tError: \n\t(null)\n\tInternal Error "
+        "(0000000e:Internal Error)", "https://github.com/tensorflow/tensorflow/issues/57058",
+        needle="command buffer exited", key=("status",)),
+    sig("log.optimizer-slowdown", "v2-optimizer-slow", "training",
+        "Keras warns that its v2.11+ optimizer is slow on Apple silicon",
+        logparse_regex("optimizer-slowdown"),
+        "WARNING:absl:At this time, the v2.11+ optimizer `tf.keras.optimizers.Adam` runs slowly on "
+        "M1/M2 Macs, please use the legacy Keras optimizer instead, located at "
+        "`tf.keras.optimizers.legacy.Adam`.", "https://github.com/tensorflow/tensorflow/issues/61092",
+        needle="runs slowly on M1/M2", key=("optimizer",)),
+    sig("log.device-config-late", "devices-initialised", "training",
+        "device configuration changed after TensorFlow initialised its devices (it has no effect)",
+        r"(?P<what>Visible|Physical|Virtual|Logical) devices cannot be modified after being initialized",
+        "RuntimeError: Visible devices cannot be modified after being initialized",
+        "https://github.com/Planet-AI-GmbH/tfaip/pull/10", needle="cannot be modified", key=("what",)),
+    sig("log.keras3-api", "keras3-legacy-optimizer", "training",
+        "Keras 3 has no tf.keras.optimizers.legacy",
+        r"`?keras\.optimizers\.legacy`? is not supported in Keras 3",
+        "ImportError: `keras.optimizers.legacy` is not supported in Keras 3. When using "
+        "`tf.keras`, to continue using a `tf.keras.optimizers.legacy` optimizer, you can install "
+        "the `tf_keras` package (Keras 2) and set the environment variable "
+        "`TF_USE_LEGACY_KERAS=True`", "https://github.com/amaiya/ktrain/issues/525",
+        needle="is not supported in Keras 3", derive=_keras3("keras.optimizers.legacy"), key=("api",),
+        outputs=("api",)),
+    sig("log.keras3-api", "keras3-save-extension", "training",
+        "Keras 3 saves only .keras and .h5 files (SavedModel directories through model.export)",
+        r"Invalid filepath extension for saving\. Please add either a `\.keras` extension",
+        "ValueError: Invalid filepath extension for saving. Please add either a `.keras` extension "
+        "for the native Keras format (recommended) or a `.h5` extension.",
+        "https://github.com/adriangb/scikeras/issues/314",
+        needle="Invalid filepath extension", derive=_keras3("model.save"), key=("api",), outputs=("api",)),
+    sig("log.keras3-api", "keras3-checkpoint-extension", "training",
+        "Keras 3's ModelCheckpoint needs a .keras path (or .weights.h5 with save_weights_only)",
+        r"The filepath provided must end in `\.keras` \(Keras model format\)\. Received: "
+        r"filepath=(?P<filepath>\S+)",
+        "ValueError: The filepath provided must end in `.keras` (Keras model format). Received: "
+        "filepath=Models/02_captcha_to_text/202403291006/model.h5",
+        "https://github.com/pythonlessons/mltu/issues/48",
+        needle="must end in `.keras`", derive=_keras3("ModelCheckpoint"), key=("api", "filepath"),
+        outputs=("api", "filepath")),
+    sig("log.keras3-api", "keras3-unrecognised-argument", "training",
+        "Keras 3 optimizers reject Keras 2 arguments such as lr",
+        r"Argument\(s\) not recognized: \{'(?P<argument>[A-Za-z_]+)'",
+        "ValueError: Argument(s) not recognized: {'lr': 0.002}",
+        "https://github.com/philipperemy/keras-tcn/issues/284",
+        needle="not recognized", derive=_keras3("optimizer lr"), key=("api", "argument"),
+        outputs=("api", "argument")),
+    sig("log.keras3-api", "keras3-fit-generator", "training",
+        "Keras 3 removed fit_generator, evaluate_generator and predict_generator",
+        r"object has no attribute '(?P<method>(?:fit|evaluate|predict)_generator)'",
+        "AttributeError: 'Functional' object has no attribute 'fit_generator'",
+        "https://github.com/kairess/fingerprint_recognition/issues/2", needle="_generator'",
+        derive=_keras3("Model.fit_generator"), key=("api", "method"),
+        outputs=("api", "method")),
+    sig("log.keras3-api", "keras3-layers-experimental", "training",
+        "Keras 3 has no layers.experimental (the preprocessing layers are in keras.layers)",
+        r"has no attribute 'experimental'|No module named '(?:tensorflow\.)?keras\.layers\.experimental",
+        "AttributeError: module 'keras._tf_keras.keras.layers' has no attribute 'experimental'",
+        "https://github.com/tensorflow/tensorflow/issues/64349", needle="experimental",
+        derive=_keras3("keras.layers.experimental"), key=("api",), outputs=("api",)),
+    sig("log.keras3-api", "keras3-kerastensor", "training",
+        "Keras 3 symbolic tensors cannot go through TensorFlow functions",
+        r"A KerasTensor cannot be used as input to a TensorFlow function",
+        "ValueError: A KerasTensor cannot be used as input to a TensorFlow function.",
+        "https://github.com/taipingeric/yolo-v4-tf.keras/issues/27", needle="KerasTensor",
+        derive=_keras3("KerasTensor in a TensorFlow function"), key=("api",), outputs=("api",)),
+)

@@ -1,0 +1,37 @@
+"""`tfdoctor lint` output: one block per finding (location, code, severity, message, fix), the
+files that could not be linted, and the rules the environment did not allow to run."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.markup import escape
+
+from tfdoctor.lint.model import LintEnv, LintResult
+
+_STYLES = {"error": "red", "warning": "yellow", "info": "blue"}
+
+
+def render_lint(result: LintResult, env: LintEnv, as_json: bool, out: Console) -> None:
+    if as_json:
+        doc = {"environment": {"tensorflow": env.tensorflow, "keras_major": env.keras_major,
+                               "metal_plugin": env.metal_plugin},
+               "exit_code": result.exit_code(), **result.to_dict()}
+        out.file.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        return
+    for f in result.findings:
+        style = _STYLES.get(f.severity, "")
+        out.print(f"[bold]{escape(f.location())}[/] {escape(f.code)} [{style}]{f.severity}[/]: "
+                  f"{escape(f.message)}")
+        out.print(f"  [dim]fix:[/] {escape(f.fix)}")
+    for p in result.problems:
+        where = f"{p.path}:{p.line}" if p.line else p.path
+        out.print(f"[bold]{escape(where)}[/] [red]not linted[/] ({escape(p.kind)}): {escape(p.message)}")
+    for code, why in sorted(result.skipped_rules.items()):
+        out.print(f"[dim]{escape(code)} not run: {escape(why)}[/]")
+    known = (f"TensorFlow {env.tensorflow or 'unknown'}, Keras {env.keras_major or 'unknown'}, "
+             f"tensorflow-metal {env.metal_plugin or 'none'}")
+    n = len(result.findings)
+    out.print(f"{result.files} file{'s' if result.files != 1 else ''} linted for {known}: "
+              f"{n} finding{'s' if n != 1 else ''}, {len(result.problems)} not linted")

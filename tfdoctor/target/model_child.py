@@ -1,0 +1,162 @@
+"""Examine the user's own model inside the diagnosed interpreter: what falls back to the CPU, where
+the GPU and the CPU disagree, how fast each runs it, and whether memory grows step after step.
+
+    python model_child.py RESULT.json CONFIG_JSON
+
+CONFIG_JSON: {"model": PATH or "module:function" or null, "workload": preset name or null,
+"batch": 8, "budget_s": 30, "train_steps": 3, "memory_steps": 12, "sweep": [batches] or null,
+"compare": true, "timing": true, "memory": true, "sys_path": [dirs]}. Run by tfdoctor.model_probe
+through tfdoctor.childproc.run_child (own process group, hard timeout). The result document is
+rewritten atomically after every stage, so a crash or a hang still leaves what was found.
+
+Nothing is written next to the model: Keras reads `.keras`/`.h5`/SavedModel files only, and the
+child's temporary files go to the private TMPDIR run_child gives it. Every bad input (no such
+path, not a model, a corrupt file, custom objects that cannot be imported, a function that raises
+or returns something else, a model too big for memory) is an entry in "errors", never a traceback.
+
+Standard library and TensorFlow only; Python 3.8+ (old tensorflow-macos environments too).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:  # the sibling modules below (tfdoctor/target/, or a private copy of it)
+    sys.path.insert(0, HERE)
+import model_state  # noqa: E402
+from model_calls import Calls  # noqa: E402
+from model_compare import agreement, loss_comparison  # noqa: E402
+from model_describe import describe_model, memory_check, settings  # noqa: E402
+from model_inputs import synthetic_batch  # noqa: E402
+from model_load import load  # noqa: E402
+from model_measure import measure_speed, memory_series, sweep  # noqa: E402
+from model_ops import LayerNames, graph_ops, placement  # noqa: E402
+from model_state import STATE, Budget, describe, error, is_oom, stage_error, write  # noqa: E402
+
+DEFAULTS = {"model": None, "workload": None, "batch": 8, "budget_s": 30.0, "train_steps": 3,
+            "memory_steps": 12, "sweep": None, "compare": True, "timing": True, "memory": True,
+            "sys_path": [], "repeats": 5, "repeat_s": 0.05, "seed": 1234}
+
+
+def run(tf, cfg):
+    budget = Budget(cfg["budget_s"])
+    devices = ["/CPU:0"]
+    gpus = [d.name for d in tf.config.list_logical_devices("GPU")]
+    STATE["gpus"] = gpus
+    if gpus:
+        devices.append("/GPU:0")
+    model, kind = load(tf, cfg)
+    STATE["source"] = {"kind": kind, "spec": cfg.get("workload") or cfg.get("model"),
+                       "workload": bool(cfg.get("workload"))}
+    write("loaded")
+    if model is None:
+        return
+    STATE["model"] = describe_model(tf, model)
+    fits = memory_check(STATE["model"])
+    STATE["memory_estimate"] = fits
+    if fits.get("too_big"):
+        error("load", "too-big", fits["message"])
+        return
+    try:
+        bundle = synthetic_batch(tf, model, cfg["batch"], STATE["assumptions"], cfg["seed"])
+    except Exception as exc:  # noqa: BLE001
+        error("inputs", "too-big" if is_oom(exc) else "inputs-failed", describe(exc))
+        return
+    STATE["inputs"] = bundle["described"]
+    STATE["labels"] = bundle["label_info"]
+    write("inputs")
+    STATE["settings"] = settings(tf, model, gpus)
+    write("settings")
+    calls = Calls(tf, model, bundle)
+    names = LayerNames(model)
+    try:
+        STATE["ops"] = graph_ops(tf, model, bundle, calls)
+    except Exception as exc:  # noqa: BLE001
+        error("ops", "too-big" if is_oom(exc) else "trace-failed", describe(exc))
+    write("ops")
+    memory = cfg["memory"] and bundle.get("trainable")
+    # Each stage stands alone: a stage that fails (an op without a kernel on the GPU, memory
+    # exhausted) is recorded and the next one still runs.
+    stages = []
+    if gpus:
+        stages.append(("placement", lambda: placement(tf, model, calls, describe)))
+        if cfg["compare"]:
+            stages.append(("agreement", lambda: agreement(tf, model, bundle, calls, describe)))
+    if cfg["timing"]:
+        # Timing gets its share of what is left (at least MIN_REPEATS each while the budget
+        # lasts); the memory steps the rest.
+        stages.append(("speed", lambda: measure_speed(tf, calls, devices, budget, cfg,
+                                                      0.6 if memory else 1.0)))
+        if cfg.get("sweep"):
+            stages.append(("sweep", lambda: sweep(tf, model, cfg, devices, budget, calls)))
+    if memory:
+        stages.append(("memory", lambda: memory_series(tf, calls, devices[-1],
+                                                        cfg["memory_steps"], budget, describe)))
+    if gpus and cfg["compare"]:
+        stages.append(("losses", lambda: loss_comparison(
+            tf, model, bundle, cfg["train_steps"], calls, budget, STATE["agreement"],
+            describe) if STATE.get("agreement") else None))
+    for name, func in stages:
+        try:
+            value = func()
+            if name != "losses":
+                STATE[name] = value
+        except Exception as exc:  # noqa: BLE001
+            stage_error(name, exc, names)
+        write(name)
+    STATE["first_call_s"] = dict(("%s %s" % k, round(v, 4)) for k, v in calls.first.items())
+
+
+def keep_keras_config_untouched():
+    """Keras writes ~/.keras/keras.json when it first imports and finds none: point it at a
+    directory in the child's private TMPDIR then (as runtime_child.py does), so examining a
+    model changes nothing in the user's home."""
+    if "KERAS_HOME" in os.environ:
+        return
+    if not os.path.exists(os.path.join(os.path.expanduser("~"), ".keras", "keras.json")):
+        import tempfile
+        os.environ["KERAS_HOME"] = tempfile.mkdtemp(prefix="keras-home-")
+
+
+def main(argv):
+    model_state.start(argv[1])
+    cfg = dict(DEFAULTS)
+    try:
+        cfg.update(json.loads(argv[2]) if len(argv) > 2 else {})
+    except ValueError as exc:
+        error("config", "bad-config", describe(exc))
+    STATE["config"] = cfg
+    keep_keras_config_untouched()
+    write("started")
+    try:
+        import tensorflow as tf
+    except BaseException as exc:  # noqa: BLE001 - SystemExit from an import is a failure too
+        error("import", "import-failed", describe(exc))
+        tf = None
+    if tf is not None:
+        STATE["tf_version"] = str(getattr(tf, "__version__", ""))
+        for gpu in tf.config.list_physical_devices("GPU"):
+            try:
+                tf.config.experimental.set_memory_growth(gpu, True)
+            except Exception:  # noqa: BLE001 - already initialised: keep going
+                pass
+        write("imported")
+        try:
+            run(tf, cfg)
+        except Exception as exc:  # noqa: BLE001 - last resort: a finding, not a traceback
+            error(STATE["stage"] or "run", "too-big" if is_oom(exc) else "internal",
+                  describe(exc))
+    STATE["elapsed_s"] = round(time.monotonic() - model_state.T0, 3)
+    STATE["complete"] = True
+    write("done")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,185 @@
+"""Loading the user's model: a `.keras` or `.h5` file, a SavedModel directory, a `module:function`
+that returns a model, or one of the presets (workloads.py). Every bad input (no such path, not a
+model, a corrupt or truncated file, custom objects that cannot be imported, a function that raises
+or returns something else, a model too big for memory) becomes an entry in "errors".
+
+Nothing is written next to the model: Keras only reads it. Standard library and TensorFlow only;
+Python 3.8+.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import workloads
+from model_state import STATE, describe, error, is_oom
+
+HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
+ZIP_MAGIC = b"PK\x03\x04"
+CUSTOM_MARKERS = ("Unknown layer", "Could not locate class", "custom_objects", "Unknown loss",
+                  "Unknown optimizer", "Unknown activation", "Could not deserialize",
+                  "Unknown metric", "not a known")
+CORRUPT_MARKERS = ("truncated", "file signature not found", "Unable to open", "Unable to synchronously",
+                   "BadZipFile", "not a zip file", "Bad magic number", "File is not a zip",
+                   "CRC", "bad header", "Error -3", "Unable to read")
+
+
+def custom_names(text):
+    """Registered names ("package>Class") in a Keras deserialisation error: the custom objects."""
+    found = []
+    for marker in ("'registered_name': '", '"registered_name": "'):
+        start = 0
+        while True:
+            at = text.find(marker, start)
+            if at < 0:
+                break
+            end = text.find(marker[-1], at + len(marker))
+            name = text[at + len(marker):end]
+            if ">" in name and name not in found:
+                found.append(name)
+            start = end + 1
+    return found
+
+
+def classify_load_error(exc):
+    """The kind of a load failure, from the exception (custom objects, corrupt file, memory)."""
+    if is_oom(exc):
+        return "too-big"
+    text = "%s %s" % (type(exc).__name__, exc)
+    if any(m in text for m in CUSTOM_MARKERS):
+        return "custom-objects"
+    if any(m in text for m in CORRUPT_MARKERS) or isinstance(exc, (EOFError, OSError)):
+        return "corrupt"
+    return "load-failed"
+
+
+def file_kind(path):
+    """"keras" (zip), "h5" (HDF5), "savedmodel" (directory), or None (not a model file)."""
+    if os.path.isdir(path):
+        if os.path.exists(os.path.join(path, "saved_model.pb")) or \
+                os.path.exists(os.path.join(path, "saved_model.pbtxt")):
+            return "savedmodel"
+        return None
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    if head.startswith(ZIP_MAGIC):
+        return "keras"
+    if head == HDF5_MAGIC:
+        return "h5"
+    return None
+
+
+def load_from_path(tf, path):
+    """(model, kind) or (None, None) with an error recorded. SavedModels that Keras cannot load
+    as a model (Keras 3 reads only .keras/.h5) are wrapped for inference only."""
+    if not os.path.exists(path):
+        error("load", "not-found", "no such file or directory: %s" % path)
+        return None, None
+    try:
+        kind = file_kind(path)
+    except OSError as exc:
+        error("load", "unreadable", describe(exc))
+        return None, None
+    if kind is None:
+        error("load", "not-a-model", "%s is not a Keras model file (.keras zip, HDF5 .h5) or a "
+              "SavedModel directory (no saved_model.pb)" % path)
+        return None, None
+    if kind == "keras":
+        import zipfile
+        try:
+            with zipfile.ZipFile(path) as archive:
+                damaged = archive.testzip()
+        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            error("load", "corrupt", "%s is a damaged or truncated .keras archive: %s"
+                  % (path, describe(exc)))
+            return None, None
+        if damaged is not None:
+            error("load", "corrupt", "%s: member %s of the .keras archive is damaged"
+                  % (path, damaged))
+            return None, None
+    keras = tf.keras
+    try:
+        if kind == "savedmodel":
+            try:
+                return keras.models.load_model(path, compile=True), kind
+            except Exception:  # noqa: BLE001 - Keras 3 refuses SavedModel directories
+                return saved_model_wrapper(tf, path), "savedmodel-inference"
+        try:
+            return keras.models.load_model(path, compile=True), kind
+        except Exception as exc:  # noqa: BLE001 - e.g. Keras 3 cannot restore an .h5's "mse"
+            model = keras.models.load_model(path, compile=False)
+            STATE["assumptions"].append({"assumed": "no training configuration", "why":
+                                         "loading it failed (%s): loaded without it"
+                                         % describe(exc)[:300]})
+            return model, kind
+    except Exception as exc:  # noqa: BLE001 - every failure of the loader becomes a finding
+        kind = classify_load_error(exc)
+        message = describe(exc)
+        if kind == "custom-objects":
+            names = custom_names(str(exc))
+            message = ("the model needs custom objects that are not importable here%s; give "
+                       "--model module:function with a function that imports them and loads "
+                       "the model (%s)" % (": " + ", ".join(names) if names else "",
+                                           message[:300]))
+        error("load", kind, message)
+        return None, None
+
+
+def load_from_function(tf, spec, extra_paths):
+    """`module:function` called with no arguments; it must return a Keras model."""
+    module_name, _, func_name = spec.partition(":")
+    for path in [os.getcwd()] + list(extra_paths or []):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001
+        error("load", "import-failed", "importing %s: %s" % (module_name, describe(exc)))
+        return None
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        error("load", "no-such-function", "%s has no callable %r" % (module_name, func_name))
+        return None
+    try:
+        model = func()
+    except Exception as exc:  # noqa: BLE001
+        kind = "too-big" if is_oom(exc) else "function-raised"
+        error("load", kind, "%s() raised %s" % (spec, describe(exc)))
+        return None
+    if not isinstance(model, tf.keras.Model):
+        error("load", "not-a-model-returned", "%s() returned %s, not a Keras model"
+              % (spec, type(model).__name__))
+        return None
+    return model
+
+
+def load(tf, cfg):
+    if cfg.get("workload"):
+        try:
+            return workloads.model_preset(tf, cfg["workload"]), "preset"
+        except Exception as exc:  # noqa: BLE001
+            error("load", "preset-failed", describe(exc))
+            return None, None
+    spec = cfg.get("model") or ""
+    if ":" in spec and not os.path.exists(spec):
+        return load_from_function(tf, spec, cfg.get("sys_path")), "function"
+    return load_from_path(tf, spec)
+
+
+def saved_model_wrapper(tf, path):
+    """A SavedModel directory Keras cannot load as a model, wrapped for inference only."""
+    keras = tf.keras
+    loaded = tf.saved_model.load(path)
+    signature = loaded.signatures["serving_default"]
+    specs = signature.structured_input_signature[1]
+    inputs = {}
+    for name, spec in sorted(specs.items()):
+        inputs[name] = keras.Input(shape=tuple(spec.shape)[1:], dtype=spec.dtype, name=name)
+    layer = keras.layers.TFSMLayer(path, call_endpoint="serving_default")
+    if len(inputs) != 1:
+        raise ValueError("a SavedModel with %d inputs cannot be wrapped for Keras 3; give "
+                         "--model module:function returning a Keras model" % len(inputs))
+    only = list(inputs.values())[0]
+    return keras.Model(only, layer(only))
