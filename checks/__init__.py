@@ -13,6 +13,7 @@ BUILTIN_MODULES = (
     "install",
     "compat_pairing",
     "compat_pins",
+    "compat_third_party",
     "log_install",
     "log_import",
     "log_training",

@@ -350,6 +350,8 @@ def tf_metal_mismatch(s: Snapshot, d: Derived):
 def _route(s: Snapshot, d: Derived) -> Finding | None:
     if not _judgeable(s, d) or len(d.providers) > 1:
         return None
+    if d.metal is None and d.metal_plugins:  # a third-party Metal plugin: compat_third_party judges it
+        return None
     return _python_route(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, d.hardware_arch)
 
 

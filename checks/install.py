@@ -99,7 +99,17 @@ def _install_fix(s: Snapshot) -> Remediation:
 def no_tensorflow(s: Snapshot, d: Derived):
     if not _nothing_installed(d) or d.metal:
         return None
-    return no_tensorflow.finding({"tensorflow_distributions": {}, "tensorflow_metal": None}, _install_fix(s))
+    evidence = {"tensorflow_distributions": {}, "tensorflow_metal": None}
+    conda = s.python.conda if s.python else None
+    deps = [p for p in (conda.packages if conda else []) if p.name == "tensorflow-deps"]
+    if deps:  # conda's own record: Apple's recipe installs the dependencies, never TensorFlow
+        evidence["conda_tensorflow_deps"] = {"version": deps[0].version, "channel": deps[0].channel,
+                                             "subdir": deps[0].subdir}
+        fix = _install_fix(s)
+        return no_tensorflow.finding(evidence, Remediation(
+            f"The apple channel's tensorflow-deps {deps[0].version} installs TensorFlow's dependencies "
+            f"only; TensorFlow itself comes from pip. {fix.text}", fix.commands))
+    return no_tensorflow.finding(evidence, _install_fix(s))
 
 
 @rule(codes.INSTALL_METAL_WITHOUT_TENSORFLOW, "tensorflow-metal is installed without TensorFlow",

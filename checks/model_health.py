@@ -11,7 +11,7 @@ from typing import Any
 
 from tfdoctor import codes
 from tfdoctor.derived import Derived
-from tfdoctor.model import Finding, Remediation, Severity, rule
+from tfdoctor.model import Finding, Remediation, Rule, Severity, rule
 from tfdoctor.model_facts import ModelError, ModelFacts
 from tfdoctor.probe_evidence import probe_cmd
 from tfdoctor.snapshot import Snapshot
@@ -53,7 +53,7 @@ def _evidence(m: ModelFacts, errors: list[ModelError]) -> dict[str, Any]:
                         **({"op": e.op, "layer": e.layer} if e.op else {})} for e in errors]}
 
 
-def _error_finding(r: Any, s: Snapshot, fix_text: str, *extra_args: str) -> Finding | None:
+def _error_finding(r: Rule, s: Snapshot, fix_text: str, *extra_args: str) -> Finding | None:
     m = s.model
     errors = _errors(m, r.code) if r.code in KINDS else _other_errors(m)
     if not errors:

@@ -11,7 +11,7 @@ from typing import Any
 
 from tfdoctor import codes
 from tfdoctor.derived import Derived
-from tfdoctor.model import Finding, Remediation, Severity, rule
+from tfdoctor.model import Finding, Remediation, Rule, Severity, rule
 from tfdoctor.model_facts import ModelFacts, OpFallback, SettingIssue, Timing
 from tfdoctor.probe_evidence import probe_cmd, times
 from tfdoctor.snapshot import Snapshot
@@ -96,11 +96,18 @@ def cpu_fallback(s: Snapshot, d: Derived):
     ev = {"source": m.fallback_source, "plugin_kernels": _fallback_evidence(m.fallbacks),
           "ran_on_cpu": _fallback_evidence(m.ran_on_cpu), "host_ops": m.host_ops,
           "ops_total": m.ops_total}
-    advice = []
-    for op in sorted({op for op, _ in groups}):
-        layers = sorted({l for (o, _), ls in groups.items() if o == op for l in ls})
-        advice.append(f"{op} ({', '.join(layers[:3])}): {_advice(op)}")
-    fix = Remediation("; ".join(advice), (probe_cmd(s, *m.probe_args()),))
+    by_advice: dict[str, tuple[list[str], set[str]]] = {}
+    for (op, _), layers in sorted(groups.items()):
+        ops, where_ = by_advice.setdefault(_advice(op), ([], set()))
+        if op not in ops:
+            ops.append(op)
+        where_.update(layers)
+    advice = [f"{', '.join(ops)} ({', '.join(sorted(layers)[:3])}): {text}"
+              for text, (ops, layers) in by_advice.items()]
+    again = list(m.probe_args())
+    if (m.fallback_source or "").startswith("table:"):
+        again += ["--plugin", (m.fallback_source or "").split(":", 1)[1]]
+    fix = Remediation("; ".join(advice), (probe_cmd(s, *again),))
     observed = bool(m.ran_on_cpu) or m.fallback_source == "registry"
     title = (f"{len(groups)} op type{'s' if len(groups) != 1 else ''} of the model "
              f"{'have' if len(groups) != 1 else 'has'} no GPU kernel {where}: {shown}")
@@ -135,7 +142,7 @@ def wins_at(sweep: list[dict[str, Any]]) -> int | None:
     return found
 
 
-def _speed_findings(s: Snapshot, r: Any, decision: str) -> list[Finding]:
+def _speed_findings(s: Snapshot, r: Rule, decision: str) -> list[Finding]:
     m = s.model
     speed = m.speed
     if speed is None:
@@ -228,6 +235,38 @@ def no_clear_difference(s: Snapshot, d: Derived):
     return _speed_findings(s, no_clear_difference, UNCLEAR)
 
 
+def _skipped(m: ModelFacts) -> list[str]:
+    """What the budget left unmeasured: timings, sweep rows, memory steps."""
+    out = []
+    if m.speed is not None:
+        for kind, timings in (("inference", m.speed.inference), ("training step", m.speed.train_step)):
+            out += [f"{kind} on {t.device.strip('/')}" for t in timings if t.skipped == "budget"]
+        out += [f"the sweep at batch {r.get('batch')}" for r in m.speed.sweep
+                if r.get("skipped") == "budget"]
+    if m.memory is not None and m.memory.stopped == "budget":
+        out.append(f"memory ({len(m.memory.process_bytes)} steps taken)")
+    return out
+
+
+@rule(codes.MODEL_NOT_MEASURED, "Part of the model was not measured: the budget ran out",
+      Severity.INFO,
+      "Every stage of the model probe shares the --budget (loading, tracing and the first calls "
+      "on each device come first, then timing and the memory steps); on a large model or a busy "
+      "machine the budget can run out before the timings or the memory steps, which are then "
+      "skipped rather than overrun. No verdict is given on what was not measured.",
+      "Give a larger --budget (a large model on a busy machine needs 60-120 s), or a smaller "
+      "--batch.", needs=("model",))
+def not_measured(s: Snapshot, d: Derived):
+    m = s.model
+    skipped = _skipped(m)
+    if not skipped:
+        return None
+    fix = Remediation("Give the probe a larger budget",
+                      (probe_cmd(s, *m.probe_args(), "--budget", "120"),))
+    return not_measured.finding({"skipped": skipped, "stage_reached": m.stage}, fix,
+                                title="Not measured, the budget ran out: " + ", ".join(skipped))
+
+
 def _issues(m: ModelFacts, *wanted: str) -> list[SettingIssue]:
     return [i for i in m.setting_issues if i.code in wanted]
 
@@ -241,7 +280,9 @@ def _setting_evidence(m: ModelFacts, issue: SettingIssue) -> dict[str, Any]:
       "The model was compiled with jit_compile=True. XLA has no Metal backend: on a Mac's GPU "
       "the step fails with \"Could not find compiler for platform METAL\" "
       "(NVlabs/sionna#78). With a GPU present the probe tried an XLA function on it "
-      "and reports what happened; without one the failure is predicted (a warning).",
+      "and reports what happened; without one the failure is predicted (a warning). Keras 3's "
+      "jit_compile=\"auto\" already leaves XLA off on an Apple-silicon Mac with a GPU listed "
+      "(keras/src/trainers/trainer.py, model_supports_jit): this is about an explicit True.",
       "Compile with jit_compile=False.", XLA_ISSUE, needs=("model",))
 def xla_on_metal(s: Snapshot, d: Derived):
     m = s.model

@@ -5,12 +5,11 @@ probes that never ran: the verdicts of tfdoctor.verdict other than speed, stated
 from __future__ import annotations
 
 import shlex
-from typing import Any
 
 from tfdoctor import codes
 from tfdoctor.derived import Derived
 from tfdoctor.fixes import pip, python_cmd
-from tfdoctor.model import Finding, Remediation, Severity, rule
+from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
 from tfdoctor.probe_evidence import dev, probe_cmd, probe_pair_fix, run_evidence, size
 from tfdoctor.probe_facts import ProbeFacts
 from tfdoctor.snapshot import Snapshot
@@ -155,12 +154,6 @@ def _incomplete(s: Snapshot, facts: ProbeFacts, v: Verdict) -> Finding:
                     Remediation("Give the probes more time", (probe_cmd(s, "--budget", more),)))
 
 
-def _emit(code: str, title: str, evidence: dict[str, Any], fix: Remediation | None,
-          explains: tuple[str, ...] = (), detail: str = "") -> Finding:
-    """A finding of this module's rule `code` (the probe verdict picks the code)."""
-    return _RULES[code].finding(evidence, fix, title=title, detail=detail, explains=explains)
-
-
 def _verdicts(d: Derived, *wanted: str) -> list[Verdict]:
     return [v for v in d.verdicts if v.code in wanted]
 
@@ -255,4 +248,4 @@ def incomplete(s: Snapshot, d: Derived):
     return [_incomplete(s, s.probes, v) for v in _verdicts(d, incomplete.code)]
 
 
-_RULES = {r.code: r for r in (not_run, gpu_not_used, gpu_wrong, failed, crashed, timeout, incomplete)}
+_emit = emitter(not_run, gpu_not_used, gpu_wrong, failed, crashed, timeout, incomplete)

@@ -11,7 +11,7 @@ from tfdoctor import codes
 from tfdoctor.apple_gpus import AppleGpu
 from tfdoctor.derived import Derived
 from tfdoctor.fixes import python_cmd
-from tfdoctor.model import Finding, Remediation, Severity, rule
+from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
 from tfdoctor.probe_evidence import (chip, comparison_evidence, ms, peak, peak_text, probe_cmd, rate,
                                      run_evidence, size, times)
 from tfdoctor.probe_facts import ProbeFacts
@@ -113,12 +113,6 @@ def _gpu_measured(s: Snapshot, v: Verdict, gpu_chip: AppleGpu | None) -> Finding
                                 (probe_cmd(s, "--workload", v.workload or "all", "--device", "all"),)))
 
 
-def _emit(code: str, title: str, evidence: dict[str, Any], fix: Remediation | None,
-          explains: tuple[str, ...] = (), detail: str = "") -> Finding:
-    """A finding of this module's rule `code` (the probe verdict picks the code)."""
-    return _RULES[code].finding(evidence, fix, title=title, detail=detail, explains=explains)
-
-
 def _verdicts(d: Derived, *wanted: str) -> list[Verdict]:
     return [v for v in d.verdicts if v.code in wanted]
 
@@ -184,4 +178,4 @@ def gpu_measured(s: Snapshot, d: Derived):
     return [_gpu_measured(s, v, chip(s)) for v in _verdicts(d, gpu_measured.code)]
 
 
-_RULES = {r.code: r for r in (gpu_faster, gpu_slower, no_clear_difference, cpu_only, gpu_measured)}
+_emit = emitter(gpu_faster, gpu_slower, no_clear_difference, cpu_only, gpu_measured)

@@ -13,7 +13,7 @@ from typing import Any
 from tfdoctor import codes
 from tfdoctor.derived import Derived
 from tfdoctor.fixes import pip, python_cmd
-from tfdoctor.model import Finding, Remediation, Severity, rule
+from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
 from tfdoctor.recommend import pair_fix, tf_requirement
 from tfdoctor.runtime_evidence import base_evidence, doing, metal_version, reinstall_tf, stderr_lines, tf_of
 from tfdoctor.runtime_facts import ImportFailure, RuntimeFacts
@@ -320,13 +320,6 @@ def _no_result(s: Snapshot, d: Derived, rt: RuntimeFacts, code: str) -> Finding:
     return _emit(code, title, ev, fix)
 
 
-def _emit(code: str, title: str, evidence: dict[str, Any], fix: Remediation | None,
-          explains: tuple[str, ...] = (), detail: str = "", severity: Severity | None = None) -> Finding:
-    """A finding of this module's rule `code` (the classification below picks the code)."""
-    return _RULES[code].finding(evidence, fix, title=title, detail=detail, explains=explains,
-                                severity=severity)
-
-
 def _classify(s: Snapshot, d: Derived) -> Finding:
     """The one finding that says how the import went wrong (outcome "ok" is runtime_devices')."""
     rt = s.runtime
@@ -497,6 +490,6 @@ def bad_output(s: Snapshot, d: Derived):
     return _when(bad_output.code)(s, d)
 
 
-_RULES = {r.code: r for r in (not_installed, plugin_load_failed, library_arch_mismatch, numpy_abi, protobuf,
+_emit = emitter(not_installed, plugin_load_failed, library_arch_mismatch, numpy_abi, protobuf,
                               op_not_registered, import_failed, import_sigill, import_crashed, import_hang,
-                              no_result, bad_output)}
+                              no_result, bad_output)

@@ -47,3 +47,11 @@ def test_environment_from_the_diagnosed_interpreter_decides_which_rules_run():
     doc = json.loads(run.stdout)
     assert doc["environment"]["metal_plugin"] is None
     assert "lint.cpu-fallback-layer" in doc["skipped_rules"]
+
+
+def test_explain_knows_every_lint_code():
+    from tfdoctor.lint.rules import RULES
+
+    for rule in RULES:
+        run = run_tfdoctor("explain", rule.code)
+        assert run.code == 0 and run.stdout.startswith(f"{rule.code} ({rule.severity}): {rule.title}")

@@ -9,8 +9,6 @@ when the module's fixture is first used and each test waits for its own.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass

@@ -218,3 +218,16 @@ def test_requiring_tensorflow_is_fine_from_213_where_tensorflow_is_a_shim_on_mac
         _pkg("tensorflow-macos", "2.13.0", ARM64_311),
         _pkg("tensorflow-text", "2.13.0", ARM64_311, ["tensorflow (<2.14,>=2.13.0)"])])
     assert "install.requires-tensorflow-name" not in [f.code for f in installation.run(snap(data))]
+
+
+def test_conda_tensorflow_deps_without_tensorflow_says_what_deps_is():
+    """`conda install -c apple tensorflow-deps` (Apple's recipe) installs TensorFlow's dependencies
+    only; conda-meta records it (no dist-info), so only conda's own records show it."""
+    conda = {"prefix": "/Users/ada/miniforge3/envs/tf", "root": "/Users/ada/miniforge3", "subdir": "osx-arm64",
+             "packages": [{"name": "tensorflow-deps", "version": "2.9.0", "build": "0",
+                           "channel": "https://conda.anaconda.org/apple/osx-arm64", "subdir": "osx-arm64"}]}
+    data = apple_silicon(packages=[], plugins=[], python={"conda": conda})
+    (f,) = installation.run(snap(data))
+    assert f.code == "install.no-tensorflow"
+    assert f.evidence["conda_tensorflow_deps"]["version"] == "2.9.0"
+    assert f.remediation.text.startswith("The apple channel's tensorflow-deps 2.9.0 installs")

@@ -10,10 +10,10 @@ runtime reports: a pair that passes still says nothing about training at run tim
 
 from __future__ import annotations
 
-import functools
-import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
+
+from tfdoctor.kernels import bundled_section
 
 SECTION = "metal_load_check"
 PLUGIN_FILE = "libmetal_plugin.dylib"
@@ -84,20 +84,7 @@ class PluginBinary:
 
 
 def _section(raw: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    if raw is None:
-        raw = _bundled()
-    section = raw.get(SECTION)
-    return section if isinstance(section, Mapping) else {}
-
-
-@functools.lru_cache(maxsize=1)
-def _bundled() -> Mapping[str, Any]:
-    from tfdoctor.matrix import default_path
-
-    try:
-        return json.loads(default_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    return bundled_section(SECTION, raw)
 
 
 def _norm(version: str) -> str:

@@ -539,7 +539,16 @@ def all_codes() -> dict[str, CodeDoc]:
 
 @app.command()
 def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rosetta")) -> None:
-    """Explain what a finding code means, why it happens, and how to fix it."""
+    """Explain what a finding code (or a `tfdoctor lint` code) means, why, and how to fix it."""
+    if code.startswith("lint."):
+        from tfdoctor.lint.rules import RULES
+
+        found = next((r for r in RULES if r.code == code), None)
+        if found is not None:  # a lint rule's documentation is its module's docstring, as in ruff
+            out.print(f"[bold]{escape(code)}[/] ({found.severity}): {escape(found.title)}")
+            out.print()
+            out.print(escape(found.doc.strip()))
+            return
     codes = all_codes()
     doc = codes.get(code)
     if doc is None:

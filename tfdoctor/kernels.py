@@ -80,11 +80,17 @@ class KernelTable:
         return any(not k.constraints or dtype in k.constraints.values() for k in kernels)
 
 
-def _section(raw: Mapping[str, Any] | None) -> Mapping[str, Any]:
+def bundled_section(name: str, raw: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+    """Section `name` of compat_matrix.json as read (`raw`, else the bundled file, read once);
+    empty when absent or unreadable: binary facts are advice, never a reason to crash."""
     if raw is None:
         raw = _bundled()
-    section = raw.get(SECTION)
+    section = raw.get(name)
     return section if isinstance(section, Mapping) else {}
+
+
+def _section(raw: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return bundled_section(SECTION, raw)
 
 
 @functools.lru_cache(maxsize=1)

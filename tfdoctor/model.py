@@ -156,6 +156,20 @@ class Rule:
                        basis=basis)
 
 
+def emitter(*rules: Rule) -> Callable[..., Finding]:
+    """For a module where one classification of the facts picks among several of its rules (how
+    an import failed, what a probe verdict says): `emit(code, title, evidence, fix, ...)` makes
+    the finding of the rule named by `code`, from that rule's doc."""
+    by_code = {r.code: r for r in rules}
+
+    def emit(code: str, title: str, evidence: Mapping[str, Any], fix: Remediation | None,
+             explains: Iterable[str] = (), detail: str = "", severity: Severity | None = None) -> Finding:
+        return by_code[code].finding(evidence, fix, title=title, detail=detail, explains=explains,
+                                     severity=severity)
+
+    return emit
+
+
 def rule(code: str, title: str, severity: Severity, why: str, fix: str, link: str | None = None, *,
          explains: Iterable[str] = (), needs: Iterable[str] = (),
          summary: bool = False) -> Callable[[Callable[..., Any]], Rule]:

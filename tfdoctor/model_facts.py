@@ -105,6 +105,8 @@ class MemoryTrend:
     leak: bool
     message: str
     error: str | None = None
+    stopped: str | None = None
+    """"budget" when the budget ran out before all the steps were taken."""
 
 
 @dataclass(frozen=True)

@@ -260,7 +260,7 @@ def memory_trend(raw: Mapping[str, Any] | None) -> MemoryTrend | None:
                    f"({growth / 2 ** 20:.1f} MiB over {len(judged)} steps)" if leak else
                    f"no steady growth ({rate / 1024:+.0f} KiB per step over {len(judged)} steps)")
     return MemoryTrend(str(raw.get("device")), raw.get("source"), process, device, rate, growth,
-                       leak, message, raw.get("error"))
+                       leak, message, raw.get("error"), raw.get("stopped"))
 
 
 def setting_issues(facts: ModelFacts) -> list[SettingIssue]:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tfdoctor import typed
-from tfdoctor.childproc import STDERR_TAIL
 
 if TYPE_CHECKING:
     from tfdoctor.runtime_facts import RuntimeFacts
@@ -234,6 +233,8 @@ def from_runtime(document: Any, runtime: "RuntimeFacts") -> ProbeFacts:
     to `on_result`, or returned; None when the probes never started) and the RuntimeFacts the
     parent made of how the child ended: a child killed by a signal or dying without a result
     while probing makes the probes "crashed", a child killed at its timeout "timeout"."""
+    from tfdoctor.childproc import STDERR_TAIL  # lazily: the snapshot model stays light to import
+
     ending = {"signal": runtime.signal, "returncode": runtime.returncode,
               "duration_s": runtime.duration_s, "timeout_s": runtime.timeout_s,
               "stderr_tail": runtime.stderr_tail[-STDERR_TAIL:]}

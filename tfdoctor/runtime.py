@@ -263,8 +263,9 @@ class _Status:
         doing = STAGE_DOING.get(self.stage, "importing TensorFlow")
         if self.stage in (None, "started"):
             doing = "importing TensorFlow"
-        return escape(f"{doing[0].upper()}{doing[1:]} in a child process… "
-                      f"{elapsed:.0f} s (timeout {self.timeout:g} s)")
+        limit = ("the probes have their own allowance" if self.stage == "probes"
+                 else f"timeout {self.timeout:g} s")
+        return escape(f"{doing[0].upper()}{doing[1:]} in a child process… {elapsed:.0f} s ({limit})")
 
     def tick(self, result_path: Path, elapsed: float) -> str | None:
         """Follow the child's stage (returned) and show it."""

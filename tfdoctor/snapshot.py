@@ -7,17 +7,17 @@ tests build them from recorded facts, which is how macOS logic is tested on Linu
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from packaging.utils import canonicalize_name
 
 from tfdoctor import typed
 from tfdoctor.log_facts import LogTextFacts
 from tfdoctor.model_facts import ModelFacts
 from tfdoctor.probe_facts import ProbeFacts
 from tfdoctor.runtime_facts import RuntimeFacts
-from tfdoctor.supervise import RunFacts
+from tfdoctor.run_facts import RunFacts
 
 SCHEMA_VERSION = 1
 
@@ -32,6 +32,15 @@ TENSORFLOW_DISTRIBUTIONS = (
     "tf-nightly-cpu",
 )
 """Distributions that install the `tensorflow` import package (they overwrite each other)."""
+
+
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
+def canonicalize_name(name: str) -> str:
+    """PEP 503's normalised distribution name (packaging's, without importing packaging.tags
+    on every start-up)."""
+    return _SEPARATORS.sub("-", name).lower()
 
 
 class SnapshotError(ValueError):

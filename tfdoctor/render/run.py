@@ -8,7 +8,7 @@ from rich.markup import escape
 
 from tfdoctor.model import Severity
 from tfdoctor.report import Report
-from tfdoctor.supervise import RunFacts
+from tfdoctor.run_facts import RunFacts
 
 
 def render_run(facts: RunFacts, report: Report, lint, lint_env, fail_on: Severity, code: int,

@@ -14,6 +14,13 @@ child's temporary files go to the private TMPDIR run_child gives it. Every bad i
 path, not a model, a corrupt file, custom objects that cannot be imported, a function that raises
 or returns something else, a model too big for memory) is an entry in "errors", never a traceback.
 
+This file runs the stages in order; its siblings do the work, one idea each: model_state (the
+result document and how failures are recorded), model_load, model_inputs (synthetic inputs and
+labels), model_describe (what the model is, whether it fits, its settings), model_calls (the
+traced inference and training step), model_ops (ops, kernels, placement), model_compare (GPU
+against CPU), model_measure (speed and memory). tfdoctor runs them from a private copy of
+tfdoctor/target/, so they import each other as top-level modules.
+
 Standard library and TensorFlow only; Python 3.8+ (old tensorflow-macos environments too).
 """
 
