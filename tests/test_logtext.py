@@ -214,3 +214,15 @@ def test_matches_carry_only_the_fields_their_signature_declares() -> None:
         for match in recognise((LOGS / entry["file"]).read_text(encoding="utf-8")):
             declared = set(by_variant[match.variant].fields)
             assert set(match.fields) <= declared, (entry["file"], match.variant, match.fields)
+
+
+def test_paths_that_are_no_log_file_are_a_result_not_a_hang_or_an_exception(tmp_path):
+    """Found by tests/test_fuzz.py: `--log` with a NUL byte raised ValueError; a FIFO blocked."""
+    import os
+
+    from tfdoctor.logtext import read_log
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert "not a regular file" in read_log(str(fifo)).error
+    assert read_log("bad\x00name").error == "is not a usable file name"

@@ -4,7 +4,7 @@
 
 Shows what asynchronous streams do to timing: a MatMul pinned to the simulated GPU returns as
 soon as it is queued, so `time.time()` around one call (as the forum recipes in the seed
-articles do) measures dispatch only, while tfdoctor's timing (model_child.timed: back-to-back
+articles do) measures dispatch only, while tfdoctor's timing (model_measure.timed: back-to-back
 calls closed by a read-back) measures the device's work. The plugin counts its true busy time
 (simgpu_busy_ns), read here through ctypes from the already loaded library.
 """
@@ -22,7 +22,8 @@ sys.path.insert(0, os.path.join(REPO, "tfdoctor", "target"))
 
 import tensorflow as tf  # noqa: E402
 
-import model_child  # noqa: E402
+import model_measure  # noqa: E402
+from model_state import Budget  # noqa: E402
 
 N = int(os.environ.get("ASYNC_TIMING_N", "640"))
 
@@ -51,17 +52,17 @@ def main() -> None:
         # (sampled at every read-back that closes a repeat; every launch is one such MatMul,
         # the read-back's Sum runs on the CPU).
         marks = []
-        read_back = model_child.read_back
+        read_back = model_measure.read_back
 
         def marked_read_back(tf_, value):
             result = read_back(tf_, value)
             marks.append((lib.simgpu_busy_ns(), lib.simgpu_kernel_launches()))
             return result
 
-        model_child.read_back = marked_read_back
-        measured = model_child.timed(tf, call, model_child.Budget(30.0),
-                                     {"repeat_s": 1.0, "repeats": 5})
-        model_child.read_back = read_back
+        model_measure.read_back = marked_read_back
+        measured = model_measure.timed(tf, call, Budget(30.0),
+                                       {"repeat_s": 1.0, "repeats": 5})
+        model_measure.read_back = read_back
         repeats = len(measured["times_s"])
         window = marks[-repeats - 1:]
         per_repeat = [(b2 - b1) / 1e9 / (n2 - n1) for (b1, n1), (b2, n2) in zip(window, window[1:])]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import stat
 import re
 import sys
 from dataclasses import dataclass, field
@@ -74,7 +75,12 @@ def read_log(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> LogTex
             if stream is None:
                 return _decode(sys.stdin.read(limit).encode("utf-8", "replace"), b"", source, None, 0)
             return _read_stream(stream, source, limit)
-        size = os.path.getsize(source)
+        info = os.stat(source)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(source)
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
+            return LogText("", source, error="is not a regular file (a pipe? use --log - for standard input)")
+        size = info.st_size
         with open(source, "rb") as handle:
             if size <= limit:
                 return _decode(handle.read(limit), b"", source, size, 0)
@@ -90,6 +96,8 @@ def read_log(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> LogTex
         return LogText("", source, error="permission denied")
     except OSError as exc:
         return LogText("", source, error=f"could not be read ({exc.strerror or exc})")
+    except ValueError:  # a path with a NUL byte, an unusable number
+        return LogText("", source, error="is not a usable file name")
 
 
 def read_log_bytes(data: bytes, source: str = "<text>", limit: int = DEFAULT_LIMIT) -> LogText:
