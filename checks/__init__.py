@@ -25,3 +25,12 @@ BUILTIN_MODULES = (
     "model_speed",
 )
 """The built-in rule modules, in report order within each area."""
+
+MODULE_NEEDS = {
+    "log_install": "log", "log_import": "log", "log_training": "log",
+    "runtime_import": "runtime", "runtime_devices": "runtime",
+    "probe_health": "probes", "probe_speed": "probes",
+    "model_health": "model", "model_speed": "model",
+}
+"""The snapshot section every rule of a module needs: the module is not even imported for a
+snapshot without it (a static check loads none of them), which keeps start-up fast."""

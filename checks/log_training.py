@@ -329,7 +329,7 @@ def device_config_late(s: Snapshot, d: Derived):
       "the CPU while the GPU ran others are either missing from the plugin's kernel table (they "
       "always fall back) or kept there for their inputs (tf.data, host-memory arguments).",
       "Replace or move the layers whose ops have no GPU kernel (the finding names them), or "
-      "accept the fallback where the op is cheap.", PLACEMENT_GUIDE, needs=("run",))
+      "accept the fallback where the op is cheap.", PLACEMENT_GUIDE, needs=("log", "run"))  # `tfdoctor run` records both
 def ops_on_cpu(s: Snapshot, d: Derived):
     run = s.run
     if run is None or not run.placement or not run.cpu_ops or not run.gpu_ops:

@@ -89,3 +89,21 @@ def test_the_core_imports_no_rule_module(path):
 def test_rule_modules_stay_readable(path):
     lines = path.read_text(encoding="utf-8").count("\n")
     assert lines <= 520, f"checks/{path.name} has {lines} lines: split its family by idea"
+
+
+def test_modules_loaded_only_with_a_section_need_it_in_every_rule():
+    """checks.MODULE_NEEDS lets a static check skip importing runtime, probe, log and model
+    rules; that is only right when every rule of such a module needs that section."""
+    package = importlib.import_module("tfdoctor.checks")
+    for name, section in package.MODULE_NEEDS.items():
+        assert name in package.BUILTIN_MODULES
+        module = importlib.import_module(f"tfdoctor.checks.{name}")
+        assert all(section in r.needs for r in rules_of(module)), name
+
+
+def test_a_static_check_loads_only_the_static_rules():
+    from tfdoctor.registry import builtin_rules
+
+    static = {r.area for r in builtin_rules({"python"})}
+    assert static == {"target", "arch", "install", "compat"}
+    assert {r.code for r in builtin_rules({"python"})} < {r.code for r in RULES}

@@ -162,6 +162,7 @@ def test_keras_3_error_seen_from_a_keras_2_environment():
 
 def test_ops_on_the_cpu_checked_against_the_kernel_table():
     s = snap(apple_silicon())
+    s.log = log_facts.from_bytes(b"", "run: python")  # `tfdoctor run` records the output too
     s.run = RunFacts(argv=["python", "train.py"], outcome="exited", returncode=0, placement=True,
                      cpu_ops=[OpPlacement("Einsum", "CPU", 24), OpPlacement("MatMul", "CPU", 2)],
                      gpu_ops=[OpPlacement("MatMul", "GPU", 300)])

@@ -132,12 +132,12 @@ def check(
     raise typer.Exit(report.exit_code(threshold))
 
 
-def _load_registry():
+def _load_registry(sections=None):
     """Built-in rules and plugins; a broken installation of tfdoctor itself is exit 3."""
     from tfdoctor.registry import BuiltinsMissing, load_registry
 
     try:
-        return load_registry()
+        return load_registry(sections)
     except BuiltinsMissing as exc:
         err.print(f"tfdoctor is broken: {exc}", markup=False, style="red")
         err.print("reinstall it: python -m pip install --force-reinstall tfdoctor", markup=False)
@@ -145,12 +145,15 @@ def _load_registry():
 
 
 def _select(only, skip):
+    """--only/--skip, checked before any work (a usage error, exit 2); the rules themselves are
+    loaded once the snapshot says which sections it has."""
     from tfdoctor.engine import UnknownCheck, select
 
     try:
-        return select(_load_registry(), only, skip)
+        select(_load_registry(sections=()), only, skip)
     except UnknownCheck as exc:
         raise usage_error(str(exc))
+    return list(only), list(skip)
 
 
 def _gather(python: Optional[str], no_runtime: bool, no_probes: bool, timeout: float,
@@ -186,9 +189,10 @@ def _attach_log(snapshot, path: Optional[str], redacted: bool = True) -> None:
 
 
 def diagnose_snapshot(snapshot, chosen, debug: bool) -> Report:
-    from tfdoctor.engine import diagnose
+    from tfdoctor.engine import diagnose, sections_of
 
-    return diagnose(snapshot, chosen, debug)
+    only, skip = chosen
+    return diagnose(snapshot, _load_registry(sections_of(snapshot)), debug, only, skip)
 
 
 def emit(report: Report, fmt: OutputFormat, verbose: bool, threshold: Severity) -> None:

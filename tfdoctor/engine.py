@@ -43,9 +43,12 @@ class UnknownCheck(ValueError):
 
 
 def selectable(registry: Registry) -> set[str]:
-    """Names --only and --skip accept: areas, rule codes, plugin checks, 0.1 check names."""
-    return ({r.area for r in registry.rules} | {r.code for r in registry.rules}
-            | {c.name for c in registry.checks} | set(LEGACY_NAMES))
+    """Names --only and --skip accept: areas, rule codes (also of modules not loaded for this
+    snapshot), plugin checks, 0.1 check names."""
+    builtin = {value for name, value in vars(codes).items() if name.isupper()}
+    return ({r.area for r in registry.rules} | {r.code for r in registry.rules} | builtin
+            | {code.split(".", 1)[0] for code in builtin} | {c.name for c in registry.checks}
+            | set(LEGACY_NAMES))
 
 
 def select(registry: Registry, only: Iterable[str] = (), skip: Iterable[str] = ()) -> Registry:
@@ -153,10 +156,24 @@ def _valid(finding: object) -> Finding:
     return finding
 
 
-def diagnose(snapshot: Snapshot, registry: Registry | None = None, debug: bool = False) -> "Report":
-    """The report on a snapshot: every applicable rule (all registered ones by default)."""
+SECTIONS = ("runtime", "probes", "log", "run", "model")
+"""Snapshot sections gathered only on demand; rule modules that need one load only with it."""
+
+
+def sections_of(snapshot: Snapshot) -> set[str]:
+    return {"python"} | {name for name in SECTIONS if getattr(snapshot, name, None) is not None}
+
+
+def diagnose(snapshot: Snapshot, registry: Registry | None = None, debug: bool = False,
+             only: Iterable[str] = (), skip: Iterable[str] = ()) -> "Report":
+    """The report on a snapshot: every applicable rule (the registered ones that this
+    snapshot's sections need, by default), narrowed by `only` and `skip`."""
     from tfdoctor.registry import load_registry
     from tfdoctor.report import Report
 
-    ran = applicable(snapshot, registry if registry is not None else load_registry())
+    if registry is None:
+        registry = load_registry(sections_of(snapshot))
+    if only or skip:
+        registry = select(registry, only, skip)
+    ran = applicable(snapshot, registry)
     return Report(snapshot, run_rules(snapshot, ran, debug=debug), areas(ran))

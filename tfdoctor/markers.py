@@ -4,6 +4,8 @@ for the Python tfdoctor itself runs on."""
 
 from __future__ import annotations
 
+import functools
+
 from packaging.markers import (
     InvalidMarker,
     UndefinedComparison,
@@ -42,22 +44,33 @@ def marker_env(s: Snapshot) -> dict[str, str]:
     }
 
 
+@functools.lru_cache(maxsize=8192)
+def _parsed(text: str) -> Requirement | None:
+    """A Requires-Dist line parsed once per process (packaging's parser is the slow part of a
+    diagnosis: the same lines are read by several rules); None when it does not parse."""
+    try:
+        return Requirement(text)
+    except InvalidRequirement:
+        return None
+
+
+@functools.lru_cache(maxsize=8192)
+def _applies(text: str, env_items: tuple[tuple[str, str], ...]) -> bool:
+    req = _parsed(text)
+    if req is None:
+        return False
+    if req.marker is None:
+        return True
+    try:
+        return bool(req.marker.evaluate(dict(env_items)))
+    except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+        return False
+
+
 def applicable(pkg: PackageFacts, env: dict[str, str]) -> list[Requirement]:
     """The package's Requires-Dist that apply to this interpreter (no extras; unparsable skipped)."""
-    out = []
-    for text in pkg.requires_dist:
-        try:
-            req = Requirement(text)
-        except InvalidRequirement:
-            continue
-        if req.marker is not None:
-            try:
-                if not req.marker.evaluate(env):
-                    continue
-            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
-                continue
-        out.append(req)
-    return out
+    key = tuple(sorted(env.items()))
+    return [_parsed(text) for text in pkg.requires_dist if _applies(text, key)]
 
 
 def requirement_on(pkg: PackageFacts, name: str, env: dict[str, str]) -> Requirement | None:

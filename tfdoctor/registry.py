@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
+from typing import Collection
 
 from tfdoctor.model import Check, Rule
 
@@ -66,11 +67,14 @@ def rules_of(module: ModuleType) -> list[Rule]:
     return [value for value in vars(module).values() if isinstance(value, Rule)]
 
 
-def builtin_rules() -> list[Rule]:
-    """Every built-in rule; BuiltinsMissing when any built-in module fails to load."""
+def builtin_rules(sections: Collection[str] | None = None) -> list[Rule]:
+    """The built-in rules (those whose module needs one of `sections` or nothing; all when
+    `sections` is None); BuiltinsMissing when a built-in module fails to load."""
     try:
         package = _checks_package()
-        names = package.BUILTIN_MODULES
+        needs = getattr(package, "MODULE_NEEDS", {})
+        names = [n for n in package.BUILTIN_MODULES
+                 if sections is None or needs.get(n) is None or needs[n] in sections]
         modules = [importlib.import_module(f"{BUILTIN_PACKAGE}.{name}") for name in names]
     except BuiltinsMissing:
         raise
@@ -79,9 +83,10 @@ def builtin_rules() -> list[Rule]:
     return [r for m in modules for r in rules_of(m)]
 
 
-def load_registry() -> Registry:
-    """Built-in rules, then the third-party rules and checks registered as entry points."""
-    registry = Registry(rules=builtin_rules())
+def load_registry(sections: Collection[str] | None = None) -> Registry:
+    """Built-in rules (for a snapshot with these `sections`; all by default), then the
+    third-party rules and checks registered as entry points."""
+    registry = Registry(rules=builtin_rules(sections))
     seen = {r.code for r in registry.rules}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         label = f"{ep.name} = {ep.value}"
