@@ -270,8 +270,10 @@ def _signal(s: Snapshot, d: Derived, rt: RuntimeFacts) -> Finding:
     numpy_events = [e for e in log.events if e.kind in _NUMPY_KINDS]
     if numpy_events:
         return _numpy_finding(s, d, rt, numpy_events, ev, crashed=sig)
-    in_plugin = any("load_library" in frame for frame in log.python_stack) and rt.plugins
-    where = (f" while loading {', '.join(os.path.basename(p.path) for p in rt.plugins)}"
+    in_plugin = bool(rt.loading_plugin) or (
+        any("load_library" in frame for frame in log.python_stack) and bool(rt.plugins))
+    loading = [rt.loading_plugin] if rt.loading_plugin else [p.path for p in rt.plugins]
+    where = (f" while loading {', '.join(os.path.basename(p) for p in loading)}"
              if in_plugin else f" while {doing(rt)}")
     title = f"TensorFlow crashed with {sig}{where}"
     if log.fatal:
@@ -331,6 +333,11 @@ def _classify(s: Snapshot, d: Derived) -> Finding:
         return _hang(s, d, rt)
     if rt.outcome in ("no-result", "not-started"):
         return _no_result(s, d, rt, codes.RUNTIME_NO_RESULT)
+    if rt.outcome == "temp-dir":  # not the interpreter's fault: tfdoctor had no usable temp dir
+        return _emit(codes.RUNTIME_NO_RESULT, f"The TensorFlow child could not run: {rt.message}",
+                     {**base_evidence(s, d, rt), "message": rt.message},
+                     Remediation("Point TMPDIR at a writable directory and run again",
+                                 ("mkdir -p ~/tmp", "export TMPDIR=~/tmp")))
     return _no_result(s, d, rt, codes.RUNTIME_BAD_OUTPUT)
 
 

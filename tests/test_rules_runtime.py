@@ -470,3 +470,24 @@ def test_numpy_pin_is_read_for_this_python():
     s311 = snap(apple_silicon(packages=[tf], python={"version": "3.11.9"}))
     assert _requires(s312, "numpy") == "<2.0.0,>=1.26.0"
     assert _requires(s311, "numpy") == "<2.0.0,>=1.23.5"
+
+
+def test_a_crash_while_loading_a_plugin_names_the_plugin_being_loaded():
+    """The runtime child records which plugin file TensorFlow was loading when it died (a
+    plugin whose constructor kills the process): the headline names it, not every plugin."""
+    other = f"{SITE}/tensorflow-plugins/libother.so"
+    rt = {"outcome": "signal", "signal": "SIGSEGV", "stage": "importing", "python": PY, "returncode": -11,
+          "loading_plugin": METAL,
+          "plugins": [{"path": METAL, "source": "tensorflow-plugins", "exists": True},
+                      {"path": other, "source": "tensorflow-plugins", "exists": True}]}
+    (f,) = runtime_findings(mac(rt))
+    assert f.code == "runtime.import-crashed"
+    assert f.title.startswith("TensorFlow crashed with SIGSEGV while loading libmetal_plugin.dylib")
+
+
+def test_no_usable_temporary_directory_for_the_child_is_said_so():
+    rt = {"outcome": "temp-dir", "stage": "started", "python": PY,
+          "message": "its temporary directory was removed while it ran"}
+    (f,) = runtime_findings(mac(rt))
+    assert f.code == "runtime.no-result" and "could not run" in f.title
+    assert "export TMPDIR=~/tmp" in f.remediation.commands

@@ -33,6 +33,6 @@ def render_summary(reports: Sequence[tuple], fmt, threshold: Severity, console: 
         console.print(f"[{mark}] {escape(row['file'])}: {row['diagnosis'] or 'no problems'}"
                       + (f" (+{len(row['problems']) - 1} more)" if len(row["problems"]) > 1 else ""))
     console.print()
-    console.print(f"{len(rows)} snapshots; findings by code:")
+    console.print(f"{len(rows)} snapshot{'s' if len(rows) != 1 else ''}; findings by code:")
     for code, n in counts.most_common():
         console.print(f"  {n:>4}  {code}")
