@@ -3,7 +3,7 @@ not WHEEL tags, decide; snapshots from registry facts (tests/data/binheads/SOURC
 
 from __future__ import annotations
 
-from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, metal_plugin, snap
+from snapshots import RuleModules, _pkg, apple_silicon, metal_plugin, snap
 
 binaries = RuleModules("arch_binaries")
 

@@ -14,7 +14,6 @@ from tfdoctor import typed
 from tfdoctor.childproc import ChildResult
 from tfdoctor.engine import diagnose
 from tfdoctor.model import Severity
-from tfdoctor.report import Report
 from tfdoctor.runtime import CHILD, child_env, facts_from_child
 from tfdoctor.runtime_facts import RuntimeFacts
 from tfdoctor.snapshot import Snapshot

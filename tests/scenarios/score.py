@@ -30,7 +30,6 @@ import jsonschema
 from tfdoctor.engine import diagnose
 from tfdoctor.model import Severity
 from tfdoctor.registry import load_registry
-from tfdoctor.report import Report
 from tfdoctor.schemas import snapshot_schema
 from tfdoctor.snapshot import Snapshot
 
