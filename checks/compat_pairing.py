@@ -348,6 +348,10 @@ def tf_metal_mismatch(s: Snapshot, d: Derived):
 
 
 def _route(s: Snapshot, d: Derived) -> Finding | None:
+    return d.once("compat.python-route", lambda: _decide_route(s, d))
+
+
+def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
     if not _judgeable(s, d) or len(d.providers) > 1:
         return None
     if d.metal is None and d.metal_plugins:  # a third-party Metal plugin: compat_third_party judges it

@@ -293,7 +293,7 @@ def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Findi
 
 
 def _pins(s: Snapshot, d: Derived) -> tuple[list[Requirement], str]:
-    return tensorflow_pins(s, d.tensorflow, d.matrix)
+    return d.once("compat.pins", lambda: tensorflow_pins(s, d.tensorflow, d.matrix))
 
 
 def _judged(d: Derived) -> bool:

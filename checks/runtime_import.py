@@ -347,7 +347,7 @@ def _when(code: str):
     def decide(s: Snapshot, d: Derived) -> Finding | None:
         if s.runtime.outcome == "ok":
             return None
-        found = _classify(s, d)
+        found = d.once("runtime.import-outcome", lambda: _classify(s, d))
         return found if found.code == code else None
 
     return decide

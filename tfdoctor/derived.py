@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from packaging.version import Version
 
@@ -61,6 +61,14 @@ class Derived:
     """The snapshot's probe facts, judged lazily into `verdicts`."""
     runtime: object = None
     """The snapshot's runtime facts (what importing TensorFlow showed), or None."""
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    def once(self, key: str, compute: Callable[[], Any]) -> Any:
+        """`compute()` the first time `key` is asked for, the same answer after: for a judgement
+        several rules of one module share (how the import failed, which pins apply)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     @property
     def metal(self) -> PackageFacts | None:
