@@ -3,7 +3,15 @@ more macOS releases, TensorFlow pins of older releases, and facts the collector 
 issue 11 (conda-meta records, the parent shell, the Pythons on PATH), added only where the
 snapshot model has the field, so that these builders also run against an older model.
 
-Pins are copied from ../shared/reference/tf_wheels_2026-11.json (records[].key_pins)."""
+Pins are copied from ../shared/reference/tf_wheels_2026-11.json (records[].key_pins).
+
+Conventions of every reports_*.py module: Each builder names its source and, in `basis`, what the source quotes and what had to be assumed
+(versions a thread leaves out are the ones pip installed at the thread's date, and say so); facts
+the snapshot model has no field for are named there as missing. Working setups must draw no
+warning and no error; a failure's expected_root_causes[0] is the cause its thread established.
+tfdoctor's runtime child builds keras.optimizers.Adam() to provoke Keras' M1/M2 optimizer lines, so
+Keras 2.11-2.15 runs carry them (tf-keras#46 quotes them), whatever the user's own script did.
+`add(b, parts)` is called by build.py with build.py itself and report_parts.py."""
 
 from __future__ import annotations
 

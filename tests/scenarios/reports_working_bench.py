@@ -1,13 +1,7 @@
 """Working setups from published hand tests and benchmarks, with probe timings in the measured
 direction (issue 11 corpus).
 
-Each builder names its source and, in `basis`, what the source quotes and what had to be assumed
-(versions a thread leaves out are the ones pip installed at the thread's date, and say so); facts
-the snapshot model has no field for are named there as missing. Working setups must draw no
-warning and no error; a failure's expected_root_causes[0] is the cause its thread established.
-tfdoctor's runtime child builds keras.optimizers.Adam() to provoke Keras' M1/M2 optimizer lines, so
-Keras 2.11-2.15 runs carry them (tf-keras#46 quotes them), whatever the user's own script did.
-`add(b, parts)` is called by build.py with build.py itself and report_parts.py.
+Conventions (sources, assumptions, expectations, Keras' optimizer lines): see report_parts.py.
 """
 
 from __future__ import annotations
