@@ -5,37 +5,13 @@ installed, the system."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, snap
+from snapshots import _pkg, apple_silicon, linux_cpu, snap
+from log_cases import ARM, LOGS, WHO, LogRules, commands, one
 from tfdoctor import log_facts
-from tfdoctor.redact import Identity
 
-LOGS = Path(__file__).parent / "data" / "logs"
-SOURCES = {t["file"]: t for t in json.loads((LOGS / "SOURCES.json").read_text(encoding="utf-8"))["texts"]}
-WHO = Identity("/Users/ada", "ada", "ada-mbp")
-check = RuleModules("log_import")
+check = LogRules("log_import")
+diagnose = check.diagnose
 ROSETTA = {"python": {"process_arch": "x86_64", "translated": True}}
-ARM = ["cp311-cp311-macosx_12_0_arm64"]
-
-
-def diagnose(data: dict, name: str) -> list:
-    assert name in SOURCES, f"{name} has no public source"
-    s = snap(data)
-    s.log = log_facts.read(LOGS / name, identity=WHO)
-    return check.run(s)
-
-
-def one(findings: list, code: str):
-    found = [f for f in findings if f.code == code]
-    assert len(found) == 1, [f.code for f in findings]
-    assert found[0].basis == "observed" and found[0].evidence["matched"]
-    return found[0]
-
-
-def commands(finding) -> str:
-    return " ".join(finding.remediation.commands)
 
 
 def pair(tf: str, metal: str | None, *extra: dict) -> list[dict]:

@@ -6,11 +6,12 @@ answer (Python, the architecture pip runs as, macOS, conda's platform); the log 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
 
+from log_cases import LOGS, SOURCES, WHO, LogRules, commands
+from log_cases import one as observed_one
 from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, snap
 from tfdoctor import log_facts
 from tfdoctor.logtext import DEFAULT_LIMIT
@@ -18,30 +19,14 @@ from tfdoctor.redact import Identity
 from tfdoctor.schemas import snapshot_schema
 from tfdoctor.snapshot import Snapshot
 
-LOGS = Path(__file__).parent / "data" / "logs"
-SOURCES = {t["file"]: t for t in json.loads((LOGS / "SOURCES.json").read_text(encoding="utf-8"))["texts"]}
-WHO = Identity("/Users/ada", "ada", "ada-mbp")
-check = RuleModules("log_install")
-
-
-def diagnose(data: dict, name: str) -> list:
-    """The real text `name` (its public source is in SOURCES.json) with these facts."""
-    assert name in SOURCES, f"{name} has no public source"
-    s = snap(data)
-    s.log = log_facts.read(LOGS / name, identity=WHO)
-    return check.run(s)
+check = LogRules("log_install")
+diagnose = check.diagnose
 
 
 def one(findings: list, code: str):
-    found = [f for f in findings if f.code == code]
-    assert len(found) == 1, [f.code for f in findings]
-    assert found[0].basis == "observed" and found[0].evidence["line"] >= 1
-    assert found[0].evidence["signature_source"].startswith("https://")
-    return found[0]
-
-
-def commands(finding) -> str:
-    return " ".join(finding.remediation.commands)
+    found = observed_one(findings, code)
+    assert found.evidence["line"] >= 1 and found.evidence["signature_source"].startswith("https://")
+    return found
 
 
 # --- pip: a version pip cannot find, looked up for this Python, architecture and macOS ---------

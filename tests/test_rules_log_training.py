@@ -5,41 +5,17 @@ table, the installed Keras, TensorFlow and companion packages, the Mac's memory;
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from snapshots import RuleModules, _pkg, apple_silicon, snap
+from snapshots import _pkg, apple_silicon, snap
+from log_cases import ARM, LogRules, commands, one
 from tfdoctor import log_facts
-from tfdoctor.redact import Identity
-from tfdoctor.supervise import OpPlacement, RunFacts
+from tfdoctor.run_facts import OpPlacement, RunFacts
 
-LOGS = Path(__file__).parent / "data" / "logs"
-SOURCES = {t["file"]: t for t in json.loads((LOGS / "SOURCES.json").read_text(encoding="utf-8"))["texts"]}
-WHO = Identity("/Users/ada", "ada", "ada-mbp")
-check = RuleModules("log_training")
-ARM = ["cp311-cp311-macosx_12_0_arm64"]
+check = LogRules("log_training")
+diagnose = check.diagnose
 KERAS2_ENV = [_pkg("tensorflow-macos", "2.15.0", ARM), _pkg("keras", "2.15.0", ["py3-none-any"]),
               _pkg("tensorflow-metal", "1.1.0", ARM)]
-
-
-def diagnose(data: dict, name: str) -> list:
-    assert name in SOURCES, f"{name} has no public source"
-    s = snap(data)
-    s.log = log_facts.read(LOGS / name, identity=WHO)
-    return check.run(s)
-
-
-def one(findings: list, code: str):
-    found = [f for f in findings if f.code == code]
-    assert len(found) == 1, [f.code for f in findings]
-    assert found[0].basis == "observed" and found[0].evidence["matched"]
-    return found[0]
-
-
-def commands(finding) -> str:
-    return " ".join(finding.remediation.commands)
 
 
 def with_metal(version: str) -> dict:
