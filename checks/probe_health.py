@@ -154,10 +154,6 @@ def _incomplete(s: Snapshot, facts: ProbeFacts, v: Verdict) -> Finding:
                     Remediation("Give the probes more time", (probe_cmd(s, "--budget", more),)))
 
 
-def _verdicts(d: Derived, *wanted: str) -> list[Verdict]:
-    return [v for v in d.verdicts if v.code in wanted]
-
-
 # ---------------------------------------------------------------------------------------------
 # the rules
 
@@ -187,7 +183,7 @@ def not_run(s: Snapshot, d: Derived):
       "Install a TensorFlow/tensorflow-metal pair known to work together (the finding names "
       "it), then run `tfdoctor probe` again.", needs=("probes",))
 def gpu_not_used(s: Snapshot, d: Derived):
-    return [_not_used(s, v) for v in _verdicts(d, gpu_not_used.code)]
+    return [_not_used(s, v) for v in d.verdicts_of(gpu_not_used.code)]
 
 
 @rule(codes.PROBE_GPU_WRONG, "The GPU's results differ from the CPU's",
@@ -202,7 +198,7 @@ def gpu_not_used(s: Snapshot, d: Derived):
       "release, and report the reproducer to Apple.",
       WRONG_ISSUE, needs=("probes",))
 def gpu_wrong(s: Snapshot, d: Derived):
-    return [_wrong(s, v) for v in _verdicts(d, gpu_wrong.code)]
+    return [_wrong(s, v) for v in d.verdicts_of(gpu_wrong.code)]
 
 
 @rule(codes.PROBE_FAILED, "A probe raised an error inside TensorFlow",
@@ -213,7 +209,7 @@ def gpu_wrong(s: Snapshot, d: Derived):
       "Reproduce it with `tfdoctor probe --workload W --device gpu` and read the error; "
       "reinstall a known-good TensorFlow/plugin pair.", needs=("probes",))
 def failed(s: Snapshot, d: Derived):
-    return [_failed(s, v) for v in _verdicts(d, failed.code)]
+    return [_failed(s, v) for v in d.verdicts_of(failed.code)]
 
 
 @rule(codes.PROBE_CRASHED, "TensorFlow crashed while probing",
@@ -224,7 +220,7 @@ def failed(s: Snapshot, d: Derived):
       "Reproduce it alone with `tfdoctor probe --workload W --device D`; if only the GPU "
       "crashes, reinstall a known-good tensorflow-metal, else TensorFlow.", needs=("probes",))
 def crashed(s: Snapshot, d: Derived):
-    return [_stopped(s, s.probes, v) for v in _verdicts(d, crashed.code)]
+    return [_stopped(s, s.probes, v) for v in d.verdicts_of(crashed.code)]
 
 
 @rule(codes.PROBE_TIMEOUT, "The probes hung",
@@ -236,7 +232,7 @@ def crashed(s: Snapshot, d: Derived):
       "Run the workload alone with a larger budget (`tfdoctor probe --workload W --budget 120`) "
       "to tell a hang from a very slow device.", needs=("probes",))
 def timeout(s: Snapshot, d: Derived):
-    return [_stopped(s, s.probes, v) for v in _verdicts(d, timeout.code)]
+    return [_stopped(s, s.probes, v) for v in d.verdicts_of(timeout.code)]
 
 
 @rule(codes.PROBE_INCOMPLETE, "Some probes were not measured",
@@ -245,7 +241,7 @@ def timeout(s: Snapshot, d: Derived):
       "work after it), or a crash or a hang stopped the probes before them.",
       "Give the probes more time: `tfdoctor probe --budget 60`.", needs=("probes",))
 def incomplete(s: Snapshot, d: Derived):
-    return [_incomplete(s, s.probes, v) for v in _verdicts(d, incomplete.code)]
+    return [_incomplete(s, s.probes, v) for v in d.verdicts_of(incomplete.code)]
 
 
 _emit = emitter(not_run, gpu_not_used, gpu_wrong, failed, crashed, timeout, incomplete)

@@ -113,10 +113,6 @@ def _gpu_measured(s: Snapshot, v: Verdict, gpu_chip: AppleGpu | None) -> Finding
                                 (probe_cmd(s, "--workload", v.workload or "all", "--device", "all"),)))
 
 
-def _verdicts(d: Derived, *wanted: str) -> list[Verdict]:
-    return [v for v in d.verdicts if v.code in wanted]
-
-
 # ---------------------------------------------------------------------------------------------
 # the rules
 
@@ -129,7 +125,7 @@ def _verdicts(d: Derived, *wanted: str) -> list[Verdict]:
       "from which size on: small workloads are latency-bound on a GPU.",
       "Nothing to do. For small models, larger batches let the GPU pull ahead.", needs=("probes",))
 def gpu_faster(s: Snapshot, d: Derived):
-    return [_speed(s, v, chip(s)) for v in _verdicts(d, gpu_faster.code)]
+    return [_speed(s, v, chip(s)) for v in d.verdicts_of(gpu_faster.code)]
 
 
 @rule(codes.PROBE_GPU_SLOWER, "The GPU is slower than the CPU",
@@ -142,7 +138,7 @@ def gpu_faster(s: Snapshot, d: Derived):
       "Keras optimizers on Keras 2.11-2.15, and no jit_compile on Metal.",
       OPTIMIZER_ISSUE, needs=("probes",))
 def gpu_slower(s: Snapshot, d: Derived):
-    return [_speed(s, v, chip(s)) for v in _verdicts(d, gpu_slower.code)]
+    return [_speed(s, v, chip(s)) for v in d.verdicts_of(gpu_slower.code)]
 
 
 @rule(codes.PROBE_NO_CLEAR_DIFFERENCE, "No clear speed difference between the GPU and the CPU",
@@ -155,7 +151,7 @@ def gpu_slower(s: Snapshot, d: Derived):
       "Measure again with more repeats and the size sweep (`tfdoctor probe --sweep --repeats "
       "15`) on an otherwise idle machine, plugged in.", needs=("probes",))
 def no_clear_difference(s: Snapshot, d: Derived):
-    return [_speed(s, v, chip(s)) for v in _verdicts(d, no_clear_difference.code)]
+    return [_speed(s, v, chip(s)) for v in d.verdicts_of(no_clear_difference.code)]
 
 
 @rule(codes.PROBE_CPU_ONLY, "The probes ran on the CPU only",
@@ -166,7 +162,7 @@ def no_clear_difference(s: Snapshot, d: Derived):
       "See the runtime findings; on an Apple-silicon Mac, install tensorflow-metal for the "
       "installed TensorFlow.", needs=("probes",))
 def cpu_only(s: Snapshot, d: Derived):
-    return [_cpu_only(s, s.probes, v) for v in _verdicts(d, cpu_only.code)]
+    return [_cpu_only(s, s.probes, v) for v in d.verdicts_of(cpu_only.code)]
 
 
 @rule(codes.PROBE_GPU_MEASURED, "The GPU was measured without a CPU comparison",
@@ -175,7 +171,7 @@ def cpu_only(s: Snapshot, d: Derived):
       "with; placement and agreement were still checked (against one CPU run).",
       "Run `tfdoctor probe` with --device all to compare with the CPU.", needs=("probes",))
 def gpu_measured(s: Snapshot, d: Derived):
-    return [_gpu_measured(s, v, chip(s)) for v in _verdicts(d, gpu_measured.code)]
+    return [_gpu_measured(s, v, chip(s)) for v in d.verdicts_of(gpu_measured.code)]
 
 
 _emit = emitter(gpu_faster, gpu_slower, no_clear_difference, cpu_only, gpu_measured)

@@ -179,8 +179,8 @@ def optimizer_slowdown(s: Snapshot, d: Derived):
         return None
     if not (d.apple_silicon and d.metal_plugins and rt.gpus):
         return None  # the log line is printed on any Mac; it matters only with a Metal GPU in use
-    slower = [v for v in d.verdicts if v.workload == "train" and v.code == codes.PROBE_GPU_SLOWER]
-    faster = [v for v in d.verdicts if v.workload == "train" and v.code == codes.PROBE_GPU_FASTER]
+    slower = d.verdicts_of(codes.PROBE_GPU_SLOWER, "train")
+    faster = d.verdicts_of(codes.PROBE_GPU_FASTER, "train")
     keras = rt.keras
     try:
         rec = recommended_requirements(s)

@@ -103,6 +103,10 @@ class Derived:
                and p.on_requested_device and not p.error]
         return ran[0].requested.strip("/") if ran else None
 
+    def verdicts_of(self, code: str, workload: str | None = None) -> "list[Verdict]":
+        """The probe verdicts of one code (a probe rule's own), of one workload when given."""
+        return [v for v in self.verdicts if v.code == code and workload in (None, v.workload)]
+
     @functools.cached_property
     def verdicts(self) -> "list[Verdict]":
         """What the speed probes' measurements mean (tfdoctor.verdict), once per snapshot."""
