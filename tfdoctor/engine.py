@@ -176,4 +176,5 @@ def diagnose(snapshot: Snapshot, registry: Registry | None = None, debug: bool =
     if only or skip:
         registry = select(registry, only, skip)
     ran = applicable(snapshot, registry)
-    return Report(snapshot, run_rules(snapshot, ran, debug=debug), areas(ran))
+    derived = derive(snapshot)
+    return Report(snapshot, run_rules(snapshot, ran, debug=debug, derived=derived), areas(ran), derived)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 from tfdoctor import __version__, typed
 from tfdoctor.areas import Area, area_of
 from tfdoctor.model import BASES, Finding, Severity
 from tfdoctor.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from tfdoctor.derived import Derived
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -106,6 +109,8 @@ class Report:
     findings: list[Finding]
     sections: Sequence[Area]
     """The areas whose rules ran, in report order."""
+    derived: "Derived | None" = None
+    """The facts the rules were given (renderers read them instead of working them out again)."""
 
     def problems(self) -> list[Finding]:
         return [f for f in self.findings if f.severity >= Severity.WARNING]

@@ -17,7 +17,8 @@ def target_line(report: Report) -> str:
     py = snap.python
     parts = []
     if py:
-        arch = py.process_arch + (" under Rosetta 2" if derive(snap).translated else "")
+        translated = (report.derived or derive(snap)).translated
+        arch = py.process_arch + (" under Rosetta 2" if translated else "")
         parts.append(f"Python {py.version} ({arch})")
     host = snap.host
     if host.macos_version:
