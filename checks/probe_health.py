@@ -57,10 +57,9 @@ def _wrong(s: Snapshot, v: Verdict) -> Finding:
         what = "non-finite values" + (f" (loss {run.loss_first} -> {run.loss_last})"
                                       if workload == "train" else "")
     else:
-        worst = max(((k, x) for k, x in (agreement.values if agreement else {}).items()
-                     if k != "loss" and x is not None), key=lambda kv: kv[1], default=("output", None))
+        worst = agreement.worst() if agreement else None
         what = (f"a relative error of {worst[1]:.2g} in the {worst[0]}"
-                f" (tolerance {agreement.tolerance:g})" if worst[1] is not None and agreement else "wrong values")
+                f" (tolerance {agreement.tolerance_of(worst[0]):.2g})" if worst else "wrong values")
     title = f"{gpu} computes {workload} {size(workload, run.size)} wrong: {what} against the CPU"
     ev = {"workload": workload, "gpu": gpu, "runs": [run_evidence(r) for r in v.runs],
           "metric": "relative L2 error ||gpu - cpu|| / ||cpu|| on identical inputs"}

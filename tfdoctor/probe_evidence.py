@@ -95,7 +95,7 @@ def run_evidence(run: ProbeRun) -> dict[str, Any]:
         ev["loss_finite"] = run.loss_finite
     if run.agreement is not None:
         ev["agreement"] = {"values": run.agreement.values, "tolerance": run.agreement.tolerance,
-                           "ok": run.agreement.ok}
+                           "tolerances": run.agreement.tolerances, "ok": run.agreement.ok}
     return ev
 
 

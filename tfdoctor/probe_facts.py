@@ -98,11 +98,23 @@ class ProbeAgreement:
     reference: str = "CPU:0"
     metric: str = "relative L2 error"
     values: dict[str, float | None] = field(default_factory=dict)
-    """"output" (matmul, conv); "logits", "gradients" and "loss" (train; loss is informative,
-    not checked). None: not finite."""
+    """"output" (matmul, conv); "logits", "gradients" (the worst variable's), "dense_relu_eager",
+    "dense_relu_graph" and "loss" (train; loss is informative, not checked). None: not finite."""
     tolerance: float = 0.0
+    """The workload's tolerance."""
+    tolerances: dict[str, float] = field(default_factory=dict)
+    """The tolerance each checked value was held to: the workload's, except the training step's
+    gradients, which pass through ReLU and max-pooling kinks (workloads.gradient_tolerance)."""
     ok: bool = False
     finite: bool = True
+
+    def tolerance_of(self, key: str) -> float:
+        return self.tolerances.get(key, self.tolerance)
+
+    def worst(self) -> tuple[str, float] | None:
+        """The checked value furthest over (or nearest to) its tolerance, with its error."""
+        checked = [(k, v) for k, v in self.values.items() if k != "loss" and v is not None]
+        return max(checked, key=lambda kv: kv[1] / (self.tolerance_of(kv[0]) or 1.0), default=None)
 
 
 @dataclass
