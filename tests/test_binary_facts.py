@@ -23,7 +23,7 @@ from typing import Iterator
 
 import pytest
 
-from test_macho import PYWRAP, excerpt
+from test_macho import PYWRAP, excerpt, minimal_dylib
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "macho"
@@ -99,12 +99,25 @@ def test_rpath_resolution_reexports_and_weak_imports():
                               [fw, umbrella]) is None
 
 
-def test_weak_imports_and_macos_flat_lookups_never_fail(plugins):
+def test_macos_flat_lookups_never_fail(plugins):
     plugin = plugins["1.2.0"]
     flat = [i.name for i in plugin.imports() if i.library == macho.FLAT]
     assert "_objc_msgSend" in flat  # served by libobjc, which the plugin links
     result = bf.check_load(plugin, _images("2.19.1"))
     assert "_objc_msgSend" not in result.missing_flat
+
+
+@pytest.mark.parametrize("fixups", ["opcodes", "chained"])
+def test_missing_weak_imports_never_fail_the_load(fixups):
+    """dyld binds a missing weak import to NULL (two-level or flat) instead of failing; a missing
+    non-weak one fails. The weak flag comes from the bind opcodes or the chained import table."""
+    plugin = macho.parse(minimal_dylib(fixups))
+    pywrap = _image("tensorflow/python/_pywrap_tensorflow_internal.so", PYWRAP, set())
+    result = bf.check_load(plugin, [pywrap])
+    assert result.missing_two_level == {PYWRAP: ["_TF_Required"]}
+    assert result.missing_flat == ["_TF_FlatRequired"]
+    pywrap.exports |= {"_TF_Required", "_TF_FlatRequired"}
+    assert bf.check_load(plugin, [pywrap]).loads
 
 
 # -- reading images from a stream, and zips over HTTP ranges -------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import struct
 import sys
 from collections import Counter
 from pathlib import Path
@@ -177,3 +178,77 @@ def test_leb128():
     assert macho.sleb128(bytes([0xC0, 0xBB, 0x78]), 0) == (-123456, 3)
     with pytest.raises(macho.MachOError):
         macho.uleb128(bytes([0x80]), 0)
+
+
+# -- weak imports: dyld leaves a missing one NULL instead of failing the load ----------------------
+
+
+def test_weak_imports_from_bind_opcodes_match_llvm_objdump(metal_110, metal_120):
+    """BIND_SYMBOL_FLAGS_WEAK_IMPORT in real bind opcodes: `llvm-objdump --macho --bind` (LLVM 14)
+    marks exactly these rows `(weak_import)`: Objective-C classes of newer macOS releases."""
+    mpsg = "/System/Library/Frameworks/MetalPerformanceShadersGraph.framework/Versions/A/MetalPerformanceShadersGraph"
+    mps = "/System/Library/Frameworks/MetalPerformanceShaders.framework/Versions/A/MetalPerformanceShaders"
+    assert {(i.name, i.library) for i in metal_110.imports() if i.weak} == {
+        ("_OBJC_CLASS_$_MPSGraphCompilationDescriptor", mpsg),
+        ("_OBJC_CLASS_$_MPSGraphExecutableExecutionDescriptor", mpsg),
+        ("_OBJC_CLASS_$_MPSGraphGRUDescriptor", mpsg), ("_OBJC_CLASS_$_MPSGraphLSTMDescriptor", mpsg)}
+    assert {(i.name, i.library) for i in metal_120.imports() if i.weak} == {
+        ("_OBJC_CLASS_$_MPSNDArrayIdentity", mps),
+        ("_OBJC_CLASS_$_MPSGraphGRUDescriptor", mpsg), ("_OBJC_CLASS_$_MPSGraphLSTMDescriptor", mpsg)}
+
+
+WEAK_CASE = [("_TF_Required", 1, False), ("_TF_Optional", 1, True),
+             ("_TF_FlatRequired", -2, False), ("_TF_FlatOptional", -2, True)]
+"""(name, library ordinal, weak): two binds to the linked TensorFlow library, two flat lookups."""
+
+
+def minimal_dylib(fixups: str, imports=WEAK_CASE) -> bytes:
+    """A thin arm64 MH_DYLIB that links @rpath/_pywrap_tensorflow_internal.so and imports only
+    `imports`, recorded as dyld-info bind opcodes ("opcodes") or chained-fixup imports
+    ("chained"), with an nlist symbol table (N_WEAK_REF in n_desc) either way. Layouts from
+    <mach-o/loader.h> (mach_header_64, segment_command_64, dylib_command, symtab_command,
+    dyld_info_command, linkedit_data_command), <mach-o/nlist.h> and <mach-o/fixup-chains.h>
+    (dyld_chained_fixups_header, DYLD_CHAINED_IMPORT), apple-oss-distributions/dyld."""
+    strings = b"\0" + b"".join(n.encode() + b"\0" for n, _o, _w in imports)
+    offsets = [strings.index(b"\0" + n.encode() + b"\0") + 1 for n, _o, _w in imports]
+    nlist = b"".join(struct.pack("<IBBHQ", off, macho.N_EXT, 0,
+                                 ((0xFE if o == -2 else o) << 8) | (macho.N_WEAK_REF if w else 0), 0)
+                     for off, (_n, o, w) in zip(offsets, imports))
+    if fixups == "chained":
+        table = b"".join(struct.pack("<I", (o & 0xFF) | (w << 8) | (off << 9))
+                         for off, (_n, o, w) in zip(offsets, imports))
+        header = struct.pack("<7I", 0, 28, 32, 32 + len(table), len(imports), 1, 0)
+        blob = header + struct.pack("<I", 0) + table + strings  # starts_in_image: no segments
+    else:
+        blob = b""
+        for i, (name, o, w) in enumerate(imports):
+            blob += bytes([0x10 | o]) if o > 0 else bytes([0x30 | (o & 0x0F)])  # ordinal imm / special
+            blob += bytes([0x40 | int(w)]) + name.encode() + b"\0" + b"\x51"  # symbol + flags, pointer
+            blob += bytes([0x70, 8 * i, 0x90])  # segment 0 at offset 8*i, DO_BIND
+        blob += b"\0"
+    name = b"@rpath/_pywrap_tensorflow_internal.so\0".ljust(40, b"\0")
+    cmds_size = 72 + (24 + len(name)) + 24 + (16 if fixups == "chained" else 48)
+    start = 32 + cmds_size
+    sym_off, str_off, blob_off = start, start + len(nlist), start + len(nlist) + len(strings)
+    cmds = struct.pack("<II16sQQQQiiII", 0x19, 72, b"__DATA", 0, 0x1000, 0, 0, 3, 3, 0, 0)
+    cmds += struct.pack("<6I", macho.LC_LOAD_DYLIB, 24 + len(name), 24, 2, 0x10000, 0x10000) + name
+    cmds += struct.pack("<6I", macho.LC_SYMTAB, 24, sym_off, len(imports), str_off, len(strings))
+    if fixups == "chained":
+        cmds += struct.pack("<4I", macho.LC_DYLD_CHAINED_FIXUPS, 16, blob_off, len(blob))
+    else:
+        cmds += struct.pack("<12I", macho.LC_DYLD_INFO_ONLY, 48, 0, 0, blob_off, len(blob), 0, 0, 0, 0, 0, 0)
+    head = struct.pack("<8I", macho.MH_MAGIC_64, 0x0100000C, 0, 6, 4, cmds_size, macho.MH_TWOLEVEL, 0)
+    return head + cmds + nlist + strings + blob
+
+
+@pytest.mark.parametrize("fixups", ["opcodes", "chained"])
+def test_the_weak_flag_is_read_from_binds_chained_imports_and_nlist(fixups):
+    image = macho.parse(minimal_dylib(fixups))
+    expected = {(n, PYWRAP if o == 1 else macho.FLAT, w) for n, o, w in WEAK_CASE}
+    assert {(i.name, i.library, i.weak) for i in image.imports()} == expected
+    assert {(i.name, i.library, i.weak) for i in image.symtab_imports()} == expected
+    if fixups == "opcodes":
+        assert [(b.name, b.weak, b.address) for b in image.binds()] == [
+            (n, w, 8 * k) for k, (n, _o, w) in enumerate(WEAK_CASE)]
+    else:
+        assert {(i.name, i.weak) for i in image.chained_imports()} == {(n, w) for n, _o, w in WEAK_CASE}

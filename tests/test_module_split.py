@@ -36,6 +36,11 @@ def test_core_modules_stay_under_about_400_lines():
     assert not long, long
 
 
+def test_maintainer_tools_stay_under_about_400_lines():
+    long = {p.name: n for p in (REPO / "tools").glob("*.py") if (n := len(p.read_text().splitlines())) > 400}
+    assert not long, long
+
+
 def test_matrix_methods_answer_as_before():
     """The questions moved to tfdoctor.matrix_* are still CompatMatrix methods, bound to the matrix."""
     from tfdoctor.matrix import load_matrix

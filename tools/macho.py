@@ -8,90 +8,32 @@ in the flat namespace (dyld-info bind opcodes or chained-fixup imports, cross-ch
 symbol table), the symbols each TensorFlow library exports (the export trie, or the symbol
 table where there is none), and LC_BUILD_VERSION. Formats: Apple's <mach-o/loader.h>,
 <mach-o/nlist.h> and <mach-o/fixup-chains.h> (apple-oss-distributions/dyld, cctools).
+
+This module reads the headers and load commands and holds the image; the shared vocabulary is
+in macho_base, symbol tables and export tries in macho_symbols, binds and fixup chains in
+macho_fixups. Every name of those is importable from here, as it was before the split.
 """
 
 from __future__ import annotations
 
 import struct
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
-FAT_MAGIC, FAT_MAGIC_64 = 0xCAFEBABE, 0xCAFEBABF
-MH_MAGIC, MH_MAGIC_64 = 0xFEEDFACE, 0xFEEDFACF
-MH_TWOLEVEL = 0x80
-CPU_NAMES = {7: "i386", 0x01000007: "x86_64", 12: "arm", 0x0100000C: "arm64", 0x0200000C: "arm64_32"}
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (tests, tools)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-LC_REQ_DYLD = 0x80000000
-LC_SEGMENT, LC_SEGMENT_64 = 0x1, 0x19
-LC_SYMTAB = 0x2
-LC_LOAD_DYLIB, LC_ID_DYLIB = 0xC, 0xD
-LC_LOAD_WEAK_DYLIB = 0x18 | LC_REQ_DYLD
-LC_REEXPORT_DYLIB = 0x1F | LC_REQ_DYLD
-LC_LAZY_LOAD_DYLIB = 0x20
-LC_LOAD_UPWARD_DYLIB = 0x23 | LC_REQ_DYLD
-LC_RPATH = 0x1C | LC_REQ_DYLD
-LC_DYLD_INFO, LC_DYLD_INFO_ONLY = 0x22, 0x22 | LC_REQ_DYLD
-LC_VERSION_MIN_MACOSX = 0x24
-LC_BUILD_VERSION = 0x32
-LC_DYLD_EXPORTS_TRIE = 0x33 | LC_REQ_DYLD
-LC_DYLD_CHAINED_FIXUPS = 0x34 | LC_REQ_DYLD
-DYLIB_COMMANDS = {LC_LOAD_DYLIB: "load", LC_LOAD_WEAK_DYLIB: "weak", LC_REEXPORT_DYLIB: "reexport",
-                  LC_LAZY_LOAD_DYLIB: "lazy", LC_LOAD_UPWARD_DYLIB: "upward"}
-
-SELF, MAIN_EXECUTABLE, FLAT, WEAK_LOOKUP = "<self>", "<main-executable>", "<flat>", "<weak>"
-"""Library names for dyld's special ordinals 0, -1, -2 (flat lookup) and -3 (weak coalescing)."""
-
-N_STAB, N_PEXT, N_TYPE, N_EXT = 0xE0, 0x10, 0x0E, 0x01
-N_UNDF, N_ABS, N_SECT, N_INDR = 0x0, 0x2, 0xE, 0xA
-N_WEAK_REF = 0x40
-DYNAMIC_LOOKUP_ORDINAL, EXECUTABLE_ORDINAL = 0xFE, 0xFF
-
-EXPORT_KIND_MASK, EXPORT_REEXPORT, EXPORT_STUB_AND_RESOLVER = 0x03, 0x08, 0x10
-
-
-class MachOError(ValueError):
-    """The bytes are not a Mach-O file this reader understands, or are cut short."""
-
-
-@dataclass(frozen=True)
-class Dylib:
-    """One library this image links (kind: load, weak, reexport, lazy, upward)."""
-
-    name: str
-    kind: str
-
-
-@dataclass(frozen=True)
-class Import:
-    """One symbol this image needs from another: `library` is the linked library's name for a
-    two-level bind, FLAT for a flat-namespace lookup; weak imports may stay unresolved."""
-
-    name: str
-    library: str
-    weak: bool = False
-
-
-@dataclass(frozen=True)
-class Bind:
-    """A pointer dyld fills in with an imported symbol's address (+ addend)."""
-
-    address: int
-    name: str
-    library: str
-    addend: int = 0
-    weak: bool = False
-    lazy: bool = False
-
-
-@dataclass(frozen=True)
-class Segment:
-    name: str
-    vmaddr: int
-    vmsize: int
-    fileoff: int
-    filesize: int
-    initprot: int
-    sections: tuple[tuple[str, int, int, int], ...] = ()
-    """(name, addr, size, offset) of each section."""
+import macho_fixups  # noqa: E402
+from macho_base import (  # noqa: E402,F401  (every name of the vocabulary, as before the split)
+    CPU_NAMES, DYLIB_COMMANDS, DYNAMIC_LOOKUP_ORDINAL, EXECUTABLE_ORDINAL, EXPORT_KIND_MASK,
+    EXPORT_REEXPORT, EXPORT_STUB_AND_RESOLVER, FAT_MAGIC, FAT_MAGIC_64, FLAT, LC_BUILD_VERSION,
+    LC_DYLD_CHAINED_FIXUPS, LC_DYLD_EXPORTS_TRIE, LC_DYLD_INFO, LC_DYLD_INFO_ONLY, LC_ID_DYLIB,
+    LC_LAZY_LOAD_DYLIB, LC_LOAD_DYLIB, LC_LOAD_UPWARD_DYLIB, LC_LOAD_WEAK_DYLIB, LC_REEXPORT_DYLIB,
+    LC_REQ_DYLD, LC_RPATH, LC_SEGMENT, LC_SEGMENT_64, LC_SYMTAB, LC_VERSION_MIN_MACOSX, MAIN_EXECUTABLE,
+    MH_MAGIC, MH_MAGIC_64, MH_TWOLEVEL, N_ABS, N_EXT, N_INDR, N_PEXT, N_SECT, N_STAB, N_TYPE, N_UNDF,
+    N_WEAK_REF, SELF, WEAK_LOOKUP, Bind, Dylib, Import, MachOError, Segment, sleb128, uleb128)
+from macho_symbols import exported_names, parse_export_trie, parse_nlist, trie_lookup  # noqa: E402,F401
 
 
 @dataclass
@@ -134,7 +76,7 @@ class MachO:
         if LC_SYMTAB not in self.commands:
             return []
         symoff, nsyms, stroff, strsize = self.commands[LC_SYMTAB]
-        self._need(max(symoff + nsyms * (16 if self.is64 else 12), stroff + strsize))
+        self.need(max(symoff + nsyms * (16 if self.is64 else 12), stroff + strsize))
         return parse_nlist(self.data, symoff, nsyms, stroff, strsize, self.is64)
 
     @property
@@ -168,7 +110,7 @@ class MachO:
         if not span or not span[1]:
             return None
         off, size = span
-        self._need(off + size)
+        self.need(off + size)
         return parse_export_trie(self.data[off:off + size])
 
     def exports(self) -> set[str]:
@@ -197,7 +139,7 @@ class MachO:
         chained-fixup chains. Weak coalescing binds (weak_bind) are left out: they never fail."""
         info = self.commands.get(LC_DYLD_INFO_ONLY) or self.commands.get(LC_DYLD_INFO)
         if info is None:
-            return self._chained_binds() if LC_DYLD_CHAINED_FIXUPS in self.commands else []
+            return self.chained_fixups()[1] if LC_DYLD_CHAINED_FIXUPS in self.commands else []
         _ro, _rs, bind_off, bind_size, _wo, _ws, lazy_off, lazy_size = info[:8]
         out = self._bind_opcodes(bind_off, bind_size, lazy=False)
         return out + self._bind_opcodes(lazy_off, lazy_size, lazy=True)
@@ -214,193 +156,23 @@ class MachO:
                 seen.setdefault((imp.name, imp.library), imp)
         return sorted(seen.values(), key=lambda i: (i.library, i.name))
 
-    def _segment_at(self, index: int) -> Segment:
-        if index >= len(self.segments):
-            raise MachOError(f"segment index {index} out of range")
-        return self.segments[index]
-
     def _bind_opcodes(self, off: int, size: int, lazy: bool) -> list[Bind]:
-        self._need(off + size)
-        data, pos, end = self.data, off, off + size
-        ptr = 8 if self.arch in ("x86_64", "arm64") else 4
-        ordinal, name, weak, addend, seg, seg_off = 0, "", False, 0, 0, 0
-        out: list[Bind] = []
-
-        def emit() -> None:
-            out.append(Bind(self._segment_at(seg).vmaddr + seg_off, name, self.library(ordinal),
-                            addend, weak, lazy))
-
-        while pos < end:
-            byte = data[pos]
-            pos += 1
-            op, imm = byte & 0xF0, byte & 0x0F
-            if op == 0x00:  # DONE (lazy binds use it between entries)
-                if not lazy:
-                    break
-            elif op == 0x10:  # SET_DYLIB_ORDINAL_IMM
-                ordinal = imm
-            elif op == 0x20:  # SET_DYLIB_ORDINAL_ULEB
-                ordinal, pos = uleb128(data, pos)
-            elif op == 0x30:  # SET_DYLIB_SPECIAL_IMM
-                ordinal = imm - 16 if imm else 0
-            elif op == 0x40:  # SET_SYMBOL_TRAILING_FLAGS_IMM
-                stop = data.index(b"\0", pos)
-                name, pos = data[pos:stop].decode("utf-8", "replace"), stop + 1
-                weak = bool(imm & 0x1)
-            elif op == 0x50:  # SET_TYPE_IMM
-                pass
-            elif op == 0x60:  # SET_ADDEND_SLEB
-                addend, pos = sleb128(data, pos)
-            elif op == 0x70:  # SET_SEGMENT_AND_OFFSET_ULEB
-                seg = imm
-                seg_off, pos = uleb128(data, pos)
-            elif op == 0x80:  # ADD_ADDR_ULEB
-                delta, pos = uleb128(data, pos)
-                seg_off = (seg_off + delta) & 0xFFFFFFFFFFFFFFFF
-            elif op == 0x90:  # DO_BIND
-                emit()
-                seg_off += ptr
-            elif op == 0xA0:  # DO_BIND_ADD_ADDR_ULEB
-                emit()
-                delta, pos = uleb128(data, pos)
-                seg_off = (seg_off + ptr + delta) & 0xFFFFFFFFFFFFFFFF
-            elif op == 0xB0:  # DO_BIND_ADD_ADDR_IMM_SCALED
-                emit()
-                seg_off += ptr + imm * ptr
-            elif op == 0xC0:  # DO_BIND_ULEB_TIMES_SKIPPING_ULEB
-                count, pos = uleb128(data, pos)
-                skip, pos = uleb128(data, pos)
-                for _ in range(count):
-                    emit()
-                    seg_off += ptr + skip
-            elif op == 0xD0:  # THREADED (arm64e): only the ordinal table matters here
-                if imm == 0x00:  # SET_BIND_ORDINAL_TABLE_SIZE_ULEB
-                    _n, pos = uleb128(data, pos)
-            else:
-                raise MachOError(f"unknown bind opcode 0x{byte:02x}")
-        return out
+        return macho_fixups.bind_opcodes(self, off, size, lazy)
 
     def rebases(self) -> list[int]:
         """Addresses of the pointers dyld slides (dyld-info rebase opcodes)."""
-        info = self.commands.get(LC_DYLD_INFO_ONLY) or self.commands.get(LC_DYLD_INFO)
-        if info is None:
-            return []
-        off, size = info[0], info[1]
-        self._need(off + size)
-        data, pos, end = self.data, off, off + size
-        ptr = 8 if self.arch in ("x86_64", "arm64") else 4
-        seg, seg_off, out = 0, 0, []
-        while pos < end:
-            byte = data[pos]
-            pos += 1
-            op, imm = byte & 0xF0, byte & 0x0F
-            if op == 0x00:
-                break
-            if op == 0x10:  # SET_TYPE_IMM
-                continue
-            if op == 0x20:  # SET_SEGMENT_AND_OFFSET_ULEB
-                seg = imm
-                seg_off, pos = uleb128(data, pos)
-            elif op == 0x30:  # ADD_ADDR_ULEB
-                delta, pos = uleb128(data, pos)
-                seg_off += delta
-            elif op == 0x40:  # ADD_ADDR_IMM_SCALED
-                seg_off += imm * ptr
-            elif op in (0x50, 0x60, 0x70, 0x80):
-                count, skip = imm, 0
-                if op == 0x60:  # DO_REBASE_ULEB_TIMES
-                    count, pos = uleb128(data, pos)
-                elif op == 0x70:  # DO_REBASE_ADD_ADDR_ULEB
-                    count = 1
-                    skip, pos = uleb128(data, pos)
-                elif op == 0x80:  # DO_REBASE_ULEB_TIMES_SKIPPING_ULEB
-                    count, pos = uleb128(data, pos)
-                    skip, pos = uleb128(data, pos)
-                base = self._segment_at(seg).vmaddr
-                for _ in range(count):
-                    out.append(base + seg_off)
-                    seg_off += ptr + skip
-            else:
-                raise MachOError(f"unknown rebase opcode 0x{byte:02x}")
-        return out
+        return macho_fixups.rebases(self)
 
     # -- chained fixups ------------------------------------------------------------------------
 
     def chained_imports(self) -> list[Import]:
         """The import table of LC_DYLD_CHAINED_FIXUPS (dyld_chained_fixups_header)."""
-        off, size = self.commands[LC_DYLD_CHAINED_FIXUPS]
-        self._need(off + size)
-        blob = self.data[off:off + size]
-        _ver, _starts, imports_off, symbols_off, count, fmt, _comp = struct.unpack_from("<7I", blob, 0)
-        out = []
-        for i in range(count):
-            weak, name_off, addend = False, 0, 0
-            if fmt == 1:  # DYLD_CHAINED_IMPORT
-                raw, = struct.unpack_from("<I", blob, imports_off + 4 * i)
-                lib, weak, name_off = raw & 0xFF, bool(raw >> 8 & 1), raw >> 9
-                lib = lib - 256 if lib > 0xF0 else lib
-            elif fmt == 2:  # DYLD_CHAINED_IMPORT_ADDEND
-                raw, addend = struct.unpack_from("<Ii", blob, imports_off + 8 * i)
-                lib, weak, name_off = raw & 0xFF, bool(raw >> 8 & 1), raw >> 9
-                lib = lib - 256 if lib > 0xF0 else lib
-            elif fmt == 3:  # DYLD_CHAINED_IMPORT_ADDEND64
-                raw, addend = struct.unpack_from("<Qq", blob, imports_off + 16 * i)
-                lib, weak, name_off = raw & 0xFFFF, bool(raw >> 16 & 1), raw >> 32 & 0xFFFFFFFF
-                lib = lib - 65536 if lib > 0xFFF0 else lib
-            else:
-                raise MachOError(f"unknown chained import format {fmt}")
-            end = blob.index(b"\0", symbols_off + name_off)
-            name = blob[symbols_off + name_off:end].decode("utf-8", "replace")
-            out.append(Import(name, self.library(lib), weak))
-        return out
-
-    def _chained_binds(self) -> list[Bind]:
-        return self.chained_fixups()[1]
+        return macho_fixups.chained_imports(self)
 
     def chained_fixups(self) -> tuple[list[tuple[int, int]], list[Bind]]:
         """Walk the fixup chains of every page: (address, unslid target) of each rebase and
         each bind. Formats DYLD_CHAINED_PTR_64 (2) and _64_OFFSET (6), what arm64 macOS uses."""
-        off, size = self.commands[LC_DYLD_CHAINED_FIXUPS]
-        self._need(off + size)
-        blob = self.data[off:off + size]
-        starts, = struct.unpack_from("<I", blob, 4)
-        imports = self.chained_imports()
-        base = self.base_address()
-        seg_count, = struct.unpack_from("<I", blob, starts)
-        rebases: list[tuple[int, int]] = []
-        binds: list[Bind] = []
-        for i in range(seg_count):
-            info, = struct.unpack_from("<I", blob, starts + 4 + 4 * i)
-            if not info:
-                continue
-            at = starts + info
-            _size, page_size, fmt, seg_offset, _max, page_count = struct.unpack_from("<IHHQIH", blob, at)
-            if fmt not in (2, 6):
-                raise MachOError(f"chained pointer format {fmt} is not supported")
-            seg = self._segment_at(i)
-            for page in range(page_count):
-                start, = struct.unpack_from("<H", blob, at + 22 + 2 * page)
-                if start == 0xFFFF:
-                    continue
-                vm = base + seg_offset + page * page_size + start
-                while True:
-                    fileoff = seg.fileoff + (vm - seg.vmaddr)
-                    self._need(fileoff + 8)
-                    raw, = struct.unpack_from("<Q", self.data, fileoff)
-                    if raw >> 63:
-                        ordinal, addend = raw & 0xFFFFFF, (raw >> 24) & 0xFF
-                        if ordinal >= len(imports):
-                            raise MachOError(f"chained bind to import {ordinal} of {len(imports)}")
-                        imp = imports[ordinal]
-                        binds.append(Bind(vm, imp.name, imp.library, addend, imp.weak))
-                    else:
-                        target = (raw & 0xFFFFFFFFF) | ((raw >> 36) & 0xFF) << 56
-                        rebases.append((vm, target + base if fmt == 6 else target))
-                    step = (raw >> 51) & 0xFFF
-                    if not step:
-                        break
-                    vm += step * 4
-        return rebases, binds
+        return macho_fixups.chained_fixups(self)
 
     def fixups(self) -> tuple[list[tuple[int, int]], list[Bind]]:
         """What a loader must do to the image: (address, unslid target) of each pointer to
@@ -414,117 +186,10 @@ class MachO:
             out.append((address, value))
         return out, self.binds()
 
-    def _need(self, end: int) -> None:
+    def need(self, end: int) -> None:
+        """Fail with MachOError when the slice is shorter than `end` bytes."""
         if end > len(self.data):
             raise MachOError(f"truncated: need {end} bytes, have {len(self.data)}")
-
-
-def parse_nlist(data: bytes, symoff: int, nsyms: int, stroff: int, strsize: int,
-                is64: bool) -> list[tuple[str, int, int, int]]:
-    """(name, n_type, n_desc, n_value) of each nlist entry; offsets are into `data`."""
-    fmt, size = ("<IBBHQ", 16) if is64 else ("<IBBHI", 12)
-    strings = data[stroff:stroff + strsize]
-    out = []
-    for strx, ntype, _sect, desc, value in struct.iter_unpack(fmt, data[symoff:symoff + nsyms * size]):
-        end = strings.find(b"\0", strx)
-        out.append((strings[strx:end if end >= 0 else None].decode("utf-8", "replace"), ntype, desc, value))
-    return out
-
-
-def exported_names(symbols: list[tuple[str, int, int, int]]) -> set[str]:
-    """The external, non-private, defined names among symbol-table entries."""
-    return {name for name, ntype, _d, _v in symbols
-            if not ntype & N_STAB and ntype & N_EXT and not ntype & N_PEXT
-            and ntype & N_TYPE in (N_SECT, N_ABS, N_INDR)}
-
-
-def uleb128(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= len(data):
-            raise MachOError("truncated ULEB128")
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-
-
-def sleb128(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= len(data):
-            raise MachOError("truncated SLEB128")
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return (value - (1 << shift) if byte & 0x40 else value), pos
-
-
-def parse_export_trie(trie: bytes) -> dict[str, tuple[int, int | str]]:
-    """Walk dyld's export trie: name -> (flags, address, or 'reexport:<ordinal>:<name>')."""
-    out: dict[str, tuple[int, int | str]] = {}
-    stack = [(0, "")]
-    visited: set[int] = set()
-    while stack:
-        node, prefix = stack.pop()
-        if node in visited or node >= len(trie):
-            raise MachOError(f"export trie loops or points outside ({node})")
-        visited.add(node)
-        info_size, pos = uleb128(trie, node)
-        if info_size:
-            flags, p = uleb128(trie, pos)
-            if flags & EXPORT_REEXPORT:
-                ordinal, p = uleb128(trie, p)
-                end = trie.index(b"\0", p)
-                other = trie[p:end].decode("utf-8", "replace") or prefix
-                out[prefix] = (flags, f"reexport:{ordinal}:{other}")
-            else:
-                address, p = uleb128(trie, p)
-                out[prefix] = (flags, address)
-        pos += info_size
-        children = trie[pos]
-        pos += 1
-        for _ in range(children):
-            end = trie.index(b"\0", pos)
-            label = trie[pos:end].decode("utf-8", "replace")
-            child, pos = uleb128(trie, end + 1)
-            stack.append((child, prefix + label))
-    return out
-
-
-def trie_lookup(trie: bytes, symbol: str) -> tuple[int, int | str] | None:
-    """One symbol's export-trie entry, walking only the edges that spell it (fast on the
-    hundreds of thousands of exports of libtensorflow_cc); None when it is not exported.
-    Every matching edge is tried: lld's tries (TensorFlow 2.14 on) have empty edge labels."""
-    stack, seen = [(0, symbol.encode("utf-8"))], set()
-    while stack:
-        node, rest = stack.pop()
-        if (node, len(rest)) in seen or node >= len(trie):
-            continue
-        seen.add((node, len(rest)))
-        info_size, pos = uleb128(trie, node)
-        if not rest and info_size:
-            flags, p = uleb128(trie, pos)
-            if flags & EXPORT_REEXPORT:
-                ordinal, p = uleb128(trie, p)
-                end = trie.index(b"\0", p)
-                return flags, f"reexport:{ordinal}:{trie[p:end].decode('utf-8', 'replace') or symbol}"
-            address, _p = uleb128(trie, p)
-            return flags, address
-        pos += info_size
-        children = trie[pos]
-        pos += 1
-        for _ in range(children):
-            end = trie.index(b"\0", pos)
-            label = trie[pos:end]
-            child, pos = uleb128(trie, end + 1)
-            if rest.startswith(label):
-                stack.append((child, rest[len(label):]))
-    return None
 
 
 def slices(data: bytes) -> list[tuple[str, int, int]]:
