@@ -3,7 +3,8 @@
 
 A module declares its rules with `tfdoctor.model.rule`; a rule's code prefix is its report area.
 Rule modules import no other rule module: shared facts come from tfdoctor.derived, shared advice
-from tfdoctor.recommend, code constants from tfdoctor.codes.
+from tfdoctor.recommend, code constants from tfdoctor.codes, and a judgement two modules of one
+family share from a module of its own (tfdoctor.import_outcome, tfdoctor.pair_verdict).
 """
 
 BUILTIN_MODULES = (
@@ -12,12 +13,14 @@ BUILTIN_MODULES = (
     "arch_binaries",
     "install",
     "compat_pairing",
+    "compat_platform",
     "compat_pins",
     "compat_third_party",
     "log_install",
     "log_import",
     "log_training",
     "runtime_import",
+    "runtime_crash",
     "runtime_devices",
     "probe_health",
     "probe_speed",
@@ -28,7 +31,7 @@ BUILTIN_MODULES = (
 
 MODULE_NEEDS = {
     "log_install": "log", "log_import": "log", "log_training": "log",
-    "runtime_import": "runtime", "runtime_devices": "runtime",
+    "runtime_import": "runtime", "runtime_crash": "runtime", "runtime_devices": "runtime",
     "probe_health": "probes", "probe_speed": "probes",
     "model_health": "model", "model_speed": "model",
 }

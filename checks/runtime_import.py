@@ -1,8 +1,8 @@
-"""Did `import tensorflow` succeed in a child of the diagnosed interpreter, and if not, why: a crash
-(which signal, which plugin), a hang, an exception of a known kind (plugin built for another
-TensorFlow, wrong architecture, NumPy or protobuf ABI, an op missing from the binary)? Reads only
-snapshot.runtime (gathered by tfdoctor.runtime); the way the child ended decides one of these
-rules, and every fix is a command to run."""
+"""Why `import tensorflow` raised in a child of the diagnosed interpreter: a plugin built for
+another TensorFlow, a library of the wrong architecture, a NumPy or protobuf that does not fit, an
+op missing from the binary, or TensorFlow not installed at all. Reads only snapshot.runtime
+(gathered by tfdoctor.runtime); tfdoctor.import_outcome decides which of these rules (or of
+checks/runtime_crash.py's, when the child died instead) speaks, and every fix is a command to run."""
 
 from __future__ import annotations
 
@@ -12,63 +12,26 @@ from typing import Any
 
 from tfdoctor import codes
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip, python_cmd
+from tfdoctor.fixes import pip
+from tfdoctor.import_outcome import (NUMPY_KINDS, ImportOutcome, crash_evidence, event_field,
+                                     import_outcome, in_plugin_dir)
 from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
 from tfdoctor.recommend import pair_fix, tf_requirement
-from tfdoctor.runtime_evidence import base_evidence, doing, metal_version, reinstall_tf, stderr_lines, tf_of
-from tfdoctor.runtime_facts import ImportFailure, RuntimeFacts
+from tfdoctor.runtime_evidence import base_evidence, metal_version, reinstall_tf, tf_of
+from tfdoctor.runtime_facts import ImportFailure, LogEvent, RuntimeFacts
 from tfdoctor.snapshot import Snapshot
 
 PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
 NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
 PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/20200624-pluggable-device-for-tensorflow.md"
 
-_PLUGIN_ERROR_KINDS = ("undefined-symbol", "symbol-not-found", "invalid-shared-object",
-                       "plugin-path-missing", "dlopen", "referenced-from")
-_NUMPY_KINDS = ("numpy-1x-on-2x", "numpy-api-version", "numpy-array-api", "numpy-multiarray")
-_ARCH_KINDS = ("arch-mismatch", "library-not-loaded")
 _TF_ADDONS = ("tensorflow-text", "tensorflow-io", "tensorflow-io-gcs-filesystem",
               "tensorflow-addons", "tensorflow-decision-forests", "tensorflow-recommenders",
               "tensorflow-probability", "tensorflow-hub", "tensorflow-model-optimization")
 
 
 # ---------------------------------------------------------------------------------------------
-# helpers
-
-
-# ---------------------------------------------------------------------------------------------
-# import errors
-
-
-def _in_plugin_dir(path: str, rt: RuntimeFacts, s: Snapshot) -> bool:
-    if "tensorflow-plugins" in path.replace("\\", "/").split("/"):
-        return True
-    configured = rt.env.get("TF_PLUGGABLE_DEVICE_LIBRARY_PATH") or s.env.get("TF_PLUGGABLE_DEVICE_LIBRARY_PATH")
-    if configured and (path == configured or path.startswith(configured.rstrip("/") + "/")):
-        return True
-    return any(p.path == path for p in rt.plugins)
-
-
-def _event_field(err: ImportFailure, kinds: tuple[str, ...], name: str) -> str | None:
-    for event in err.events:
-        if event.kind in kinds and event.fields.get(name):
-            return event.fields[name]
-    return None
-
-
-def _plugin_library(err: ImportFailure, rt: RuntimeFacts, s: Snapshot) -> str | None:
-    if "plugin-path-missing" in err.kinds():
-        return _event_field(err, ("plugin-path-missing",), "library") or \
-            rt.env.get("TF_PLUGGABLE_DEVICE_LIBRARY_PATH") or "TF_PLUGGABLE_DEVICE_LIBRARY_PATH"
-    for event in err.events:
-        library = event.fields.get("library")
-        if event.kind in _PLUGIN_ERROR_KINDS and library and _in_plugin_dir(library, rt, s):
-            return library
-    # A failing frame inside load_library with one plugin installed: that plugin.
-    if any("load_library" in frame for frame in err.traceback[-3:]) and len(rt.plugins) == 1:
-        if err.kinds() & set(_PLUGIN_ERROR_KINDS):
-            return rt.plugins[0].path
-    return None
+# the findings, one builder per cause
 
 
 def _plugin_failed(s: Snapshot, d: Derived, rt: RuntimeFacts, err: ImportFailure, library: str,
@@ -76,9 +39,9 @@ def _plugin_failed(s: Snapshot, d: Derived, rt: RuntimeFacts, err: ImportFailure
     name = os.path.basename(library)
     _dist, tf_version = tf_of(d)
     metal = metal_version(d)
-    symbol = _event_field(err, ("undefined-symbol", "symbol-not-found"), "symbol")
-    problem = _event_field(err, ("invalid-shared-object",), "problem")
-    from_env = "plugin-path-missing" in err.kinds() or not _in_plugin_dir(library, rt, s) or \
+    symbol = event_field(err, ("undefined-symbol", "symbol-not-found"), "symbol")
+    problem = event_field(err, ("invalid-shared-object",), "problem")
+    from_env = "plugin-path-missing" in err.kinds() or not in_plugin_dir(library, rt, s) or \
         library == rt.env.get("TF_PLUGGABLE_DEVICE_LIBRARY_PATH")
     if "plugin-path-missing" in err.kinds():
         what = "does not exist"
@@ -110,11 +73,10 @@ def _plugin_failed(s: Snapshot, d: Derived, rt: RuntimeFacts, err: ImportFailure
                 "out of tensorflow-plugins/, or reinstall the package that installed it at the "
                 "version built for this TensorFlow")
         commands.append(f"mv {shlex.quote(library)} {shlex.quote(disabled)}")
-    return _emit(codes.RUNTIME_PLUGIN_LOAD_FAILED, title, ev,
-                    Remediation(text, tuple(commands), PLUGGABLE_DEVICE))
+    return _emit(codes.RUNTIME_PLUGIN_LOAD_FAILED, title, ev, Remediation(text, tuple(commands), PLUGGABLE_DEVICE))
 
 
-def _numpy_finding(s: Snapshot, d: Derived, rt: RuntimeFacts, events: list, ev: dict[str, Any],
+def _numpy_finding(s: Snapshot, d: Derived, events: tuple[LogEvent, ...], ev: dict[str, Any],
                    crashed: str | None = None) -> Finding:
     kinds = {e.kind for e in events}
     numpy = s.package("numpy")
@@ -138,76 +100,20 @@ def _numpy_finding(s: Snapshot, d: Derived, rt: RuntimeFacts, events: list, ev: 
         what = f"NumPy {installed or ''} does not fit the compiled modules TensorFlow imports".replace("  ", " ")
     title = what + (f" (import crashed with {crashed})" if crashed else "")
     ev = {**ev, "numpy": installed, "numpy_allowed_by_tensorflow": spec,
-          "messages": [e.line for e in events if e.kind in _NUMPY_KINDS][:4]}
+          "messages": [e.line for e in events if e.kind in NUMPY_KINDS][:4]}
     fix = Remediation(f"Install the newest NumPy TensorFlow {tf_version or ''} allows ({req})".replace("  ", " "),
                       (pip(s, "install", "--upgrade", req),), NUMPY2_GUIDE)
     return _emit(codes.RUNTIME_NUMPY_ABI, title, ev, fix)
 
 
-def _import_error(s: Snapshot, d: Derived, rt: RuntimeFacts) -> Finding:
-    err = rt.import_error
-    assert err is not None
-    short_type = err.type.rsplit(".", 1)[-1]
-    ev = {**base_evidence(s, d, rt), "exception": short_type, "exception_type": err.type,
-          "message": err.message[:2000], "traceback_tail": err.traceback[-6:],
-          "chained": err.chain[:3]}
-    kinds = err.kinds()
-    log_kinds = rt.log.kinds()
-    dist, tf_version = tf_of(d)
-
-    if short_type == "ModuleNotFoundError" and "'tensorflow'" in err.message and not dist:
-        return _emit(codes.RUNTIME_NOT_INSTALLED, "TensorFlow is not installed, so it was not imported",
-                        ev, Remediation(not_installed.doc.fix))
-    library = _plugin_library(err, rt, s)
-    if library and not kinds & {"arch-mismatch"}:
-        return _plugin_failed(s, d, rt, err, library, ev)
-    if kinds & set(_ARCH_KINDS):
-        return _arch_mismatch(s, d, rt, err, ev)
-    numpy_events = [e for e in err.events if e.kind in _NUMPY_KINDS] or \
-        [e for e in rt.log.events if e.kind in _NUMPY_KINDS]
-    if numpy_events:
-        return _numpy_finding(s, d, rt, numpy_events, ev)
-    if "protobuf-descriptors" in kinds or "protobuf-descriptors" in log_kinds:
-        spec = tf_requirement(s, d, "protobuf")
-        # Without an upper bound the pin cannot help (TensorFlow <= 2.9 said only >=3.9.2): use
-        # the version protobuf's own message recommends.
-        req = f"protobuf{spec}" if spec and "<" in spec else "protobuf==3.20.3"
-        protobuf = s.package("protobuf")
-        title = (f"protobuf {protobuf.version if protobuf else ''} is too new for TensorFlow "
-                 f"{tf_version or ''}: 'Descriptors cannot be created directly'").replace("  ", " ")
-        ev = {**ev, "protobuf": protobuf.version if protobuf else None,
-              "protobuf_allowed_by_tensorflow": spec}
-        fix = Remediation(
-            f"Install the protobuf TensorFlow allows ({req}); setting "
-            "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python also works, but slowly",
-            (pip(s, "install", req),), PROTOBUF_NEWS)
-        return _emit(codes.RUNTIME_PROTOBUF, title, ev, fix)
-    if "op-not-registered" in kinds:
-        op = _event_field(err, ("op-not-registered",), "op")
-        addons = [p for p in (s.package(n) for n in _TF_ADDONS) if p]
-        ev = {**ev, "op": op, "addons": {p.name: p.version for p in addons}}
-        commands = [c for c in (reinstall_tf(s, d, "--no-deps"),) if c] + [pip(s, "check")]
-        fix = Remediation("Reinstall TensorFlow so its Python files and binaries match, and keep "
-                          "add-ons at the versions built for it", tuple(commands))
-        return _emit(codes.RUNTIME_OP_NOT_REGISTERED,
-                        f"import tensorflow fails: op {op!r} is not registered in the TensorFlow binary",
-                        ev, fix)
-    first = err.message.strip().splitlines()[0][:200] if err.message.strip() else ""
-    commands = [c for c in (reinstall_tf(s, d),) if c] + [pip(s, "check")]
-    fix = Remediation("Reinstall TensorFlow with its dependencies, then check for broken "
-                      "requirements", tuple(commands))
-    return _emit(codes.RUNTIME_IMPORT_FAILED, f"import tensorflow fails: {short_type}: {first}".rstrip(": "),
-                    ev, fix)
-
-
 def _arch_mismatch(s: Snapshot, d: Derived, rt: RuntimeFacts, err: ImportFailure, ev: dict[str, Any]) -> Finding:
-    have = _event_field(err, ("arch-mismatch",), "have")
-    need = _event_field(err, ("arch-mismatch",), "need")
-    library = (_event_field(err, ("dlopen", "library-not-loaded", "invalid-shared-object",
-                                  "undefined-symbol"), "library"))
+    have = event_field(err, ("arch-mismatch",), "have")
+    need = event_field(err, ("arch-mismatch",), "need")
+    library = event_field(err, ("dlopen", "library-not-loaded", "invalid-shared-object", "undefined-symbol"),
+                          "library")
     ev = {**ev, "library": library, "library_arch": have, "process_arch": need or
           (s.python.process_arch if s.python else None)}
-    names = [f"{d.name}=={d.version}" for d in s.tensorflow_distributions() if d.version]
+    names = [f"{p.name}=={p.version}" for p in s.tensorflow_distributions() if p.version]
     if library and "tensorflow-plugins" in library and s.package("tensorflow-metal"):
         names.append(f"tensorflow-metal=={metal_version(d)}")
     if library and "/numpy/" in library and s.package("numpy"):
@@ -223,138 +129,85 @@ def _arch_mismatch(s: Snapshot, d: Derived, rt: RuntimeFacts, err: ImportFailure
     return _emit(codes.RUNTIME_LIBRARY_ARCH_MISMATCH, title, ev, Remediation(text, commands))
 
 
-# ---------------------------------------------------------------------------------------------
-# crashes, hangs, no result
-
-
-def _arm64_fix(s: Snapshot, d: Derived) -> Remediation:
-    if s.host.system == "Linux" and s.host.cpu_implementer:
-        return Remediation("Run an arm64 image: an x86_64 TensorFlow under emulation lacks AVX",
-                           ("docker run --platform linux/arm64 IMAGE",),
-                           "https://github.com/docker/for-mac/issues/5342")
-    if d.apple_silicon or s.host.system == "Darwin":
-        reqs: tuple[str, ...] = ("tensorflow",)
-        matrix = d.matrix
-        if matrix is not None and s.python:
-            try:
-                rec = matrix.recommended_install(s.python.minor, "arm64", s.host.macos_version or None)
-                reqs = tuple(rec.requirements) or reqs
-            except Exception:  # noqa: BLE001
-                pass
-        minor = s.python.minor if s.python else "3"
-        return Remediation(
-            "Make an environment with an arm64 Python and install TensorFlow into it (check that "
-            "the first command prints arm64)",
-            (f"arch -arm64 python{minor} -c \"import platform; print(platform.machine())\"",
-             f"arch -arm64 python{minor} -m venv ~/venvs/tf-arm64",
-             "~/venvs/tf-arm64/bin/python -m pip install " + " ".join(shlex.quote(r) for r in reqs)),
-            import_sigill.doc.link)
-    return Remediation("This CPU lacks the instructions (AVX) TensorFlow's wheels need: use a "
-                       "build without AVX (conda-forge) or another machine",
-                       ("conda install -c conda-forge tensorflow",))
-
-
-def _signal(s: Snapshot, d: Derived, rt: RuntimeFacts) -> Finding:
-    sig = rt.signal or "a signal"
-    log = rt.log
-    ev = {**base_evidence(s, d, rt), "signal": sig, "python_fatal": log.python_fatal,
-          "python_stack": log.python_stack[:6], "tensorflow_fatal": log.fatal[:3],
-          "stderr_tail": stderr_lines(rt)}
-    missing = log.cpu_instructions_missing
-    if sig == "SIGILL" or missing:
-        ev["cpu_instructions_missing"] = missing
-        what = f"needs {', '.join(missing)}" if missing else "uses an instruction"
-        title = (f"TensorFlow was killed by {sig} while {doing(rt)}: it {what} this CPU (as this "
-                 "process sees it) does not have")
-        return _emit(codes.RUNTIME_IMPORT_SIGILL, title, ev, _arm64_fix(s, d))
-    numpy_events = [e for e in log.events if e.kind in _NUMPY_KINDS]
-    if numpy_events:
-        return _numpy_finding(s, d, rt, numpy_events, ev, crashed=sig)
-    in_plugin = bool(rt.loading_plugin) or (
-        any("load_library" in frame for frame in log.python_stack) and bool(rt.plugins))
-    loading = [rt.loading_plugin] if rt.loading_plugin else [p.path for p in rt.plugins]
-    where = (f" while loading {', '.join(os.path.basename(p) for p in loading)}"
-             if in_plugin else f" while {doing(rt)}")
-    title = f"TensorFlow crashed with {sig}{where}"
-    if log.fatal:
-        title += f": {log.fatal[0][:160]}"
-    if in_plugin and (metal_version(d) or d.apple_silicon):
-        reqs, why, facts = pair_fix(s, d)
-        ev.update(facts)
-        commands = (pip(s, "install", "--force-reinstall", *reqs),) if reqs else ()
-        fix = Remediation(f"A plugin crashed TensorFlow: {why}", commands)
-    elif in_plugin:
-        ev["plugins"] = [p.path for p in rt.plugins]
-        fix = Remediation("A plugin crashed TensorFlow while it was loaded: move it out of the "
-                          "way, or reinstall the package that installed it at the version built "
-                          "for this TensorFlow",
-                          tuple(f"mv {shlex.quote(p.path)} {shlex.quote(p.path + '.disabled')}"
-                                for p in rt.plugins[:3]))
-    else:
-        commands = [c for c in (reinstall_tf(s, d),) if c]
-        commands.append(f"{python_cmd(s)} -X faulthandler -c \"import tensorflow\"")
-        fix = Remediation("Reinstall TensorFlow; the last command reproduces the crash with a "
-                          "Python stack", tuple(commands))
-    return _emit(codes.RUNTIME_IMPORT_CRASHED, title, ev, fix)
-
-
-def _hang(s: Snapshot, d: Derived, rt: RuntimeFacts) -> Finding:
-    ev = {**base_evidence(s, d, rt), "timeout_s": rt.timeout_s, "python_stack": rt.log.python_stack[:8],
-          "stderr_tail": stderr_lines(rt)}
-    where = f" (last Python frame: {rt.log.python_stack[0]})" if rt.log.python_stack else ""
-    title = f"TensorFlow did not finish within {rt.timeout_s or 0:g} s: stuck {doing(rt)}{where}"
-    longer = max(300, int((rt.timeout_s or 60) * 5))
+def _protobuf(s: Snapshot, d: Derived, ev: dict[str, Any]) -> Finding:
+    _dist, tf_version = tf_of(d)
+    spec = tf_requirement(s, d, "protobuf")
+    # Without an upper bound the pin cannot help (TensorFlow <= 2.9 said only >=3.9.2): use
+    # the version protobuf's own message recommends.
+    req = f"protobuf{spec}" if spec and "<" in spec else "protobuf==3.20.3"
+    protobuf = s.package("protobuf")
+    title = (f"protobuf {protobuf.version if protobuf else ''} is too new for TensorFlow "
+             f"{tf_version or ''}: 'Descriptors cannot be created directly'").replace("  ", " ")
+    ev = {**ev, "protobuf": protobuf.version if protobuf else None,
+          "protobuf_allowed_by_tensorflow": spec}
     fix = Remediation(
-        "Try a longer timeout; if it still hangs, the second command prints where (after 60 s)",
-        (f"tfdoctor check --python {python_cmd(s)} --timeout {longer}",
-         f"{python_cmd(s)} -c \"import faulthandler; faulthandler.dump_traceback_later(60, exit=True); "
-         "import tensorflow\""))
-    return _emit(codes.RUNTIME_IMPORT_HANG, title, ev, fix)
+        f"Install the protobuf TensorFlow allows ({req}); setting "
+        "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python also works, but slowly",
+        (pip(s, "install", req),), PROTOBUF_NEWS)
+    return _emit(codes.RUNTIME_PROTOBUF, title, ev, fix)
 
 
-def _no_result(s: Snapshot, d: Derived, rt: RuntimeFacts, code: str) -> Finding:
-    ev = {**base_evidence(s, d, rt), "returncode": rt.returncode, "message": rt.message,
-          "stderr_tail": stderr_lines(rt)}
-    title = (f"The TensorFlow child {rt.message}" if code == codes.RUNTIME_NO_RESULT
-             else f"The TensorFlow child's output is unusable: {rt.message}")
-    fix = Remediation("Import TensorFlow by hand with this interpreter and fix what it prints",
-                      (f"{python_cmd(s)} -c \"import tensorflow as tf; print(tf.__version__)\"",))
-    return _emit(code, title, ev, fix)
+def _op_not_registered(s: Snapshot, d: Derived, err: ImportFailure, ev: dict[str, Any]) -> Finding:
+    op = event_field(err, ("op-not-registered",), "op")
+    addons = [p for p in (s.package(n) for n in _TF_ADDONS) if p]
+    ev = {**ev, "op": op, "addons": {p.name: p.version for p in addons}}
+    commands = [c for c in (reinstall_tf(s, d, "--no-deps"),) if c] + [pip(s, "check")]
+    fix = Remediation("Reinstall TensorFlow so its Python files and binaries match, and keep "
+                      "add-ons at the versions built for it", tuple(commands))
+    return _emit(codes.RUNTIME_OP_NOT_REGISTERED,
+                 f"import tensorflow fails: op {op!r} is not registered in the TensorFlow binary",
+                 ev, fix)
 
 
-def _classify(s: Snapshot, d: Derived) -> Finding:
-    """The one finding that says how the import went wrong (outcome "ok" is runtime_devices')."""
+def _import_failed(s: Snapshot, d: Derived, err: ImportFailure, ev: dict[str, Any]) -> Finding:
+    short_type = err.type.rsplit(".", 1)[-1]
+    first = err.message.strip().splitlines()[0][:200] if err.message.strip() else ""
+    commands = [c for c in (reinstall_tf(s, d),) if c] + [pip(s, "check")]
+    fix = Remediation("Reinstall TensorFlow with its dependencies, then check for broken "
+                      "requirements", tuple(commands))
+    return _emit(codes.RUNTIME_IMPORT_FAILED, f"import tensorflow fails: {short_type}: {first}".rstrip(": "),
+                 ev, fix)
+
+
+def _finding(s: Snapshot, d: Derived, outcome: ImportOutcome) -> Finding:
+    """The finding of the rule `outcome` names: what the exception (or, for NumPy, the crash) shows."""
     rt = s.runtime
-    if rt.outcome == "import-error" and rt.import_error is not None:
-        return _import_error(s, d, rt)
-    if rt.outcome == "signal":
-        return _signal(s, d, rt)
-    if rt.outcome == "timeout":
-        return _hang(s, d, rt)
-    if rt.outcome in ("no-result", "not-started"):
-        return _no_result(s, d, rt, codes.RUNTIME_NO_RESULT)
-    if rt.outcome == "temp-dir":  # not the interpreter's fault: tfdoctor had no usable temp dir
-        return _emit(codes.RUNTIME_NO_RESULT, f"The TensorFlow child could not run: {rt.message}",
-                     {**base_evidence(s, d, rt), "message": rt.message},
-                     Remediation("Point TMPDIR at a writable directory and run again",
-                                 ("mkdir -p ~/tmp", "export TMPDIR=~/tmp")))
-    return _no_result(s, d, rt, codes.RUNTIME_BAD_OUTPUT)
+    if outcome.code == codes.RUNTIME_NUMPY_ABI and outcome.signal is not None:  # NumPy's words, then a crash
+        return _numpy_finding(s, d, outcome.numpy_events, crash_evidence(s, d, rt), crashed=outcome.signal)
+    err = rt.import_error
+    assert err is not None
+    ev = {**base_evidence(s, d, rt), "exception": err.type.rsplit(".", 1)[-1], "exception_type": err.type,
+          "message": err.message[:2000], "traceback_tail": err.traceback[-6:],
+          "chained": err.chain[:3]}
+    code = outcome.code
+    if code == codes.RUNTIME_NOT_INSTALLED:
+        return _emit(code, "TensorFlow is not installed, so it was not imported", ev,
+                     Remediation(not_installed.doc.fix))
+    if code == codes.RUNTIME_PLUGIN_LOAD_FAILED and outcome.library:
+        return _plugin_failed(s, d, rt, err, outcome.library, ev)
+    if code == codes.RUNTIME_LIBRARY_ARCH_MISMATCH:
+        return _arch_mismatch(s, d, rt, err, ev)
+    if code == codes.RUNTIME_NUMPY_ABI:
+        return _numpy_finding(s, d, outcome.numpy_events, ev)
+    if code == codes.RUNTIME_PROTOBUF:
+        return _protobuf(s, d, ev)
+    if code == codes.RUNTIME_OP_NOT_REGISTERED:
+        return _op_not_registered(s, d, err, ev)
+    return _import_failed(s, d, err, ev)
 
 
 def _when(code: str):
-    """The rule body for `code`: the classification's finding when it is of this code."""
+    """The rule body for `code`: its finding when the import's classification names it."""
 
     def decide(s: Snapshot, d: Derived) -> Finding | None:
-        if s.runtime.outcome == "ok":
-            return None
-        found = d.once("runtime.import-outcome", lambda: _classify(s, d))
-        return found if found.code == code else None
+        outcome = import_outcome(s, d)
+        return _finding(s, d, outcome) if outcome is not None and outcome.code == code else None
 
     return decide
 
 
 # ---------------------------------------------------------------------------------------------
-# the rules (which fires is decided by _classify)
+# the rules (which fires is decided by tfdoctor.import_outcome)
 
 
 @rule(codes.RUNTIME_NOT_INSTALLED, "TensorFlow was not imported: it is not installed",
@@ -438,65 +291,5 @@ def import_failed(s: Snapshot, d: Derived):
     return _when(import_failed.code)(s, d)
 
 
-@rule(codes.RUNTIME_IMPORT_SIGILL, "TensorFlow needs CPU instructions this process does not have (Illegal instruction)",
-      Severity.ERROR,
-      "Importing TensorFlow killed the interpreter with SIGILL (`Illegal instruction: 4`, "
-      "`zsh: illegal hardware instruction python`), or TensorFlow aborted with 'The TensorFlow "
-      "library was compiled to use AVX instructions, but these aren't available on your "
-      "machine'. Intel builds of TensorFlow need AVX; Rosetta 2 and QEMU do not provide it. "
-      "On Apple silicon this means the Python runs as x86_64 under Rosetta 2.",
-      "Use an arm64 Python (on a Mac) or an arm64 image (in Docker), and install TensorFlow "
-      "into it.",
-      "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment", needs=("runtime",))
-def import_sigill(s: Snapshot, d: Derived):
-    return _when(import_sigill.code)(s, d)
-
-
-@rule(codes.RUNTIME_IMPORT_CRASHED, "TensorFlow crashed the interpreter",
-      Severity.ERROR,
-      "The child that imports TensorFlow was killed by a signal (SIGSEGV, SIGBUS, SIGABRT...). "
-      "Usual causes: a plugin or compiled extension built for another TensorFlow, NumPy or "
-      "macOS; a fatal check inside TensorFlow (its 'F ...' log line is in the evidence). "
-      "The evidence names the stage and, from faulthandler, the Python frame it died in.",
-      "Reinstall TensorFlow (and tensorflow-metal) as a known-good pair; the finding names it.", explains=(codes.RUNTIME_NO_GPU,), needs=("runtime",))
-def import_crashed(s: Snapshot, d: Derived):
-    return _when(import_crashed.code)(s, d)
-
-
-@rule(codes.RUNTIME_IMPORT_HANG, "TensorFlow hung while importing or initialising its devices",
-      Severity.ERROR,
-      "The child was killed (with its whole process group) when the timeout ran out. The "
-      "evidence shows the stage and the Python stack faulthandler dumped just before. Slow "
-      "network file systems, a first import compiling caches, a plugin waiting on a device, "
-      "or a lock held by another process are typical; a GPU plugin whose device cannot be "
-      "created can also hang TensorFlow's context initialisation (`ensure_initialized` in the "
-      "stack), which the simulated GPU reproduces.",
-      "Run again with a longer --timeout; if it still hangs, the stack in the evidence names "
-      "the module to look at.", explains=(codes.RUNTIME_NO_GPU,), needs=("runtime",))
-def import_hang(s: Snapshot, d: Derived):
-    return _when(import_hang.code)(s, d)
-
-
-@rule(codes.RUNTIME_NO_RESULT, "The TensorFlow child exited without a result",
-      Severity.ERROR,
-      "The child exited on its own (no signal, no timeout) before finishing: something in "
-      "the import called sys.exit/os._exit, or the interpreter failed to start the script. "
-      "The last lines of its stderr are in the evidence.",
-      "Run `python -c 'import tensorflow'` with the diagnosed interpreter and fix what it prints.", needs=("runtime",))
-def no_result(s: Snapshot, d: Derived):
-    return _when(no_result.code)(s, d)
-
-
-@rule(codes.RUNTIME_BAD_OUTPUT, "The TensorFlow child wrote something other than its result",
-      Severity.ERROR,
-      "The result file was not the JSON document tfdoctor's child writes: something in the "
-      "environment wrote into it, or the interpreter is not a working Python.",
-      "Run `python -c 'import tensorflow'` with the diagnosed interpreter; report a tfdoctor "
-      "bug if that works.", needs=("runtime",))
-def bad_output(s: Snapshot, d: Derived):
-    return _when(bad_output.code)(s, d)
-
-
 _emit = emitter(not_installed, plugin_load_failed, library_arch_mismatch, numpy_abi, protobuf,
-                              op_not_registered, import_failed, import_sigill, import_crashed, import_hang,
-                              no_result, bad_output)
+               op_not_registered, import_failed)

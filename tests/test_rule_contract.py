@@ -87,8 +87,9 @@ def test_the_core_imports_no_rule_module(path):
 
 @pytest.mark.parametrize("path", sorted(CHECKS.glob("*.py")), ids=lambda p: p.name)
 def test_rule_modules_stay_readable(path):
+    """Issue 10: modules stay under about 400 lines; a family that outgrows it splits by idea."""
     lines = path.read_text(encoding="utf-8").count("\n")
-    assert lines <= 520, f"checks/{path.name} has {lines} lines: split its family by idea"
+    assert lines <= 400, f"checks/{path.name} has {lines} lines: split its family by idea"
 
 
 def test_modules_loaded_only_with_a_section_need_it_in_every_rule():

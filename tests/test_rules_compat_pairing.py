@@ -1,5 +1,7 @@
-"""The compat check (TensorFlow + tensorflow-metal pairing, wheels for this Python, macOS floors)
-on snapshots of real situations.
+"""compat.tf-metal-mismatch (checks/compat_pairing.py) and the pair's verdict that compat.ok
+headlines (tfdoctor/pair_verdict.py), on snapshots of real situations; the wheels for this Python
+and macOS floors are tests/test_rules_compat_platform.py's. Both rule modules run together here,
+as the engine runs them.
 
 Facts used to build them, so no expectation is copied from tfdoctor's own output:
 - wheel tags, Python tags and Requires-Dist: ../shared/reference/tf_wheels_2026-11.json (records
@@ -14,6 +16,7 @@ Facts used to build them, so no expectation is copied from tfdoctor's own output
   import) and metal.no_wheel_past_cp312.
 """
 
+
 from __future__ import annotations
 
 from typing import Any
@@ -26,8 +29,7 @@ from tfdoctor.model import Severity
 from tfdoctor.recommend import install_commands, machine_recommendation, short_source, venv_command
 from tfdoctor.render.matrix import matrix_rows
 
-architecture = RuleModules("arch_interpreter")
-compat = RuleModules("compat_pairing")
+compat = RuleModules("compat_pairing", "compat_platform")
 installation = RuleModules("install")
 
 PY = "/Users/ada/venvs/tf/bin/python"
@@ -69,6 +71,7 @@ def one(data: dict[str, Any]):
     return findings[0]
 
 
+
 # ---------------------------------------------------------------------------------------------
 # healthy machines
 
@@ -81,10 +84,6 @@ def test_m_series_healthy_pair_is_ok_with_its_source():
     assert f.title == "tensorflow 2.19.1 + tensorflow-metal 1.2.0: known to work (tensorflow/tensorflow#126360)"
 
 
-def test_linux_has_no_metal_pairing_and_no_warning():
-    f = one(linux_cpu())
-    assert f.code == "compat.ok" and "tensorflow-cpu 2.19.1 on Linux" in f.title
-    assert "macOS-only" in f.title
 
 
 # Apple's table rows (tensorflow-metal 1.2.0 METADATA) with a release of each minor that has
@@ -131,6 +130,7 @@ def test_tensorflow_2_13_thin_shim_pairs_through_tensorflow_macos():
              ['tensorflow-macos (==2.13.0) ; platform_system == "Darwin" and platform_machine == "arm64"'])])
     f = one(data)
     assert f.code == "compat.ok" and f.title.startswith("tensorflow-macos 2.13.0 + tensorflow-metal 1.0.0")
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -187,9 +187,9 @@ def test_metal_that_predates_tensorflow_cannot_load_and_the_binary_says_which_sy
 def test_a_pair_the_binaries_do_not_cover_falls_back_to_the_era(monkeypatch):
     """tensorflow-metal 1.2.0 with tensorflow 2.15.0 where no binary facts cover the pair: the
     release dates decide, and say they are an inference."""
-    import tfdoctor.checks.compat_pairing as module
+    import tfdoctor.pair_verdict as module
 
-    monkeypatch.setattr(module, "binary_check", lambda arch="arm64": (lambda tf, metal: None))
+    monkeypatch.setattr(module, "binary_check", lambda arch="arm64", **kw: (lambda tf, metal: None))
     monkeypatch.setattr(module, "load_check", lambda *args, **kwargs: None)
     f = one(mac("2.15.0", "1.2.0", python="3.11"))
     assert f.title.startswith("tensorflow-metal 1.2.0 postdates tensorflow 2.15.0") and "inferred" in f.title
@@ -213,6 +213,8 @@ def test_metal_version_unknown_to_the_matrix():
 
 
 def test_two_tensorflows_cannot_be_paired_and_installation_explains_it():
+    """A warning only, and no compat.ok beside it: that rule lives in checks/compat_platform.py, so
+    this module's warning does not silence it as a summary rule; it stays silent by itself."""
     data = mac("2.19.1", "1.2.0", extra=[_pkg("tensorflow-macos", "2.12.0", ["cp311-cp311-macosx_12_0_arm64"],
                                                 ["numpy (<1.24,>=1.22)"])])
     s = snap(data)
@@ -223,78 +225,7 @@ def test_two_tensorflows_cannot_be_paired_and_installation_explains_it():
 
 
 # ---------------------------------------------------------------------------------------------
-# wheels for this Python
-
-
-def test_python_3_13_has_no_metal_wheel():
-    """No tensorflow-metal release has a cp313 wheel (mac_facts metal.no_wheel_past_cp312);
-    tensorflow 2.20.0 has one."""
-    f = one(mac("2.20.0", None, python="3.13"))
-    assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.ERROR
-    assert f.title == "no tensorflow-metal wheel for Python 3.13 (arm64): create a Python 3.12 environment"
-    assert f.remediation.commands == (
-        "python3.12 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install 'tensorflow==2.19.*' "
-        "tensorflow-metal==1.2.0",)
-    assert "runtime.no-gpu" in f.explains and "install.no-tensorflow" not in f.explains
-
-
-def test_python_3_13_without_tensorflow_explains_no_tensorflow():
-    s = snap(mac(None, None, python="3.13"))
-    (f,) = compat.run(s)
-    assert f.code == "compat.no-wheel-for-python" and "install.no-tensorflow" in f.explains
-    assert "tensorflow==2.21.*" in f.remediation.text  # the CPU-only alternative, not run by a script
-    assert len(f.remediation.commands) == 1
-    (missing,) = installation.run(s)
-    assert missing.code == "install.no-tensorflow" and not missing.remediation.commands
-
-
-def test_python_3_14_has_no_tensorflow_wheel_either():
-    """tensorflow 2.21.0 wheels stop at cp313 (reference records)."""
-    f = one(mac(None, None, python="3.14"))
-    assert f.title.startswith("no TensorFlow wheel and no tensorflow-metal wheel for Python 3.14 (arm64)")
-
-
-def test_metal_1_1_0_has_no_wheel_for_python_3_12():
-    """tensorflow-metal 1.1.0: cp39, cp310, cp311 only (reference); found in a 3.12 environment
-    it was copied or forced there."""
-    f = one(mac("2.17.1", "1.1.0", python="3.12"))
-    assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.WARNING
-    assert f.title == "tensorflow-metal 1.1.0 has no wheel for Python 3.12 (only 3.9-3.11)"
-    assert f.remediation.commands == (f"{PIP} install 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
-
-
-def test_tensorflow_2_15_on_python_3_12_has_no_plugin():
-    """`pip install tensorflow-metal==1.1.0` (Apple's plugin for 2.14-2.18) finds no cp312 wheel;
-    only 1.2.0 has one, and it goes with 2.16.2 and 2.18.1/2.19 (reports), not with 2.15."""
-    f = one(mac("2.15.0", None, python="3.12"))
-    assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.WARNING
-    assert "tensorflow-metal 1.1.0" in f.title and "3.9-3.11 only" in f.title
-    assert f.remediation.commands == (f"{PIP} install 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
-
-
-INTEL = {"host": {"hw_arm64": False, "chip": None, "cpu_brand": "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz",
-                  "cpu_flags": ["avx", "avx2"]},
-         "python": {"process_arch": "x86_64", "translated": None}}
-
-
-def test_intel_mac_metal_wheels_end_at_1_0_0():
-    """tensorflow-metal x86_64 wheels exist for 0.1.0-1.0.0 only (reference); 1.1.0 is arm64-only."""
-    data = merge(mac("2.16.2", "1.1.0"), INTEL)
-    data["packages"][0]["wheel_tags"] = ["cp311-cp311-macosx_10_15_x86_64"]
-    f = one(data)
-    assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.ERROR
-    assert f.title == ("tensorflow-metal 1.1.0 has no x86_64 wheel: Intel Macs had tensorflow-metal "
-                       "wheels only up to 1.0.0")
-    assert f.remediation.commands == (f"{PIP} install 'tensorflow==2.13.*' tensorflow-metal==1.0.0",)
-
-
-def test_intel_mac_python_3_12_moves_to_3_11():
-    f = one(merge(mac(None, None, python="3.12"), INTEL))
-    assert f.title == "no tensorflow-metal wheel for Python 3.12 (x86_64): create a Python 3.11 environment"
-    assert f.remediation.commands == (
-        "python3.11 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install 'tensorflow==2.13.*' "
-        "tensorflow-metal==1.0.0",)
-
+# a translated Python: the pair is judged for the hardware's architecture
 
 ROSETTA = {"host": {"cpu_brand": "VirtualApple @ 2.50GHz processor"},
            "python": {"process_arch": "x86_64", "translated": True}}
@@ -302,69 +233,10 @@ ROSETTA = {"host": {"cpu_brand": "VirtualApple @ 2.50GHz processor"},
 Python started translated (route.universal2_intel64)."""
 
 
-def test_rosetta_uses_the_hardware_arch():
-    """Under Rosetta the pair is judged for arm64 (the fix is an arm64 Python), so a 3.11
-    interpreter does not get a 'no wheel' finding; the architecture check owns the problem."""
-    assert one(merge(apple_silicon(), ROSETTA)).code == "compat.ok"
-
-
-def test_rosetta_python_3_13_is_explained_by_the_rosetta_finding():
-    data = merge(mac("2.20.0", None, python="3.13"), ROSETTA)
-    s = snap(data)
-    (f,) = compat.run(s)
-    assert f.code == "compat.no-wheel-for-python" and "(arm64)" in f.title
-    arch = [x for x in architecture.run(s) if x.code == "arch.rosetta"]
-    assert arch and f.code in arch[0].explains
-
-
 def test_commands_run_pip_as_arm64_for_a_translated_universal2_python():
     s = snap(merge(mac("2.18.0", "1.1.0"), ROSETTA))
     (f,) = compat.run(s)
     assert f.remediation.commands == (f"arch -arm64 {PIP} install tensorflow==2.18.1 tensorflow-metal==1.2.0",)
-
-
-# ---------------------------------------------------------------------------------------------
-# macOS
-
-
-def test_macos_12_0_is_too_old_for_metal_1_2_0_by_apples_table():
-    """The 1.2.0 wheels are tagged macosx_12_0 (reference), Apple's table asks 12.1+ (rows for
-    TF 2.18, which 1.2.0 is inferred to serve; compat_matrix.json known_quirks
-    metal-min-macos-table-vs-tags)."""
-    f = one(mac("2.19.1", "1.2.0", macos="12.0"))
-    assert f.code == "compat.macos-too-old" and f.severity is Severity.ERROR
-    assert f.title == ("macOS 12.0 is too old: tensorflow-metal 1.2.0 needs 12.1 (Apple's table; its "
-                       "wheel tag allows 12.0, so pip installed it anyway)")
-    floors = {(r["needs"], r["source"].split(" ")[0]) for r in f.evidence["requirements"]}
-    assert ("12.0", "wheel") in floors and ("12.1", "Apple's") in floors
-    assert f.remediation.commands == (f"{PIP} uninstall -y tensorflow-metal",)
-    assert "Update macOS to 12.1" in f.remediation.text
-
-
-def test_macos_12_1_is_enough():
-    assert one(mac("2.19.1", "1.2.0", macos="12.1")).code == "compat.ok"
-
-
-def test_macos_11_is_too_old_for_the_tensorflow_wheel_too():
-    """tensorflow 2.19.1 arm64 wheels are macosx_12_0 (reference)."""
-    f = one(mac("2.19.1", "1.2.0", macos="11.7"))
-    assert "tensorflow 2.19.1 needs 12.0 (wheel tag)" in f.title
-    assert "tensorflow-metal 1.2.0 needs 12.1 (Apple's table)" in f.title
-    assert f.remediation.commands == ()  # no pair supports macOS 11.7 on 3.11: update macOS
-
-
-def test_unknown_macos_gives_no_macos_finding():
-    assert one(mac("2.19.1", "1.2.0", macos=None)).code == "compat.ok"
-
-
-# ---------------------------------------------------------------------------------------------
-# no plugin installed
-
-
-def test_tensorflow_2_20_without_metal_points_to_the_working_pair():
-    f = one(mac("2.20.0", None))
-    assert f.code == "compat.no-metal" and "no release is known to work" in f.title
-    assert f.remediation.commands == (f"{PIP} install 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -414,6 +286,7 @@ def test_machine_recommendation_on_linux_mac_and_python_3_13():
     assert rosetta["commands"][0].startswith("arch -arm64 ")
 
 
+
 def test_healthy_scenarios_give_no_warning_from_any_of_these_checks():
     dependencies = RuleModules("compat_pins")
     for data in (apple_silicon(), linux_cpu()):
@@ -434,11 +307,6 @@ def test_unreadable_versions_do_not_crash_the_check():
     assert run(data) == []
 
 
-def test_unreadable_macos_version_is_treated_as_unknown():
-    f = one(mac("2.19.1", "1.2.0", macos=":"))
-    assert f.code == "compat.ok"
-    assert machine_recommendation(snap(mac(None, None, macos="junk")), load_matrix())["requirements"] == [
-        "tensorflow==2.19.*", "tensorflow-metal==1.2.0"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -456,6 +324,8 @@ def ran_on_gpu(data: dict[str, Any], tf: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("tf,metal", [("2.9.2", "0.5.1"), ("2.11.0", "0.7.1"), ("2.13.0", "1.0.1"),
                                       ("2.5.0", "0.1.1")])
+
+
 def test_metal_patch_releases_pair_like_their_series(tf, metal):
     """tensorflow-metal 0.5.1, 0.7.1, 1.0.1 (and 0.1.1, before the table's 0.1.2) were cut for the
     TensorFlow minor of their series, which Apple's table documents (reference `pairs`)."""
@@ -483,20 +353,24 @@ def test_a_reported_failure_contradicted_by_a_gpu_seen_running_is_information():
     assert one(ran_on_gpu(data, "2.18.0")).severity is Severity.INFO
 
 
-def test_apple_table_macos_floor_yields_to_a_gpu_seen_running():
-    """tensorflow-metal 0.1.1's wheel is tagged macosx_11_0; Apple's table asks 12.0 for TF 2.5
-    (reference); jzhangc/git_tf2_experiments ran it on 11.4."""
-    data = mac("2.5.0", "0.1.1", dist="tensorflow-macos", python="3.8", macos="11.4")
-    found = {f.code: f for f in run(data)}
-    assert found["compat.macos-too-old"].severity is Severity.ERROR
-    found = {f.code: f for f in run(ran_on_gpu(data, "2.5.0"))}
-    assert found["compat.macos-too-old"].severity is Severity.INFO
+def test_the_load_check_reads_the_installed_distribution_build():
+    """On Intel, tensorflow-metal 0.1.2 loads into tensorflow-macos 2.5.0 but not into Google's
+    tensorflow 2.5.0, which lacks TF_AssignVariable and other C-API symbols the plugin imports
+    (compat_matrix.json metal_load_check, read from both wheels). The scenario is a working Intel
+    Mac running this pair (mrdbourke/m1-machine-learning-test, AMD Radeon Pro 5500M results), so
+    the verdict must come from the tensorflow-macos build the user has."""
+    import copy
+    import json
+    from pathlib import Path
 
-
-def test_no_metal_on_apple_silicon_is_the_cause_of_an_idle_gpu():
-    f = one(mac("2.19.1", None, python="3.11"))
-    assert f.code == "compat.no-metal" and f.severity is Severity.WARNING
-    assert "runtime.no-gpu" in f.explains
-    assert f.remediation.commands == (f"{PIP} install tensorflow-metal==1.2.0",)
-    intel = one(merge(mac("2.19.1", None), INTEL))
-    assert intel.severity is not Severity.WARNING
+    path = Path(__file__).parent / "scenarios" / "healthy_intel_amd5500m_tfmacos250_metal012_m1_ml_test.json"
+    recorded = json.loads(path.read_text())["snapshot"]
+    [f] = compat.run(snap(copy.deepcopy(recorded)))
+    assert f.code == "compat.ok" and "cannot load" not in f.title, f.title
+    stock_build = copy.deepcopy(recorded)
+    for p in stock_build["packages"]:
+        if p["name"] == "tensorflow-macos":
+            p["name"] = "tensorflow"
+    stock = compat.run(snap(stock_build))
+    assert [g.code for g in stock] == ["compat.tf-metal-mismatch"], [(g.code, g.title) for g in stock]
+    assert "cannot load" in stock[0].title and "tensorflow 2.5.0 does not export" in stock[0].title

@@ -37,5 +37,5 @@ def test_macos_older_than_15_is_named():
 
 def test_a_third_party_plugin_is_a_metal_plugin_for_the_other_rules():
     """With only tensorflow-metal-plugin installed, no rule says "tensorflow-metal is not installed"."""
-    compat = RuleModules("compat_pairing")
+    compat = RuleModules("compat_pairing", "compat_platform")
     assert "compat.no-metal" not in [f.code for f in compat.run(snap(plugin_on("2.21.0")))]

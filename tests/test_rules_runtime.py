@@ -1,5 +1,8 @@
-"""The runtime facts model, the parent's classification of how the child ended, and the runtime
-check on snapshots of real Mac situations (texts from the issues each test names)."""
+"""The runtime facts model, the parent's classification of how the child ended, and what holds
+for the whole runtime family (checks/runtime_import.py, runtime_crash.py, runtime_devices.py):
+every code documented, every outcome answered, mutated facts never crash a rule. Each module's
+own findings are tested in tests/test_rules_runtime_<module>.py, on snapshots of real Mac
+situations (texts from the issues each test names); the fixtures they share are here."""
 
 from __future__ import annotations
 
@@ -9,16 +12,14 @@ import sys
 
 import pytest
 
-from snapshots import RuleModules, apple_silicon, linux_cpu, merge, snap
+from snapshots import RuleModules, apple_silicon, linux_cpu, snap
 from tfdoctor import typed
 from tfdoctor.childproc import ChildResult
-from tfdoctor.engine import diagnose
-from tfdoctor.model import Severity
 from tfdoctor.runtime import CHILD, child_env, facts_from_child
 from tfdoctor.runtime_facts import RuntimeFacts
 from tfdoctor.snapshot import Snapshot
 
-check = RuleModules("runtime_import", "runtime_devices")
+check = RuleModules("runtime_import", "runtime_crash", "runtime_devices")
 
 PY = "/Users/ada/venvs/tf/bin/python"
 SITE = "/Users/ada/venvs/tf/lib/python3.11/site-packages"
@@ -64,6 +65,18 @@ def runtime_findings(s: Snapshot):
 
 def codes(findings):
     return [f.code for f in findings]
+
+
+def import_error(message: str, type_: str = "tensorflow.python.framework.errors_impl.NotFoundError",
+                 stage: str = "done", **extra) -> dict:
+    from tfdoctor.logparse import parse
+
+    events = typed.to_plain(parse(message).events)
+    return {"outcome": "import-error", "stage": stage, "python": PY,
+            "import_error": {"type": type_, "message": message, "events": events,
+                             "traceback": [f"{SITE}/tensorflow/__init__.py:437 in <module>",
+                                           f"{SITE}/tensorflow/python/framework/load_library.py:151 in load_library"]},
+            "plugins": [{"path": METAL, "source": "tensorflow-plugins"}], **extra}
 
 
 # --- the model ---------------------------------------------------------------------------------
@@ -149,214 +162,7 @@ def test_child_script_is_python38_compatible():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-# --- the check: healthy and GPU facts ----------------------------------------------------------
-
-
-def test_healthy_mac_is_one_ok_finding():
-    findings = runtime_findings(mac(HEALTHY_MAC))
-    assert codes(findings) == ["runtime.ok"]
-    ok = findings[0]
-    assert "2.19.1" in ok.title and "GPU:0" in ok.title and "Keras 3.10.0" in ok.title
-    assert ok.evidence["metal_device"] == "Apple M2"
-
-
-def test_no_gpu_with_metal_installed():
-    rt = merge(HEALTHY_MAC, {"physical_devices": [HEALTHY_MAC["physical_devices"][0]],
-                             "placements": [HEALTHY_MAC["placements"][0]]})
-    findings = runtime_findings(mac(rt))
-    assert codes(findings) == ["runtime.no-gpu", "runtime.ok"]
-    no_gpu = findings[0]
-    assert no_gpu.severity is Severity.ERROR
-    assert "libmetal_plugin.dylib" in no_gpu.title
-    assert no_gpu.remediation.commands
-
-
-def test_gpu_listed_but_op_ran_on_cpu():
-    rt = merge(HEALTHY_MAC, {})
-    rt["placements"][1]["device"] = "/job:localhost/replica:0/task:0/device:CPU:0"
-    findings = runtime_findings(mac(rt))
-    assert codes(findings) == ["runtime.gpu-placement", "runtime.ok"]
-    assert findings[0].title == "A matmul pinned to GPU:0 ran on CPU:0"
-
-
-def test_memory_growth_after_initialisation():
-    rt = merge(HEALTHY_MAC, {})
-    rt["physical_devices"][1].update(
-        memory_growth=False,
-        memory_growth_error="RuntimeError: Physical devices cannot be modified after being initialized")
-    findings = runtime_findings(mac(rt))
-    assert codes(findings) == ["runtime.memory-growth", "runtime.ok"]
-    growth = findings[0]
-    assert "cannot be modified after being initialized" in growth.title
-    assert "export TF_FORCE_GPU_ALLOW_GROWTH=true" in growth.remediation.commands
-
-
-OPTIMIZER_LINE = ("WARNING:absl:At this time, the v2.11+ optimizer `tf.keras.optimizers.Adam` runs "
-                  "slowly on M1/M2 Macs, please use the legacy Keras optimizer instead, located at "
-                  "`tf.keras.optimizers.legacy.Adam`.")
-KERAS2_OPTIMIZER_LOG = {"tf_version": "2.13.0",
-                        "keras": {"version": "2.13.1", "tf_keras_resolved_version": "2.13.1", "is_keras3": False},
-                        "log": {"optimizer_slowdown": ["tf.keras.optimizers.Adam"],
-                                "events": [{"kind": "optimizer-slowdown", "line": OPTIMIZER_LINE}]}}
-
-
-def test_optimizer_log_line_on_a_working_metal_gpu_is_information():
-    """tensorflow-macos 2.13 + tensorflow-metal 1.0 on an M2 (keras-team/tf-keras#35): Keras 2.11-2.15
-    prints the line on every Apple-silicon Mac; without a measured impact it is no warning."""
-    findings = runtime_findings(mac(merge(HEALTHY_MAC, KERAS2_OPTIMIZER_LOG)))
-    assert codes(findings) == ["runtime.optimizer-slowdown", "runtime.ok"]
-    slow = findings[0]
-    assert slow.severity is Severity.INFO and "no training probe measured its impact" in slow.title
-    assert slow.remediation.link == check.modules[1].OPTIMIZER_ISSUE
-    assert "tf.keras.optimizers.legacy.Adam" in slow.remediation.text
-    assert slow.remediation.commands and "tensorflow-metal==" in slow.remediation.commands[0]
-
-
-def test_optimizer_log_line_is_a_warning_when_the_training_probe_measured_the_gpu_slower():
-    from test_rules_probe import facts, run
-
-    s = mac(merge(HEALTHY_MAC, KERAS2_OPTIMIZER_LOG))
-    s.probes = facts(run("train", "CPU:0", 64, [10.0, 10.2, 9.9, 10.1, 10.0]),
-                     run("train", "GPU:0", 64, [30.0, 30.5, 29.8, 30.2, 30.1]), workloads=("train",))
-    report = diagnose(s)
-    slow = next(f for f in report.findings if f.code == "runtime.optimizer-slowdown")
-    assert slow.severity is Severity.WARNING and "measured the GPU slower" in slow.title
-    assert report.diagnosis() is slow  # it explains probe.gpu-slower
-    assert any(f.code == "probe.gpu-slower" for f in report.consequences(slow))
-
-
-def test_optimizer_log_line_without_a_metal_gpu_in_use_says_nothing():
-    """The line is printed on any Mac, also with no Metal plugin: it cannot be the diagnosis."""
-    no_plugin = merge(HEALTHY_MAC, {**KERAS2_OPTIMIZER_LOG, "plugins": [], "physical_devices": [
-        {"name": "/physical_device:CPU:0", "device_type": "CPU"}], "placements": []})
-    s = mac(no_plugin, packages=[p for p in apple_silicon()["packages"] if p["name"] != "tensorflow-metal"],
-            plugins=[])
-    assert "runtime.optimizer-slowdown" not in codes(runtime_findings(s))
-
-
-def test_apple_silicon_without_any_metal_plugin_lists_no_gpu_because_of_it():
-    """TensorFlow imported, no GPU listed, no plugin installed: compat.no-metal is the cause."""
-    rt = merge(HEALTHY_MAC, {"plugins": [], "placements": [], "physical_devices": [
-        {"name": "/physical_device:CPU:0", "device_type": "CPU"}]})
-    s = mac(rt, packages=[p for p in apple_silicon()["packages"] if p["name"] != "tensorflow-metal"],
-            plugins=[])
-    no_gpu = next(f for f in runtime_findings(s) if f.code == "runtime.no-gpu")
-    assert no_gpu.severity is Severity.WARNING and "no Metal plugin" in no_gpu.title
-    assert no_gpu.remediation.commands == (f"{PY} -m pip install tensorflow-metal==1.2.0",)
-    report = diagnose(s)
-    assert report.diagnosis().code == "compat.no-metal"
-    assert [f.code for f in report.explained_by(no_gpu)] == ["compat.no-metal"]
-
-
-def test_gpu_libraries_missing_on_linux():
-    rt = {"outcome": "ok", "stage": "done", "tf_version": "2.15.0", "physical_devices":
-          [{"name": "/physical_device:CPU:0", "device_type": "CPU"}],
-          "log": {"gpu_libraries_missing": True,
-                  "library_failures": [{"library": "libcudnn.so.8", "error": "cannot open"}]}}
-    findings = runtime_findings(snap(linux_cpu(runtime=rt)))
-    assert codes(findings) == ["runtime.gpu-libraries", "runtime.ok"]
-    assert findings[0].severity is Severity.WARNING
-    assert "runtime.no-gpu" in findings[0].explains
-
-
-# --- the check: import failures ----------------------------------------------------------------
-
-
-def import_error(message: str, type_: str = "tensorflow.python.framework.errors_impl.NotFoundError",
-                 stage: str = "done", **extra) -> dict:
-    from tfdoctor.logparse import parse
-
-    events = typed.to_plain(parse(message).events)
-    return {"outcome": "import-error", "stage": stage, "python": PY,
-            "import_error": {"type": type_, "message": message, "events": events,
-                             "traceback": [f"{SITE}/tensorflow/__init__.py:437 in <module>",
-                                           f"{SITE}/tensorflow/python/framework/load_library.py:151 in load_library"]},
-            "plugins": [{"path": METAL, "source": "tensorflow-plugins"}], **extra}
-
-
-def tf_218_metal_110() -> list:
-    pkgs = [p for p in apple_silicon()["packages"] if p["name"] not in ("tensorflow", "tensorflow-metal")]
-    return pkgs + [
-        {"name": "tensorflow", "version": "2.18.0", "wheel_tags": ["cp311-cp311-macosx_12_0_arm64"]},
-        {"name": "tensorflow-metal", "version": "1.1.0", "wheel_tags": ["cp311-cp311-macosx_12_0_arm64"]},
-    ]
-
-
-def test_metal_built_for_another_tensorflow_gets_the_pair_from_the_matrix():
-    """tensorflow 2.18.0 + tensorflow-metal 1.1.0 (tensorflow/tensorflow#81987, #84167)."""
-    message = (f"dlopen({METAL}, 0x0006): Symbol not found: __ZN3tsl8internal10LogMessageC1EPKcii\n"
-               f"  Referenced from: <D1B2D5A6-1234-3A1B-9C1D-000000000000> {METAL}\n"
-               f"  Expected in:     <8C3B0A1E-1234-3A1B-9C1D-000000000000> {SITE}/tensorflow/python/_pywrap_tensorflow_internal.so")
-    findings = runtime_findings(mac(import_error(message), packages=tf_218_metal_110()))
-    assert codes(findings) == ["runtime.plugin-load-failed"]
-    f = findings[0]
-    assert "libmetal_plugin.dylib" in f.title and "__ZN3tsl8internal10LogMessageC1EPKcii" in f.title
-    assert f.evidence["tensorflow"] == "tensorflow 2.18.0" and f.evidence["tensorflow_metal"] == "1.1.0"
-    assert f.evidence["pair_status"] == "known-broken"
-    (command,) = f.remediation.commands
-    assert command.startswith(f"{PY} -m pip install --force-reinstall ")
-    assert "tensorflow==2.18.1" in command and "tensorflow-metal==1.2.0" in command
-    assert "runtime.no-gpu" in f.explains
-
-
-def test_old_dyld_message_without_uuid():
-    """tensorflow/text#654: TF 2.5-era dyld text."""
-    message = (f"dlopen({METAL}, 6): Symbol not found: _TF_AssignUpdateVariable\n"
-               f"  Referenced from: {METAL}\n  Expected in: flat namespace\n")
-    findings = runtime_findings(mac(import_error(message)))
-    assert codes(findings) == ["runtime.plugin-load-failed"]
-    assert findings[0].evidence["symbol"] == "_TF_AssignUpdateVariable"
-
-
-def test_library_arch_mismatch_on_mac():
-    lib = f"{SITE}/numpy/core/_multiarray_umath.cpython-311-darwin.so"
-    message = (f"dlopen({lib}, 0x0002): tried: '{lib}' (mach-o file, but is an incompatible "
-               "architecture (have 'x86_64', need 'arm64'))")
-    findings = runtime_findings(mac(import_error(message, "ImportError")))
-    assert codes(findings) == ["runtime.library-arch-mismatch"]
-    f = findings[0]
-    assert f.title.startswith("_multiarray_umath.cpython-311-darwin.so is built for x86_64")
-    assert "--force-reinstall" in f.remediation.commands[0] and "numpy==2.1.3" in f.remediation.commands[0]
-
-
-def test_rosetta_explains_the_sigill():
-    """An x86_64 Python under Rosetta 2 (sysctl.proc_translated=1) dies with SIGILL importing
-    an AVX build: arch.rosetta is the root cause, runtime.import-sigill its consequence."""
-    rt = {"outcome": "signal", "signal": "SIGILL", "stage": "importing", "python": PY,
-          "returncode": -4, "log": {"python_fatal": "Illegal instruction"}}
-    s = mac(rt, python={"process_arch": "x86_64", "translated": True})
-    sigill = runtime_findings(s)
-    assert codes(sigill) == ["runtime.import-sigill"]
-    assert any(c.startswith("arch -arm64") for c in sigill[0].remediation.commands)
-    report = diagnose(s)
-    findings = report.findings
-    assert report.diagnosis().code.startswith("arch.")
-    sig = next(f for f in findings if f.code == "runtime.import-sigill")
-    assert "arch.rosetta" in [c.code for c in report.explained_by(sig)]
-
-
-def test_numpy_abort_is_numpy_not_a_generic_crash():
-    """Old TensorFlow + older NumPy aborts in bfloat16.cc after numpy's RuntimeError
-    (tensorflow/tensorflow#23346)."""
-    from tfdoctor.logparse import parse
-
-    stderr = ("RuntimeError: module compiled against API version 0xc but this version of numpy is 0xb\n"
-              "ImportError: numpy.core.multiarray failed to import\n"
-              "2018-10-29 17:42:25.858222: F tensorflow/python/lib/core/bfloat16.cc:675] Check failed: "
-              "PyBfloat16_Type.tp_base != nullptr\n")
-    rt = {"outcome": "signal", "signal": "SIGABRT", "stage": "importing",
-          "log": typed.to_plain(parse(stderr)), "stderr_tail": stderr}
-    findings = runtime_findings(snap(linux_cpu(runtime=rt)))
-    assert codes(findings) == ["runtime.numpy-abi"]
-    assert "SIGABRT" in findings[0].title
-
-
-def test_tensorflow_not_installed_is_only_info():
-    rt = import_error("No module named 'tensorflow'", "ModuleNotFoundError")
-    s = snap(linux_cpu(runtime=rt, packages=[]))
-    findings = runtime_findings(s)
-    assert codes(findings) == ["runtime.not-installed"]
-    assert findings[0].severity is Severity.INFO
+# --- the whole family --------------------------------------------------------------------------
 
 
 def test_every_code_is_documented_and_explainable():
@@ -444,49 +250,3 @@ def test_runtime_facts_fit_the_generated_snapshot_schema():
     for runtime in _BASES:
         data = json.loads(json.dumps(mac(runtime).to_dict()))
         jsonschema.validate(data, snapshot_schema())
-
-
-def test_explain_prints_a_runtime_code():
-    proc = subprocess.run([sys.executable, "-m", "tfdoctor", "explain", "runtime.plugin-load-failed"],
-                          capture_output=True, text=True, env={**__import__("os").environ, "NO_COLOR": "1"})
-    assert proc.returncode == 0
-    assert "Symbol not found" in proc.stdout and "tensorflow-plugins" in proc.stdout
-
-
-def test_numpy_pin_is_read_for_this_python():
-    """tensorflow 2.16/2.17 pin numpy by Python version (reference records: '>=1.23.5' below
-    3.12, '>=1.26.0' from 3.12): the fix must use the line for the diagnosed interpreter."""
-    from snapshots import _pkg, apple_silicon, snap
-    from tfdoctor.derived import derive
-    from tfdoctor.recommend import tf_requirement
-
-    def _requires(s, name):
-        return tf_requirement(s, derive(s), name)
-
-    tf = _pkg("tensorflow", "2.16.2", ["cp312-cp312-macosx_12_0_arm64"],
-              ['numpy<2.0.0,>=1.23.5; python_version <= "3.11"', 'numpy<2.0.0,>=1.26.0; python_version >= "3.12"'])
-    s312 = snap(apple_silicon(packages=[tf], python={"version": "3.12.4"}))
-    s311 = snap(apple_silicon(packages=[tf], python={"version": "3.11.9"}))
-    assert _requires(s312, "numpy") == "<2.0.0,>=1.26.0"
-    assert _requires(s311, "numpy") == "<2.0.0,>=1.23.5"
-
-
-def test_a_crash_while_loading_a_plugin_names_the_plugin_being_loaded():
-    """The runtime child records which plugin file TensorFlow was loading when it died (a
-    plugin whose constructor kills the process): the headline names it, not every plugin."""
-    other = f"{SITE}/tensorflow-plugins/libother.so"
-    rt = {"outcome": "signal", "signal": "SIGSEGV", "stage": "importing", "python": PY, "returncode": -11,
-          "loading_plugin": METAL,
-          "plugins": [{"path": METAL, "source": "tensorflow-plugins", "exists": True},
-                      {"path": other, "source": "tensorflow-plugins", "exists": True}]}
-    (f,) = runtime_findings(mac(rt))
-    assert f.code == "runtime.import-crashed"
-    assert f.title.startswith("TensorFlow crashed with SIGSEGV while loading libmetal_plugin.dylib")
-
-
-def test_no_usable_temporary_directory_for_the_child_is_said_so():
-    rt = {"outcome": "temp-dir", "stage": "started", "python": PY,
-          "message": "its temporary directory was removed while it ran"}
-    (f,) = runtime_findings(mac(rt))
-    assert f.code == "runtime.no-result" and "could not run" in f.title
-    assert "export TMPDIR=~/tmp" in f.remediation.commands

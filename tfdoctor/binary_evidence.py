@@ -165,13 +165,15 @@ def pairs(arch: str = "arm64", raw: Mapping[str, Any] | None = None) -> dict[str
             for v, row in section.get("results", {}).get(arch, {}).items() if isinstance(row, str)}
 
 
-def binary_check(arch: str = "arm64", raw: Mapping[str, Any] | None = None
+def binary_check(arch: str = "arm64", raw: Mapping[str, Any] | None = None, package: str | None = None
                  ) -> Callable[[str, str], "tuple[bool, str] | None"]:
     """The (TensorFlow version, tensorflow-metal version) -> (loads, what was found) callable
-    tfdoctor.matrix's `BinaryCheck` expects; None for pairs the section does not cover."""
+    tfdoctor.matrix's `BinaryCheck` expects; None for pairs the section does not cover.
+    `package`: the installed TensorFlow's distribution, whose build is checked first (Google's
+    tensorflow 2.5.0 for Intel lacks symbols that tensorflow-macos 2.5.0 exports)."""
 
     def check(tf_version: str, metal_version: str) -> tuple[bool, str] | None:
-        found = load_check(tf_version, metal_version, arch, raw)
+        found = load_check(tf_version, metal_version, arch, raw, package=package)
         return None if found is None else (found.loads, found.summary())
 
     return check

@@ -1,0 +1,316 @@
+"""Do this Python, architecture and macOS have the wheels the setup needs? TensorFlow and
+tensorflow-metal publish wheels for some Pythons per architecture only, the metal wheels declare no
+Requires-Python, and Apple's minimum macOS is stricter than the wheel tags, so pip can install what
+cannot work or refuse what would. Every judgement comes from the bundled compatibility matrix
+(compat_matrix.json, see tfdoctor/matrix.py), whose facts carry their sources; the findings quote
+them. compat.ok, the all-clear of the whole pairing (checks/compat_pairing.py judges the pair
+itself), is here: it runs when no rule of this module found a problem, and asks
+tfdoctor.pair_verdict for the pair's headline."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from packaging.version import Version
+
+from tfdoctor import codes
+from tfdoctor.derived import Derived
+from tfdoctor.fixes import pip
+from tfdoctor.matrix import GOOD_STATUSES, CompatMatrix
+from tfdoctor.model import Finding, Remediation, Severity, rule
+from tfdoctor.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
+from tfdoctor.recommend import APPLE_PLUGIN_PAGE, install_commands, metal_macos_floors, move_python, span
+from tfdoctor.snapshot import PackageFacts, Snapshot
+
+_MACOS_TAG = re.compile(r"macosx_(\d+)_(\d+)_")
+
+
+def _metal_wheel(s: Snapshot, d: Derived, m: CompatMatrix, metal: PackageFacts, py: str,
+                 arch: str) -> Finding | None:
+    """The installed tensorflow-metal publishes no wheel for this Python/architecture."""
+    release = m.metal(metal.version)
+    if release is None or release.has(py, arch):
+        return None
+    wheels = release.wheels.get(arch)
+    evidence = {"tensorflow_metal": metal.version, "python": py, "arch": arch,
+                "installed_wheel_tags": metal.wheel_tags,
+                "metal_wheels": {a: {"python": list(w.pythons), "min_macos": w.min_macos,
+                                     "source": w.source} for a, w in release.wheels.items()}}
+    if wheels is None:
+        intel = [v for v, r in m.metal_releases.items() if "x86_64" in r.wheels]
+        severity = Severity.ERROR
+        title = f"tensorflow-metal {metal.version} has no {arch} wheel"
+        if arch == "x86_64" and intel:
+            title += f": Intel Macs had tensorflow-metal wheels only up to {intel[-1]}"
+        detail = "Its plugin library is not built for this architecture, so it cannot load."
+    else:
+        severity = Severity.WARNING
+        title = (f"tensorflow-metal {metal.version} has no wheel for Python {py} "
+                 f"(only {span(list(wheels.pythons))})")
+        detail = ("pip cannot have installed it for this interpreter: it was copied or forced "
+                  "from another environment, and nobody has tested it here.")
+    rec = m.recommended_install(py, arch, d.macos)
+    if rec.requirements:
+        fix = Remediation(f"Install the pair that has wheels for Python {py}: {' + '.join(rec.requirements)}",
+                          tuple(install_commands(s, rec.requirements)))
+    else:
+        target, commands, reqs = move_python(s, m, arch)
+        fix = Remediation(rec.reason, tuple(commands))
+    evidence["recommended"] = list(rec.requirements)
+    return no_wheel_for_python.finding(evidence, fix, title=title, detail=detail, severity=severity,
+                                       explains=LOAD_FAILURES)
+
+
+def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
+                  metal: PackageFacts | None, py: str, arch: str) -> Finding | None:
+    """No TensorFlow or no tensorflow-metal wheel for this Python (when none is installed), or
+    no plugin for the installed TensorFlow that has a wheel for it."""
+    if metal is not None:
+        return _metal_wheel(s, d, m, metal, py, arch)
+    support = m.python_support(py, arch)
+    target, venv, target_reqs = move_python(s, m, arch)
+    cpu = m.recommended_install(py, arch, d.macos).cpu_only
+    evidence: dict[str, Any] = {
+        "python": py, "arch": arch, "process_arch": s.python.process_arch if s.python else None,
+        "translated": s.python.translated if s.python else None,
+        "tensorflow_with_wheels": list(support.tensorflow)[-5:],
+        "tensorflow_metal_with_wheels": list(support.tensorflow_metal),
+        "newest_python_with_working_pair": target, "its_pair": list(target_reqs),
+        "source": "compat_matrix.json wheel filenames (tensorflow.*.releases.*, tensorflow_metal.*.wheels)",
+    }
+    move = f": create a Python {target} environment" if target and target != py else ""
+    explains = LOAD_FAILURES + ((codes.INSTALL_NO_TENSORFLOW,) if tf is None else ())
+    if tf is None and not support.tensorflow:
+        what = "no TensorFlow wheel" + ("" if support.tensorflow_metal else " and no tensorflow-metal wheel")
+        return no_wheel_for_python.finding(
+            evidence, Remediation(f"pip cannot install TensorFlow into Python {py}{move}", tuple(venv)),
+            title=f"{what} for Python {py} ({arch}){move}", explains=explains)
+    if not support.tensorflow_metal:
+        now = f"{tf.name} {tf.version} can only use the CPU" if tf else "no GPU-enabled TensorFlow can be installed"
+        alt = (f" (or stay on the CPU here: {pip(s, 'install', cpu[0])})" if cpu and tf is None else "")
+        commands = list(venv)
+        return no_wheel_for_python.finding(
+            evidence, Remediation(f"No tensorflow-metal release has a wheel for Python {py}, so {now}"
+                                  f"{move}{alt}", tuple(commands)),
+            title=f"no tensorflow-metal wheel for Python {py} ({arch}){move}", explains=explains)
+    if tf is None:
+        return None
+    # metal wheels exist for this Python: does one of them go with the installed TensorFlow?
+    good_here, good_elsewhere = [], []
+    for release in sorted(m.metal_releases.values(), key=lambda r: Version(r.version), reverse=True):
+        if arch not in release.wheels:
+            continue
+        if m.pairing(tf.version, release.version).status not in GOOD_STATUSES:
+            continue
+        (good_here if release.has(py, arch) else good_elsewhere).append(release)
+    rec = m.recommended_install(py, arch, d.macos)
+    if good_here:
+        best = good_here[0]
+        status = m.pairing(tf.version, best.version).status
+        return no_metal.finding(
+            {**evidence, "matching_metal": best.version, "status": status},
+            Remediation(f"For the Apple GPU install tensorflow-metal {best.version} "
+                        f"({STATUS_WORDS[status]} with TensorFlow {tf.version})",
+                        (pip(s, "install", f"tensorflow-metal=={best.version}"),), APPLE_PLUGIN_PAGE),
+            title=f"tensorflow-metal is not installed: {tf.name} {tf.version} runs on the CPU only")
+    if good_elsewhere:
+        other = good_elsewhere[0]
+        title = (f"no tensorflow-metal for {tf.name} {tf.version} on Python {py}: tensorflow-metal "
+                 f"{other.version} (made for TensorFlow {span(list(other.tf_minors))}) has wheels "
+                 f"for Python {span(list(other.wheels[arch].pythons))} only")
+        fix_reqs = rec.requirements
+        text = (f"Move to {' + '.join(fix_reqs)}, which has wheels for Python {py}" if fix_reqs
+                else rec.reason)
+        evidence.update({"plugin_for_this_tensorflow": other.version,
+                         "its_pythons": list(other.wheels[arch].pythons),
+                         "its_wheels_source": other.wheels[arch].source,
+                         "recommended": list(fix_reqs)})
+        return no_wheel_for_python.finding(
+            evidence, Remediation(text, tuple(install_commands(s, fix_reqs)) if fix_reqs else tuple(venv)),
+            title=title, severity=Severity.WARNING, explains=(codes.RUNTIME_NO_GPU,))
+    text = (f"For the Apple GPU install {' + '.join(rec.requirements)} ({rec.status})"
+            if rec.requirements else rec.reason)
+    return no_metal.finding(
+        {**evidence, "recommended": list(rec.requirements), "sources": list(rec.sources)},
+        Remediation(text, tuple(install_commands(s, rec.requirements)), APPLE_PLUGIN_PAGE),
+        title=f"tensorflow-metal is not installed, and no release is known to work with "
+              f"{tf.name} {tf.version}: TensorFlow uses the CPU only")
+
+
+def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
+           metal: PackageFacts | None, py: str, arch: str) -> Finding | None:
+    """macOS older than the installed TensorFlow's or plugin's minimum: wheel tag or Apple's table."""
+    macos = d.macos
+    if macos is None:
+        return None
+    floors = []  # (needs, what, source)
+    if tf is not None:
+        release = m.tf_release(tf.version)
+        wheels = release.wheels(tf.key, arch) if release and tf.key in ("tensorflow", "tensorflow-macos") else None
+        if wheels is not None:
+            floors.append((wheels.min_macos, f"{tf.name} {tf.version}",
+                           f"wheel tag {', '.join(wheels.platform_tags)} (compat_matrix.json: {wheels.source})"))
+        else:  # a release the matrix lacks: the installed WHEEL Tag is all there is
+            found = next((x for x in map(_MACOS_TAG.search, tf.wheel_tags) if x), None)
+            if found:
+                floors.append((f"{found.group(1)}.{found.group(2)}", f"{tf.name} {tf.version}",
+                               f"installed WHEEL tag {found.group(0).rstrip('_')} (the release is not "
+                               "in the matrix)"))
+    metal_floors = None
+    if metal is not None and (release := m.metal(metal.version)) is not None:
+        metal_floors = metal_macos_floors(m, release, arch)
+        if metal_floors["wheel_tag"]:
+            floors.append((metal_floors["wheel_tag"], f"tensorflow-metal {metal.version}",
+                           f"wheel tag (compat_matrix.json: {metal_floors['wheel_tag_source']})"))
+        if metal_floors["apple_table"]:
+            floors.append((metal_floors["apple_table"], f"tensorflow-metal {metal.version}",
+                           f"Apple's table ({metal_floors['apple_table_how']}; "
+                           f"compat_matrix.json apple_table)"))
+    short = [(need, what, src) for need, what, src in floors if Version(macos) < Version(need)]
+    if not short:
+        return None
+    need = max((f[0] for f in short), key=Version)
+    parts = []
+    for who in dict.fromkeys(w for _, w, _ in short):  # per package: its highest unmet floor
+        n, _, src = max((f for f in short if f[1] == who), key=lambda f: Version(f[0]))
+        by = "Apple's table" if src.startswith("Apple's table") else "wheel tag"
+        if by == "Apple's table" and metal_floors and metal_floors["wheel_tag"] and \
+                Version(macos) >= Version(metal_floors["wheel_tag"]):
+            by += f"; its wheel tag allows {metal_floors['wheel_tag']}, so pip installed it anyway"
+        parts.append(f"{who} needs {n} ({by})")
+    title = f"macOS {macos} is too old: " + ", ".join(parts)
+    evidence = {"macos": macos, "macos_reported": s.host.macos_version_reported, "arch": arch,
+                "requirements": [{"needs": n, "by": w, "source": x} for n, w, x in floors],
+                "too_old_for": [{"needs": n, "by": w, "source": x} for n, w, x in short]}
+    rec = m.recommended_install(py, arch, macos)
+    commands = []
+    text = f"Update macOS to {need} or later (System Settings > General > Software Update)"
+    if rec.requirements and tuple(rec.requirements) != _installed_reqs(tf, metal):
+        text += f", or install {' + '.join(rec.requirements)}, which supports macOS {macos}"
+        commands = install_commands(s, rec.requirements)
+    elif all(w.startswith("tensorflow-metal ") for _, w, _ in short):
+        text += "; meanwhile TensorFlow works on the CPU without the plugin"
+        commands = [pip(s, "uninstall", "-y", "tensorflow-metal")]
+    evidence["recommended_for_this_macos"] = list(rec.requirements) or rec.reason
+    severity = None
+    if d.gpu_ran and all(src.startswith("Apple's table") for _, _, src in short):
+        # The wheel tags allow this macOS and the GPU ran work here: Apple's table is advice.
+        severity = Severity.INFO
+        title += f" (yet it ran work on {d.gpu_ran} here)"
+        evidence["observed"] = f"TensorFlow ran a matmul pinned to {d.gpu_ran} on macOS {macos}"
+    return macos_too_old.finding(evidence, Remediation(text, tuple(commands), APPLE_PLUGIN_PAGE),
+                                 title=title, severity=severity, basis="table")
+
+
+def _installed_reqs(tf: PackageFacts | None, metal: PackageFacts | None) -> tuple[str, ...]:
+    return tuple(f"{p.name}=={p.version}" for p in (tf, metal) if p is not None)
+
+
+# ---------------------------------------------------------------------------------------------
+# the rules
+
+
+def _route(s: Snapshot, d: Derived) -> Finding | None:
+    """The one finding of the Python route (no wheel, or no plugin installed), decided once."""
+    return d.once("compat.python-route", lambda: _decide_route(s, d))
+
+
+def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
+    if not judgeable(s, d) or len(d.providers) > 1:
+        return None
+    if d.metal is None and d.metal_plugins:  # a third-party Metal plugin: compat_third_party judges it
+        return None
+    return _python_route(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, d.hardware_arch)
+
+
+@rule(codes.COMPAT_NO_WHEEL_FOR_PYTHON, "No TensorFlow or tensorflow-metal wheel for this Python",
+      Severity.ERROR,
+      "Wheels exist only for some Python versions per architecture: tensorflow-metal has none "
+      "for Python 3.13 or later in any release, 1.1.0 has none for 3.12 (only 1.2.0 has), "
+      "Intel Macs had metal wheels only up to 1.0.0 (Python 3.11 at most); TensorFlow itself "
+      "has no wheel for 3.14. pip then says 'No matching distribution found', or a plugin "
+      "copied from another environment does not fit. Read from the wheel filenames in "
+      "compat_matrix.json.",
+      "Create an environment with the newest Python that has a working pair (the finding "
+      "gives the commands), or move to a TensorFlow whose plugin has a wheel for this Python.",
+      explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION,), needs=("python",))
+def no_wheel_for_python(s: Snapshot, d: Derived):
+    found = _route(s, d)
+    return found if found is not None and found.code == no_wheel_for_python.code else None
+
+
+@rule(codes.COMPAT_NO_METAL, "tensorflow-metal is not installed: the Apple GPU is idle",
+      Severity.WARNING,
+      "TensorFlow on macOS reaches the Apple GPU only through a Metal plugin (Apple's "
+      "tensorflow-metal). Without one TensorFlow lists no GPU and everything runs on the CPU: on "
+      "Apple silicon that is the cause of runtime.no-gpu (a warning); on an Intel Mac, where "
+      "tensorflow-metal ended at 1.0.0, it is information.",
+      "Install the tensorflow-metal release that goes with this TensorFlow (the finding names "
+      "it), or the recommended pair when none does.",
+      APPLE_PLUGIN_PAGE, explains=(codes.RUNTIME_NO_GPU, codes.PROBE_CPU_ONLY), needs=("python",))
+def no_metal(s: Snapshot, d: Derived):
+    found = _route(s, d)
+    if found is None or found.code != no_metal.code:
+        return None
+    if d.apple_silicon and not d.translated:
+        return found
+    return replace(found, severity=Severity.INFO)  # an Intel Mac, or Rosetta (arch.rosetta's business)
+
+
+@rule(codes.COMPAT_MACOS_TOO_OLD, "macOS is older than TensorFlow or tensorflow-metal needs",
+      Severity.ERROR,
+      "Each wheel names its minimum macOS in its platform tag (macosx_12_0_arm64: 12.0), and "
+      "Apple's tensorflow-metal table asks for more than the tags: 12.0+ for 0.1.2-0.4.0 and "
+      "12.1+ from 0.5.0, while the wheels from 0.5.1 on are tagged 12.0, so pip installs them "
+      "on 12.0 and cannot enforce 12.1. The finding says which of the two sets the floor.",
+      "Update macOS, or install the older pair that supports this macOS when one exists.",
+      APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES, needs=("python",))
+def macos_too_old(s: Snapshot, d: Derived):
+    if not judgeable(s, d):
+        return None
+    return _macos(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, d.hardware_arch)
+
+
+@rule(codes.COMPAT_OK, "TensorFlow, tensorflow-metal, Python and macOS go together",
+      Severity.OK,
+      "The installed pair is reported to work or documented in Apple's table, wheels exist for "
+      "this Python, and macOS meets both the wheel tags and Apple's minimum (or, off macOS, "
+      "there is no Metal pairing to check).",
+      "Nothing to do.", needs=("python",), summary=True)
+def compat_ok(s: Snapshot, d: Derived):
+    tf, metal, host = d.tensorflow, d.metal, s.host
+    if not d.is_mac:
+        where = host.system or "this OS"
+        what = f"{tf.name} {tf.version}" if tf else "TensorFlow"
+        return compat_ok.finding(  # nothing to check: information, not a tick
+            {"system": host.system, "tensorflow": tf.version if tf else None}, severity=Severity.INFO,
+            title=f"{what} on {where}: tensorflow-metal is macOS-only, so there is no Metal pairing to check")
+    if not judgeable(s, d) or _route(s, d) is not None:
+        return None
+    m, py, arch, real = d.matrix, s.python.minor, d.hardware_arch, d.providers
+    if metal is not None and len(real) > 1:  # compat.tf-metal-mismatch: no pair to judge yet (a warning)
+        return None
+    headline = ""
+    if tf is not None and metal is not None:
+        verdict = judge_pair(s, d, m, tf, metal, py, arch)
+        if verdict.problem is not None:  # compat.tf-metal-mismatch says it, if only as information
+            return None
+        headline = verdict.headline
+    if not headline:
+        if len(real) > 1:
+            headline = f"{len(real)} TensorFlows are installed: the pairing is judged once one remains"
+        elif tf is None and metal is not None:
+            headline = f"tensorflow-metal {metal.version}: no TensorFlow installed to pair it with"
+        elif tf is None:
+            rec = m.recommended_install(py, arch, d.macos)
+            headline = (f"Python {py} ({arch}) has wheels for a working pair: {' + '.join(rec.requirements)}"
+                        if rec.requirements else f"Python {py} ({arch}): {rec.reason}")
+        else:
+            headline = f"{tf.name} {tf.version} fits Python {py} and macOS {host.macos_version}"
+    return compat_ok.finding(
+        {"tensorflow": f"{tf.name} {tf.version}" if tf else None,
+         "tensorflow_metal": metal.version if metal else None,
+         "python": py, "arch": arch, "macos": host.macos_version, "matrix_facts_read": m.facts_read},
+        title=headline)
