@@ -142,7 +142,13 @@ def plugin_binary(metal_version: str, arch: str = "arm64",
 def tensorflow_min_macos(tf_version: str, arch: str = "arm64", raw: Mapping[str, Any] | None = None,
                          package: str | None = None) -> tuple[str, str] | None:
     """('PACKAGE VERSION', minimum macOS) that a TensorFlow build's binaries declare
-    (LC_BUILD_VERSION minos; it can be newer than the wheel's platform tag)."""
+    (LC_BUILD_VERSION minos; it can be newer than the wheel's platform tag).
+
+    Evidence, not a floor: dyld loads a library whose minos is newer than the running macOS, and
+    working setups prove it (tensorflow-macos 2.5.0 and tensorflow-metal 0.1.1, minos 12.0, ran
+    on the GPU on macOS 11.4: tests/scenarios/healthy_m1_tfmacos250_metal011_bigsur_114.json;
+    tensorflow-metal 0.5.1, minos 13.0, on 12.6). compat.macos-too-old uses the wheel tags and
+    Apple's table only."""
     table = _section(raw).get("tensorflow_min_macos", {}).get(arch, {})
     order = ((package,) if package else ()) + tuple(p for p in PACKAGES if p != package)
     for p in order:
