@@ -1,5 +1,5 @@
 """How far apart can two correct devices put the train probe's gradients? Sets the gradient
-tolerance of the probes' agreement check (tfdoctor/target/workloads.py, KINK_FACTOR).
+tolerance of the probes' agreement check (tfdoctor/target/probe_config.py, KINK_FACTOR).
 
 ReLU and max-pooling are continuous but their derivatives are not: a rounding difference of
 relative size d in the forward pass (another summation order, another conv algorithm) flips the

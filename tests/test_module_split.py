@@ -9,6 +9,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 SPLIT = {
+    "tfdoctor.target.workloads": ["SCHEMA", "WORKLOADS", "DEFAULT_SIZE", "SWEEP_SIZES", "RETRY_FACTOR",
+                                  "MAX_SIZE", "TOLERANCE", "FLOAT32_EPS", "KINK_FACTOR", "gradient_tolerance",
+                                  "PRESETS", "DEFAULTS", "TEXT_LIMIT", "resolve_config", "text", "describe",
+                                  "short_device", "on_device", "Matmul", "Conv", "Train", "KINDS", "Prepared",
+                                  "relative_error", "worst_relative_error", "finite_or_none", "Budget", "Prober",
+                                  "work", "sanitize", "new_run", "run_probes", "MODEL_PRESETS", "model_preset",
+                                  "main"],
     "tfdoctor.childproc": ["ChildResult", "Terminated", "die_of", "run_child", "read_json_file",
                            "read_bounded_fd", "STDERR_KEEP", "STDERR_TAIL", "TOKEN_VAR",
                            "MAX_RESULT_BYTES", "MAX_RESULT_DEPTH"],
@@ -33,6 +40,13 @@ def test_core_modules_stay_under_about_400_lines():
     files = ["childproc", "childfiles", "childsupervisor", "matrix", "matrix_model", "matrix_keras",
              "matrix_plugins", "matrix_recommend", "matrix_rows"]
     long = {f: n for f in files if (n := len((REPO / "tfdoctor" / f"{f}.py").read_text().splitlines())) > 400}
+    assert not long, long
+
+
+def test_target_scripts_stay_under_about_400_lines():
+    """What runs inside the diagnosed interpreter (the probes were split for issue 10)."""
+    target = REPO / "tfdoctor" / "target"
+    long = {p.name: n for p in target.glob("*.py") if (n := len(p.read_text().splitlines())) > 400}
     assert not long, long
 
 

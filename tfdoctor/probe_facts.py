@@ -38,7 +38,7 @@ point of a --sweep."""
 
 @dataclass
 class ProbeConfig:
-    """The resolved configuration the probes ran with (see workloads.DEFAULTS)."""
+    """The resolved configuration the probes ran with (see tfdoctor/target/probe_config.py DEFAULTS)."""
 
     preset: str = "probe"
     workloads: list[str] = field(default_factory=list)
