@@ -196,3 +196,80 @@ def test_missing_builtin_rules_are_tfdoctors_own_failure(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert exit_.value.code == 3
     assert "built-in rules could not be loaded" in err and "lost_rules" in err and "Traceback" not in err
+
+
+# --- the static collector started before the command line is parsed (tfdoctor.cli_early) ------
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["check", "--no-runtime", "--no-probes", "--python", "/x/py"], ("/x/py", 60.0)),
+    (["check", "--python=/x/py", "--timeout", "5", "--json", "-v", "--only", "arch"], ("/x/py", 5.0)),
+    (["collect", "-o", "-", "--timeout=12.5"], (None, 12.5)),
+    (["check"], (None, 60.0)),
+    (["check", "--help"], None),                 # help runs nothing
+    (["check", "-h"], None),
+    (["check", "--python"], None),               # typer says what is missing
+    (["check", "--timeout", "nan"], None),       # typer rejects it
+    (["check", "--timeout", "0.5"], None),
+    (["check", "--unknown"], None),
+    (["check", "extra-argument"], None),
+    (["diagnose", "snap.json"], None),           # gathers nothing
+    (["--version"], None),
+    ([], None),
+])
+def test_early_start_reads_only_what_it_is_sure_of(argv, expected):
+    from tfdoctor.cli_early import early_request
+
+    assert early_request(argv) == expected
+
+
+def test_check_runs_the_collector_once(tmp_path):
+    """The collection started early is adopted by the real parse, not run a second time: a
+    .pth file of the diagnosed venv records the process ids of the interpreters started with
+    site enabled (the collector's; the Python check runs with -S; a venv's lib64 link makes
+    site read the file twice in one process)."""
+    python, site = make_venv(tmp_path / "env")
+    add_dist(site, "tensorflow-cpu", "2.19.1", tags=("cp311-cp311-manylinux_2_17_x86_64",))
+    starts = tmp_path / "starts"
+    (site / "count.pth").write_text(f"import os; open({str(starts)!r}, 'a').write('%d\\n' % os.getpid())\n")
+    run = run_tfdoctor("check", "--python", str(python), *STATIC)
+    assert run.code == 0, run.stdout + run.stderr
+    assert len(set(starts.read_text().split())) == 1
+    starts.unlink()
+    run = run_tfdoctor("check", "--python", str(python), "--timeout", "30", "--json", *STATIC)
+    assert run.code == 0 and json.loads(run.stdout)["snapshot"]["python"]["executable"] == str(python)
+    assert len(set(starts.read_text().split())) == 1
+
+
+def test_cli_module_keeps_its_names_and_commands_stay_in_order():
+    """tfdoctor.cli was split (issue 10): its old names still resolve, and `--help` lists the
+    commands in the order they had."""
+    from tfdoctor import cli
+
+    assert callable(cli.all_codes) and callable(cli.usage_error) and cli.app is cli.load_app()
+    names = [c.name or c.callback.__name__.replace("_", "-") for c in cli.app.registered_commands]
+    assert names == ["check", "collect", "diagnose", "schema", "probe", "lint", "ops", "run",
+                     "list-checks", "explain", "matrix"]
+    with pytest.raises(AttributeError):
+        cli.no_such_name  # noqa: B018
+
+
+def test_plugin_scan_is_skipped_only_when_no_plugin_can_exist(tmp_path):
+    """importlib.metadata is imported only when some distribution may declare a
+    `tfdoctor.checks` entry point (tfdoctor.registry.may_have_plugins)."""
+    from importlib.metadata import entry_points
+
+    from tfdoctor.registry import may_have_plugins
+
+    if not may_have_plugins():  # the shortcut never hides a real plugin
+        assert list(entry_points(group="tfdoctor.checks")) == []
+    other = tmp_path / "other-1.0.dist-info"
+    other.mkdir()
+    (other / "entry_points.txt").write_text("[console_scripts]\nother = other:main\n")
+    assert may_have_plugins([str(tmp_path), str(tmp_path / "missing")]) is False
+    plugin = tmp_path / "Mine-1.0.DIST-INFO"
+    plugin.mkdir()
+    (plugin / "entry_points.txt").write_text("[tfdoctor.checks]\nmine = mine:RULES\n")
+    assert may_have_plugins([str(tmp_path)]) is True
+    (tmp_path / "bundle.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    assert may_have_plugins([str(tmp_path / "bundle.zip")]) is True

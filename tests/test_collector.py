@@ -195,3 +195,74 @@ def test_unmapped_keys_finds_a_dropped_fact():
     doc = {"host": {"system": "Linux", "gpu_vendor": "x"}, "python": None, "packages": [],
            "plugins": [{"dir": "/p", "name": "a.so", "surprise": 1}], "env": {}, "errors": []}
     assert sorted(unmapped_keys(Snapshot, doc)) == ["$.host.gpu_vendor", "$.plugins[0].surprise"]
+
+
+# --- METADATA read without the email package (collect_packages.read_headers) -------------------
+
+
+def _collector_module(name: str):
+    spec = importlib.util.spec_from_file_location("collect_static", TARGET / "collect_static.py")
+    collect = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(collect)  # puts the target folder on sys.path for its siblings
+    return getattr(collect, name)
+
+
+def _email_view(text: str) -> list[tuple[str, str]]:
+    """What the collector read before: email.parser, compat32, headers only."""
+    import email.parser
+
+    return list(email.parser.Parser().parsestr(text, headersonly=True).items())
+
+
+HEADER_CASES = [
+    "Metadata-Version: 2.1\nName: a\nVersion: 1\n\nName: body\n",
+    "Name: a\r\nVersion: 1\r\nRequires-Dist: b ; extra == 'x'\r\n\r\nbody",
+    "Name: a\rVersion: 1\rSummary: x\r\r",
+    "Name: a\nDescription: line one\n        line two\n\tline three\nVersion: 2\n",
+    " leading continuation\nName: a\nVersion: 1\n",
+    "From someone Mon Jan 1\nName: a\nVersion: 1\n",
+    "Name: a\nFrom the middle\n continued\nVersion: 1\n",
+    "Name: a\n: no name\nVersion: 1\nFrom the end",
+    "Name: a\nnot a header line\nVersion: 1\n",
+    "Name:a\nVERSION:   1.0  \nrequires-dist: x\nRequires-Dist: y\n",
+    "Name: a\nVersion: 1",
+    "",
+    "\n\nName: a\n",
+    "Name: ü\x00\nVersion: 1\x0c2\nSummary: a\u2028b\n",
+]
+
+
+@pytest.mark.parametrize("text", HEADER_CASES)
+def test_headers_are_read_as_email_parser_read_them(text):
+    assert _collector_module("collect_packages").read_headers(text) == _email_view(text)
+
+
+def test_every_installed_metadata_reads_as_email_parser_read_it():
+    """Every METADATA and PKG-INFO of this interpreter's site directories (over a hundred real
+    files, from setuptools, flit, hatchling, poetry and pip-built wheels)."""
+    read_headers = _collector_module("collect_packages").read_headers
+    seen = 0
+    for site in {p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)}:
+        for entry in os.listdir(site):
+            for name in ("METADATA", "PKG-INFO"):
+                path = Path(site, entry, name)
+                if entry.endswith((".dist-info", ".egg-info")) and path.is_file():
+                    text = path.read_bytes().decode("utf-8", "replace")
+                    assert read_headers(text) == _email_view(text), path
+                    seen += 1
+    assert seen >= 20
+
+
+def test_headers_match_email_parser_on_generated_blocks():
+    from hypothesis import given, settings, strategies as st
+
+    read_headers = _collector_module("collect_packages").read_headers
+    pieces = st.sampled_from(["Name", "Requires-Dist", "From ", ":", " ", "\t", "x", "é", "a b",
+                              ": ", "\n", "\r\n", "\r", "=", "\x0b"])
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(pieces, max_size=30).map("".join))
+    def same(text):
+        assert read_headers(text) == _email_view(text)
+
+    same()

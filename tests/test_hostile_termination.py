@@ -6,6 +6,7 @@ directory left (before: the child, its descendants and /tmp/tfdoctor-* stayed)."
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -119,3 +120,68 @@ def test_escaped_orphan_of_a_child_that_exits_normally_is_killed(tmp_path):
     while any(alive(p) for p in read_pids(pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [p for p in read_pids(pids) if alive(p)] == []
+
+
+# --- the static collector, started before tfdoctor has parsed its command line ------------------
+
+
+@pytest.fixture(scope="module")
+def hanging_site_python(tmp_path_factory) -> Path:
+    """A venv whose site start-up (a .pth file: every interpreter with site enabled runs it)
+    starts the same grandchild and escaped orphan as EVIL, then hangs: the static collector
+    never gets control."""
+    venv = tmp_path_factory.mktemp("hanging-site") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    evil = venv / "evil_site.py"
+    evil.write_text(EVIL)
+    (site_packages(venv) / "zz_evil.pth").write_text(f"import runpy; runpy.run_path({str(evil)!r})\n")
+    return venv / "bin" / "python"
+
+
+def start_static(python: Path, tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, Path, Path]:
+    pids, tmpdir = tmp_path / "pids", tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**os.environ, "EVIL_PIDS": str(pids), "TMPDIR": str(tmpdir), "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "tfdoctor", "check", "--python", str(python),
+                             "--no-runtime", "--no-probes", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    return proc, pids, tmpdir
+
+
+def wait_for_pids(pids: Path, count: int = 3) -> None:
+    deadline = time.monotonic() + 30
+    while len(read_pids(pids)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(read_pids(pids)) >= count, "the fake did not start its processes"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=lambda s: signal.Signals(s).name)
+def test_killed_while_the_early_collector_hangs_leaves_nothing(hanging_site_python, tmp_path, signum):
+    proc, pids, tmpdir = start_static(hanging_site_python, tmp_path)
+    wait_for_pids(pids)
+    proc.send_signal(signum)
+    _out, err = proc.communicate(timeout=15)
+    assert proc.returncode == -signum
+    assert b"Traceback" not in err
+    assert_nothing_left(pids, tmpdir)
+
+
+def test_usage_error_calls_off_the_early_collector(hanging_site_python, tmp_path):
+    """`--only nonsense` is a usage error found after the collector was started: tfdoctor exits
+    2 at once (not after the collector's 60 s), and its children and files are gone *before*
+    it exits (not cleaned up afterwards by the supervisor that saw it go)."""
+    proc, pids, tmpdir = start_static(hanging_site_python, tmp_path, "--only", "nonsense")
+    started = time.monotonic()
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 2 and b"nonsense" in err, err
+    assert time.monotonic() - started < 10
+    assert [p for p in read_pids(pids) if alive(p)] == []
+    assert list(tmpdir.iterdir()) == []
+
+
+def test_early_collector_times_out_like_the_late_one(hanging_site_python, tmp_path):
+    proc, pids, tmpdir = start_static(hanging_site_python, tmp_path, "--timeout", "2", "--json")
+    out, _err = proc.communicate(timeout=60)
+    target = json.loads(out)["snapshot"]["target"]
+    assert proc.returncode == 1 and target["problem"] == "timeout" and target["started"] is False
+    assert_nothing_left(pids, tmpdir)

@@ -38,7 +38,8 @@ def test_split_modules_keep_their_public_names():
 def test_core_modules_stay_under_about_400_lines():
     """The modules split for issue 10 (the limit is a guide: a margin of 10% for the rest)."""
     files = ["childproc", "childfiles", "childsupervisor", "matrix", "matrix_model", "matrix_keras",
-             "matrix_plugins", "matrix_recommend", "matrix_rows"]
+             "matrix_plugins", "matrix_recommend", "matrix_rows", "cli", "cli_common", "cli_check",
+             "cli_probe", "cli_tools", "cli_info", "cli_streams", "cli_early", "gather", "target_choice"]
     long = {f: n for f in files if (n := len((REPO / "tfdoctor" / f"{f}.py").read_text().splitlines())) > 400}
     assert not long, long
 

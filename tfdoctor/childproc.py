@@ -18,7 +18,6 @@ This module is the API (run_child, ChildResult); the names that moved out when i
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import signal
 import sys
@@ -138,7 +137,7 @@ def _run(python: str, script: Path, args: Sequence[str], tmp: str, timeout: floa
     # leave __pycache__ in tfdoctor's package) nor in the user's site-packages.
     child_env = {**(os.environ if env is None else env), "TMPDIR": str(child_tmp),
                  "TEMP": str(child_tmp), "TMP": str(child_tmp), "PYTHONDONTWRITEBYTECODE": "1",
-                 TOKEN_VAR: secrets.token_hex(16)}
+                 TOKEN_VAR: os.urandom(16).hex()}  # what secrets.token_hex does, without its imports
     # tfdoctor keeps its own descriptors of the directory and the stderr file: the child may
     # rename, delete or replace the paths, never what is read.
     dir_fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))

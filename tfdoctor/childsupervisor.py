@@ -18,17 +18,18 @@ tfdoctor.supervise, which runs the user's own command for `tfdoctor run`.
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
-from typing import Any, Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the supervisor process imports no more than it needs (it is on the clock)
+    from typing import Any, Callable
 
 TOKEN_VAR = "TFDOCTOR_RUN_TOKEN"
 """Environment variable that marks every process of one run (inherited by all descendants)."""
@@ -50,10 +51,7 @@ class Supervisor:
 
     @classmethod
     def start(cls, argv: list[str], env: dict[str, str], stderr_fd: int, owned: list[str]) -> "Supervisor":
-        import psutil
-
-        paths = [str(Path(__file__).resolve().parents[1]), str(Path(psutil.__file__).resolve().parents[1])]
-        boot = (f"import sys; sys.path[:0] = {paths!r}; "
+        boot = (f"import sys; sys.path[:0] = {_import_paths()!r}; "
                 "from tfdoctor.childsupervisor import supervise; supervise()")
         proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", boot], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -62,7 +60,7 @@ class Supervisor:
                   "parent": os.getpid()}
         assert proc.stdin is not None
         try:
-            proc.stdin.write(json.dumps(config).encode() + b"\n")
+            proc.stdin.write(marshal.dumps(config).hex().encode() + b"\n")
             proc.stdin.flush()
         except OSError:
             pass
@@ -160,8 +158,10 @@ def supervise() -> None:
     for signum in (signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)  # the terminal's signals are tfdoctor's to handle
     _become_subreaper()
-    import psutil  # noqa: F401 - imported now, not while the clean-up is waited for
-    config = json.loads(_read_line(0))
+    line = _read_line(0).strip()
+    if not line:
+        os._exit(0)  # tfdoctor went away (or called the run off) before sending anything
+    config = marshal.loads(bytes.fromhex(line.decode("ascii")))
     token = config["env"][TOKEN_VAR]
     out = sys.stdout.buffer
 
@@ -181,6 +181,7 @@ def supervise() -> None:
         return
     started = time.monotonic()
     say(f"started {child.pid}")
+    import psutil  # noqa: F401 - imported while the child runs, not while its clean-up is waited for
     done = threading.Event()
     ended: list[float] = []
     told: list[bytes] = []
@@ -206,11 +207,31 @@ def supervise() -> None:
     child.wait()
     seconds = (ended[0] if ended else time.monotonic()) - started
     if parent_gone or not _exists(config["parent"]):
+        import shutil
+
         for path in config["owned"]:  # tfdoctor died without cleaning up
             shutil.rmtree(path, ignore_errors=True)
     else:
         say(f"exit {child.returncode} {seconds:.6f}")
     os._exit(0)  # not a normal exit: a daemon thread may still be reading stdin
+
+
+_PATHS: list[str] = []
+
+
+def _import_paths() -> list[str]:
+    """Where the supervisor finds tfdoctor and psutil (found, not imported: psutil is the
+    supervisor's to import)."""
+    if not _PATHS:
+        import importlib.util
+        from pathlib import Path
+
+        spec = importlib.util.find_spec("psutil")
+        origin = spec.origin if spec is not None and spec.origin else None
+        _PATHS.append(str(Path(__file__).resolve().parents[1]))
+        if origin is not None:
+            _PATHS.append(str(Path(origin).resolve().parents[1]))
+    return list(_PATHS)
 
 
 def _read_line(fd: int) -> bytes:

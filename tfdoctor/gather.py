@@ -14,17 +14,22 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
+import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from tfdoctor import __version__
 from tfdoctor.childproc import ChildResult, run_child
-from tfdoctor.snapshot import Snapshot, SnapshotError, TargetOutcome
+from tfdoctor.target_choice import Target, TargetNotFound, choose_target  # noqa: F401 (re-exported)
 from tfdoctor.target.collector_core import RESULT_LOST, RESULT_LOST_EXIT
+
+if TYPE_CHECKING:  # imported where the snapshot is built: `tfdoctor check` starts the collector
+    from tfdoctor.snapshot import Snapshot  # (tfdoctor.cli_early) before the rest of tfdoctor
+
+Outcome = dict
+"""TargetOutcome's fields as keyword arguments (the dataclass is built with the snapshot)."""
 
 TARGET_DIR = Path(__file__).parent / "target"
 COLLECT_TIMEOUT_S = 30.0
@@ -37,130 +42,36 @@ only the built-in sys module is imported, which no file can shadow. Python 2 ans
 PARENT_OWNED = ("target", "runtime", "probes", "schema_version", "tfdoctor_version", "created",
                 "redacted")
 """Snapshot fields tfdoctor sets itself; every other field comes from the collector's document."""
-TOOL_MARKERS = (("pipx_metadata.json", "pipx"), ("uv-receipt.toml", "uv tool"))
-"""Files at the root of an isolated tool environment: pipx writes pipx_metadata.json
-(pypa/pipx src/pipx/pipx_metadata_file.py, PIPX_INFO_FILENAME); `uv tool install` writes
-uv-receipt.toml (astral-sh/uv, crates/uv-tool)."""
-
-
-class TargetNotFound(Exception):
-    """The --python argument names nothing that can be started (a usage error, exit 2)."""
-
-
-@dataclass(frozen=True)
-class Target:
-    """The interpreter to diagnose, and why it was chosen."""
-
-    executable: str
-    chosen_by: str
-    reason: str
-    tool_env: str | None = None
-    tool_python: str | None = None
-
-
-def resolve_python(python: str | None) -> str:
-    """The interpreter to diagnose: a path, a name on PATH, or (None) the current one."""
-    return choose_target(python).executable
-
-
-def _resolve_path(python: str) -> str:
-    try:
-        candidate = Path(python).expanduser()
-        if os.sep not in python and not candidate.exists():
-            found = shutil.which(python)
-            if found is None:
-                raise TargetNotFound(f"--python {python!r}: no such command on PATH")
-            return found
-        if candidate.is_dir():
-            for sub in ("bin/python", "bin/python3", "Scripts/python.exe"):
-                if (candidate / sub).exists():
-                    return str(candidate / sub)
-            raise TargetNotFound(f"--python {python!r} is a directory with no bin/python in it")
-        if not candidate.exists():
-            raise TargetNotFound(f"--python {python!r}: no such file")
-    except RuntimeError as exc:  # "~nosuchuser/...": no such user's home
-        raise TargetNotFound(f"--python {python!r}: {exc}") from None
-    except (OSError, ValueError) as exc:  # a name over 255 bytes, a NUL byte
-        reason = os.strerror(exc.errno) if getattr(exc, "errno", None) else str(exc)
-        raise TargetNotFound(f"--python {python[:80]!r}{'...' if len(python) > 80 else ''}: "
-                             f"{reason}") from None
-    if not os.access(candidate, os.X_OK):
-        raise TargetNotFound(f"--python {python!r} is not executable")
-    return str(candidate)
-
-
-def tool_environment(prefix: str) -> str | None:
-    """"pipx" or "uv tool" when `prefix` is such an isolated tool environment."""
-    for name, kind in TOOL_MARKERS:
-        if (Path(prefix) / name).is_file():
-            return kind
-    return None
-
-
-def choose_target(python: str | None, environ: Mapping[str, str] | None = None,
-                  prefix: str | None = None, executable: str | None = None) -> Target:
-    """`--python` when given. Else this interpreter, unless tfdoctor runs from an isolated tool
-    environment (pipx, uv tool): then the active VIRTUAL_ENV, else CONDA_PREFIX, else the
-    first python3 on PATH outside that environment: the environment the user means."""
-    if python is not None:
-        return Target(_resolve_path(python), "--python", f"--python {python}")
-    environ = os.environ if environ is None else environ
-    prefix = sys.prefix if prefix is None else prefix
-    executable = sys.executable if executable is None else executable
-    tool = tool_environment(prefix)
-    if tool is None:
-        return Target(executable, "this interpreter", "the interpreter tfdoctor runs in")
-    own = _real(prefix) or prefix
-    for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
-        value = environ.get(variable)
-        if value and _real(value) not in (None, own):
-            for sub in ("bin/python", "bin/python3", "Scripts/python.exe"):
-                candidate = Path(value) / sub
-                if candidate.is_file() and os.access(candidate, os.X_OK):
-                    return Target(str(candidate), variable,
-                                  f"tfdoctor runs from its own {tool} environment; {variable} "
-                                  f"names the active environment {value}", tool, executable)
-    path = os.pathsep.join(d for d in environ.get("PATH", "").split(os.pathsep)
-                           if d and not (_real(d) or own + os.sep).startswith(own + os.sep))
-    try:
-        found = shutil.which("python3", path=path)
-    except (OSError, ValueError):
-        found = None
-    if found:
-        return Target(found, "PATH", f"tfdoctor runs from its own {tool} environment and no "
-                      "environment is active: the first python3 on PATH", tool, executable)
-    return Target(executable, "this interpreter",
-                  f"tfdoctor runs from its own {tool} environment and found no other Python "
-                  "(no VIRTUAL_ENV, CONDA_PREFIX or python3 on PATH)", tool, executable)
-
-
-def _real(path: str) -> str | None:
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError):
-        return None
-
-
-def _verify_python(executable: str, timeout: float) -> TargetOutcome | None:
+def _verify_python(executable: str, timeout: float,
+                   cancelled: Callable[[], bool] = lambda: False) -> Outcome | None:
     """None when `executable` answers as a Python 3.8+; else how it failed (never given a path
-    of ours). Raises TargetNotFound when it cannot be started at all."""
+    of ours). Raises TargetNotFound when it cannot be started at all, Cancelled when
+    `cancelled()` turns true meanwhile."""
     try:
         proc = subprocess.Popen([executable, "-s", "-S", "-c", VERIFY_CODE],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
         raise TargetNotFound(f"--python {executable!r} cannot be started: {exc}") from None
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            out, _ = proc.communicate(timeout=max(0.0, min(POLL_S, deadline - time.monotonic())))
+            break
+        except subprocess.TimeoutExpired:
+            if cancelled():
+                _kill_group(proc)
+                raise Cancelled() from None
+            if time.monotonic() < deadline:
+                continue
         _kill_group(proc)
-        return TargetOutcome(executable, False, "timeout",
-                             f"did not answer a one-line Python check within {timeout:g} s")
+        return _target(executable, False, "timeout",
+                   f"did not answer a one-line Python check within {timeout:g} s")
     _kill_group(proc)
     text = out.decode("utf-8", "replace")
     if proc.returncode < 0:
         name = _signal_name(proc.returncode)
-        return TargetOutcome(executable, False, "crashed", f"killed by {name}", text[-4000:])
+        return _target(executable, False, "crashed", f"killed by {name}", text[-4000:])
     for line in text.splitlines():
         if line.startswith(MARKER):
             shown = line[len(MARKER):].strip()
@@ -169,14 +80,14 @@ def _verify_python(executable: str, timeout: float) -> TargetOutcome | None:
             except ValueError:
                 break
             if version[:2] < (3, 8):
-                return TargetOutcome(executable, False, "unsupported-python",
-                                     f"Python {shown} is older than 3.8, the oldest tfdoctor "
-                                     "can examine", text[-4000:])
+                return _target(executable, False, "unsupported-python",
+                               f"Python {shown} is older than 3.8, the oldest tfdoctor "
+                               "can examine", text[-4000:])
             return None
     last = text.strip().splitlines()[-1][:300] if text.strip() else "no output"
-    return TargetOutcome(executable, False, "not-python",
-                         f"does not answer as a Python 3.8+ would (exit code {proc.returncode}: "
-                         f"{last})", text[-4000:])
+    return _target(executable, False, "not-python",
+                   f"does not answer as a Python 3.8+ would (exit code {proc.returncode}: "
+                   f"{last})", text[-4000:])
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -208,32 +119,54 @@ def private_scripts() -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _temp_problem(executable: str, exc: OSError, during: str) -> TargetOutcome:
+def _temp_problem(executable: str, exc: OSError, during: str) -> Outcome:
     where = os.environ.get("TMPDIR") or "unset"
-    return TargetOutcome(executable, False, "temp-dir",
+    return _target(executable, False, "temp-dir",
                          f"tfdoctor's temporary directory failed {during} (TMPDIR {where}): "
                          f"{type(exc).__name__}: {exc}")
+
+
+def _target(python: str, ok: bool, problem: Optional[str] = None, message: str = "",
+            stderr_tail: str = "", started: Optional[bool] = None) -> Outcome:
+    return {"python": python, "ok": ok, "problem": problem, "message": message,
+            "stderr_tail": stderr_tail, "started": started}
 
 
 def gather_static(python: str | None = None, timeout: float | None = None) -> Snapshot:
     """Run the static collector in the target interpreter and build a snapshot from its facts.
 
-    `timeout` (default COLLECT_TIMEOUT_S) bounds the collector, start-up included."""
-    target = choose_target(python)
+    `timeout` (default COLLECT_TIMEOUT_S) bounds the collector, start-up included. When
+    start_static was called with the same arguments, its run is adopted, not repeated."""
     limit = COLLECT_TIMEOUT_S if timeout is None else timeout
-    outcome = _verify_python(target.executable, min(limit, VERIFY_TIMEOUT_S))
+    started = _adopt(python, limit)
+    target, outcome, child = started.result() if started else run_collector(python, limit)
+    return _snapshot(target, outcome, child)
+
+
+def run_collector(python: str | None, limit: float, cancelled: Callable[[], bool] = lambda: False
+                   ) -> tuple[Target, Outcome, ChildResult | None]:
+    """Choose the interpreter, check that it is a Python, run the collector in it: every step
+    that waits for a child, and nothing that needs the snapshot model."""
+    target = choose_target(python)
+    outcome = _verify_python(target.executable, min(limit, VERIFY_TIMEOUT_S), cancelled)
     child = None
     if outcome is None:
-        outcome, child = _collect(target.executable, limit)
-    outcome.chosen_by, outcome.chosen_reason = target.chosen_by, target.reason
-    outcome.tool_env, outcome.tool_python = target.tool_env, target.tool_python
-    data = child.result if child is not None and outcome.ok else {}
+        outcome, child = _collect(target.executable, limit, cancelled)
+    return target, outcome, child
+
+
+def _snapshot(target: Target, outcome: Outcome, child: ChildResult | None) -> Snapshot:
+    from tfdoctor.snapshot import Snapshot, SnapshotError, TargetOutcome
+
+    outcome.update(chosen_by=target.chosen_by, chosen_reason=target.reason,
+                   tool_env=target.tool_env, tool_python=target.tool_python)
+    data = child.result if child is not None and outcome["ok"] else {}
     snapshot_data = {key: value for key, value in data.items() if key not in PARENT_OWNED}
     snapshot_data.update({
         "schema_version": 1,
         "tfdoctor_version": __version__,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "target": outcome.__dict__,
+        "target": TargetOutcome(**outcome).__dict__,
     })
     snapshot_data["host"] = snapshot_data.get("host") or {}
     snapshot_data["errors"] = snapshot_data.get("errors") or []
@@ -257,12 +190,50 @@ def gather_static(python: str | None = None, timeout: float | None = None) -> Sn
         return Snapshot(target=bad, tfdoctor_version=__version__)
 
 
-def _collect(executable: str, timeout: float) -> tuple[TargetOutcome, ChildResult | None]:
+# --- started early (tfdoctor.cli_early): the collector runs while tfdoctor imports the rest -----
+
+POLL_S = 0.05
+"""How often a collection started early looks whether it was called off."""
+
+
+class Cancelled(Exception):
+    """A collection started early was called off (its children are gone)."""
+
+
+_STARTED: list[Any] = []
+"""The collection started early, not yet adopted (at most one): tfdoctor.cli_early.Started."""
+
+
+def started_early(run: Any) -> None:
+    """Register a collection started early (tfdoctor.cli_early) for gather_static to adopt.
+    Call cancel_started() before exiting in any case."""
+    cancel_started()
+    _STARTED.append(run)
+
+
+def cancel_started() -> None:
+    """Call off a collection started early and not adopted: its children are killed and its
+    temporary files removed before this returns."""
+    while _STARTED:
+        _STARTED.pop().cancel()
+
+
+def _adopt(python: str | None, limit: float) -> Any:
+    """The collection started early for these arguments; one for others is called off."""
+    if _STARTED and _STARTED[0].key == (python, limit):
+        return _STARTED.pop()
+    cancel_started()
+    return None
+
+
+def _collect(executable: str, timeout: float, cancelled: Callable[[], bool] = lambda: False
+             ) -> tuple[Outcome, ChildResult | None]:
     try:
         with private_scripts() as scripts:
             try:
                 child = run_child(executable, scripts / "collect_static.py",
                                   ["--parent-pid", str(os.getppid())], timeout=timeout,
+                                  tick=lambda _path, _elapsed: cancelled(), tick_interval=POLL_S,
                                   also_remove=[scripts])  # even if tfdoctor is killed meanwhile
             except OSError as exc:
                 if getattr(exc, "filename", None) != executable:
@@ -272,38 +243,40 @@ def _collect(executable: str, timeout: float) -> tuple[TargetOutcome, ChildResul
                 raise TargetNotFound(f"--python {executable!r} cannot be started: {exc}") from None
     except OSError as exc:
         return _temp_problem(executable, exc, "to be created"), None
+    if cancelled():
+        raise Cancelled()
     return _outcome(executable, child, timeout), child
 
 
-def _outcome(executable: str, child: ChildResult, timeout: float) -> TargetOutcome:
+def _outcome(executable: str, child: ChildResult, timeout: float) -> Outcome:
     tail = child.stderr[-4000:]
     result = child.result if isinstance(child.result, dict) else None
     started = result is not None or RESULT_LOST in child.stderr
     if RESULT_LOST in child.stderr and child.returncode == RESULT_LOST_EXIT:
         line = next(x for x in child.stderr.splitlines() if RESULT_LOST in x)
-        return TargetOutcome(executable, False, "temp-dir",
+        return _target(executable, False, "temp-dir",
                              "tfdoctor's temporary directory was removed while the collector ran "
-                             f"(by the interpreter's start-up or site code): {line[-300:]}", tail,
+                   f"(by the interpreter's start-up or site code): {line[-300:]}", tail,
                              started=True)
     if child.timed_out:
         where = ("in the collector" if started else "in the interpreter's start-up, before "
                  "tfdoctor's collector ran (sitecustomize.py, usercustomize.py or a .pth file)")
-        return TargetOutcome(executable, False, "timeout",
-                             f"hung {where}: stopped after {timeout:g} s", tail, started=started)
+        return _target(executable, False, "timeout",
+                   f"hung {where}: stopped after {timeout:g} s", tail, started=started)
     if child.signal_name:
-        return TargetOutcome(executable, False, "crashed", f"killed by {child.signal_name}"
+        return _target(executable, False, "crashed", f"killed by {child.signal_name}"
                              + ("" if started else " during start-up"), tail, started=started)
     if child.result_error == "missing" or (result is not None and result.get("stage") != "done"):
         last = tail.strip().splitlines()[-1] if tail.strip() else "no output"
         when = "before finishing" if started else "before the collector ran"
-        return TargetOutcome(executable, False, "no-output",
-                             f"exited with code {child.returncode} {when}: {last}", tail,
+        return _target(executable, False, "no-output",
+                   f"exited with code {child.returncode} {when}: {last}", tail,
                              started=started)
     if child.result_error or result is None:
-        return TargetOutcome(executable, False, "bad-output",
+        return _target(executable, False, "bad-output",
                              child.result_error or "result is not a JSON object", tail,
                              started=started)
-    return TargetOutcome(executable, True, started=True)
+    return _target(executable, True, started=True)
 
 
 def _fill_cpu_brand(host: dict) -> None:

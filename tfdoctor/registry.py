@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import Collection
@@ -83,12 +83,59 @@ def builtin_rules(sections: Collection[str] | None = None) -> list[Rule]:
     return [r for m in modules for r in rules_of(m)]
 
 
+def may_have_plugins(path: Collection[str] | None = None) -> bool:
+    """False only when no distribution on `path` (sys.path) can declare a `tfdoctor.checks`
+    entry point: no *.dist-info or *.egg-info folder there has an entry_points.txt naming the
+    group, and nothing else could hold one (a zip file on the path, a finder of its own on
+    sys.meta_path). Then importlib.metadata, about a tenth of a static check's start-up to
+    import and scan with, is not needed at all."""
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(finder, "find_distributions") and finder is not PathFinder for finder in sys.meta_path):
+        return True
+    group = ENTRY_POINT_GROUP.encode()
+    for entry in sys.path if path is None else path:
+        folder = entry or "."
+        try:
+            if not os.path.isdir(folder):
+                if os.path.exists(folder):
+                    return True  # a zip file (or an .egg): importlib.metadata reads inside it
+                continue
+            names = os.listdir(folder)
+        except (OSError, ValueError):
+            continue
+        for name in names:
+            if name.lower().endswith((".dist-info", ".egg-info")):
+                try:
+                    with open(os.path.join(folder, name, "entry_points.txt"), "rb") as handle:
+                        if group in handle.read():
+                            return True
+                except OSError:
+                    continue
+    return False
+
+
+_PLUGIN_ENTRY_POINTS: list = []
+
+
+def _entry_points() -> list:
+    """The `tfdoctor.checks` entry points, read once per process."""
+    if not _PLUGIN_ENTRY_POINTS:
+        found = []
+        if may_have_plugins():
+            from importlib.metadata import entry_points
+
+            found = list(entry_points(group=ENTRY_POINT_GROUP))
+        _PLUGIN_ENTRY_POINTS.append(found)
+    return _PLUGIN_ENTRY_POINTS[0]
+
+
 def load_registry(sections: Collection[str] | None = None) -> Registry:
     """Built-in rules (for a snapshot with these `sections`; all by default), then the
     third-party rules and checks registered as entry points."""
     registry = Registry(rules=builtin_rules(sections))
     seen = {r.code for r in registry.rules}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+    for ep in _entry_points():
         label = f"{ep.name} = {ep.value}"
         if ep.value.startswith(BUILTIN_PACKAGE + "."):
             continue  # an entry point left by tfdoctor 0.1's own metadata

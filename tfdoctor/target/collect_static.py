@@ -4,7 +4,8 @@ Run as `python collect_static.py OUT.json [--parent-pid PID]` by the interpreter
 so that every fact (architecture, Rosetta translation, CPU flags, installed packages) is the one
 *that* process sees; PID is tfdoctor's parent (the user's shell), whose architecture is read too.
 Site directories, plugin entries, the environment, the Pythons on PATH and conda's records are
-read by collector_core, the rules the runtime child shares. Nothing is imported from the
+read by collector_core, the rules the runtime child shares; the distributions by
+collect_packages, macOS's sysctls by collect_mac. Nothing is imported from the
 environment's own packages and nothing is changed. Each part that fails is recorded in "errors"
 and the others still run (PyTorch's collect_env says "Could not collect"; we say why). The
 document's keys are Snapshot's field names (tfdoctor.gather maps them without a key list).
@@ -13,20 +14,20 @@ Standard library only, Python 3.8+.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import email.parser
 import json
 import os
 import platform
 import struct
-import subprocess
 import sys
 import sysconfig
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import binfmt  # noqa: E402  (sibling modules, shipped beside this script)
+import collect_mac  # noqa: E402
+import collect_packages  # noqa: E402
 import collector_core as core  # noqa: E402
+from collect_mac import native_sysctl, sysctl, translated_from_kinfo  # noqa: E402,F401
+from collect_packages import read_text as _read_text  # noqa: E402
 
 ERRORS = []
 
@@ -47,59 +48,7 @@ def guarded(what):
     return wrap
 
 
-# --- macOS sysctl, read in this process (so Rosetta translation shows) -----------------------
-
-_LIBC = None
-
-
-def _libc():
-    global _LIBC
-    if _LIBC is None:
-        _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.dylib", use_errno=True)
-    return _LIBC
-
-
-def sysctl(name, kind):
-    """Read a sysctl by name through libc (macOS); None if it does not exist."""
-    if sys.platform != "darwin":
-        return None
-    libc = _libc()
-    size = ctypes.c_size_t(0)
-    if libc.sysctlbyname(name.encode(), None, ctypes.byref(size), None, ctypes.c_size_t(0)) != 0:
-        return None
-    buf = ctypes.create_string_buffer(size.value)
-    if libc.sysctlbyname(name.encode(), buf, ctypes.byref(size), None, ctypes.c_size_t(0)) != 0:
-        return None
-    raw = buf.raw[: size.value]
-    if kind == "str":
-        return raw.rstrip(b"\x00").decode("utf-8", "replace")
-    return int.from_bytes(raw, sys.byteorder)
-
-
-def native_sysctl(name):
-    """Ask the sysctl command (a native binary) so the answer is not Rosetta's translated view."""
-    try:
-        out = subprocess.run(
-            ["/usr/sbin/sysctl", "-n", name], capture_output=True, timeout=5, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    text = out.stdout.decode("utf-8", "replace").strip()
-    return text if out.returncode == 0 and text else None
-
-
 # --- host ------------------------------------------------------------------------------------
-
-
-def _read_text(path, limit=1 << 20):
-    """A regular file's text (never blocks: a FIFO named METADATA or RECORD is not read)."""
-    if not core.is_regular_file(path):
-        return None
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(limit).decode("utf-8", "replace")
-    except OSError:
-        return None
 
 
 def _linux_cpu():
@@ -117,19 +66,6 @@ def _linux_cpu():
         "cpu_brand": fields.get("model name"),
         "cpu_flags": sorted(set(f.lower() for f in flags)),
         "cpu_implementer": fields.get("cpu implementer"),
-    }
-
-
-def _mac_cpu():
-    features = []
-    for name in ("machdep.cpu.features", "machdep.cpu.leaf7_features"):
-        value = sysctl(name, "str")
-        if value:
-            features.extend(value.lower().replace(".", "_").split())
-    return {
-        "cpu_brand": sysctl("machdep.cpu.brand_string", "str"),
-        "cpu_flags": sorted(set(features)),
-        "cpu_implementer": None,
     }
 
 
@@ -177,7 +113,7 @@ def host_facts():
         facts["hw_arm64"] = bool(arm64) if arm64 is not None else False
         facts["chip"] = native_sysctl("machdep.cpu.brand_string")
         facts["memory_bytes"] = sysctl("hw.memsize", "int")
-        facts.update(_mac_cpu())
+        facts.update(collect_mac.mac_cpu())
     else:
         if system == "Linux":
             facts.update(_linux_cpu())
@@ -220,7 +156,7 @@ def python_facts():
         "prefix": sys.prefix,
         "base_prefix": getattr(sys, "base_prefix", sys.prefix),
         "process_arch": platform.machine(),
-        "pointer_bits": 8 * ctypes.sizeof(ctypes.c_void_p),
+        "pointer_bits": 8 * struct.calcsize("P"),
         "translated": (translated == 1) if sys.platform == "darwin" else None,
         "binary": binary,
         "framework": sysconfig.get_config_var("PYTHONFRAMEWORK") or None,
@@ -233,78 +169,9 @@ def python_facts():
 # --- packages and plugins ---------------------------------------------------------------------
 
 
-def _read_dist(site_dir, entry):
-    path = os.path.join(site_dir, entry)
-    record = {"location": path, "name": None, "version": None, "wheel_tags": [],
-              "requires_dist": [], "requires_python": None, "installer": None, "error": None}
-    meta_name = "METADATA" if entry.endswith(".dist-info") else "PKG-INFO"
-    text = _read_text(os.path.join(path, meta_name))
-    if text is None:
-        record["error"] = "%s missing or unreadable" % meta_name
-    else:
-        msg = email.parser.Parser().parsestr(text, headersonly=True)
-        record["name"] = msg.get("Name")
-        record["version"] = msg.get("Version")
-        record["requires_dist"] = [str(r) for r in (msg.get_all("Requires-Dist") or [])]
-        record["requires_python"] = msg.get("Requires-Python")
-        if not record["name"] or not record["version"]:
-            record["error"] = "%s has no Name or Version" % meta_name
-    if record["name"] is None:
-        stem = entry.rsplit(".", 1)[0]
-        name, _, version = stem.partition("-")
-        record["name"], record["version"] = name or None, version or None
-    wheel = _read_text(os.path.join(path, "WHEEL"))
-    if wheel:
-        record["wheel_tags"] = [
-            line.split(":", 1)[1].strip() for line in wheel.splitlines() if line.startswith("Tag:")
-        ]
-    installer = _read_text(os.path.join(path, "INSTALLER"))
-    record["installer"] = installer.strip() if installer else None
-    record["binaries"] = _dist_binaries(site_dir, path)
-    return record
-
-
-BINARIES_PER_DIST = 3
-
-
-def _dist_binaries(site_dir, dist_path):
-    """Headers of the first compiled libraries a distribution installed (from its RECORD).
-
-    The architecture of the installed code is read from the files themselves: the `Tag:` lines
-    in WHEEL files often name another platform than the wheel's file name (tensorflow-macos
-    2.11 and 2.12 arm64 wheels say x86_64), so they cannot be trusted for this.
-    """
-    text = _read_text(os.path.join(dist_path, "RECORD"), limit=8 << 20)
-    found = []
-    for line in (text or "").splitlines():
-        rel = line.split(",", 1)[0]
-        if not rel.endswith(core.COMPILED_SUFFIXES) or rel.startswith(".."):
-            continue
-        full = os.path.join(site_dir, rel)
-        if core.is_regular_file(full):
-            info = binfmt.describe_file(full)
-        else:
-            info = {"format": None, "archs": [], "error": "not a regular file, or missing"}
-        info["path"] = rel
-        found.append(info)
-        if len(found) >= BINARIES_PER_DIST:
-            break
-    return found
-
-
 @guarded("packages")
 def package_facts(site_dirs):
-    packages = []
-    for site_dir in site_dirs:
-        try:
-            entries = sorted(os.listdir(site_dir))
-        except OSError as exc:
-            ERRORS.append({"what": "packages", "error": "cannot list %s: %s" % (site_dir, exc)})
-            continue
-        for entry in entries:
-            if entry.endswith((".dist-info", ".egg-info")):
-                packages.append(_read_dist(site_dir, entry))
-    return packages
+    return collect_packages.package_facts(site_dirs, ERRORS)
 
 
 @guarded("plugins")
@@ -325,40 +192,6 @@ def plugin_facts():
 
 # --- the shell tfdoctor was started from ------------------------------------------------------
 
-CTL_KERN, KERN_PROC, KERN_PROC_PID = 1, 14, 1
-P_TRANSLATED = 0x00020000
-"""xnu bsd/sys/proc.h: "process is translated" in kinfo_proc.kp_proc.p_flag."""
-KP_FLAG_OFFSET, KP_PID_OFFSET = 32, 40
-"""Offsets of p_flag and p_pid in struct extern_proc (bsd/sys/proc.h) on 64-bit macOS: the
-p_un union (16 bytes), p_vmspace and p_sigacts (8 each), then p_flag; p_stat, padding, p_pid."""
-
-
-def translated_from_kinfo(raw, pid):
-    """P_TRANSLATED of a kinfo_proc buffer; None unless the buffer names `pid` (a layout check)."""
-    if len(raw) < KP_PID_OFFSET + 4:
-        return None
-    (flags,) = struct.unpack_from("=i", raw, KP_FLAG_OFFSET)
-    (found_pid,) = struct.unpack_from("=i", raw, KP_PID_OFFSET)
-    if found_pid != pid:
-        return None
-    return bool(flags & P_TRANSLATED)
-
-
-def _mac_process(pid):
-    libc = _libc()
-    mib = (ctypes.c_int * 4)(CTL_KERN, KERN_PROC, KERN_PROC_PID, pid)
-    buf = ctypes.create_string_buffer(4096)
-    size = ctypes.c_size_t(len(buf))
-    translated = None
-    if libc.sysctl(mib, 4, buf, ctypes.byref(size), None, ctypes.c_size_t(0)) == 0:
-        translated = translated_from_kinfo(buf.raw[: size.value], pid)
-    path = ctypes.create_string_buffer(4096)
-    executable = None
-    if libc.proc_pidpath(pid, path, ctypes.c_uint32(len(path))) > 0:
-        executable = path.value.decode("utf-8", "replace")
-    return translated, executable
-
-
 @guarded("shell")
 def shell_facts(parent_pid):
     """tfdoctor's parent process (the shell it was started from, as far as tfdoctor knows it):
@@ -369,7 +202,7 @@ def shell_facts(parent_pid):
         translated, executable = None, None
         if sys.platform == "darwin":
             try:
-                translated, executable = _mac_process(parent_pid)
+                translated, executable = collect_mac.mac_process(parent_pid)
             except (OSError, AttributeError, ValueError) as exc:
                 ERRORS.append({"what": "shell", "error": "%s: %s" % (type(exc).__name__, exc)})
         elif os.path.exists("/proc/%d/exe" % parent_pid):

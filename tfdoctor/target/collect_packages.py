@@ -1,0 +1,143 @@
+"""The installed distributions, read inside the diagnosed interpreter from each site directory's
+*.dist-info / *.egg-info: name, version, Requires-Dist, wheel tags, installer, and the headers of
+the first compiled libraries each installed.
+
+METADATA is read by read_headers, which takes the header block the way the standard library's
+email.parser (compat32, headersonly) does, without importing the email package: that import and
+its parser were a third of the collector's time (tests/test_collector.py holds the two equal on
+every METADATA of the test machine and on folded, CRLF and malformed blocks).
+Standard library only, Python 3.8+.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import binfmt
+import collector_core as core
+
+_HEADER_LINE = re.compile(r"From |[\041-\071\073-\176]*:|[\t ]")
+"""email.feedparser's headerRE: a header, a continuation line, or the mbox "From " line."""
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+"""Lines with their endings, split on \\r\\n, \\r and \\n only (as email.feedparser splits)."""
+
+
+def read_headers(text):
+    """The header block at the start of `text` as (name, value) pairs in order, each value as
+    email.message.Message.get returns it under the compat32 policy (continuation lines kept
+    with their line breaks; the first line's leading blanks and the last line break cut)."""
+    headers = []
+    current = None  # the lines of the header being read
+    for line in _LINES.findall(text):
+        if not _HEADER_LINE.match(line):
+            break  # a blank line, or a line that is no header, ends the block
+        if line[0] in " \t":
+            if current is not None:
+                current.append(line)
+            continue
+        if current is not None:  # any other line ends the header before it
+            headers.append(_joined(current))
+            current = None
+        if line.startswith("From ") or line.startswith(":"):
+            continue  # the mbox envelope line, or a header without a name: both dropped
+        current = [line]
+    if current is not None:
+        headers.append(_joined(current))
+    return headers
+
+
+def _joined(lines):
+    name, value = lines[0].split(":", 1)
+    return name, (value.lstrip(" \t") + "".join(lines[1:])).rstrip("\r\n")
+
+
+def _first(headers, name):
+    name = name.lower()
+    return next((value for key, value in headers if key.lower() == name), None)
+
+
+def read_text(path, limit=1 << 20):
+    """A regular file's text (never blocks: a FIFO named METADATA or RECORD is not read)."""
+    if not core.is_regular_file(path):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def read_dist(site_dir, entry):
+    path = os.path.join(site_dir, entry)
+    record = {"location": path, "name": None, "version": None, "wheel_tags": [],
+              "requires_dist": [], "requires_python": None, "installer": None, "error": None}
+    meta_name = "METADATA" if entry.endswith(".dist-info") else "PKG-INFO"
+    text = read_text(os.path.join(path, meta_name))
+    if text is None:
+        record["error"] = "%s missing or unreadable" % meta_name
+    else:
+        headers = read_headers(text)
+        record["name"] = _first(headers, "Name")
+        record["version"] = _first(headers, "Version")
+        record["requires_dist"] = [value for key, value in headers if key.lower() == "requires-dist"]
+        record["requires_python"] = _first(headers, "Requires-Python")
+        if not record["name"] or not record["version"]:
+            record["error"] = "%s has no Name or Version" % meta_name
+    if record["name"] is None:
+        stem = entry.rsplit(".", 1)[0]
+        name, _, version = stem.partition("-")
+        record["name"], record["version"] = name or None, version or None
+    wheel = read_text(os.path.join(path, "WHEEL"))
+    if wheel:
+        record["wheel_tags"] = [
+            line.split(":", 1)[1].strip() for line in wheel.splitlines() if line.startswith("Tag:")
+        ]
+    installer = read_text(os.path.join(path, "INSTALLER"))
+    record["installer"] = installer.strip() if installer else None
+    record["binaries"] = dist_binaries(site_dir, path)
+    return record
+
+
+BINARIES_PER_DIST = 3
+
+
+def dist_binaries(site_dir, dist_path):
+    """Headers of the first compiled libraries a distribution installed (from its RECORD).
+
+    The architecture of the installed code is read from the files themselves: the `Tag:` lines
+    in WHEEL files often name another platform than the wheel's file name (tensorflow-macos
+    2.11 and 2.12 arm64 wheels say x86_64), so they cannot be trusted for this.
+    """
+    text = read_text(os.path.join(dist_path, "RECORD"), limit=8 << 20)
+    found = []
+    for line in (text or "").splitlines():
+        rel = line.split(",", 1)[0]
+        if not rel.endswith(core.COMPILED_SUFFIXES) or rel.startswith(".."):
+            continue
+        full = os.path.join(site_dir, rel)
+        if core.is_regular_file(full):
+            info = binfmt.describe_file(full)
+        else:
+            info = {"format": None, "archs": [], "error": "not a regular file, or missing"}
+        info["path"] = rel
+        found.append(info)
+        if len(found) >= BINARIES_PER_DIST:
+            break
+    return found
+
+
+def package_facts(site_dirs, errors):
+    """Every distribution in `site_dirs`, in order; a directory that cannot be listed is
+    recorded in `errors`."""
+    packages = []
+    for site_dir in site_dirs:
+        try:
+            entries = sorted(os.listdir(site_dir))
+        except OSError as exc:
+            errors.append({"what": "packages", "error": "cannot list %s: %s" % (site_dir, exc)})
+            continue
+        for entry in entries:
+            if entry.endswith((".dist-info", ".egg-info")):
+                packages.append(read_dist(site_dir, entry))
+    return packages

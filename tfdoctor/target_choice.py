@@ -1,0 +1,110 @@
+"""Which interpreter to diagnose: `--python`, or the environment the user means when tfdoctor
+runs from an isolated tool environment (pipx, uv tool), never tfdoctor's own.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+TOOL_MARKERS = (("pipx_metadata.json", "pipx"), ("uv-receipt.toml", "uv tool"))
+"""Files at the root of an isolated tool environment: pipx writes pipx_metadata.json
+(pypa/pipx src/pipx/pipx_metadata_file.py, PIPX_INFO_FILENAME); `uv tool install` writes
+uv-receipt.toml (astral-sh/uv, crates/uv-tool)."""
+
+
+class TargetNotFound(Exception):
+    """The --python argument names nothing that can be started (a usage error, exit 2)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """The interpreter to diagnose, and why it was chosen."""
+
+    executable: str
+    chosen_by: str
+    reason: str
+    tool_env: str | None = None
+    tool_python: str | None = None
+
+
+def _resolve_path(python: str) -> str:
+    try:
+        candidate = Path(python).expanduser()
+        if os.sep not in python and not candidate.exists():
+            found = shutil.which(python)
+            if found is None:
+                raise TargetNotFound(f"--python {python!r}: no such command on PATH")
+            return found
+        if candidate.is_dir():
+            for sub in ("bin/python", "bin/python3", "Scripts/python.exe"):
+                if (candidate / sub).exists():
+                    return str(candidate / sub)
+            raise TargetNotFound(f"--python {python!r} is a directory with no bin/python in it")
+        if not candidate.exists():
+            raise TargetNotFound(f"--python {python!r}: no such file")
+    except RuntimeError as exc:  # "~nosuchuser/...": no such user's home
+        raise TargetNotFound(f"--python {python!r}: {exc}") from None
+    except (OSError, ValueError) as exc:  # a name over 255 bytes, a NUL byte
+        reason = os.strerror(exc.errno) if getattr(exc, "errno", None) else str(exc)
+        raise TargetNotFound(f"--python {python[:80]!r}{'...' if len(python) > 80 else ''}: "
+                   f"{reason}") from None
+    if not os.access(candidate, os.X_OK):
+        raise TargetNotFound(f"--python {python!r} is not executable")
+    return str(candidate)
+
+
+def tool_environment(prefix: str) -> str | None:
+    """"pipx" or "uv tool" when `prefix` is such an isolated tool environment."""
+    for name, kind in TOOL_MARKERS:
+        if (Path(prefix) / name).is_file():
+            return kind
+    return None
+
+
+def choose_target(python: str | None, environ: Mapping[str, str] | None = None,
+                  prefix: str | None = None, executable: str | None = None) -> Target:
+    """`--python` when given. Else this interpreter, unless tfdoctor runs from an isolated tool
+    environment (pipx, uv tool): then the active VIRTUAL_ENV, else CONDA_PREFIX, else the
+    first python3 on PATH outside that environment: the environment the user means."""
+    if python is not None:
+        return Target(_resolve_path(python), "--python", f"--python {python}")
+    environ = os.environ if environ is None else environ
+    prefix = sys.prefix if prefix is None else prefix
+    executable = sys.executable if executable is None else executable
+    tool = tool_environment(prefix)
+    if tool is None:
+        return Target(executable, "this interpreter", "the interpreter tfdoctor runs in")
+    own = _real(prefix) or prefix
+    for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        value = environ.get(variable)
+        if value and _real(value) not in (None, own):
+            for sub in ("bin/python", "bin/python3", "Scripts/python.exe"):
+                candidate = Path(value) / sub
+                if candidate.is_file() and os.access(candidate, os.X_OK):
+                    return Target(str(candidate), variable,
+                                  f"tfdoctor runs from its own {tool} environment; {variable} "
+                                  f"names the active environment {value}", tool, executable)
+    path = os.pathsep.join(d for d in environ.get("PATH", "").split(os.pathsep)
+                           if d and not (_real(d) or own + os.sep).startswith(own + os.sep))
+    try:
+        found = shutil.which("python3", path=path)
+    except (OSError, ValueError):
+        found = None
+    if found:
+        return Target(found, "PATH", f"tfdoctor runs from its own {tool} environment and no "
+                      "environment is active: the first python3 on PATH", tool, executable)
+    return Target(executable, "this interpreter",
+                  f"tfdoctor runs from its own {tool} environment and found no other Python "
+                  "(no VIRTUAL_ENV, CONDA_PREFIX or python3 on PATH)", tool, executable)
+
+
+def _real(path: str) -> str | None:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
