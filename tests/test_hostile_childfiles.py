@@ -105,7 +105,7 @@ def test_the_progress_display_does_not_block_on_a_fifo(hostile_python, monkeypat
     screen = Console(file=open(os.devnull, "w"), force_terminal=True)
     started = time.monotonic()
     facts = gather_runtime(str(hostile_python), 2, progress=screen)
-    assert time.monotonic() - started < 2 + 2
+    assert time.monotonic() - started < 2 + 6  # the 2 s timeout, the kill, and a loaded machine
     assert facts.outcome in ("timeout", "bad-output")
 
 
