@@ -10,7 +10,8 @@ about sqrt(d). This script makes such a difference on the CPU alone: the probe's
 (workloads.Train), the same inputs, its weights multiplied by (1 + d * N(0, 1)), and compares
 the outputs the agreement check compares; it prints, per d, the median and worst relative
 errors over the seeds (the probe judges the worst variable's gradient, "worst tensor") and the
-largest ratio of a gradient error to sqrt(logits error): KINK_FACTOR must stay well above it.
+largest ratio of a gradient error to sqrt(logits error): the tolerance's floor and KINK_FACTOR
+(tfdoctor/target/probe_config.py) must stay well above what it prints.
 
     python benchmarks/gradient_kinks.py [--seeds 30] [--batch 16] [--tf-python PATH]
 """
@@ -35,9 +36,12 @@ def inner(seeds: int, batch: int) -> None:
     import workloads  # noqa: E402 - the probe module itself, as the runtime child imports it
 
     tf.get_logger().setLevel("ERROR")  # the Dense check's tf.function is traced once per seed
+    import probe_config  # noqa: E402 - where the tolerance's constants live
+
     print(f"TF {tf.__version__}, train probe network, batch {batch}, {seeds} seeds per d; "
-          f"gradient tolerance now max({workloads.TOLERANCE['train']:g}, "
-          f"{workloads.KINK_FACTOR:g} * sqrt(logits error))", flush=True)
+          f"each variable's gradient is held to max({workloads.TOLERANCE['train']:g}, "
+          f"min({probe_config.GRADIENT_CEILING:g}, max({probe_config.GRADIENT_FLOOR:g}, "
+          f"{probe_config.KINK_FACTOR:g} x sqrt(logits error))))", flush=True)
     for delta in DELTAS:
         errors: dict[str, list[float]] = {"logits": [], "dense gradient": [], "conv gradients": [],
                                           "gradients": [], "worst tensor": []}
