@@ -13,7 +13,7 @@ import shlex
 from tfdoctor import codes
 from tfdoctor.derived import Derived
 from tfdoctor.fixes import pip, python_cmd
-from tfdoctor.import_outcome import crash_evidence, import_outcome
+from tfdoctor.import_outcome import crash_evidence, when_classified
 from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
 from tfdoctor.recommend import pair_fix
 from tfdoctor.runtime_evidence import base_evidence, doing, metal_version, reinstall_tf, stderr_lines
@@ -135,14 +135,8 @@ def _finding(s: Snapshot, d: Derived, code: str) -> Finding:
     return _no_result(s, d, rt, code)
 
 
-def _when(code: str):
-    """The rule body for `code`: its finding when the import's classification names it."""
-
-    def decide(s: Snapshot, d: Derived) -> Finding | None:
-        outcome = import_outcome(s, d)
-        return _finding(s, d, code) if outcome is not None and outcome.code == code else None
-
-    return decide
+def _found(s: Snapshot, d: Derived, outcome) -> Finding | None:
+    return _finding(s, d, outcome.code)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,7 +154,7 @@ def _when(code: str):
       "into it.",
       "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment", needs=("runtime",))
 def import_sigill(s: Snapshot, d: Derived):
-    return _when(import_sigill.code)(s, d)
+    return when_classified(import_sigill.code, _found)(s, d)
 
 
 @rule(codes.RUNTIME_IMPORT_CRASHED, "TensorFlow crashed the interpreter",
@@ -171,7 +165,7 @@ def import_sigill(s: Snapshot, d: Derived):
       "The evidence names the stage and, from faulthandler, the Python frame it died in.",
       "Reinstall TensorFlow (and tensorflow-metal) as a known-good pair; the finding names it.", explains=(codes.RUNTIME_NO_GPU,), needs=("runtime",))
 def import_crashed(s: Snapshot, d: Derived):
-    return _when(import_crashed.code)(s, d)
+    return when_classified(import_crashed.code, _found)(s, d)
 
 
 @rule(codes.RUNTIME_IMPORT_HANG, "TensorFlow hung while importing or initialising its devices",
@@ -185,7 +179,7 @@ def import_crashed(s: Snapshot, d: Derived):
       "Run again with a longer --timeout; if it still hangs, the stack in the evidence names "
       "the module to look at.", explains=(codes.RUNTIME_NO_GPU,), needs=("runtime",))
 def import_hang(s: Snapshot, d: Derived):
-    return _when(import_hang.code)(s, d)
+    return when_classified(import_hang.code, _found)(s, d)
 
 
 @rule(codes.RUNTIME_NO_RESULT, "The TensorFlow child exited without a result",
@@ -195,7 +189,7 @@ def import_hang(s: Snapshot, d: Derived):
       "The last lines of its stderr are in the evidence.",
       "Run `python -c 'import tensorflow'` with the diagnosed interpreter and fix what it prints.", needs=("runtime",))
 def no_result(s: Snapshot, d: Derived):
-    return _when(no_result.code)(s, d)
+    return when_classified(no_result.code, _found)(s, d)
 
 
 @rule(codes.RUNTIME_BAD_OUTPUT, "The TensorFlow child wrote something other than its result",
@@ -205,7 +199,7 @@ def no_result(s: Snapshot, d: Derived):
       "Run `python -c 'import tensorflow'` with the diagnosed interpreter; report a tfdoctor "
       "bug if that works.", needs=("runtime",))
 def bad_output(s: Snapshot, d: Derived):
-    return _when(bad_output.code)(s, d)
+    return when_classified(bad_output.code, _found)(s, d)
 
 
 _emit = emitter(import_sigill, import_crashed, import_hang, no_result, bad_output)

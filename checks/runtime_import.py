@@ -14,7 +14,7 @@ from tfdoctor import codes
 from tfdoctor.derived import Derived
 from tfdoctor.fixes import pip
 from tfdoctor.import_outcome import (NUMPY_KINDS, ImportOutcome, crash_evidence, event_field,
-                                     import_outcome, in_plugin_dir)
+                                     in_plugin_dir, when_classified)
 from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
 from tfdoctor.recommend import pair_fix, tf_requirement
 from tfdoctor.runtime_evidence import base_evidence, metal_version, reinstall_tf, tf_of
@@ -196,16 +196,6 @@ def _finding(s: Snapshot, d: Derived, outcome: ImportOutcome) -> Finding:
     return _import_failed(s, d, err, ev)
 
 
-def _when(code: str):
-    """The rule body for `code`: its finding when the import's classification names it."""
-
-    def decide(s: Snapshot, d: Derived) -> Finding | None:
-        outcome = import_outcome(s, d)
-        return _finding(s, d, outcome) if outcome is not None and outcome.code == code else None
-
-    return decide
-
-
 # ---------------------------------------------------------------------------------------------
 # the rules (which fires is decided by tfdoctor.import_outcome)
 
@@ -216,7 +206,7 @@ def _when(code: str):
       "installed; the installation check reports what to install.",
       "Install TensorFlow (see install.no-tensorflow).", needs=("runtime",))
 def not_installed(s: Snapshot, d: Derived):
-    return _when(not_installed.code)(s, d)
+    return when_classified(not_installed.code, _finding)(s, d)
 
 
 @rule(codes.RUNTIME_PLUGIN_LOAD_FAILED, "TensorFlow cannot load a plugin",
@@ -231,7 +221,7 @@ def not_installed(s: Snapshot, d: Derived):
       "it), or remove the stray plugin file / unset TF_PLUGGABLE_DEVICE_LIBRARY_PATH.",
       PLUGGABLE_DEVICE, explains=(codes.RUNTIME_NO_GPU, codes.RUNTIME_GPU_PLACEMENT, codes.PROBE_CPU_ONLY), needs=("runtime",))
 def plugin_load_failed(s: Snapshot, d: Derived):
-    return _when(plugin_load_failed.code)(s, d)
+    return when_classified(plugin_load_failed.code, _finding)(s, d)
 
 
 @rule(codes.RUNTIME_LIBRARY_ARCH_MISMATCH, "A library TensorFlow loads is missing or built for another architecture",
@@ -244,7 +234,7 @@ def plugin_load_failed(s: Snapshot, d: Derived):
       "Reinstall the affected packages from the native interpreter with --force-reinstall "
       "--no-cache-dir.", explains=(codes.RUNTIME_NO_GPU, codes.RUNTIME_PLUGIN_LOAD_FAILED), needs=("runtime",))
 def library_arch_mismatch(s: Snapshot, d: Derived):
-    return _when(library_arch_mismatch.code)(s, d)
+    return when_classified(library_arch_mismatch.code, _finding)(s, d)
 
 
 @rule(codes.RUNTIME_NUMPY_ABI, "NumPy does not match the compiled modules TensorFlow imports",
@@ -256,7 +246,7 @@ def library_arch_mismatch(s: Snapshot, d: Derived):
       "Install the NumPy TensorFlow's own requirements allow (the finding gives the range).",
       NUMPY2_GUIDE, explains=(codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_IMPORT_FAILED), needs=("runtime",))
 def numpy_abi(s: Snapshot, d: Derived):
-    return _when(numpy_abi.code)(s, d)
+    return when_classified(numpy_abi.code, _finding)(s, d)
 
 
 @rule(codes.RUNTIME_PROTOBUF, "protobuf is outside the range TensorFlow was built for",
@@ -268,7 +258,7 @@ def numpy_abi(s: Snapshot, d: Derived):
       "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python is a slow stopgap.",
       PROTOBUF_NEWS, needs=("runtime",))
 def protobuf(s: Snapshot, d: Derived):
-    return _when(protobuf.code)(s, d)
+    return when_classified(protobuf.code, _finding)(s, d)
 
 
 @rule(codes.RUNTIME_OP_NOT_REGISTERED, "An op TensorFlow's Python code needs is not registered in its binary",
@@ -278,7 +268,7 @@ def protobuf(s: Snapshot, d: Derived):
       "tensorflow-text or tensorflow-io built for another version).",
       "Reinstall TensorFlow, and add-ons at the versions built for it.", needs=("runtime",))
 def op_not_registered(s: Snapshot, d: Derived):
-    return _when(op_not_registered.code)(s, d)
+    return when_classified(op_not_registered.code, _finding)(s, d)
 
 
 @rule(codes.RUNTIME_IMPORT_FAILED, "import tensorflow raises an exception",
@@ -288,7 +278,7 @@ def op_not_registered(s: Snapshot, d: Derived):
       "dependency, a half-finished install, or a file shadowing a module.",
       "Reinstall TensorFlow with its dependencies; `pip check` lists broken requirements.", explains=(codes.RUNTIME_NO_GPU,), needs=("runtime",))
 def import_failed(s: Snapshot, d: Derived):
-    return _when(import_failed.code)(s, d)
+    return when_classified(import_failed.code, _finding)(s, d)
 
 
 _emit = emitter(not_installed, plugin_load_failed, library_arch_mismatch, numpy_abi, protobuf,

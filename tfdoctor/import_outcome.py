@@ -8,7 +8,7 @@ that picked it are decided here; each rule builds its own finding."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from tfdoctor import codes
 from tfdoctor.derived import Derived
@@ -128,3 +128,14 @@ def import_outcome(s: Snapshot, d: Derived) -> ImportOutcome | None:
     """The classification of this snapshot's failed import (None when it succeeded), computed
     once for all the rules that ask."""
     return d.once(_MEMO_KEY, lambda: _classify(s, d))
+
+
+def when_classified(code: str, finding: Callable[[Snapshot, Derived, ImportOutcome], Any]):
+    """A rule body for `code`: `finding(s, d, outcome)` when the import's classification names
+    `code`, else nothing."""
+
+    def decide(s: Snapshot, d: Derived) -> Any:
+        outcome = import_outcome(s, d)
+        return finding(s, d, outcome) if outcome is not None and outcome.code == code else None
+
+    return decide
