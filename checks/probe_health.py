@@ -189,8 +189,9 @@ def gpu_not_used(s: Snapshot, d: Derived):
       Severity.ERROR,
       "On identical inputs (training: identical weights), the GPU's result differs from the "
       "CPU's by more than float32 rounding allows: relative L2 error over 1e-4 for matmul, "
-      "1e-3 for conv and for the training step's logits and gradients, or a non-finite value. "
-      "This is a kernel bug in the GPU plugin (as in tensorflow/tensorflow#92686 and #71577); "
+      "1e-3 for conv and for the training step's logits and Dense(bias, relu) check; for each of "
+      "its gradients, which pass ReLU and max-pooling kinks, over max(0.05, 30 x sqrt(the "
+      "logits' error)), at most 0.3; or a non-finite value. This is a kernel bug in the GPU plugin (as in tensorflow/tensorflow#92686 and #71577); "
       "models trained on it learn from wrong numbers. It is reported on its own, as a root "
       "cause: nothing else explains it.",
       "Do not trust the GPU for this workload: run it on the CPU, try another tensorflow-metal "
