@@ -71,7 +71,7 @@ def read_json_file(path: str | Path, limit: int = MAX_RESULT_BYTES,
             return None, "unreadable: not a regular file (a FIFO, a device or a directory)"
         if info.st_size > limit:
             return None, f"unreadable: {info.st_size} bytes, more than the {limit} a result may have"
-        raw = _read_at_most(fd, limit + 1)
+        raw = read_at_most(fd, limit + 1)
     except OSError as exc:
         return None, f"unreadable: {exc.strerror or exc}"
     finally:
@@ -89,7 +89,9 @@ def read_json_file(path: str | Path, limit: int = MAX_RESULT_BYTES,
     return data, None
 
 
-def _read_at_most(fd: int, count: int) -> bytes:
+def read_at_most(fd: int, count: int) -> bytes:
+    """Up to `count` bytes from `fd`, read in chunks of at most 1 MiB (never more, whatever the
+    file claims or turns out to be)."""
     chunks = []
     while count > 0:
         chunk = os.read(fd, min(count, 1 << 20))

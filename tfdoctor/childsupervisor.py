@@ -291,13 +291,21 @@ def kill_tree(child: subprocess.Popen, token: str) -> None:
         live = [p for p in found.values() if _running(p)]
         if not live:
             return
-        for action in ("suspend", "kill"):  # stop all first: none can fork a replacement
-            for proc in live:
-                try:
-                    getattr(proc, action)()
-                except psutil.Error:
-                    pass
-        psutil.wait_procs([p for p in live if p.pid != child.pid], timeout=1)
+        stop_processes(live, wait=[p for p in live if p.pid != child.pid])
+
+
+def stop_processes(procs: list, wait: list) -> None:
+    """Suspend every process of `procs`, then kill them (stopped first, none can fork a
+    replacement), and wait up to a second for those of `wait` to go."""
+    import psutil
+
+    for action in ("suspend", "kill"):
+        for proc in procs:
+            try:
+                getattr(proc, action)()
+            except psutil.Error:
+                pass
+    psutil.wait_procs(wait, timeout=1)
 
 
 def _reap(pid: int) -> None:

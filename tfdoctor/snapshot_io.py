@@ -12,6 +12,7 @@ import stat
 import sys
 from typing import Any
 
+from tfdoctor.childfiles import read_at_most
 from tfdoctor.redact import Identity, mask_plain, redact
 from tfdoctor.snapshot import Snapshot, SnapshotError
 from tfdoctor.typed import clean_text, depth_within, json_text
@@ -77,15 +78,7 @@ def _read_regular_file(path: str, name: str) -> bytes:
         if info.st_size > MAX_SNAPSHOT_BYTES:
             raise SnapshotError(f"{name}: {info.st_size} bytes is too large for a snapshot "
                                 f"(limit {MAX_SNAPSHOT_BYTES})")
-        chunks = []
-        left = MAX_SNAPSHOT_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return read_at_most(fd, MAX_SNAPSHOT_BYTES + 1)
     except OSError as exc:
         raise SnapshotError(f"{name}: cannot read: {exc.strerror or exc}") from None
     finally:

@@ -32,11 +32,10 @@ import time
 from dataclasses import dataclass
 from typing import IO, Any, Mapping, Sequence
 
+from tfdoctor.childsupervisor import TOKEN_VAR, stop_processes
 from tfdoctor.redact import mask_secrets
 from tfdoctor.run_facts import OpPlacement, RunFacts
 
-TOKEN_VAR = "TFDOCTOR_RUN_TOKEN"
-"""Marks every process of a run (inherited by descendants), as tfdoctor.childproc does."""
 RECORD_LIMIT = 4 * 1024 * 1024
 """Bytes of output recorded at most (half head, half tail); the rest passes through unrecorded."""
 GRACE_S = 5.0
@@ -359,12 +358,6 @@ def _sweep(pgid: int, token: str) -> int:
                 continue
         if not found:
             break
-        for action in ("suspend", "kill"):  # stop all first: none can fork a replacement
-            for proc in found:
-                try:
-                    getattr(proc, action)()
-                except psutil.Error:
-                    pass
+        stop_processes(found, wait=found)
         killed.update(p.pid for p in found)
-        psutil.wait_procs(found, timeout=1)
     return len(killed)
