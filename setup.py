@@ -2,7 +2,7 @@
 
 The user's layout keeps the compatibility knowledge at the top of the repository, and the refresh
 tool writes it there; one tracked copy is all there is. Building a wheel copies it into
-`tfdoctor/`; an editable install reads it where it lies (tfdoctor.matrix.default_path).
+`tfdoctor/`; an editable install reads it where it lies (tfdoctor.knowledge.matrix.default_path).
 """
 
 import shutil

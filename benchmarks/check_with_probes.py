@@ -20,6 +20,7 @@ import statistics
 import sys
 
 from timing import describe, parser, tf_python, wall  # noqa: E402
+
 TARGET_EXTRA_S = 8.0
 AIM_EXTRA_S = 1.5
 """Issue 10's aim for a full check: at most the bare import + 1.5 s."""

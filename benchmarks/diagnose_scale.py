@@ -17,7 +17,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from tfdoctor.cli import app
+from tfdoctor.cli.main import load_app
+
+app = load_app()
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIO = REPO / "tests" / "scenarios" / "healthy_m2_tf2191_metal120_probed.json"

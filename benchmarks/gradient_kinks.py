@@ -7,7 +7,7 @@ few activations that sit within d of a kink (a pre-activation near 0, two near-e
 values), and each flip moves the conv layers' gradients by a whole term. So the logits and the
 Dense layer's gradient (no kink after it) stay within a few d, while the conv gradients move by
 about sqrt(d). This script makes such a difference on the CPU alone: the probe's own network
-(workloads.Train), the same inputs, its weights multiplied by (1 + d * N(0, 1)), and compares
+(probe_kinds.Train), the same inputs, its weights multiplied by (1 + d * N(0, 1)), and compares
 the outputs the agreement check compares; it prints, per d, the median and worst relative
 errors over the seeds (the probe judges the worst variable's gradient, "worst tensor") and the
 largest ratio of a gradient error to sqrt(logits error): the tolerance's floor and KINK_FACTOR
@@ -33,13 +33,15 @@ DELTAS = (1e-7, 1e-6, 1e-5, 1e-4)
 def inner(seeds: int, batch: int) -> None:
     sys.path.insert(0, str(REPO / "tfdoctor" / "target"))
     import tensorflow as tf
-    import workloads  # noqa: E402 - the probe module itself, as the runtime child imports it
+    from probe_agreement import relative_error, worst_relative_error  # noqa: E402 - the probe's own modules
+    from probe_config import FLOAT32_EPS, TOLERANCE  # noqa: E402
+    from probe_kinds import Train  # noqa: E402
 
     tf.get_logger().setLevel("ERROR")  # the Dense check's tf.function is traced once per seed
     import probe_config  # noqa: E402 - where the tolerance's constants live
 
     print(f"TF {tf.__version__}, train probe network, batch {batch}, {seeds} seeds per d; "
-          f"each variable's gradient is held to max({workloads.TOLERANCE['train']:g}, "
+          f"each variable's gradient is held to max({TOLERANCE['train']:g}, "
           f"min({probe_config.GRADIENT_CEILING:g}, max({probe_config.GRADIENT_FLOOR:g}, "
           f"{probe_config.KINK_FACTOR:g} x sqrt(logits error))))", flush=True)
     for delta in DELTAS:
@@ -47,7 +49,7 @@ def inner(seeds: int, batch: int) -> None:
                                           "gradients": [], "worst tensor": []}
         factors, tensor_factors = [], []
         for seed in range(seeds):
-            train = workloads.Train(tf, batch, 1000 + seed)
+            train = Train(tf, batch, 1000 + seed)
             reference = train.outputs("/CPU:0", None)
             noise = tf.random.Generator.from_seed(seed)
             train.weights = [w * (1 + delta * noise.normal(w.shape).numpy()) for w in train.weights]
@@ -55,11 +57,11 @@ def inner(seeds: int, batch: int) -> None:
             pairs = {"logits": ("logits", slice(None)), "dense gradient": ("gradients", slice(2, None)),
                      "conv gradients": ("gradients", slice(0, 2)), "gradients": ("gradients", slice(None))}
             for name, (key, part) in pairs.items():
-                err, _ = workloads.relative_error(tf, moved[key][part], reference[key][part])
+                err, _ = relative_error(tf, moved[key][part], reference[key][part])
                 errors[name].append(err)
-            per_tensor, _ = workloads.worst_relative_error(tf, moved["gradients"], reference["gradients"])
+            per_tensor, _ = worst_relative_error(tf, moved["gradients"], reference["gradients"])
             errors["worst tensor"].append(per_tensor)
-            root = math.sqrt(max(errors["logits"][-1], workloads.FLOAT32_EPS))
+            root = math.sqrt(max(errors["logits"][-1], FLOAT32_EPS))
             factors.append(errors["gradients"][-1] / root)
             tensor_factors.append(per_tensor / root)
         line = ", ".join(f"{name} median {statistics.median(v):.2g} max {max(v):.2g}" for name, v in errors.items())

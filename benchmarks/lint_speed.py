@@ -68,7 +68,8 @@ def main() -> None:
     args = parser(__doc__, runs=9).parse_args()
     sys.path.insert(0, str(REPO))
     from tfdoctor.lint import LintEnv, lint_paths
-    from tfdoctor.logtext import read_log, recognise
+    from tfdoctor.logtext.catalog import recognise
+    from tfdoctor.logtext.reader import read_log
 
     env = LintEnv("2.15.0", 2, "1.1.0")
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,7 +22,8 @@ import tempfile
 import time
 
 from timing import parser, tf_python  # noqa: E402  (puts the repo and tests/ on sys.path)
-from tfdoctor import model_probe  # noqa: E402
+
+from tfdoctor.gather import user_model  # noqa: E402
 
 DEEP_MODULE = '''
 import keras
@@ -52,7 +53,7 @@ def env_for(mode: str | None) -> dict[str, str]:
 
 def timed_probe(python: str, config: dict, env: dict, plugin: str | None = None):
     started = time.perf_counter()
-    facts = model_probe.probe_model(python, config, plugin=plugin, env=env)
+    facts = user_model.probe_model(python, config, plugin=plugin, env=env)
     return time.perf_counter() - started, facts
 
 
@@ -65,37 +66,37 @@ def main() -> None:
 
     walls = []
     for _ in range(args.runs):
-        config = model_probe.child_config(model=None, workload="mobilenetv2", batch=8,
+        config = user_model.child_config(model=None, workload="mobilenetv2", batch=8,
                                           budget_s=args.budget)
         took, facts = timed_probe(python, config, env_for("ok"))
-        assert facts.outcome == "ok", model_probe.summarize(facts)
+        assert facts.outcome == "ok", user_model.summarize(facts)
         walls.append(took)
     stages = facts.to_json()
     print(f"mobilenetv2 batch 8, CPU + simulated GPU, --budget {args.budget:g}: wall "
           f"{statistics.median(walls):.1f} s (runs {', '.join(f'{w:.1f}' for w in walls)}; "
           f"target < 45 s); child elapsed {stages['elapsed_s']} s")
-    print("  " + model_probe.summarize(facts).replace("\n", "\n  "))
+    print("  " + user_model.summarize(facts).replace("\n", "\n  "))
 
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "deepmodel.py"), "w") as handle:
             handle.write(DEEP_MODULE)
-        config = model_probe.child_config(model="deepmodel:deep", workload=None, batch=8,
+        config = user_model.child_config(model="deepmodel:deep", workload=None, batch=8,
                                           budget_s=30, sys_path=[tmp], compare=False,
                                           timing=False, memory=False)
         report_s = []
         for _ in range(max(1, args.runs)):
             took, facts = timed_probe(python, config, env_for("ok"))
-            assert facts.outcome == "ok", model_probe.summarize(facts)
+            assert facts.outcome == "ok", user_model.summarize(facts)
             report_s.append(facts.ops_report_s)
         print(f"fallback report, {facts.model['layers']} layers, {facts.ops_total} ops in the "
               f"inference and training graphs: {statistics.median(report_s):.2f} s after the "
               f"import (target < 3 s); whole child {took:.1f} s")
 
     for workload in ("mobilenetv2", "attention"):
-        config = model_probe.child_config(model=None, workload=workload, batch=2, budget_s=30,
+        config = user_model.child_config(model=None, workload=workload, batch=2, budget_s=30,
                                           compare=False, timing=False, memory=False)
         _, facts = timed_probe(python, config, env_for(None), plugin="1.2.0")
-        assert facts.fallback_source == "table:1.2.0", model_probe.summarize(facts)
+        assert facts.fallback_source == "table:1.2.0", user_model.summarize(facts)
         keras = facts.settings.get("keras_version")
         print(f"{workload}: predicted CPU fallback on tensorflow-metal 1.2.0 (Keras {keras}):")
         for graph in ("inference", "training"):

@@ -18,7 +18,8 @@ import os
 import statistics
 
 from timing import parser, tf_python  # noqa: E402  (puts the repo on sys.path)
-from tfdoctor.probe_runner import gather_probes  # noqa: E402
+
+from tfdoctor.gather.probes import gather_probes  # noqa: E402
 
 
 def main() -> None:

@@ -1,9 +1,9 @@
 """What `tfdoctor run` adds to the command it supervises, one run of N interleaved repeats.
 
 Target (issue 14): at most 1 s plus the static check. Measured here: a trivial command
-(`python -c "print(1)"`) run directly and under tfdoctor.supervise.run (pipes passed through,
+(`python -c "print(1)"`) run directly and under tfdoctor.gather.supervised_run.run (pipes passed through,
 memory sampled, signals forwarded, the leftover sweep at the end); the diagnosis of what it
-recorded (tfdoctor.log_facts + the log rules on a snapshot); and, for reference, the static check
+recorded (tfdoctor.facts.pasted_log + the log rules on a snapshot); and, for reference, the static check
 (`tfdoctor check --no-runtime --no-probes`) that `run` adds on top.
 
     python benchmarks/run_overhead.py [--runs 15]
@@ -23,10 +23,11 @@ def main() -> None:
     args = parser(__doc__, runs=15).parse_args()
     from snapshots import apple_silicon, snap  # tests/ is on sys.path (timing.py)
 
-    from tfdoctor import log_facts, supervise
-    from tfdoctor.engine import run_rules
-    from tfdoctor.redact import Identity
-    from tfdoctor.registry import Registry, builtin_rules
+    from tfdoctor.engine.diagnose import run_rules
+    from tfdoctor.engine.registry import Registry, builtin_rules
+    from tfdoctor.logtext import keep
+    from tfdoctor.gather import supervised_run
+    from tfdoctor.sanitize.redact import Identity
 
     cmd = [sys.executable, "-c", "print(1)"]
     log_rules = Registry(rules=[r for r in builtin_rules() if r.area == "log"])
@@ -36,12 +37,12 @@ def main() -> None:
     for _ in range(args.runs):
         direct.append(wall(cmd)[0])
         start = time.perf_counter()
-        result = supervise.run(cmd, stdout=io.BytesIO(), stderr=io.BytesIO())
+        result = supervised_run.run(cmd, stdout=io.BytesIO(), stderr=io.BytesIO())
         supervised.append(time.perf_counter() - start)
         assert result.facts.ok, result.facts
         start = time.perf_counter()
         s = snap(apple_silicon())
-        s.log = log_facts.from_bytes(result.recorded, "run: python -c", identity=who)
+        s.log = keep.from_bytes(result.recorded, "run: python -c", identity=who)
         s.run = result.facts
         run_rules(s, log_rules)
         diagnosis.append(time.perf_counter() - start)
@@ -51,7 +52,7 @@ def main() -> None:
     added = overhead + statistics.median(diagnosis)
     print(f"tfdoctor run overhead on a trivial command (python {sys.version.split()[0]})")
     print(describe("direct: python -c 'print(1)'", direct))
-    print(describe("under supervise.run", supervised))
+    print(describe("under supervised_run.run", supervised))
     print(describe("diagnosis of the recorded text", diagnosis))
     print(describe("static check (reference)", static))
     print(f"supervision overhead (median difference): {overhead:.3f} s; with the diagnosis "

@@ -6,7 +6,7 @@ Four measurements, interleaved so machine noise hits each alike, with the Tensor
           teardown, which the child skips too (TensorFlow's teardown costs about half a second)
   child   python tfdoctor/target/runtime_child.py RESULT --timeout 60   (import, memory growth,
           devices, a pinned op per device, memory info, Keras; result written after each stage)
-  parent  tfdoctor.runtime.gather_runtime(python, 60) in this process: the child plus the
+  parent  tfdoctor.gather.runtime.gather_runtime(python, 60) in this process: the child plus the
           parent's process group, stderr capture and parsing (logparse) and classification
 Prints medians, spreads and the ratios child/bare and parent/bare; also the child's own
 import_s (TensorFlow's import inside the child) against the bare process time.
@@ -24,7 +24,8 @@ import tempfile
 import time
 
 from timing import describe, parser, tf_python, wall  # noqa: E402  (puts the repo on sys.path)
-from tfdoctor.runtime import CHILD, child_env, gather_runtime  # noqa: E402
+
+from tfdoctor.gather.runtime import CHILD, child_env, gather_runtime  # noqa: E402
 
 
 def main() -> None:

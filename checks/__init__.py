@@ -1,10 +1,10 @@
 """tfdoctor's built-in rules, one module per family of related rules (installed as the
-`tfdoctor.checks` package; from a checkout, tfdoctor.registry loads this folder directly).
+`tfdoctor.checks` package; from a checkout, tfdoctor.engine.registry loads this folder directly).
 
 A module declares its rules with `tfdoctor.model.rule`; a rule's code prefix is its report area.
 Rule modules import no other rule module: shared facts come from tfdoctor.derived, shared advice
-from tfdoctor.recommend, code constants from tfdoctor.codes, and a judgement two modules of one
-family share from a module of its own (tfdoctor.import_outcome, tfdoctor.pair_verdict).
+from tfdoctor.advice.installs, code constants from tfdoctor.codes, and a judgement two modules of one
+family share from a module of its own (tfdoctor.advice.import_outcome, tfdoctor.advice.pair_verdict).
 """
 
 BUILTIN_MODULES = (

@@ -5,11 +5,11 @@ architecture"; a TensorFlow plugin built for the other architecture or format ne
 from __future__ import annotations
 
 from tfdoctor import codes
-from tfdoctor.archnames import normalise
+from tfdoctor.advice.commands import pip
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip
+from tfdoctor.facts.archnames import normalise
+from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
-from tfdoctor.snapshot import Snapshot
 
 _FORMATS = {"Darwin": ("mach-o", "mach-o-fat"), "Linux": ("elf",), "Windows": ("pe",)}
 _LIBRARY_SUFFIXES = (".so", ".dylib", ".dll", ".pyd")

@@ -7,11 +7,11 @@ from __future__ import annotations
 import shlex
 
 from tfdoctor import codes
-from tfdoctor.archnames import ARM64, X86_64
+from tfdoctor.advice.commands import python_cmd
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import python_cmd
+from tfdoctor.facts.archnames import ARM64, X86_64
+from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
-from tfdoctor.snapshot import Snapshot
 
 ROSETTA_CONSEQUENCES = (
     codes.RUNTIME_IMPORT_SIGILL,

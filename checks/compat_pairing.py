@@ -1,18 +1,18 @@
 """Does the installed tensorflow-metal go with the installed TensorFlow? pip enforces none of it:
 the metal wheels declare no TensorFlow dependency, so pip installs any plugin beside any
 TensorFlow. The verdict comes from the bundled compatibility matrix (compat_matrix.json, see
-tfdoctor/matrix.py) and the plugin binaries' load check, through tfdoctor.pair_verdict, whose
+tfdoctor/knowledge/matrix.py) and the plugin binaries' load check, through tfdoctor.advice.pair_verdict, whose
 facts carry their sources; the finding quotes them. Whether this Python, architecture and macOS
 have wheels at all is checks/compat_platform.py's question."""
 
 from __future__ import annotations
 
 from tfdoctor import codes
+from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE
+from tfdoctor.advice.pair_verdict import LOAD_FAILURES, judge_pair, judgeable
 from tfdoctor.derived import Derived
+from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
-from tfdoctor.pair_verdict import LOAD_FAILURES, judge_pair, judgeable
-from tfdoctor.recommend import APPLE_PLUGIN_PAGE
-from tfdoctor.snapshot import Snapshot
 
 
 @rule(codes.COMPAT_TF_METAL_MISMATCH, "TensorFlow and tensorflow-metal are not a known-good pair",

@@ -11,15 +11,16 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
-from tfdoctor.markers import applicable, marker_env, satisfies
 
-from tfdoctor.fixes import pip
-from tfdoctor.matrix import PIN_NAMES, CompatMatrix
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip
 from tfdoctor.derived import Derived
+from tfdoctor.derived.markers import applicable, marker_env, satisfies
+from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
+from tfdoctor.facts.versions import parse_version
+from tfdoctor.knowledge.matrix import CompatMatrix
+from tfdoctor.knowledge.records import PIN_NAMES
 from tfdoctor.model import Finding, Remediation, Severity, rule
-from tfdoctor.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
-from tfdoctor.versions import parse_version
 
 NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
 KERAS_GUIDE = "https://keras.io/getting_started/"

@@ -2,10 +2,10 @@
 tensorflow-metal publish wheels for some Pythons per architecture only, the metal wheels declare no
 Requires-Python, and Apple's minimum macOS is stricter than the wheel tags, so pip can install what
 cannot work or refuse what would. Every judgement comes from the bundled compatibility matrix
-(compat_matrix.json, see tfdoctor/matrix.py), whose facts carry their sources; the findings quote
+(compat_matrix.json, see tfdoctor/knowledge/matrix.py), whose facts carry their sources; the findings quote
 them. compat.ok, the all-clear of the whole pairing (checks/compat_pairing.py judges the pair
 itself), is here: it runs when no rule of this module found a problem, and asks
-tfdoctor.pair_verdict for the pair's headline."""
+tfdoctor.advice.pair_verdict for the pair's headline."""
 
 from __future__ import annotations
 
@@ -16,13 +16,21 @@ from typing import Any
 from packaging.version import Version
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip
+from tfdoctor.advice.installs import (
+    APPLE_PLUGIN_PAGE,
+    install_commands,
+    metal_macos_floors,
+    move_python,
+    span,
+)
+from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip
-from tfdoctor.matrix import GOOD_STATUSES, CompatMatrix
+from tfdoctor.facts.snapshot import PackageFacts, Snapshot
+from tfdoctor.knowledge import best_pair
+from tfdoctor.knowledge.matrix import CompatMatrix
+from tfdoctor.knowledge.records import GOOD_STATUSES
 from tfdoctor.model import Finding, Remediation, Severity, rule
-from tfdoctor.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
-from tfdoctor.recommend import APPLE_PLUGIN_PAGE, install_commands, metal_macos_floors, move_python, span
-from tfdoctor.snapshot import PackageFacts, Snapshot
 
 _MACOS_TAG = re.compile(r"macosx_(\d+)_(\d+)_")
 
@@ -51,7 +59,7 @@ def _metal_wheel(s: Snapshot, d: Derived, m: CompatMatrix, metal: PackageFacts, 
                  f"(only {span(list(wheels.pythons))})")
         detail = ("pip cannot have installed it for this interpreter: it was copied or forced "
                   "from another environment, and nobody has tested it here.")
-    rec = m.recommended_install(py, arch, d.macos)
+    rec = best_pair.recommended_install(m, py, arch, d.macos)
     if rec.requirements:
         fix = Remediation(f"Install the pair that has wheels for Python {py}: {' + '.join(rec.requirements)}",
                           tuple(install_commands(s, rec.requirements)))
@@ -69,9 +77,9 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
     no plugin for the installed TensorFlow that has a wheel for it."""
     if metal is not None:
         return _metal_wheel(s, d, m, metal, py, arch)
-    support = m.python_support(py, arch)
+    support = best_pair.python_support(m, py, arch)
     target, venv, target_reqs = move_python(s, m, arch)
-    cpu = m.recommended_install(py, arch, d.macos).cpu_only
+    cpu = best_pair.recommended_install(m, py, arch, d.macos).cpu_only
     evidence: dict[str, Any] = {
         "python": py, "arch": arch, "process_arch": s.python.process_arch if s.python else None,
         "translated": s.python.translated if s.python else None,
@@ -102,13 +110,13 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
     for release in sorted(m.metal_releases.values(), key=lambda r: Version(r.version), reverse=True):
         if arch not in release.wheels:
             continue
-        if m.pairing(tf.version, release.version).status not in GOOD_STATUSES:
+        if best_pair.pairing(m, tf.version, release.version).status not in GOOD_STATUSES:
             continue
         (good_here if release.has(py, arch) else good_elsewhere).append(release)
-    rec = m.recommended_install(py, arch, d.macos)
+    rec = best_pair.recommended_install(m, py, arch, d.macos)
     if good_here:
         best = good_here[0]
-        status = m.pairing(tf.version, best.version).status
+        status = best_pair.pairing(m, tf.version, best.version).status
         return no_metal.finding(
             {**evidence, "matching_metal": best.version, "status": status},
             Remediation(f"For the Apple GPU install tensorflow-metal {best.version} "
@@ -184,7 +192,7 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
     evidence = {"macos": macos, "macos_reported": s.host.macos_version_reported, "arch": arch,
                 "requirements": [{"needs": n, "by": w, "source": x} for n, w, x in floors],
                 "too_old_for": [{"needs": n, "by": w, "source": x} for n, w, x in short]}
-    rec = m.recommended_install(py, arch, macos)
+    rec = best_pair.recommended_install(m, py, arch, macos)
     commands = []
     text = f"Update macOS to {need} or later (System Settings > General > Software Update)"
     if rec.requirements and tuple(rec.requirements) != _installed_reqs(tf, metal):
@@ -304,7 +312,7 @@ def compat_ok(s: Snapshot, d: Derived):
         elif tf is None and metal is not None:
             headline = f"tensorflow-metal {metal.version}: no TensorFlow installed to pair it with"
         elif tf is None:
-            rec = m.recommended_install(py, arch, d.macos)
+            rec = best_pair.recommended_install(m, py, arch, d.macos)
             headline = (f"Python {py} ({arch}) has wheels for a working pair: {' + '.join(rec.requirements)}"
                         if rec.requirements else f"Python {py} ({arch}): {rec.reason}")
         else:

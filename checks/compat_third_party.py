@@ -6,10 +6,11 @@ was compiled against (0.4.1: 2.21, and it offers no GPU to any other), on macOS 
 from __future__ import annotations
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge import metal_plugins
 from tfdoctor.model import Remediation, Severity, rule
-from tfdoctor.snapshot import Snapshot
 
 PLUGIN = "tensorflow-metal-plugin"
 PROJECT = "https://github.com/IPNP-BIPN/tensorflow-metal-plugin"
@@ -30,11 +31,11 @@ def third_party_plugin(s: Snapshot, d: Derived):
     plugin = s.package(PLUGIN)
     if plugin is None or not plugin.version or d.tf_version is None or d.matrix is None:
         return None
-    fit = d.matrix.third_party_fit(d.tf_version, plugin.version, s.python.minor if s.python else None,
+    fit = metal_plugins.third_party_fit(d.matrix, d.tf_version, plugin.version, s.python.minor if s.python else None,
                                    d.macos)
     if fit.ok is not False:  # fits, or a release the matrix does not know: nothing to say
         return None
-    release = d.matrix.third_party_plugin(PLUGIN).release(plugin.version)
+    release = metal_plugins.third_party_plugin(d.matrix, PLUGIN).release(plugin.version)
     built_for = release.built_for_tensorflow if release else None
     commands = [pip(s, "install", f"tensorflow=={built_for}.*")] if built_for else []
     commands.append(pip(s, "install", "--force-reinstall", "--no-binary", ":all:",

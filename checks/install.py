@@ -1,5 +1,5 @@
 """Is exactly one TensorFlow installed, and is tensorflow-metal installed with one? Which installed
-distributions provide TensorFlow's code is worked out once in tfdoctor.providers (shims, self-shims,
+distributions provide TensorFlow's code is worked out once in tfdoctor.derived.providers (shims, self-shims,
 hollow shims); these rules judge the result."""
 
 from __future__ import annotations
@@ -8,14 +8,15 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip
+from tfdoctor.advice.installs import pair_fix, recommended_requirements
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip
+from tfdoctor.derived.markers import applicable
+from tfdoctor.derived.providers import missing_target_evidence, self_shim_evidence
+from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
+from tfdoctor.facts.versions import parse_version
+from tfdoctor.knowledge import metal_plugins
 from tfdoctor.model import Remediation, Severity, rule
-from tfdoctor.providers import missing_target_evidence, self_shim_evidence
-from tfdoctor.markers import applicable
-from tfdoctor.recommend import pair_fix, recommended_requirements
-from tfdoctor.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
-from tfdoctor.versions import parse_version
 
 _TF_KEYS = set(TENSORFLOW_DISTRIBUTIONS)
 
@@ -164,7 +165,7 @@ def two_metal_plugins(s: Snapshot, d: Derived):
     if len(d.metal_plugins) < 2:
         return None
     installed = {p.name: p.version for p in d.metal_plugins}
-    conflicts = d.matrix.plugin_conflicts(installed) if d.matrix else ()
+    conflicts = metal_plugins.plugin_conflicts(d.matrix, installed) if d.matrix else ()
     keep = "tensorflow-metal-plugin" if (d.tf_version or "").startswith(("2.20", "2.21", "2.22")) \
         else "tensorflow-metal"
     wanted = next((r for r in pair_fix(s, d)[0] if r.startswith("tensorflow-metal")), keep) \

@@ -16,12 +16,18 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip
+from tfdoctor.advice.installs import (
+    APPLE_PLUGIN_PAGE,
+    install_commands,
+    pair_fix,
+    recommended_requirements,
+    tf_requirement,
+)
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip
-from tfdoctor.log_facts import evidence, matches_of
+from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
-from tfdoctor.recommend import APPLE_PLUGIN_PAGE, install_commands, pair_fix, recommended_requirements, tf_requirement
-from tfdoctor.snapshot import Snapshot
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
 PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"

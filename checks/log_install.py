@@ -16,13 +16,14 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, move_python,
+                                     recommended_requirements, tf_requirement)
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip
-from tfdoctor.log_facts import evidence, matches_of
+from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge import best_pair
 from tfdoctor.model import Remediation, Severity, rule
-from tfdoctor.recommend import (APPLE_PLUGIN_PAGE, install_commands, move_python,
-                                recommended_requirements, tf_requirement)
-from tfdoctor.snapshot import Snapshot
 
 MINIFORGE = "https://github.com/conda-forge/miniforge"
 TENSORFLOW_DEPS = {"channel": "apple", "platform": "osx-arm64 only",
@@ -113,7 +114,7 @@ def _fix_for_machine(s: Snapshot, d: Derived, m: Any, what: str) -> Remediation:
     """Install the recommended pair for this Python, else a new environment with a Python that
     has one."""
     py = s.python.minor if s.python else None
-    rec = m.recommended_install(py, d.hardware_arch, d.macos) if py else None
+    rec = best_pair.recommended_install(m, py, d.hardware_arch, d.macos) if py else None
     if rec is not None and rec.requirements:
         text = f"{what}. Install a pair that exists for Python {py} on {d.hardware_arch}: {rec.reason}"
         if d.translated:

@@ -12,13 +12,14 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip
-from tfdoctor.kernels import UnknownPluginRelease, kernel_table, releases
-from tfdoctor.lint.layer_ops import ACTIVATIONS, FUNCTIONS, LAYERS
-from tfdoctor.log_facts import evidence, matches_of
+from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge import keras_releases
+from tfdoctor.knowledge.kernels import UnknownPluginRelease, kernel_table, releases
+from tfdoctor.knowledge.layer_ops import ACTIVATIONS, FUNCTIONS, LAYERS
 from tfdoctor.model import Remediation, Severity, rule
-from tfdoctor.snapshot import Snapshot
 
 PLACEMENT_GUIDE = "https://www.tensorflow.org/guide/gpu#manual_device_placement"
 KERAS3_MIGRATION = "https://keras.io/guides/migrating_to_keras_3/"
@@ -40,7 +41,7 @@ OP_USERS = {
     "CudnnRNNV3": ("LSTM/GRU on the cuDNN path, which exists only for CUDA",
                    "https://github.com/lewagon/data-setup/pull/137"),
 }
-"""Ops the kernel-table helpers (tfdoctor.lint.layer_ops) do not map, with who runs them."""
+"""Ops the kernel-table helpers (tfdoctor.knowledge.layer_ops) do not map, with who runs them."""
 
 
 def _keras(s: Snapshot) -> tuple[str | None, int | None]:
@@ -240,7 +241,7 @@ def _legacy_keras(s: Snapshot, d: Derived, what: str) -> tuple[str, tuple[str, .
     if major is not None and major < 3:
         return (f"Keras {keras} is installed here, so this error came from another environment "
                 "with Keras 3", (), facts)
-    pin = d.matrix.tf_keras_requirement(d.tf_version, _python(s)) if d.matrix and d.tf_version else None
+    pin = keras_releases.tf_keras_requirement(d.matrix, d.tf_version, _python(s)) if d.matrix and d.tf_version else None
     if pin is None:
         return (f"{what}; no tf-keras release matches TensorFlow {d.tf_version or '?'}: port the code "
                 "to Keras 3", (), facts)

@@ -10,11 +10,11 @@ import math
 from typing import Any
 
 from tfdoctor import codes
+from tfdoctor.advice.probe_evidence import probe_cmd
 from tfdoctor.derived import Derived
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.user_model import ModelError, ModelFacts
 from tfdoctor.model import Finding, Remediation, Rule, Severity, rule
-from tfdoctor.model_facts import ModelError, ModelFacts
-from tfdoctor.probe_evidence import probe_cmd
-from tfdoctor.snapshot import Snapshot
 
 WRONG_ISSUE = "https://github.com/tensorflow/tensorflow/issues/92686"
 """A Metal kernel computing wrong values (also tensorflow/tensorflow#71577)."""
@@ -31,7 +31,7 @@ KINDS = {
     codes.MODEL_CRASHED: ("crashed", "no-result"),
     codes.MODEL_NO_GPU_KERNEL: ("no-gpu-kernel",),
 }
-"""ModelError kinds (tfdoctor.model_facts) of each rule; every other kind is model.probe-failed."""
+"""ModelError kinds (tfdoctor.facts.user_model) of each rule; every other kind is model.probe-failed."""
 KNOWN_KINDS = frozenset(k for kinds in KINDS.values() for k in kinds)
 
 

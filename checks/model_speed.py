@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor import codes
+from tfdoctor.advice.probe_evidence import probe_cmd, times
 from tfdoctor.derived import Derived
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.user_model import ModelFacts, OpFallback, SettingIssue, Timing
 from tfdoctor.model import Finding, Remediation, Rule, Severity, rule
-from tfdoctor.model_facts import ModelFacts, OpFallback, SettingIssue, Timing
-from tfdoctor.probe_evidence import probe_cmd, times
-from tfdoctor.snapshot import Snapshot
 from tfdoctor.target.probe_stats import ALPHA, FASTER, MARGIN, SLOWER, UNCLEAR
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"

@@ -1,20 +1,20 @@
 """Did the probes run, run where they were sent, and compute the right numbers? A GPU that is
 listed but not used, results that differ from the CPU's, a probe that crashed, hung or failed, or
-probes that never ran: the verdicts of tfdoctor.verdict other than speed, stated as findings."""
+probes that never ran: the verdicts of tfdoctor.derived.probe_verdicts other than speed, stated as findings."""
 
 from __future__ import annotations
 
 import shlex
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip, python_cmd
+from tfdoctor.advice.probe_evidence import dev, probe_cmd, probe_pair_fix, run_evidence, size
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip, python_cmd
+from tfdoctor.derived.probe_verdicts import Verdict
+from tfdoctor.facts.probes import ProbeFacts
+from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
-from tfdoctor.probe_evidence import dev, probe_cmd, probe_pair_fix, run_evidence, size
-from tfdoctor.probe_facts import ProbeFacts
-from tfdoctor.snapshot import Snapshot
 from tfdoctor.target.probe_stats import ALPHA, MARGIN
-from tfdoctor.verdict import Verdict
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
 WRONG_ISSUE = "https://github.com/tensorflow/tensorflow/issues/92686"

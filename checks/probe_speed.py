@@ -1,5 +1,5 @@
 """Is the GPU faster than the CPU, and by how much? The speed probes (tfdoctor/target/workloads.py)
-timed a matmul, a convolution and a Keras training step on the CPU and on each GPU; tfdoctor.verdict
+timed a matmul, a convolution and a Keras training step on the CPU and on each GPU; tfdoctor.derived.probe_verdicts
 turns the repeats into a size-aware verdict, and these rules state it with the achieved GFLOP/s next
 to the chip's peak where the chip is known. Reads only snapshot.probes (and the host's chip)."""
 
@@ -8,16 +8,26 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor import codes
-from tfdoctor.apple_gpus import AppleGpu
+from tfdoctor.advice.commands import python_cmd
+from tfdoctor.advice.probe_evidence import (
+    chip,
+    comparison_evidence,
+    ms,
+    peak,
+    peak_text,
+    probe_cmd,
+    rate,
+    run_evidence,
+    size,
+    times,
+)
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import python_cmd
+from tfdoctor.derived.probe_verdicts import Verdict
+from tfdoctor.facts.probes import ProbeFacts
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge.apple_gpus import AppleGpu
 from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
-from tfdoctor.probe_evidence import (chip, comparison_evidence, ms, peak, peak_text, probe_cmd, rate,
-                                     run_evidence, size, times)
-from tfdoctor.probe_facts import ProbeFacts
-from tfdoctor.snapshot import Snapshot
 from tfdoctor.target.probe_stats import ALPHA, MARGIN
-from tfdoctor.verdict import Verdict
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
 WRONG_ISSUE = "https://github.com/tensorflow/tensorflow/issues/92686"

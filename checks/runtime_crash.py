@@ -1,7 +1,7 @@
 """How the child that imports TensorFlow died or failed to answer: killed by SIGILL (an x86_64
 TensorFlow under Rosetta 2 or an emulator, without AVX), crashed by another signal (a plugin, a
 fatal check), hung past its timeout, exited without a result, or wrote something that is not one.
-Reads only snapshot.runtime (gathered by tfdoctor.runtime); tfdoctor.import_outcome decides which
+Reads only snapshot.runtime (gathered by tfdoctor.gather.runtime); tfdoctor.advice.import_outcome decides which
 of these rules (or of checks/runtime_import.py's, when the import raised or NumPy's ABI error came
 before the crash) speaks, and every fix is a command to run."""
 
@@ -11,15 +11,15 @@ import os
 import shlex
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip, python_cmd
+from tfdoctor.advice.import_outcome import crash_evidence, when_classified
+from tfdoctor.advice.installs import pair_fix
+from tfdoctor.advice.runtime_evidence import base_evidence, doing, metal_version, reinstall_tf, stderr_lines
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip, python_cmd
-from tfdoctor.import_outcome import crash_evidence, when_classified
+from tfdoctor.facts.runtime import RuntimeFacts
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge import best_pair
 from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
-from tfdoctor.recommend import pair_fix
-from tfdoctor.runtime_evidence import base_evidence, doing, metal_version, reinstall_tf, stderr_lines
-from tfdoctor.runtime_facts import RuntimeFacts
-from tfdoctor.snapshot import Snapshot
-
 
 # ---------------------------------------------------------------------------------------------
 # the findings
@@ -35,7 +35,7 @@ def _arm64_fix(s: Snapshot, d: Derived) -> Remediation:
         matrix = d.matrix
         if matrix is not None and s.python:
             try:
-                rec = matrix.recommended_install(s.python.minor, "arm64", s.host.macos_version or None)
+                rec = best_pair.recommended_install(matrix, s.python.minor, "arm64", s.host.macos_version or None)
                 reqs = tuple(rec.requirements) or reqs
             except Exception:  # noqa: BLE001
                 pass
@@ -140,7 +140,7 @@ def _found(s: Snapshot, d: Derived, outcome) -> Finding | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# the rules (which fires is decided by tfdoctor.import_outcome)
+# the rules (which fires is decided by tfdoctor.advice.import_outcome)
 
 
 @rule(codes.RUNTIME_IMPORT_SIGILL, "TensorFlow needs CPU instructions this process does not have (Illegal instruction)",

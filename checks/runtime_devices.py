@@ -1,6 +1,6 @@
 """TensorFlow imported: did a GPU appear, did a pinned op run on it, could memory growth be set,
 and what did TensorFlow log about GPU libraries and slow optimizers? Reads only snapshot.runtime
-(gathered by tfdoctor.runtime); every fix is a command to run."""
+(gathered by tfdoctor.gather.runtime); every fix is a command to run."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import os
 import shlex
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip, python_cmd
+from tfdoctor.advice.installs import pair_fix, recommended_requirements
+from tfdoctor.advice.runtime_evidence import base_evidence, metal_version, reinstall_tf
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip, python_cmd
+from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Finding, Remediation, Severity, rule
-from tfdoctor.recommend import pair_fix, recommended_requirements
-from tfdoctor.runtime_evidence import base_evidence, metal_version, reinstall_tf
-from tfdoctor.snapshot import Snapshot
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
 

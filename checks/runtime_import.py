@@ -1,7 +1,7 @@
 """Why `import tensorflow` raised in a child of the diagnosed interpreter: a plugin built for
 another TensorFlow, a library of the wrong architecture, a NumPy or protobuf that does not fit, an
 op missing from the binary, or TensorFlow not installed at all. Reads only snapshot.runtime
-(gathered by tfdoctor.runtime); tfdoctor.import_outcome decides which of these rules (or of
+(gathered by tfdoctor.gather.runtime); tfdoctor.advice.import_outcome decides which of these rules (or of
 checks/runtime_crash.py's, when the child died instead) speaks, and every fix is a command to run."""
 
 from __future__ import annotations
@@ -11,15 +11,21 @@ import shlex
 from typing import Any
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip
+from tfdoctor.advice.import_outcome import (
+    NUMPY_KINDS,
+    ImportOutcome,
+    crash_evidence,
+    event_field,
+    in_plugin_dir,
+    when_classified,
+)
+from tfdoctor.advice.installs import pair_fix, tf_requirement
+from tfdoctor.advice.runtime_evidence import base_evidence, metal_version, reinstall_tf, tf_of
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip
-from tfdoctor.import_outcome import (NUMPY_KINDS, ImportOutcome, crash_evidence, event_field,
-                                     in_plugin_dir, when_classified)
+from tfdoctor.facts.runtime import ImportFailure, LogEvent, RuntimeFacts
+from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
-from tfdoctor.recommend import pair_fix, tf_requirement
-from tfdoctor.runtime_evidence import base_evidence, metal_version, reinstall_tf, tf_of
-from tfdoctor.runtime_facts import ImportFailure, LogEvent, RuntimeFacts
-from tfdoctor.snapshot import Snapshot
 
 PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
 NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
@@ -197,7 +203,7 @@ def _finding(s: Snapshot, d: Derived, outcome: ImportOutcome) -> Finding:
 
 
 # ---------------------------------------------------------------------------------------------
-# the rules (which fires is decided by tfdoctor.import_outcome)
+# the rules (which fires is decided by tfdoctor.advice.import_outcome)
 
 
 @rule(codes.RUNTIME_NOT_INSTALLED, "TensorFlow was not imported: it is not installed",

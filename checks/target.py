@@ -6,10 +6,10 @@ from __future__ import annotations
 import shlex
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import pip
 from tfdoctor.derived import Derived
-from tfdoctor.fixes import pip
+from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
-from tfdoctor.snapshot import Snapshot
 
 
 @rule(codes.TARGET_UNUSABLE, "The diagnosed interpreter could not be examined", Severity.ERROR,

@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 
 from snapshots import RuleModules, snap
-from tfdoctor import log_facts
-from tfdoctor.redact import Identity
+
+from tfdoctor.logtext import keep
+from tfdoctor.sanitize.redact import Identity
 
 LOGS = Path(__file__).parent / "data" / "logs"
 SOURCES = {t["file"]: t for t in json.loads((LOGS / "SOURCES.json").read_text(encoding="utf-8"))["texts"]}
@@ -22,7 +23,7 @@ class LogRules(RuleModules):
         """The module's findings on a snapshot of `data` with the real text `name` as --log."""
         assert name in SOURCES, f"{name} has no public source"
         s = snap(data)
-        s.log = log_facts.read(LOGS / name, identity=WHO)
+        s.log = keep.read(LOGS / name, identity=WHO)
         return self.run(s)
 
 

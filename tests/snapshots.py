@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from tfdoctor.snapshot import Snapshot
+from tfdoctor.facts.snapshot import Snapshot
 
 FRAMEWORK_PY = "/Library/Frameworks/Python.framework/Versions/3.11/Resources/Python.app/Contents/MacOS/Python"
 
@@ -104,20 +104,20 @@ class RuleModules:
     def __init__(self, *names: str) -> None:
         import importlib
 
-        from tfdoctor.registry import rules_of
+        from tfdoctor.engine.registry import rules_of
 
         self.modules = [importlib.import_module(f"tfdoctor.checks.{n}") for n in names]
         self.rules = [r for m in self.modules for r in rules_of(m)]
         self.codes = {r.code: r.doc for r in self.rules}
 
     def run(self, snapshot: Snapshot) -> list:
-        from tfdoctor.engine import run_rules
-        from tfdoctor.registry import Registry
+        from tfdoctor.engine.diagnose import run_rules
+        from tfdoctor.engine.registry import Registry
 
         return run_rules(snapshot, Registry(rules=self.rules))
 
     def report(self, snapshot: Snapshot):
-        from tfdoctor.engine import diagnose
-        from tfdoctor.registry import Registry
+        from tfdoctor.engine.diagnose import diagnose
+        from tfdoctor.engine.registry import Registry
 
         return diagnose(snapshot, Registry(rules=self.rules))

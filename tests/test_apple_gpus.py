@@ -1,4 +1,4 @@
-"""The Apple GPU table (tfdoctor/apple_gpus.py): every figure sourced, estimates marked as estimates,
+"""The Apple GPU table (tfdoctor/knowledge/apple_gpus.py): every figure sourced, estimates marked as estimates,
 the M5 family present, and the FP32 peaks consistent with the formula the module states
 (cores x 128 ALUs x 2 FLOP x clock)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tfdoctor.apple_gpus import GPUS, SOURCES, chip_name, lookup
+from tfdoctor.knowledge.apple_gpus import GPUS, SOURCES, chip_name, lookup
 
 FLOP_PER_CORE_CLOCK = 128 * 2
 

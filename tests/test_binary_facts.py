@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-
 from test_macho import PYWRAP, excerpt, minimal_dylib
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,7 +32,7 @@ sys.path.insert(0, str(REPO / "tools"))
 import binary_facts as bf  # noqa: E402
 import macho  # noqa: E402
 
-from tfdoctor import binary_evidence, kernels  # noqa: E402
+from tfdoctor.knowledge import binary_evidence, kernels  # noqa: E402
 
 
 def _reference() -> dict:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from conftest import assert_no_traceback, run_tfdoctor
 from test_collector import add_dist, make_venv
-from tfdoctor.schemas import SCHEMAS
+
+from tfdoctor.render.schemas import SCHEMAS
 
 SCENARIO = Path(__file__).parent / "scenarios" / "rosetta_homebrew_usr_local.json"
 
@@ -148,28 +148,28 @@ def test_every_listed_code_is_explained():
 
 
 def test_internal_failure_exits_3_without_traceback(monkeypatch, capsys):
-    import tfdoctor.gather
-    from tfdoctor import cli
+    import tfdoctor.gather.static
+    from tfdoctor.cli import main
 
     def broken(python, timeout=None):
         raise RuntimeError("simulated bug in tfdoctor")
 
-    monkeypatch.setattr(tfdoctor.gather, "gather_static", broken)
+    monkeypatch.setattr(tfdoctor.gather.static, "gather_static", broken)
     monkeypatch.setattr(sys, "argv", ["tfdoctor", "check", "--no-runtime"])
     with pytest.raises(SystemExit) as exit_info:
-        cli.main()
+        main.main()
     assert exit_info.value.code == 3
     err = capsys.readouterr().err
     assert "simulated bug in tfdoctor" in err and "Traceback" not in err
     monkeypatch.setattr(sys, "argv", ["tfdoctor", "check", "--no-runtime", "--debug"])
     with pytest.raises(SystemExit):
-        cli.main()
+        main.main()
     assert "Traceback" in capsys.readouterr().err
 
 
 def test_cli_import_does_not_import_tensorflow_or_numpy():
-    code = ("import sys, tfdoctor.cli, tfdoctor.gather, tfdoctor.engine, tfdoctor.registry;"
-            "tfdoctor.registry.load_registry();"
+    code = ("import sys, tfdoctor.cli.main, tfdoctor.gather.static, tfdoctor.engine.diagnose, tfdoctor.engine.registry;"
+            "tfdoctor.engine.registry.load_registry();"
             "bad = [m for m in ('tensorflow', 'numpy') if m in sys.modules];"
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -187,18 +187,19 @@ def test_missing_builtin_rules_are_tfdoctors_own_failure(monkeypatch, capsys):
     """A built-in rule module that cannot be loaded is exit 3 with a clear line, never a silent
     all-clear (tfdoctor 0.1 ran from a checkout found no built-in checks and exited 0)."""
     import tfdoctor.checks
-    from tfdoctor import cli
+
+    from tfdoctor.cli import main
 
     monkeypatch.setattr(tfdoctor.checks, "BUILTIN_MODULES", (*tfdoctor.checks.BUILTIN_MODULES, "lost_rules"))
     monkeypatch.setattr(sys, "argv", ["tfdoctor", "diagnose", str(SCENARIO)])
     with pytest.raises(SystemExit) as exit_:
-        cli.main()
+        main.main()
     err = capsys.readouterr().err
     assert exit_.value.code == 3
     assert "built-in rules could not be loaded" in err and "lost_rules" in err and "Traceback" not in err
 
 
-# --- the static collector started before the command line is parsed (tfdoctor.cli_early) ------
+# --- the static collector started before the command line is parsed (tfdoctor.cli.early) ------
 
 
 @pytest.mark.parametrize("argv, expected", [
@@ -218,7 +219,7 @@ def test_missing_builtin_rules_are_tfdoctors_own_failure(monkeypatch, capsys):
     ([], None),
 ])
 def test_early_start_reads_only_what_it_is_sure_of(argv, expected):
-    from tfdoctor.cli_early import early_request
+    from tfdoctor.cli.early import early_request
 
     assert early_request(argv) == expected
 
@@ -241,25 +242,22 @@ def test_check_runs_the_collector_once(tmp_path):
     assert len(set(starts.read_text().split())) == 1
 
 
-def test_cli_module_keeps_its_names_and_commands_stay_in_order():
-    """tfdoctor.cli was split (issue 10): its old names still resolve, and `--help` lists the
-    commands in the order they had."""
-    from tfdoctor import cli
+def test_commands_stay_in_order():
+    """`--help` lists the commands in the order of tfdoctor.cli.main.COMMAND_MODULES."""
+    from tfdoctor.cli import main
 
-    assert callable(cli.all_codes) and callable(cli.usage_error) and cli.app is cli.load_app()
-    names = [c.name or c.callback.__name__.replace("_", "-") for c in cli.app.registered_commands]
+    app = main.load_app()
+    names = [c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands]
     assert names == ["check", "collect", "diagnose", "schema", "probe", "lint", "ops", "run",
                      "list-checks", "explain", "matrix"]
-    with pytest.raises(AttributeError):
-        cli.no_such_name  # noqa: B018
 
 
 def test_plugin_scan_is_skipped_only_when_no_plugin_can_exist(tmp_path):
     """importlib.metadata is imported only when some distribution may declare a
-    `tfdoctor.checks` entry point (tfdoctor.registry.may_have_plugins)."""
+    `tfdoctor.checks` entry point (tfdoctor.engine.registry.may_have_plugins)."""
     from importlib.metadata import entry_points
 
-    from tfdoctor.registry import may_have_plugins
+    from tfdoctor.engine.registry import may_have_plugins
 
     if not may_have_plugins():  # the shortcut never hides a real plugin
         assert list(entry_points(group="tfdoctor.checks")) == []

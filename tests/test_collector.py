@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tfdoctor.gather import TargetNotFound, gather_static
-from tfdoctor.snapshot import Snapshot
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.gather.static import TargetNotFound, gather_static
 
 TARGET = Path(__file__).resolve().parents[1] / "tfdoctor" / "target"
 
@@ -254,7 +254,8 @@ def test_every_installed_metadata_reads_as_email_parser_read_it():
 
 
 def test_headers_match_email_parser_on_generated_blocks():
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 
     read_headers = _collector_module("collect_packages").read_headers
     pieces = st.sampled_from(["Name", "Requires-Dist", "From ", ":", " ", "\t", "x", "é", "a b",

@@ -39,7 +39,6 @@ def test_apple_extra_pins_the_pair_the_matrix_recommends():
     """`pip install tfdoctor[apple]` installs the pair compat_matrix.json calls known to work,
     only on macOS arm64."""
     import tomllib
-
     from packaging.requirements import Requirement
 
     extra = [Requirement(r) for r in tomllib.loads((REPO / "pyproject.toml").read_text())
@@ -57,7 +56,7 @@ def test_apple_extra_pins_the_pair_the_matrix_recommends():
 
 def test_readme_rule_table_is_the_rules_own_documentation():
     """Every rule, and nothing else, is in the README's table, with its code, severity and title."""
-    from tfdoctor.registry import load_registry
+    from tfdoctor.engine.registry import load_registry
     from tfdoctor.render.listing import markdown_table
 
     readme = (REPO / "README.md").read_text()

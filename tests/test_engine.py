@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 from snapshots import linux_cpu, snap
-from tfdoctor.engine import run_rules
-from tfdoctor.registry import Registry
+
+from tfdoctor.engine.diagnose import run_rules
+from tfdoctor.engine.registry import Registry
+from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Check, Finding, Severity
-from tfdoctor.report import Report
-from tfdoctor.typed import json_text
+from tfdoctor.report.diagnosis import Report
 
 
 def test_a_plugin_returning_the_wrong_type_is_a_crashed_check():

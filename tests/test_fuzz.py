@@ -15,13 +15,15 @@ import typing
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.models import ArgumentInfo, OptionInfo
 from typer.testing import CliRunner
 
-from conftest import REPO
-from tfdoctor.cli import app
+from tfdoctor.cli.main import load_app
+
+app = load_app()
 
 SCENARIOS = sorted((REPO / "tests" / "scenarios").glob("*.json"))
 def budget(examples: int) -> settings:

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
-from tfdoctor.typed import json_text
+
+from tfdoctor.facts.typed import json_text
 
 SCENARIO = REPO / "tests" / "scenarios" / "pair_metal110_tf218_symbol_not_found.json"
 STRICT = {"PYTHONIOENCODING": "utf-8:strict", "LC_ALL": "C", "NO_COLOR": "1"}

@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from faults import site_packages
 from rich.console import Console
 
-from faults import site_packages
-from tfdoctor.runtime import gather_runtime
+from tfdoctor.gather.runtime import gather_runtime
 
 FAKE = '''
 import json, os, sys, time

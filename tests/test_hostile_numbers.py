@@ -9,10 +9,10 @@ import shutil
 import sys
 
 import pytest
-
 from conftest import REPO, assert_no_traceback, run_tfdoctor
-from tfdoctor.probe_runner import config_problem
-from tfdoctor.snapshot import Snapshot, SnapshotError
+
+from tfdoctor.facts.snapshot import Snapshot, SnapshotError
+from tfdoctor.gather.probes import config_problem
 
 SCENARIO = REPO / "tests" / "scenarios" / "healthy_m2_tf2191_metal120_probed.json"
 
@@ -71,7 +71,7 @@ def test_default_probe_configurations_are_accepted():
 def test_oversized_probe_is_not_reported_as_a_hung_import():
     """inspect() with probes that cannot fit: the runtime child still runs (here in an
     interpreter without TensorFlow), and the probes say why they did not run."""
-    from tfdoctor.runtime import inspect
+    from tfdoctor.gather.runtime import inspect
 
     python = shutil.which("python3") or sys.executable
     found = inspect(python, 30, probes={"preset": "probe", "size": 20000})
@@ -82,8 +82,8 @@ def test_oversized_probe_is_not_reported_as_a_hung_import():
 def test_probes_stopped_at_their_limit_are_not_an_import_hang(monkeypatch):
     """The child finished every runtime stage and was killed while probing: the runtime facts
     say TensorFlow imported (no runtime.import-hang), the probe facts carry the timeout."""
-    from tfdoctor import runtime
-    from tfdoctor.childproc import ChildResult
+    from tfdoctor.child.process import ChildResult
+    from tfdoctor.gather import runtime
 
     stages = {"started": 0.1, "importing": 0.2, "imported": 2.0, "memory-growth": 2.1,
               "devices": 2.2, "placement": 2.3, "memory-info": 2.4, "keras": 2.5, "probes": 2.6}

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 HEALTHY = REPO / "tests" / "scenarios" / "healthy_m2_tf2191_metal120_probed.json"

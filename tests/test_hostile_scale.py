@@ -9,7 +9,8 @@ import sys
 import time
 
 from conftest import REPO
-from tfdoctor.snapshot import PackageFacts, Snapshot, TargetOutcome
+
+from tfdoctor.facts.snapshot import PackageFacts, Snapshot, TargetOutcome
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 

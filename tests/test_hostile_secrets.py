@@ -11,12 +11,12 @@ import copy
 import json
 
 import pytest
+from conftest import REPO, assert_no_traceback, run_tfdoctor
 from markdown_it import MarkdownIt
 
-from conftest import REPO, assert_no_traceback, run_tfdoctor
-from tfdoctor.redact import Identity, mask_secrets, redact
-from tfdoctor.snapshot import Snapshot
-from tfdoctor.snapshot_io import read_snapshot, redact_snapshot, snapshot_json
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.gather.snapshot_files import read_snapshot, redact_snapshot, snapshot_json
+from tfdoctor.sanitize.redact import Identity, mask_secrets, redact
 
 SCENARIOS = REPO / "tests" / "scenarios"
 SECRET = "hunter2-s3cr3t"
@@ -129,7 +129,7 @@ def test_markdown_code_spans_survive_backticks():
 def test_a_gathered_snapshot_is_masked_before_any_output():
     """What `check` gathers live (the collector's stderr tail, env) goes through
     mask_snapshot_secrets before it is shown."""
-    from tfdoctor.snapshot_io import mask_snapshot_secrets
+    from tfdoctor.gather.snapshot_files import mask_snapshot_secrets
 
     data = with_secrets(scenario("healthy_m2_tf2191_metal120_probed.json"))
     data["target"]["stderr_tail"] = f"Collecting from https://u:{SECRET}@nexus.example/simple"

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from faults import alive, read_pids, site_packages
 
 EVIL = '''
@@ -109,7 +108,7 @@ with open(sys.argv[1], "w") as handle:
 def test_escaped_orphan_of_a_child_that_exits_normally_is_killed(tmp_path):
     """The child finishes normally, but left a double-forked orphan in a session of its own:
     run_child must not return with it alive (the process-group kill alone misses it)."""
-    from tfdoctor.childproc import run_child
+    from tfdoctor.child.process import run_child
 
     script, pids = tmp_path / "escape.py", tmp_path / "pids"
     script.write_text(ESCAPE_AND_EXIT)

@@ -106,8 +106,8 @@ def test_environment_changes_the_answer() -> None:
 
 def test_kernel_facts_come_from_the_plugin_table() -> None:
     """The layer table names ops; whether they lack a kernel is the plugin's table's answer."""
-    from tfdoctor.kernels import kernel_table
-    from tfdoctor.lint.layer_ops import ACTIVATIONS, LAYERS
+    from tfdoctor.knowledge.kernels import kernel_table
+    from tfdoctor.knowledge.layer_ops import ACTIVATIONS, LAYERS
 
     table = kernel_table("1.2.0")
     assert not table.has_kernel("Einsum") and table.has_kernel("Erf")
@@ -183,8 +183,8 @@ def test_deeply_nested_source_does_not_crash() -> None:
 
 
 def test_environment_from_a_snapshot() -> None:
+    from tfdoctor.facts.snapshot import PackageFacts, Snapshot, TargetOutcome
     from tfdoctor.lint.environment import from_snapshot, keras_major
-    from tfdoctor.snapshot import PackageFacts, Snapshot, TargetOutcome
 
     assert keras_major("2.15.1", False, None) == 2
     assert keras_major("2.19.1", False, "1") == 3  # the variable without tf-keras: still Keras 3

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tfdoctor.logtext import CODES, SIGNATURES, read_log, read_log_bytes, recognise
+from tfdoctor.logtext.catalog import CODES, SIGNATURES, recognise
+from tfdoctor.logtext.reader import read_log, read_log_bytes
 from tfdoctor.logtext.training import companion_for
 
 LOGS = Path(__file__).parent / "data" / "logs"
@@ -220,7 +221,7 @@ def test_paths_that_are_no_log_file_are_a_result_not_a_hang_or_an_exception(tmp_
     """Found by tests/test_fuzz.py: `--log` with a NUL byte raised ValueError; a FIFO blocked."""
     import os
 
-    from tfdoctor.logtext import read_log
+    from tfdoctor.logtext.reader import read_log
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

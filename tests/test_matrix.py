@@ -19,8 +19,9 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from tfdoctor.matrix import (GOOD_STATUSES, STATUSES, MatrixError, default_path, load_matrix,
-                             parse_matrix)
+from tfdoctor.knowledge import best_pair, keras_releases, metal_plugins, pair_rows
+from tfdoctor.knowledge.matrix import default_path, load_matrix, parse_matrix
+from tfdoctor.knowledge.records import GOOD_STATUSES, STATUSES, MatrixError
 
 REPO = Path(__file__).resolve().parents[1]
 MATRIX_PATH = REPO / "compat_matrix.json"
@@ -417,7 +418,7 @@ def test_wrong_schema_and_missing_keys_are_clear_errors(raw):
 
 def test_matrix_module_imports_neither_numpy_nor_tensorflow():
     import ast
-    tree = ast.parse((REPO / "tfdoctor" / "matrix.py").read_text(encoding="utf-8"))
+    tree = ast.parse((REPO / "tfdoctor" / "knowledge" / "matrix.py").read_text(encoding="utf-8"))
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert not imported & {"numpy", "tensorflow", "keras"}
@@ -474,13 +475,13 @@ def test_metal_lookup_and_wheels(m):
 
 def test_no_metal_wheel_for_python_3_13(m):
     assert all(not rel.has("3.13", arch) for rel in m.metal_releases.values() for arch in ("arm64", "x86_64"))
-    support = m.python_support("3.13", "arm64")
+    support = best_pair.python_support(m, "3.13", "arm64")
     assert support.tensorflow_metal == () and support.tensorflow == ("2.20.0", "2.21.0")
     assert support.newest_python_with_working_pair == "3.12"
 
 
 def test_python_support_3_12(m):
-    support = m.python_support("3.12", "arm64")
+    support = best_pair.python_support(m, "3.12", "arm64")
     assert support.tensorflow_metal == ("1.2.0",)
     assert ("2.19.1", "1.2.0") in support.known_working and ("2.18.1", "1.2.0") in support.known_working
     assert ("2.18.0", "1.2.0") not in support.known_working
@@ -512,53 +513,53 @@ def test_python_support_3_12(m):
 ])
 def test_pairing_status(m, tf, metal, status):
     assert status in STATUSES
-    p = m.pairing(tf, metal)
+    p = best_pair.pairing(m, tf, metal)
     assert p.status == status, p.evidence
     assert p.evidence and p.sources
     assert (p.fix == ()) == (status in GOOD_STATUSES)
 
 
 def test_pairing_evidence_and_fixes(m):
-    broken = m.pairing("2.18.0", "1.1.0")
+    broken = best_pair.pairing(m, "2.18.0", "1.1.0")
     assert "https://github.com/tensorflow/tensorflow/issues/81987" in broken.sources
     assert broken.fix == ("tensorflow==2.18.1", "tensorflow-metal==1.2.0")
-    assert m.pairing("2.19.0", "1.1.0").fix == ("tensorflow-metal==1.2.0",)
-    new = m.pairing("2.21.0", "1.2.0")
+    assert best_pair.pairing(m, "2.19.0", "1.1.0").fix == ("tensorflow-metal==1.2.0",)
+    new = best_pair.pairing(m, "2.21.0", "1.2.0")
     assert "https://github.com/tensorflow/tensorflow/pull/126360" in new.sources
     assert new.fix == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")
-    assert m.pairing("2.12.0", "0.5.0").fix == ("tensorflow-metal==0.8.0",)
+    assert best_pair.pairing(m, "2.12.0", "0.5.0").fix == ("tensorflow-metal==0.8.0",)
     # 1.1.0 is the documented plugin for 2.15, but it has no cp312 wheel
-    assert m.pairing("2.15.0", "1.2.0", python="3.11").fix == ("tensorflow-metal==1.1.0",)
-    assert m.pairing("2.15.0", "1.2.0", python="3.12").fix == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")
-    unknown = m.pairing("2.19.0", "1.3.0")
+    assert best_pair.pairing(m, "2.15.0", "1.2.0", python="3.11").fix == ("tensorflow-metal==1.1.0",)
+    assert best_pair.pairing(m, "2.15.0", "1.2.0", python="3.12").fix == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")
+    unknown = best_pair.pairing(m, "2.19.0", "1.3.0")
     assert unknown.status == "undocumented" and "not in tfdoctor's matrix" in unknown.evidence
 
 
 def test_recommended_install(m, raw):
-    rec = m.recommended_install("3.12", "arm64", "14.5")
+    rec = best_pair.recommended_install(m, "3.12", "arm64", "14.5")
     assert rec.requirements == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")
     assert rec.status == "known-working" and rec.sources
     assert tuple(raw["recommended"]["requirements"]) == rec.requirements
     for py in raw["recommended"]["python"]:
-        assert m.recommended_install(py, "arm64", raw["recommended"]["min_macos"]).requirements == rec.requirements
-    assert m.newest_python_with_working_pair("arm64") == raw["recommended"]["newest_python_with_working_pair"]
-    assert m.recommended_install("3.12", "arm64", "").requirements == rec.requirements  # macOS unknown
+        assert best_pair.recommended_install(m, py, "arm64", raw["recommended"]["min_macos"]).requirements == rec.requirements
+    assert best_pair.newest_python_with_working_pair(m, "arm64") == raw["recommended"]["newest_python_with_working_pair"]
+    assert best_pair.recommended_install(m, "3.12", "arm64", "").requirements == rec.requirements  # macOS unknown
 
 
 def test_recommended_install_when_nothing_fits(m):
-    rec = m.recommended_install("3.13", "arm64", "15.1")
+    rec = best_pair.recommended_install(m, "3.13", "arm64", "15.1")
     assert rec.requirements == ()
     assert rec.reason.startswith("no tensorflow-metal wheel for Python 3.13")
     assert "create a Python 3.12 environment" in rec.reason
     assert rec.cpu_only == ("tensorflow==2.21.*",)
-    old_mac = m.recommended_install("3.12", "arm64", "12.0")
+    old_mac = best_pair.recommended_install(m, "3.12", "arm64", "12.0")
     assert old_mac.requirements == () and "macOS 12.1" in old_mac.reason
 
 
 def test_recommended_install_for_old_pythons_and_intel(m):
-    assert m.recommended_install("3.8", "arm64", "13.0").requirements == (
+    assert best_pair.recommended_install(m, "3.8", "arm64", "13.0").requirements == (
         "tensorflow-macos==2.13.0", "tensorflow-metal==1.0.1")  # 1.0.1: the 1.0 series' newest
-    intel = m.recommended_install("3.11", "x86_64", "13.0")
+    intel = best_pair.recommended_install(m, "3.11", "x86_64", "13.0")
     assert intel.requirements == ("tensorflow==2.13.*", "tensorflow-metal==1.0.0")
     assert intel.status == "documented"
 
@@ -597,8 +598,8 @@ def test_prerelease_only_minor_is_known_but_never_recommended(m):
     assert minor.prerelease_only and minor.releases == () and minor.newest_patch == "2.22.0rc0"
     assert m.tf_release("2.22.0rc0").requirement("3.14", "arm64") == "tensorflow==2.22.0rc0"
     assert m.tf_minor("2.21").release("2.21.0rc1") is not None and m.tf_minor("2.21").newest_patch == "2.21.0"
-    assert "2.22.0rc0" not in m.python_support("3.13", "arm64").tensorflow
-    assert m.recommended_install("3.13", "arm64", "15.1").cpu_only == ("tensorflow==2.21.*",)
+    assert "2.22.0rc0" not in best_pair.python_support(m, "3.13", "arm64").tensorflow
+    assert best_pair.recommended_install(m, "3.13", "arm64", "15.1").cpu_only == ("tensorflow==2.21.*",)
     # tensorflow 2.22.0rc0: the cp314 wheel pins h5py~=3.15.1, cp310-cp313 h5py<3.15.0 (read 2026-11-23)
     assert m.tf_pins("2.22.0rc0", "3.14")["h5py"] == "~=3.15.1"
     assert m.tf_pins("2.22.0rc0", "3.11")["h5py"] == "<3.15.0,>=3.11.0"
@@ -616,7 +617,7 @@ def test_prerelease_only_minor_is_known_but_never_recommended(m):
     ("2.16.0rc0", None, "tf-keras==2.16.0rc4", ("tensorflow<2.17,>=2.16.0rc0",)),
 ])
 def test_tf_keras_requirement(m, tf, python, requirement, pins):
-    pin = m.tf_keras_requirement(tf, python)
+    pin = keras_releases.tf_keras_requirement(m, tf, python)
     assert pin.requirement == requirement and pin.tensorflow_pins == pins and pin.source
     assert "2.20.0" not in pin.releases  # yanked
 
@@ -624,13 +625,13 @@ def test_tf_keras_requirement(m, tf, python, requirement, pins):
 def test_unpinned_tf_keras_moves_tensorflow_past_metal(m):
     """tf-keras 2.21.0 requires tensorflow<2.22,>=2.21 and Python >=3.10 (its METADATA): an
     unpinned install on 2.19 upgrades TensorFlow to 2.21, where tensorflow-metal 1.2.0 fails."""
-    pin = m.tf_keras_requirement("2.19.1", "3.12")
+    pin = keras_releases.tf_keras_requirement(m, "2.19.1", "3.12")
     assert pin.unpinned == "2.21.0" and pin.unpinned_moves_tensorflow
-    assert m.pairing("2.21.0", "1.2.0").status == "known-broken"
-    assert not m.tf_keras_requirement("2.21.0", "3.12").unpinned_moves_tensorflow
-    assert m.unpinned_tf_keras("3.9").version == "2.20.1"  # 2.21.0 needs 3.10; 2.20.0 is yanked
-    assert m.tf_keras_requirement("2.13.0") is None and m.tf_keras_requirement("2.22.0rc0") is None
-    assert m.tf_keras_requirement("2.21.0", "3.9") is None and m.tf_keras_requirement("junk") is None
+    assert best_pair.pairing(m, "2.21.0", "1.2.0").status == "known-broken"
+    assert not keras_releases.tf_keras_requirement(m, "2.21.0", "3.12").unpinned_moves_tensorflow
+    assert keras_releases.unpinned_tf_keras(m, "3.9").version == "2.20.1"  # 2.21.0 needs 3.10; 2.20.0 is yanked
+    assert keras_releases.tf_keras_requirement(m, "2.13.0") is None and keras_releases.tf_keras_requirement(m, "2.22.0rc0") is None
+    assert keras_releases.tf_keras_requirement(m, "2.21.0", "3.9") is None and keras_releases.tf_keras_requirement(m, "junk") is None
 
 
 def test_tf_keras_requirement_reads_the_data(raw):
@@ -638,9 +639,9 @@ def test_tf_keras_requirement_reads_the_data(raw):
     del bad["keras_packages"]["tf-keras"]["2.19.0"]
     bad["keras_packages"]["tf-keras"]["2.18.0"]["tensorflow"] = ["tensorflow<2.18,>=2.17"]
     changed = parse_matrix(bad)
-    assert changed.tf_keras_requirement("2.19.1") is None
-    assert changed.tf_keras_requirement("2.18.0") is None  # its only final now excludes 2.18
-    assert changed.tf_keras_requirement("2.17.0").requirement == "tf-keras~=2.17.0"
+    assert keras_releases.tf_keras_requirement(changed, "2.19.1") is None
+    assert keras_releases.tf_keras_requirement(changed, "2.18.0") is None  # its only final now excludes 2.18
+    assert keras_releases.tf_keras_requirement(changed, "2.17.0").requirement == "tf-keras~=2.17.0"
 
 
 def test_keras_releases(m):
@@ -653,11 +654,11 @@ def test_keras_releases(m):
 
 
 def test_metal_plugins(m):
-    apple, third = m.metal_plugins()
+    apple, third = metal_plugins.metal_plugins(m)
     assert apple.distribution == "tensorflow-metal" and not apple.third_party and not apple.releases
     assert third.distribution == "tensorflow-metal-plugin" and third.third_party
     assert apple.library == third.library == "tensorflow-plugins/libmetal_plugin.dylib"
-    assert m.third_party_plugin() is third and m.third_party_plugin("tensorflow-metal") is None
+    assert metal_plugins.third_party_plugin(m) is third and metal_plugins.third_party_plugin(m, "tensorflow-metal") is None
     rel = third.release("0.4.1")
     assert (rel.built_for_tensorflow, rel.min_macos, rel.requires_python) == ("2.21", "15.0", ">=3.10")
     assert rel.requires_dist == ("tensorflow==2.21.*",) and rel.checks_tensorflow_at_load
@@ -666,22 +667,22 @@ def test_metal_plugins(m):
 
 
 def test_third_party_pairing_rule(m):
-    assert m.third_party_fit("2.21.0", "0.4.1", "3.13", "15.1").ok  # Python 3.13: no Apple wheel
-    old = m.third_party_fit("2.19.1", "0.4.1", "3.12", "14.6")
+    assert metal_plugins.third_party_fit(m, "2.21.0", "0.4.1", "3.13", "15.1").ok  # Python 3.13: no Apple wheel
+    old = metal_plugins.third_party_fit(m, "2.19.1", "0.4.1", "3.12", "14.6")
     assert not old.ok and any("built for TensorFlow 2.21 only" in p for p in old.problems)
     assert any("macOS 15.0" in p for p in old.problems) and any("tensorflow==2.21.*" in p for p in old.problems)
-    assert not m.third_party_fit("2.22.0rc0", "0.4.1").ok
-    assert m.third_party_fit("2.19.1", "0.2.0", "3.12", "14.6").ok  # tensorflow>=2.16, macOS 13+
-    assert m.third_party_fit("2.21.0", "0.9.9").ok is None
-    assert m.third_party_fit("2.21.0", "0.4.1", "3.12", "junk").ok  # an unknown macOS is no crash
-    assert not m.third_party_fit("junk", "0.4.1").ok and m.third_party_fit("2.21.0", "junk").ok is None
+    assert not metal_plugins.third_party_fit(m, "2.22.0rc0", "0.4.1").ok
+    assert metal_plugins.third_party_fit(m, "2.19.1", "0.2.0", "3.12", "14.6").ok  # tensorflow>=2.16, macOS 13+
+    assert metal_plugins.third_party_fit(m, "2.21.0", "0.9.9").ok is None
+    assert metal_plugins.third_party_fit(m, "2.21.0", "0.4.1", "3.12", "junk").ok  # an unknown macOS is no crash
+    assert not metal_plugins.third_party_fit(m, "junk", "0.4.1").ok and metal_plugins.third_party_fit(m, "2.21.0", "junk").ok is None
 
 
 def test_both_metal_plugins_are_a_conflict(m):
-    (c,) = m.plugin_conflicts(["tensorflow", "tensorflow_metal", "Tensorflow-Metal-Plugin"])
+    (c,) = metal_plugins.plugin_conflicts(m, ["tensorflow", "tensorflow_metal", "Tensorflow-Metal-Plugin"])
     assert c.severity == "error" and "libmetal_plugin.dylib" in c.summary
     assert any('already registered with name: "METAL"' in q.text for q in c.quotes)
-    assert m.plugin_conflicts(["tensorflow-metal"]) == () and m.plugin_conflicts([]) == ()
+    assert metal_plugins.plugin_conflicts(m, ["tensorflow-metal"]) == () and metal_plugins.plugin_conflicts(m, []) == ()
 
 
 def test_reported_behaviour_facts(m):
@@ -696,8 +697,8 @@ def test_reported_behaviour_facts(m):
             "https://github.com/tensorflow/tensorflow/pull/126377"} == set(train.sources)
     forum = ids["metal-1.2.0-works-on-tf-2.19.0-keras-3.9.1"]
     assert forum.is_pair and forum.covers("2.19.0", "1.2.0", "3.9.1") and not forum.covers("2.19.1", "1.2.0")
-    assert m.pairing("2.16.2", "1.2.0").status == "known-working"
-    assert "https://developer.apple.com/forums/thread/778640" in m.pairing("2.19.0", "1.2.0").sources
+    assert best_pair.pairing(m, "2.16.2", "1.2.0").status == "known-working"
+    assert "https://developer.apple.com/forums/thread/778640" in best_pair.pairing(m, "2.19.0", "1.2.0").sources
 
 
 def _binary(asked: list | None = None):
@@ -718,23 +719,23 @@ def _binary(asked: list | None = None):
 
 def test_pairing_with_the_binary_load_check(m):
     check = _binary()
-    loads = m.pairing("2.17.1", "1.2.0", binary=check)  # no report, no table row: it loads
+    loads = best_pair.pairing(m, "2.17.1", "1.2.0", binary=check)  # no report, no table row: it loads
     assert loads.status == "loads-untested" and "not tested at run time" in loads.evidence
     assert loads.sources == ("metal_load_check",) and loads.fix  # not recommended as tested
-    assert m.pairing("2.17.1", "1.2.0").status == "metal-postdates-tf"  # without the check: by era only
-    fails = m.pairing("2.18.0", "1.1.0", binary=check)
+    assert best_pair.pairing(m, "2.17.1", "1.2.0").status == "metal-postdates-tf"  # without the check: by era only
+    fails = best_pair.pairing(m, "2.18.0", "1.1.0", binary=check)
     assert fails.status == "known-broken" and "81987" in " ".join(fails.sources)  # reports first
-    rc = m.pairing("2.22.0rc0", "1.2.0", binary=check)
+    rc = best_pair.pairing(m, "2.22.0rc0", "1.2.0", binary=check)
     assert rc.status == "known-broken" and rc.evidence.startswith("binary load check:")
-    doc = m.pairing("2.17.1", "1.1.0", binary=check)
+    doc = best_pair.pairing(m, "2.17.1", "1.1.0", binary=check)
     assert doc.status == "documented" and "metal_load_check" in doc.sources
-    assert m.pairing("2.19.1", "1.2.0", binary=check).status == "known-working"
-    assert m.pairing("2.13.0", "1.0.0", binary=check).status == "documented"  # not read: as before
+    assert best_pair.pairing(m, "2.19.1", "1.2.0", binary=check).status == "known-working"
+    assert best_pair.pairing(m, "2.13.0", "1.0.0", binary=check).status == "documented"  # not read: as before
 
 
 def test_rows_keep_evidence_kinds_apart(m):
     asked = []
-    rows = {(r.tensorflow, r.tensorflow_metal): r for r in m.rows(binary=_binary(asked))}
+    rows = {(r.tensorflow, r.tensorflow_metal): r for r in pair_rows.rows(m, binary=_binary(asked))}
     r = rows[("2.21.0", "1.2.0")]
     assert r.status == "known-broken" and r.reports == ("fails: metal-1.2.0-fails-on-tf-2.20-and-2.21",)
     assert "cannot-train: pluggable-devices-cannot-train-on-tf-2.20-2.21" in r.behaviour
@@ -749,9 +750,9 @@ def test_rows_keep_evidence_kinds_apart(m):
     assert ("2.22.0rc0", "1.2.0") in asked
     old = rows[("2.13.0", "1.0.0")]
     assert old.binary is None and old.status == "documented"
-    assert all(not r.prerelease for r in m.rows(prereleases=False))
-    assert all(r.binary is None for r in m.rows())
-    assert not any(r.tensorflow_metal == "1.1.0" for r in m.rows("x86_64"))  # Intel wheels end at 1.0.0
+    assert all(not r.prerelease for r in pair_rows.rows(m, prereleases=False))
+    assert all(r.binary is None for r in pair_rows.rows(m))
+    assert not any(r.tensorflow_metal == "1.1.0" for r in pair_rows.rows(m, "x86_64"))  # Intel wheels end at 1.0.0
 
 
 def test_new_sections_are_validated(raw):
@@ -764,7 +765,8 @@ def test_new_sections_are_validated(raw):
     with pytest.raises(MatrixError, match="malformed"):
         parse_matrix(bad)
     old = {k: v for k, v in raw.items() if k not in ("keras_packages", "metal_plugins")}
-    assert parse_matrix(old).metal_plugins() == () and parse_matrix(old).tf_keras_requirement("2.19.1") is None
+    assert metal_plugins.metal_plugins(parse_matrix(old)) == ()
+    assert keras_releases.tf_keras_requirement(parse_matrix(old), "2.19.1") is None
 
 
 def _plugin_file(name: str) -> str:
@@ -777,7 +779,7 @@ def test_third_party_plugin_facts_match_its_sdist(m, version):
     import email.parser
     import re
     headers = email.parser.Parser().parsestr(_plugin_file(f"tensorflow_metal_plugin-{version}.PKG-INFO-headers"))
-    rel = m.third_party_plugin().release(version)
+    rel = metal_plugins.third_party_plugin(m).release(version)
     assert headers["Version"] == version and headers["Requires-Python"] == rel.requires_python
     assert tuple(headers.get_all("Requires-Dist")) == rel.requires_dist
     make = _plugin_file(f"tensorflow_metal_plugin-{version}.Makefile-excerpt")
@@ -786,7 +788,7 @@ def test_third_party_plugin_facts_match_its_sdist(m, version):
     if version == "0.4.1":
         supported = _plugin_file("tensorflow_metal_plugin-0.4.1.TF_SUPPORTED_VERSION").strip()
         assert rel.built_for_tensorflow == ".".join(supported.split(".")[:2]) == "2.21"
-        assert "libmetal_plugin.dylib" in make and m.third_party_plugin().library.endswith("/libmetal_plugin.dylib")
+        assert "libmetal_plugin.dylib" in make and metal_plugins.third_party_plugin(m).library.endswith("/libmetal_plugin.dylib")
     else:
         assert rel.built_for_tensorflow is None and not rel.checks_tensorflow_at_load
-    assert all(r.source for r in m.third_party_plugin().releases.values())
+    assert all(r.source for r in metal_plugins.third_party_plugin(m).releases.values())

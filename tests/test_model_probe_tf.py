@@ -3,7 +3,7 @@
 Models are built and saved by a script run in the TensorFlow venv (this process never imports
 TensorFlow): a functional `.keras`, a sequential `.h5`, a subclassed model returned by a
 `module:function`, and broken inputs made from them. Each scenario runs
-tfdoctor.model_probe.probe_model exactly as the CLI will; they start together (three at a time)
+tfdoctor.gather.user_model.probe_model exactly as the CLI will; they start together (three at a time)
 when the module's fixture is first used and each test waits for its own.
 """
 
@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from simgpu import build as simgpu_build
 from support import tfenv
-from tfdoctor import model_probe
-from tfdoctor.model_facts import ModelFacts
+
+from tfdoctor.facts.user_model import ModelFacts
+from tfdoctor.gather import user_model
 
 pytestmark = [
     pytest.mark.tf,
@@ -162,10 +162,10 @@ def _run(name: str, case: Case, work: Path, plugin: Path) -> ModelFacts:
     model = case.model
     if model is not None and ":" not in model:
         model = str(work / model)
-    config = model_probe.child_config(model=model, workload=case.workload, batch=4, budget_s=20.0,
+    config = user_model.child_config(model=model, workload=case.workload, batch=4, budget_s=20.0,
                                       sys_path=[str(work / "code")])
     config.update(dict(case.options))
-    return model_probe.probe_model(str(tfenv.tf_python()), config, plugin=case.plugin, env=env,
+    return user_model.probe_model(str(tfenv.tf_python()), config, plugin=case.plugin, env=env,
                                    timeout=150.0)
 
 
@@ -203,7 +203,7 @@ def get(runs, name: str) -> ModelFacts:
 
 
 def show(facts: ModelFacts) -> str:
-    return model_probe.summarize(facts) + "\n" + repr(facts.errors)
+    return user_model.summarize(facts) + "\n" + repr(facts.errors)
 
 
 def test_functional_model_on_the_simulated_gpu(runs, work):
@@ -343,8 +343,9 @@ def diagnosed(facts: ModelFacts):
     """The report `tfdoctor diagnose` gives on a snapshot holding these facts, replayed from
     JSON as a snapshot file would be (only the model rules: other families need other facts)."""
     from snapshots import RuleModules, linux_cpu
-    from tfdoctor import typed
-    from tfdoctor.snapshot import Snapshot
+
+    from tfdoctor.facts import typed
+    from tfdoctor.facts.snapshot import Snapshot
 
     data = linux_cpu()
     data["model"] = facts.to_json()

@@ -129,7 +129,7 @@ def test_wheel_in_fresh_venv_with_third_party_plugin(wheel, tmp_path):
     from_checkout = run(py, "-m", "tfdoctor", "list-checks", "--json", cwd=REPO)
     modules = {r["module"] for c in json.loads(from_checkout.stdout)["checks"] for r in c["rules"]}
     assert "tfdoctor.checks.arch_interpreter" in modules and not from_checkout.stderr.strip()
-    where = ok(py, "-c", "import tfdoctor, tfdoctor.registry as r; r.builtin_rules(); "
+    where = ok(py, "-c", "import tfdoctor, tfdoctor.engine.registry as r; r.builtin_rules(); "
                "import tfdoctor.checks.target as m; print(m.__file__)", cwd=REPO).stdout.strip()
     assert Path(where) == REPO / "checks" / "target.py"
 
@@ -143,7 +143,7 @@ def test_editable_install(tmp_path):
     assert "tfdoctor.checks.arch_interpreter" in modules
     where = ok(py, "-c", "import tfdoctor.checks.arch_interpreter as m; print(m.__file__)").stdout.strip()
     assert Path(where) == REPO / "checks" / "arch_interpreter.py"
-    ok(py, "-c", "from tfdoctor.matrix import load_matrix; load_matrix()")
+    ok(py, "-c", "from tfdoctor.knowledge.matrix import load_matrix; load_matrix()")
 
 
 def test_target_code_runs_on_python_38():

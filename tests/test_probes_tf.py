@@ -1,7 +1,7 @@
 """The speed probes on real TensorFlow (CPU) and on the simulated GPU (tests/simgpu).
 
 Each scenario runs tfdoctor/target/workloads.py standalone in a subprocess of the cached test
-venv's interpreter (tests/support/tfenv.py), through tfdoctor.probe_runner, exactly as it would
+venv's interpreter (tests/support/tfenv.py), through tfdoctor.gather.probes, exactly as it would
 run in a user's interpreter; this process never imports TensorFlow. The scenarios start together
 (three at a time) when the module's fixture is first used, and each test waits for its own.
 
@@ -18,15 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from snapshots import RuleModules
 
 probes_check = RuleModules("probe_speed", "probe_health")
 from simgpu import build as simgpu_build
 from support import tfenv
-from tfdoctor.probe_facts import ProbeFacts
-from tfdoctor.probe_runner import gather_probes
-from tfdoctor.snapshot import HostFacts, Snapshot, TargetOutcome
+
+from tfdoctor.facts.probes import ProbeFacts
+from tfdoctor.facts.snapshot import HostFacts, Snapshot, TargetOutcome
+from tfdoctor.gather.probes import gather_probes
 
 pytestmark = pytest.mark.tf
 
@@ -227,22 +227,24 @@ KINKS_SCRIPT = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import tensorflow as tf
-import workloads
+from probe_agreement import relative_error, worst_relative_error
+from probe_config import TOLERANCE, gradient_tolerance
+from probe_kinds import Train
 tf.get_logger().setLevel("ERROR")
 for seed in range(40):
-    train = workloads.Train(tf, 16, 1000 + seed)
+    train = Train(tf, 16, 1000 + seed)
     cpu = train.outputs("/CPU:0", None)
     noise = tf.random.Generator.from_seed(seed)
     train.weights = [w * (1 + 1e-5 * noise.normal(w.shape).numpy()) for w in train.weights]
     moved = train.outputs("/CPU:0", None)
-    logits, _ = workloads.relative_error(tf, moved["logits"], cpu["logits"])
-    grads, _ = workloads.worst_relative_error(tf, moved["gradients"], cpu["gradients"])
-    if grads > workloads.TOLERANCE["train"]:
+    logits, _ = relative_error(tf, moved["logits"], cpu["logits"])
+    grads, _ = worst_relative_error(tf, moved["gradients"], cpu["gradients"])
+    if grads > TOLERANCE["train"]:
         break
 bug = [g[::-1, ::-1] if i == 0 else g for i, g in enumerate(moved["gradients"])]
-buggy, _ = workloads.worst_relative_error(tf, bug, cpu["gradients"])
+buggy, _ = worst_relative_error(tf, bug, cpu["gradients"])
 print(json.dumps({"seed": seed, "logits": logits, "gradients": grads, "buggy": buggy,
-                  "tolerance": workloads.gradient_tolerance(workloads.TOLERANCE["train"], logits)}))
+                  "tolerance": gradient_tolerance(TOLERANCE["train"], logits)}))
 """
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tfdoctor import codes
-from tfdoctor.engine import ENGINE_CODES
-from tfdoctor.registry import builtin_rules, rules_of
+from tfdoctor.engine.diagnose import ENGINE_CODES
+from tfdoctor.engine.registry import builtin_rules, rules_of
 
 REPO = Path(__file__).resolve().parents[1]
 CHECKS = REPO / "checks"
@@ -41,7 +41,7 @@ def test_rule_is_documented_and_explains_declared_codes(rule):
 
 
 def test_explain_knows_every_code():
-    from tfdoctor.cli import all_codes
+    from tfdoctor.cli.info import all_codes
 
     assert DECLARED <= set(all_codes())
 
@@ -103,7 +103,7 @@ def test_modules_loaded_only_with_a_section_need_it_in_every_rule():
 
 
 def test_a_static_check_loads_only_the_static_rules():
-    from tfdoctor.registry import builtin_rules
+    from tfdoctor.engine.registry import builtin_rules
 
     static = {r.area for r in builtin_rules({"python"})}
     assert static == {"target", "arch", "install", "compat"}

@@ -4,8 +4,8 @@ situations (sources in tests/snapshots.py and in each test's docstring)."""
 from __future__ import annotations
 
 import pytest
-
 from snapshots import RuleModules, apple_silicon, linux_cpu, snap
+
 from tfdoctor.model import Severity
 
 architecture = RuleModules("arch_interpreter")

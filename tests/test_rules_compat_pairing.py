@@ -1,5 +1,5 @@
 """compat.tf-metal-mismatch (checks/compat_pairing.py) and the pair's verdict that compat.ok
-headlines (tfdoctor/pair_verdict.py), on snapshots of real situations; the wheels for this Python
+headlines (tfdoctor/advice/pair_verdict.py), on snapshots of real situations; the wheels for this Python
 and macOS floors are tests/test_rules_compat_platform.py's. Both rule modules run together here,
 as the engine runs them.
 
@@ -22,11 +22,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, merge, metal_plugin, snap
-from tfdoctor.matrix import load_matrix
+
+from tfdoctor.advice.installs import install_commands, machine_recommendation, short_source, venv_command
+from tfdoctor.knowledge.matrix import load_matrix
 from tfdoctor.model import Severity
-from tfdoctor.recommend import install_commands, machine_recommendation, short_source, venv_command
 from tfdoctor.render.matrix import matrix_rows
 
 compat = RuleModules("compat_pairing", "compat_platform")
@@ -187,7 +187,7 @@ def test_metal_that_predates_tensorflow_cannot_load_and_the_binary_says_which_sy
 def test_a_pair_the_binaries_do_not_cover_falls_back_to_the_era(monkeypatch):
     """tensorflow-metal 1.2.0 with tensorflow 2.15.0 where no binary facts cover the pair: the
     release dates decide, and say they are an inference."""
-    import tfdoctor.pair_verdict as module
+    import tfdoctor.advice.pair_verdict as module
 
     monkeypatch.setattr(module, "binary_check", lambda arch="arm64", **kw: (lambda tf, metal: None))
     monkeypatch.setattr(module, "load_check", lambda *args, **kwargs: None)

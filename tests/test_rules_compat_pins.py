@@ -16,9 +16,9 @@ import json
 from typing import Any
 
 import pytest
-
 from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, merge, snap
-from tfdoctor.matrix import default_path, load_matrix, parse_matrix
+
+from tfdoctor.knowledge.matrix import default_path, load_matrix, parse_matrix
 from tfdoctor.model import Severity
 
 dependencies = RuleModules("compat_pins")

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, merge, snap
 from test_rules_compat_pairing import PIP, ROSETTA, compat, mac, one, ran_on_gpu, run
-from tfdoctor.matrix import load_matrix
+
+from tfdoctor.advice.installs import machine_recommendation
+from tfdoctor.knowledge.matrix import load_matrix
 from tfdoctor.model import Severity
-from tfdoctor.recommend import machine_recommendation
 
 architecture = RuleModules("arch_interpreter")
 installation = RuleModules("install")

@@ -5,6 +5,7 @@ recorded in compat_matrix.json metal_plugins from the registry's sdist)."""
 from __future__ import annotations
 
 from snapshots import RuleModules, _pkg, apple_silicon, merge, snap
+
 from tfdoctor.model import Severity
 
 rules = RuleModules("compat_third_party")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, snap
+
 from tfdoctor.model import Severity
 
 installation = RuleModules("install")
@@ -77,7 +78,7 @@ def test_tensorflow_macos_2_15_1_alone_is_a_self_shim():
         "/Users/ada/venvs/tf/bin/python -m pip uninstall -y tensorflow-macos",
         "/Users/ada/venvs/tf/bin/python -m pip install 'tensorflow==2.19.*' tensorflow-metal==1.2.0")
     assert "runtime.not-installed" in finding.explains
-    from tfdoctor.providers import providers
+    from tfdoctor.derived.providers import providers
 
     assert providers(snap(data)) == ([], [])
 

@@ -5,9 +5,10 @@ installed, the system."""
 
 from __future__ import annotations
 
-from snapshots import _pkg, apple_silicon, linux_cpu, snap
 from log_cases import ARM, LOGS, WHO, LogRules, commands, one
-from tfdoctor import log_facts
+from snapshots import _pkg, apple_silicon, linux_cpu, snap
+
+from tfdoctor.logtext import keep
 
 check = LogRules("log_import")
 diagnose = check.diagnose
@@ -172,7 +173,7 @@ def test_avx_and_illegal_instruction_in_one_log_lead_with_the_avx_message(tmp_pa
     path = tmp_path / "import.log"
     path.write_text(text, encoding="utf-8")
     s = snap(apple_silicon(**ROSETTA))
-    s.log = log_facts.read(path, identity=WHO)
+    s.log = keep.read(path, identity=WHO)
     report = check.report(s)
     assert [f.code for f in report.root_causes()] == ["log.avx-missing"]
     assert [f.code for f in report.consequences(report.diagnosis())] == ["log.illegal-instruction"]

@@ -1,4 +1,4 @@
-"""checks/log_install.py and tfdoctor/log_facts.py: install errors from real public threads
+"""checks/log_install.py and tfdoctor/facts/pasted_log.py: install errors from real public threads
 (tests/data/logs/, sources in SOURCES.json) diagnosed with the environment facts that change the
 answer (Python, the architecture pip runs as, macOS, conda's platform); the log as a snapshot fact
 (redacted, kept bounded, surviving a round trip through a snapshot file)."""
@@ -9,15 +9,17 @@ import json
 
 import jsonschema
 import pytest
-
 from log_cases import LOGS, SOURCES, WHO, LogRules, commands
 from log_cases import one as observed_one
 from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, snap
-from tfdoctor import log_facts
-from tfdoctor.logtext import DEFAULT_LIMIT
-from tfdoctor.redact import Identity
-from tfdoctor.schemas import snapshot_schema
-from tfdoctor.snapshot import Snapshot
+
+from tfdoctor.facts import pasted_log
+
+from tfdoctor.logtext import keep
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.logtext.reader import DEFAULT_LIMIT
+from tfdoctor.render.schemas import snapshot_schema
+from tfdoctor.sanitize.redact import Identity
 
 check = LogRules("log_install")
 diagnose = check.diagnose
@@ -181,7 +183,7 @@ def test_conda_tensorflow_gpu_on_a_mac_is_a_cuda_package(tmp_path):
     path = tmp_path / "conda.log"
     path.write_text(FAST_STYLE_TRANSFER_266, encoding="utf-8")
     s = snap(apple_silicon())
-    s.log = log_facts.read(path, identity=WHO)
+    s.log = keep.read(path, identity=WHO)
     f = one(check.run(s), "log.conda-packages-not-found")
     assert "CUDA packages" in f.title and "Intel (osx-64) build" in f.title
     assert "tensorflow-metal==1.2.0" in commands(f)
@@ -198,7 +200,7 @@ def test_unreadable_logs_are_a_finding_not_a_crash(tmp_path):
     for path, problem in ((empty, "empty"), (binary, "a binary file, not a log"),
                           (tmp_path / "missing.log", "no such file"), (tmp_path, "is a directory, not a log file")):
         s = snap(apple_silicon())
-        s.log = log_facts.read(path, identity=WHO)
+        s.log = keep.read(path, identity=WHO)
         f = one_plain(check.run(s), "log.unreadable")
         assert f.evidence["problem"] == problem
 
@@ -213,7 +215,7 @@ def test_a_log_without_known_errors_says_so(tmp_path):
     path = tmp_path / "train.log"
     path.write_text("Epoch 1/3\n469/469 - loss: 0.31 - accuracy: 0.91\n", encoding="utf-8")
     s = snap(apple_silicon())
-    s.log = log_facts.read(path, identity=WHO)
+    s.log = keep.read(path, identity=WHO)
     f = one_plain(check.run(s), "log.not-recognised")
     assert "2 lines" in f.title
 
@@ -223,11 +225,11 @@ def test_the_log_is_redacted_bounded_and_survives_a_snapshot_file(tmp_path):
     noise = "".join(f"step {i} loss 0.1 https://ada:hunter2secret@pypi.example.com/simple\n" for i in range(20000))
     path = tmp_path / "big.log"
     path.write_text(noise + text + noise, encoding="utf-8")
-    facts = log_facts.read(path, limit=DEFAULT_LIMIT, identity=Identity("/Users/davidlaxer", "davidlaxer", "box"))
+    facts = keep.read(path, limit=DEFAULT_LIMIT, identity=Identity("/Users/davidlaxer", "davidlaxer", "box"))
     assert [m.code for m in facts.matches] == ["log.symbol-not-found-plugin"]
     dumped = json.dumps(Snapshot(**{**snap(apple_silicon()).__dict__, "log": facts}).to_dict())
     assert "davidlaxer" not in dumped and "hunter2secret" not in dumped
-    assert len(facts.excerpt) <= log_facts.EXCERPT_CHARS + 10 and "Symbol not found" in facts.excerpt
+    assert len(facts.excerpt) <= pasted_log.EXCERPT_CHARS + 10 and "Symbol not found" in facts.excerpt
     jsonschema.validate(json.loads(dumped), snapshot_schema())
     again = Snapshot.from_dict(json.loads(dumped))
     assert again.log.matches[0].fields["symbol"] == "_TF_AssignUpdateVariable"
@@ -239,7 +241,7 @@ def test_a_log_larger_than_the_limit_says_what_was_skipped(tmp_path):
     with open(path, "wb") as out:
         out.write((LOGS / "pip_tensorflow_metal_none.txt").read_bytes())
         out.write((b"y" * 99 + b"\n") * 30000)
-    facts = log_facts.read(path, limit=1_000_000, identity=WHO)
+    facts = keep.read(path, limit=1_000_000, identity=WHO)
     assert facts.skipped_bytes > 0 and "skipped" in facts.summary()
     assert facts.of("log.pip-no-matching-distribution")
 
@@ -247,12 +249,12 @@ def test_a_log_larger_than_the_limit_says_what_was_skipped(tmp_path):
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_every_real_text_reaches_a_log_finding(name):
     """Each of the real texts, on a healthy Mac, gives at least its own finding (no crash)."""
-    from tfdoctor.engine import run_rules
-    from tfdoctor.registry import Registry
+    from tfdoctor.engine.diagnose import run_rules
+    from tfdoctor.engine.registry import Registry
 
     all_log = RuleModules("log_install", "log_import", "log_training")
     s = snap(apple_silicon())
-    s.log = log_facts.read(LOGS / name, identity=WHO)
+    s.log = keep.read(LOGS / name, identity=WHO)
     found = run_rules(s, Registry(rules=all_log.rules))
     assert SOURCES[name]["code"] in {f.code for f in found}
     assert not [f for f in found if f.code == "check.crashed"]
@@ -262,14 +264,14 @@ def test_without_redaction_names_stay_but_credentials_go(tmp_path):
     path = tmp_path / "pip.log"
     path.write_text("Looking in indexes: https://ada:s3cretpass@pypi.corp.example/simple\n"
                     + (LOGS / "pip_tensorflow_macos_2120_none.txt").read_text(encoding="utf-8"), encoding="utf-8")
-    facts = log_facts.read(path, identity=WHO, redacted=False)
+    facts = keep.read(path, identity=WHO, redacted=False)
     assert str(tmp_path) in facts.source and "s3cretpass" not in facts.excerpt and not facts.redacted
     assert facts.of("log.pip-no-matching-distribution")
 
 
 def test_no_log_no_log_findings():
-    from tfdoctor.engine import run_rules
-    from tfdoctor.registry import Registry
+    from tfdoctor.engine.diagnose import run_rules
+    from tfdoctor.engine.registry import Registry
 
     rules = RuleModules("log_install", "log_import", "log_training").rules
     assert run_rules(snap(apple_silicon()), Registry(rules=rules)) == []

@@ -6,11 +6,11 @@ table, the installed Keras, TensorFlow and companion packages, the Mac's memory;
 from __future__ import annotations
 
 import pytest
-
-from snapshots import _pkg, apple_silicon, snap
 from log_cases import ARM, LogRules, commands, one
-from tfdoctor import log_facts
-from tfdoctor.run_facts import OpPlacement, RunFacts
+from snapshots import _pkg, apple_silicon, snap
+
+from tfdoctor.logtext import keep
+from tfdoctor.facts.run import OpPlacement, RunFacts
 
 check = LogRules("log_training")
 diagnose = check.diagnose
@@ -138,7 +138,7 @@ def test_keras_3_error_seen_from_a_keras_2_environment():
 
 def test_ops_on_the_cpu_checked_against_the_kernel_table():
     s = snap(apple_silicon())
-    s.log = log_facts.from_bytes(b"", "run: python")  # `tfdoctor run` records the output too
+    s.log = keep.from_bytes(b"", "run: python")  # `tfdoctor run` records the output too
     s.run = RunFacts(argv=["python", "train.py"], outcome="exited", returncode=0, placement=True,
                      cpu_ops=[OpPlacement("Einsum", "CPU", 24), OpPlacement("MatMul", "CPU", 2)],
                      gpu_ops=[OpPlacement("MatMul", "GPU", 300)])

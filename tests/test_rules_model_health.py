@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from snapshots import RuleModules, apple_silicon
-from tfdoctor import model_probe, typed
-from tfdoctor.childproc import ChildResult
+
+from tfdoctor.child.process import ChildResult
+from tfdoctor.facts import typed
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.user_model import ModelFacts
+from tfdoctor.gather import user_model
 from tfdoctor.model import Severity
-from tfdoctor.model_facts import ModelFacts
-from tfdoctor.snapshot import Snapshot
 
 rules = RuleModules("model_health")
 MIB = 2 ** 20
@@ -34,7 +35,7 @@ def snapshot(facts: ModelFacts) -> Snapshot:
 def facts(doc: dict, plugin: str | None = None) -> ModelFacts:
     doc = {"source": {"kind": "keras", "spec": MODEL, "workload": False}, "complete": True,
            "stage": "done", "gpus": ["/physical_device:GPU:0"], **doc}
-    return model_probe.facts_from_document(doc, plugin)
+    return user_model.facts_from_document(doc, plugin)
 
 
 def by_code(found) -> dict:
@@ -90,12 +91,12 @@ def _child(doc, *, timed_out=False, returncode=0):
 def test_a_timeout_and_a_crash_keep_the_stage_and_what_was_found():
     partial = {"stage": "agreement", "complete": False, "errors": [], "gpus": ["/device:GPU:0"],
                "source": {"kind": "preset", "spec": "mobilenetv2", "workload": True}}
-    f = model_probe.facts_from_child(_child(partial, timed_out=True, returncode=None), 90, None)
+    f = user_model.facts_from_child(_child(partial, timed_out=True, returncode=None), 90, None)
     found = by_code(rules.run(snapshot(f)))
     assert list(found) == ["model.timeout"]
     assert "last stage: agreement" in found["model.timeout"][0].title
     assert "--workload mobilenetv2" in found["model.timeout"][0].remediation.commands[0]
-    f = model_probe.facts_from_child(_child(partial, returncode=-11), 90, None)
+    f = user_model.facts_from_child(_child(partial, returncode=-11), 90, None)
     found = by_code(rules.run(snapshot(f)))
     assert list(found) == ["model.crashed"] and "SIGSEGV" in found["model.crashed"][0].title
 
@@ -199,7 +200,7 @@ def test_without_a_model_probe_no_model_rule_runs():
 
 
 def test_a_malformed_model_section_is_a_clear_snapshot_error():
-    from tfdoctor.snapshot import SnapshotError
+    from tfdoctor.facts.snapshot import SnapshotError
 
     data = apple_silicon()
     data["model"] = {"errors": [{"stage": "load", "kind": 3}]}
@@ -212,7 +213,7 @@ def test_a_report_with_a_model_section_matches_the_shipped_schema():
     against tfdoctor/schemas/report.schema.json, as any consumer of the report will check."""
     import jsonschema
 
-    from tfdoctor.schemas import SCHEMAS
+    from tfdoctor.render.schemas import SCHEMAS
 
     layers = [{"layer": "conv_a", "rel_error": 0.38, "agrees": False}]
     doc = {"agreement": dict(AGREEMENT, layers=layers, first_bad="conv_a",

@@ -11,12 +11,14 @@ milliseconds, and judged by the child's own statistics (tfdoctor.target.probe_st
 from __future__ import annotations
 
 import pytest
-
 from snapshots import RuleModules, apple_silicon
-from tfdoctor import kernels, model_probe, typed
+
+from tfdoctor.facts import typed
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.user_model import ModelFacts
+from tfdoctor.gather import user_model
+from tfdoctor.knowledge import kernels
 from tfdoctor.model import Severity
-from tfdoctor.model_facts import ModelFacts
-from tfdoctor.snapshot import Snapshot
 from tfdoctor.target import probe_stats
 
 speed_rules = RuleModules("model_speed")
@@ -33,7 +35,7 @@ def facts(doc: dict, plugin: str | None = None, gpus=("/physical_device:GPU:0",)
     doc = {"source": {"kind": "preset", "spec": "attention", "workload": True}, "complete": True,
            "stage": "done", "gpus": list(gpus),
            "inputs": [{"name": "tokens", "shape": [8, 32, 64], "dtype": "float32"}], **doc}
-    return model_probe.facts_from_document(doc, plugin)
+    return user_model.facts_from_document(doc, plugin)
 
 
 def op(name, dtype="float32", layer="dense", graph="inference", gpu_kernel=None):
@@ -207,7 +209,7 @@ def test_the_cudnn_lstm_is_the_root_cause_of_the_missing_kernel():
 
 def test_what_the_budget_left_unmeasured_is_said_not_judged():
     # MobileNetV2 at batch 8 with --budget 30 on a busy 2-core machine (benchmarks/
-    # model_probe.py): the first training call on the GPU took 16.8 s, the timings were skipped.
+    # user_model.py): the first training call on the GPU took 16.8 s, the timings were skipped.
     skipped = {"skipped": "budget"}
     doc = {"speed": {"inference": {"/CPU:0": skipped, "/GPU:0": skipped},
                      "train_step": {"/CPU:0": skipped, "/GPU:0": skipped}, "verdicts": {}},

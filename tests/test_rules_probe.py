@@ -12,16 +12,24 @@ import json
 import statistics
 
 import pytest
-
 from snapshots import RuleModules, apple_silicon
-from tfdoctor import typed, verdict
-from tfdoctor.apple_gpus import GPUS, SOURCES, chip_name, lookup
-from tfdoctor.childproc import ChildResult
+
+from tfdoctor.child.process import ChildResult
+from tfdoctor.derived import probe_verdicts
+from tfdoctor.facts import typed
+from tfdoctor.facts.probes import (
+    ProbeAgreement,
+    ProbeConfig,
+    ProbeCurrent,
+    ProbeFacts,
+    ProbeRun,
+    ProbeTiming,
+    from_document,
+)
+from tfdoctor.facts.snapshot import HostFacts, Snapshot, TargetOutcome
+from tfdoctor.gather.probes import facts_from_child
+from tfdoctor.knowledge.apple_gpus import GPUS, SOURCES, chip_name, lookup
 from tfdoctor.model import Severity
-from tfdoctor.probe_facts import (ProbeAgreement, ProbeConfig, ProbeCurrent, ProbeFacts, ProbeRun,
-                                  ProbeTiming, from_document)
-from tfdoctor.probe_runner import facts_from_child
-from tfdoctor.snapshot import HostFacts, Snapshot, TargetOutcome
 from tfdoctor.target import probe_stats
 from tfdoctor.target.probe_stats import FASTER, SLOWER, UNCLEAR, compare, mann_whitney
 
@@ -119,7 +127,7 @@ def test_quartiles_and_summary():
 
 def test_verdict_uses_the_probes_own_decision_rule():
     # The child decides whether to retry at a larger size with the same function.
-    assert verdict.compare is probe_stats.compare
+    assert probe_verdicts.compare is probe_stats.compare
 
 
 # --- recorded timing sets --------------------------------------------------------------------
@@ -457,8 +465,8 @@ def test_apple_gpu_table():
 
 
 def test_from_runtime_child():
-    from tfdoctor.probe_facts import from_runtime
-    from tfdoctor.runtime_facts import RuntimeFacts
+    from tfdoctor.facts.probes import from_runtime
+    from tfdoctor.facts.runtime import RuntimeFacts
 
     partial = typed.to_plain(facts(run("matmul", "CPU:0", 1024, CPU_10), complete=False,
                                    current=ProbeCurrent("conv", "GPU:0", 32, "warmup")))
@@ -480,7 +488,7 @@ def test_from_runtime_child():
 
 
 def test_resolve_config():
-    from tfdoctor.target.workloads import DEFAULT_SIZE, resolve_config
+    from tfdoctor.target.probe_config import DEFAULT_SIZE, resolve_config
 
     check = resolve_config({"preset": "check"})
     assert (check["repeats"], check["budget_s"], check["workloads"]) == (6, 6.0, ["matmul", "conv", "train"])
@@ -497,7 +505,7 @@ def test_resolve_config():
 
 def test_gpu_only_probe_without_a_gpu_says_so():
     """`tfdoctor probe --device gpu` where TensorFlow lists no GPU: nothing is measured, and the
-    report must still say why there is no verdict."""
+    report must still say why there is no probe_verdicts."""
     f = facts(devices=())
     f.config.devices = "gpu"
     (finding,) = probes_check.run(snapshot(f))

@@ -11,13 +11,13 @@ import subprocess
 import sys
 
 import pytest
-
 from snapshots import RuleModules, apple_silicon, linux_cpu, snap
-from tfdoctor import typed
-from tfdoctor.childproc import ChildResult
-from tfdoctor.runtime import CHILD, child_env, facts_from_child
-from tfdoctor.runtime_facts import RuntimeFacts
-from tfdoctor.snapshot import Snapshot
+
+from tfdoctor.child.process import ChildResult
+from tfdoctor.facts import typed
+from tfdoctor.facts.runtime import RuntimeFacts
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.gather.runtime import CHILD, child_env, facts_from_child
 
 check = RuleModules("runtime_import", "runtime_crash", "runtime_devices")
 
@@ -69,7 +69,7 @@ def codes(findings):
 
 def import_error(message: str, type_: str = "tensorflow.python.framework.errors_impl.NotFoundError",
                  stage: str = "done", **extra) -> dict:
-    from tfdoctor.logparse import parse
+    from tfdoctor.logtext.stderr import parse
 
     events = typed.to_plain(parse(message).events)
     return {"outcome": "import-error", "stage": stage, "python": PY,
@@ -179,7 +179,7 @@ def test_every_code_is_documented_and_explainable():
 
 
 def test_runtime_outcome_names_are_known():
-    from tfdoctor.runtime_facts import OUTCOMES
+    from tfdoctor.facts.runtime import OUTCOMES
 
     for outcome in OUTCOMES:
         findings = runtime_findings(snap(linux_cpu(runtime={"outcome": outcome, "tf_version": "2.19.1",
@@ -223,7 +223,7 @@ _MUTATIONS = [(i, p) for i, base in enumerate(_BASES) for p in _paths(base)]
 def test_mutated_runtime_facts_load_or_fail_clearly_and_never_crash_the_check(which, value, delete):
     import copy
 
-    from tfdoctor.snapshot import SnapshotError
+    from tfdoctor.facts.snapshot import SnapshotError
 
     index, trail = _MUTATIONS[which]
     runtime = copy.deepcopy(_BASES[index])
@@ -245,7 +245,7 @@ def test_mutated_runtime_facts_load_or_fail_clearly_and_never_crash_the_check(wh
 
 def test_runtime_facts_fit_the_generated_snapshot_schema():
     jsonschema = pytest.importorskip("jsonschema")
-    from tfdoctor.schemas import snapshot_schema
+    from tfdoctor.render.schemas import snapshot_schema
 
     for runtime in _BASES:
         data = json.loads(json.dumps(mac(runtime).to_dict()))

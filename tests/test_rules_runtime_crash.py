@@ -11,10 +11,11 @@ from pathlib import Path
 
 from snapshots import RuleModules, linux_cpu, snap
 from test_rules_runtime import METAL, PY, SITE, child, codes, doc, mac
-from tfdoctor import typed
-from tfdoctor.engine import diagnose
-from tfdoctor.runtime import facts_from_child
-from tfdoctor.snapshot import Snapshot
+
+from tfdoctor.engine.diagnose import diagnose
+from tfdoctor.facts import typed
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.gather.runtime import facts_from_child
 
 check = RuleModules("runtime_import", "runtime_crash", "runtime_devices")
 SCENARIOS = Path(__file__).parent / "scenarios"
@@ -120,7 +121,7 @@ def test_a_result_that_is_not_the_childs_document_is_bad_output():
 def test_this_module_never_speaks_for_an_import_that_raised():
     """NumPy's ABI error printed before a SIGABRT (tensorflow/tensorflow#23346) is runtime.numpy-abi,
     checks/runtime_import.py's: this module yields, though the child was killed."""
-    from tfdoctor.logparse import parse
+    from tfdoctor.logtext.stderr import parse
 
     stderr = "RuntimeError: module compiled against API version 0xc but this version of numpy is 0xb\n"
     rt = {"outcome": "signal", "signal": "SIGABRT", "stage": "importing",

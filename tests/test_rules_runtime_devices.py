@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from snapshots import RuleModules, apple_silicon, linux_cpu, merge, snap
 from test_rules_runtime import HEALTHY_MAC, PY, codes, mac
-from tfdoctor.engine import diagnose
+
+from tfdoctor.engine.diagnose import diagnose
 from tfdoctor.model import Severity
 
 check = RuleModules("runtime_import", "runtime_crash", "runtime_devices")

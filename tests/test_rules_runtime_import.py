@@ -12,7 +12,8 @@ from pathlib import Path
 
 from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, snap
 from test_rules_runtime import METAL, PY, SITE, codes, import_error, mac
-from tfdoctor import typed
+
+from tfdoctor.facts import typed
 from tfdoctor.model import Severity
 
 check = RuleModules("runtime_import", "runtime_crash", "runtime_devices")
@@ -75,7 +76,7 @@ def test_library_arch_mismatch_on_mac():
 def test_numpy_abort_is_numpy_not_a_generic_crash():
     """Old TensorFlow + older NumPy aborts in bfloat16.cc after numpy's RuntimeError
     (tensorflow/tensorflow#23346)."""
-    from tfdoctor.logparse import parse
+    from tfdoctor.logtext.stderr import parse
 
     stderr = ("RuntimeError: module compiled against API version 0xc but this version of numpy is 0xb\n"
               "ImportError: numpy.core.multiarray failed to import\n"
@@ -107,8 +108,9 @@ def test_numpy_pin_is_read_for_this_python():
     """tensorflow 2.16/2.17 pin numpy by Python version (reference records: '>=1.23.5' below
     3.12, '>=1.26.0' from 3.12): the fix must use the line for the diagnosed interpreter."""
     from snapshots import _pkg, apple_silicon, snap
+
+    from tfdoctor.advice.installs import tf_requirement
     from tfdoctor.derived import derive
-    from tfdoctor.recommend import tf_requirement
 
     def _requires(s, name):
         return tf_requirement(s, derive(s), name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, snap
+
 from tfdoctor.model import Severity
 
 target = RuleModules("target")

@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
+from faults import BY_NAME, FAULTS, PIDFILE_VAR, alive, make_fake_env, read_pids
 from rich.console import Console
 
-from faults import BY_NAME, FAULTS, PIDFILE_VAR, alive, make_fake_env, read_pids
-from tfdoctor.runtime import gather_runtime
+from tfdoctor.gather.runtime import gather_runtime
 
 CODE_IN_TEXT = re.compile(r"\((runtime\.[a-z-]+)\)")
 
@@ -128,7 +128,7 @@ def test_hang_kills_the_whole_group_and_dumps_the_stack(tmp_path, monkeypatch):
 def test_hang_with_probes_on_still_dumps_the_stack(tmp_path):
     """With the speed probes asked for (the default `check`), the child's hard limit is longer,
     but a hang before the probes is killed at --timeout and must still say where it hung."""
-    from tfdoctor.runtime import inspect
+    from tfdoctor.gather.runtime import inspect
 
     python = make_fake_env(tmp_path, BY_NAME["hang"])
     started = time.monotonic()

@@ -1,12 +1,12 @@
-"""tfdoctor.logparse: TensorFlow's stderr and import errors into facts, on the real texts (each
+"""tfdoctor.logtext.stderr: TensorFlow's stderr and import errors into facts, on the real texts (each
 pattern carries the real line it was written against, and where that line comes from)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tfdoctor import logparse
-from tfdoctor.logparse import PATTERNS, parse
+from tfdoctor.logtext import stderr
+from tfdoctor.logtext.stderr import PATTERNS, parse
 
 # Real stderr of a tensorflow-metal import and first fit on an M1 Pro (tensorflow/tensorflow#50196).
 METAL_LOG = """\
@@ -147,7 +147,7 @@ def test_hang_dump_is_a_timeout():
 def test_mac_plugin_symbol_error_names_library_and_symbol():
     facts = parse(MAC_SYMBOL)
     assert facts.first("symbol-not-found").fields["symbol"] == "_TF_AssignUpdateVariable"
-    assert logparse.library_in_error(facts).endswith("tensorflow-plugins/libmetal_plugin.dylib")
+    assert stderr.library_in_error(facts).endswith("tensorflow-plugins/libmetal_plugin.dylib")
     flat = parse("NotFoundError: dlopen(/u/site-packages/tensorflow-plugins/libmetal_plugin.dylib, "
                  "0x0006): symbol not found in flat namespace '_TF_AllocateOutput'")
     assert flat.first("symbol-not-found").fields["symbol"] == "_TF_AllocateOutput"
@@ -177,8 +177,8 @@ def test_arch_mismatch_variants():
 def test_bounded_on_floods():
     flood = "2026-01-01 00:00:00.000000: W x.cc:1] Could not load dynamic library 'libx.so'; dlerror: nope\n" * 5000
     facts = parse(flood)
-    assert len(facts.events) <= logparse.MAX_EVENTS
-    assert sum(1 for e in facts.events if e.kind == "dynamic-library") <= logparse.MAX_PER_KIND
+    assert len(facts.events) <= stderr.MAX_EVENTS
+    assert sum(1 for e in facts.events if e.kind == "dynamic-library") <= stderr.MAX_PER_KIND
     assert len(facts.library_failures) == 1
 
 
@@ -190,9 +190,9 @@ def test_empty_and_unrelated_text():
 def test_newer_metal_banner_memory_lines_behind_the_log_prefix():
     """tensorflow-metal releases of 2024 log the banner through TensorFlow's logger (quoted in
     tests/facts/mac_facts.json: M3, 16 GB)."""
-    from tfdoctor import logparse
+    from tfdoctor.logtext import stderr
 
     text = ("2024-07-01 21:13:32.032223: I metal_plugin/src/device/metal_device.cc:296] systemMemory: 16.00 GB\n"
             "2024-07-01 21:13:32.032239: I metal_plugin/src/device/metal_device.cc:313] maxCacheSize: 5.33 GB\n")
-    facts = logparse.parse(text)
+    facts = stderr.parse(text)
     assert (facts.system_memory, facts.max_cache_size) == ("16.00 GB", "5.33 GB")

@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from support import tfenv
 
 pytestmark = pytest.mark.tf
@@ -254,13 +253,13 @@ def test_fifo_in_plugins_dir_hangs_the_import_and_is_named(tf_env):
 
 CHILD_ONLY_KEYS = {"schema", "complete", "pid", "python", "probes"}
 """Keys of the runtime child's document about the run itself (python is its version; the parent
-records the interpreter's path), or mapped elsewhere (probes: tfdoctor.probe_facts)."""
+records the interpreter's path), or mapped elsewhere (probes: tfdoctor.facts.probes)."""
 
 
 def test_every_runtime_fact_has_a_field_and_the_env_is_an_allowlist(tf_python, tmp_path):
     from test_collector import unmapped_keys
 
-    from tfdoctor.runtime_facts import RuntimeFacts
+    from tfdoctor.facts.runtime import RuntimeFacts
 
     out = tmp_path / "result.json"
     env = tfenv.tf_subprocess_env(extra={"TF_VAR_db_password": "hunter2",

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, assert_no_traceback, run_tfdoctor
 
 SCENARIOS = REPO / "tests" / "scenarios"

@@ -12,7 +12,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from simgpu import build as simgpu_build
 from support import tfenv
 

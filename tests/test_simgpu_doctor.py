@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import assert_no_traceback, CliRun
+from conftest import CliRun, assert_no_traceback
 from simgpu import build as simgpu_build
 from support import tfenv
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import assert_no_traceback, run_tfdoctor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import assert_no_traceback, run_tfdoctor
 from snapshots import apple_silicon, linux_cpu
-from tfdoctor.redact import Identity
-from tfdoctor.schemas import snapshot_schema
-from tfdoctor.snapshot import SCHEMA_VERSION, Snapshot, SnapshotError
-from tfdoctor.snapshot_io import read_snapshot, redact_snapshot
+
+from tfdoctor.facts.snapshot import SCHEMA_VERSION, Snapshot, SnapshotError
+from tfdoctor.gather.snapshot_files import read_snapshot, redact_snapshot
+from tfdoctor.render.schemas import snapshot_schema
+from tfdoctor.sanitize.redact import Identity
 
 STATIC = ("--no-runtime", "--no-probes")
 
@@ -184,7 +184,7 @@ def test_mutated_real_snapshot_loads_or_names_the_field(index, replacement, dele
         assert "snapshot" in str(exc)
     else:
         # whatever loads must also survive every check
-        from tfdoctor.engine import diagnose
+        from tfdoctor.engine.diagnose import diagnose
 
         crashed = [f for f in diagnose(snap).findings if f.code == "check.crashed"]
         assert not crashed, crashed[0].evidence
@@ -201,6 +201,6 @@ def test_diagnose_reads_a_check_json_report(tmp_path):
 
 def test_redaction_keeps_other_homes_that_share_a_prefix_apart():
     who = Identity(home="/Users/al", user="al", host="box")
-    from tfdoctor.redact import redact
+    from tfdoctor.sanitize.redact import redact
 
     assert redact("/Users/al/venv and /Users/alice/venv", who) == "~/venv and /Users/<user>/venv"

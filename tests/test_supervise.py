@@ -1,4 +1,4 @@
-"""tfdoctor/supervise.py (`tfdoctor run`): real subprocesses that print, fail, die of signals,
+"""tfdoctor/gather/supervised_run.py (`tfdoctor run`): real subprocesses that print, fail, die of signals,
 ignore SIGTERM past the timeout, do not exist, leave grandchildren behind; signals forwarded;
 output passed through live and recorded bounded; and a real TensorFlow run with placement logged."""
 
@@ -17,10 +17,11 @@ import jsonschema
 import psutil
 import pytest
 
-from tfdoctor import log_facts, supervise
-from tfdoctor.redact import Identity
-from tfdoctor.schemas import snapshot_schema
-from tfdoctor.snapshot import Snapshot
+from tfdoctor.logtext import keep
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.gather import supervised_run
+from tfdoctor.render.schemas import snapshot_schema
+from tfdoctor.sanitize.redact import Identity
 
 PY = sys.executable
 
@@ -33,7 +34,7 @@ def script(tmp_path: Path, body: str, name: str = "child.py") -> list[str]:
 
 def run(argv: list[str], **kwargs):
     out, err = io.BytesIO(), io.BytesIO()
-    result = supervise.run(argv, stdout=out, stderr=err, **kwargs)
+    result = supervised_run.run(argv, stdout=out, stderr=err, **kwargs)
     return result, out.getvalue(), err.getvalue()
 
 
@@ -162,7 +163,7 @@ def test_recording_is_bounded_but_output_is_whole(tmp_path):
 
 
 def test_placement_lines_are_counted_not_recorded():
-    recorder = supervise._Recorder(1 << 20)
+    recorder = supervised_run._Recorder(1 << 20)
     recorder.feed(b"2026-11-23 13:10:41.011674: I tensorflow/core/common_runtime/placer.cc:172] "
                   b"MatMul(MatMul) placed on: /job:localhost/replica:0/task:0/device:GPU:0\n"
                   b"Executing op Einsum in device /job:localhost/replica:0/task:0/device:CPU:0\n"
@@ -194,7 +195,7 @@ def test_real_tensorflow_with_placement_logged(tmp_path):
     ops = {p.op for p in facts.cpu_ops}
     assert {"MatMul", "Relu"} <= ops or {"_MklMatMul", "Relu"} <= ops, ops
     assert b"placed on:" not in result.recorded and b"placed on:" in err  # passed through, not kept
-    log = log_facts.from_bytes(result.recorded, "run: train.py", identity=Identity("/home/x", "x", "h"))
+    log = keep.from_bytes(result.recorded, "run: train.py", identity=Identity("/home/x", "x", "h"))
     assert log.lines > 0 and not log.error
 
 
@@ -229,7 +230,7 @@ def test_simulated_gpu_run_shows_which_ops_fell_back_to_the_cpu(tmp_path):
     assert "MatMul" in {p.op for p in facts.gpu_ops} and "Einsum" in {p.op for p in facts.cpu_ops}
     s = snap(apple_silicon())
     s.run = facts
-    s.log = log_facts.from_bytes(result.recorded, "run: step.py", identity=Identity("/home/x", "x", "h"))
+    s.log = keep.from_bytes(result.recorded, "run: step.py", identity=Identity("/home/x", "x", "h"))
     plain = s.to_dict()
     jsonschema.validate(plain, snapshot_schema())
     assert Snapshot.from_dict(plain).run.gpu_ops == facts.gpu_ops
@@ -270,5 +271,5 @@ def test_scripts_in_the_command_are_found_for_lint(tmp_path):
     notebook = tmp_path / "nb.ipynb"
     notebook.write_text("{}", encoding="utf-8")
     argv = ["python", "-u", str(train), "--data", str(tmp_path / "missing.py"), str(notebook)]
-    assert supervise.scripts_in(argv) == [str(train), str(notebook)]
-    assert supervise.scripts_in(["python", "-m", "mypkg.train"]) == []
+    assert supervised_run.scripts_in(argv) == [str(train), str(notebook)]
+    assert supervised_run.scripts_in(["python", "-m", "mypkg.train"]) == []

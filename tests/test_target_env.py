@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import assert_no_traceback, run_tfdoctor
-from tfdoctor.gather import TARGET_DIR, TargetNotFound, gather_static
-from tfdoctor.target import collector_core as core
 from test_collector import make_venv
+
+from tfdoctor.gather.static import TARGET_DIR, TargetNotFound, gather_static
+from tfdoctor.target import collector_core as core
 
 HANG = "import time; time.sleep(120)\n"
 
@@ -195,7 +195,7 @@ def test_rm_as_python_is_a_finding_not_a_deletion():
 def test_runtime_child_that_removes_the_temp_dir_is_not_called_unstartable(tmp_path):
     """A `tensorflow` package whose import deletes the directory of the child's result file
     (and of the script it runs): the interpreter did start, so never "not-started"."""
-    from tfdoctor.runtime import gather_runtime
+    from tfdoctor.gather.runtime import gather_runtime
 
     python, site = make_venv(tmp_path / "env")
     (site / "tensorflow").mkdir()

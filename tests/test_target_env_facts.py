@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tfdoctor.fixes import pip, python_cmd
-from tfdoctor.gather import TARGET_DIR, choose_target, gather_static
-from tfdoctor import typed
-from tfdoctor.snapshot import ParentProcess, PythonFacts, Snapshot, TargetOutcome
 from test_collector import make_venv
+
+from tfdoctor.advice.commands import pip, python_cmd
+from tfdoctor.facts import typed
+from tfdoctor.facts.snapshot import ParentProcess, PythonFacts, Snapshot, TargetOutcome
+from tfdoctor.gather.static import TARGET_DIR, choose_target, gather_static
 
 
 def load_collector():

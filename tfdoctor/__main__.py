@@ -1,6 +1,6 @@
 """Let `python -m tfdoctor` behave exactly like the `tfdoctor` command."""
 
-from tfdoctor.cli import main
+from tfdoctor.cli.main import main
 
 if __name__ == "__main__":
     main()

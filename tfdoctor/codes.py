@@ -7,7 +7,6 @@ tests/test_rule_contract.py keeps this list and the declared rules equal.
 
 from __future__ import annotations
 
-
 # arch.*
 ARCH_BINARIES_MATCH = "arch.binaries-match"
 ARCH_CONDA_OSX_64 = "arch.conda-osx-64"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 if TYPE_CHECKING:
     from tfdoctor.derived import Derived
-    from tfdoctor.snapshot import Snapshot
+    from tfdoctor.facts.snapshot import Snapshot
 
 
 class Severity(str, enum.Enum):

@@ -34,14 +34,30 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (test
 
 import macho  # noqa: E402
 from binary_index import (  # noqa: E402,F401  (names tests and callers import from here)
-    _WHEEL, FIRST_TF, INDEX, PYTHON_PREFERENCE, Fetcher, WheelRef, _version_key, index_wheels, pick)
+    _WHEEL,
+    FIRST_TF,
+    INDEX,
+    PYTHON_PREFERENCE,
+    Fetcher,
+    WheelRef,
+    _version_key,
+    index_wheels,
+    pick,
+)
 from binary_load import (  # noqa: E402,F401
-    LOAD_METHOD, PLUGIN_PATH, SYSTEM_PREFIXES, TENSORFLOW_SYMBOL, Image, LoadResult, check_load,
-    exported_through, resolve_library, wanted_symbols)
-from binary_sections import (  # noqa: E402,F401
-    LIST_LIMIT, PluginRead, build_kernels, build_load_check, tf_key, write_sections)
-from binary_zip import (  # noqa: E402,F401
-    Member, WheelRead, central_directory, member_stream, read_image, read_wheel)
+    LOAD_METHOD,
+    PLUGIN_PATH,
+    SYSTEM_PREFIXES,
+    TENSORFLOW_SYMBOL,
+    Image,
+    LoadResult,
+    check_load,
+    exported_through,
+    resolve_library,
+    wanted_symbols,
+)
+from binary_sections import LIST_LIMIT, PluginRead, build_kernels, build_load_check, tf_key, write_sections  # noqa: E402,F401
+from binary_zip import Member, WheelRead, central_directory, member_stream, read_image, read_wheel  # noqa: E402,F401
 
 REPO = Path(__file__).resolve().parents[1]
 

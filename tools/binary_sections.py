@@ -100,7 +100,7 @@ def _min_macos(images: list[Image]) -> str | None:
 
 
 def build_kernels(plugins: list[PluginRead]) -> dict[str, Any]:
-    """The `metal_kernels` section (format: tfdoctor/kernels.py): the newest release whole,
+    """The `metal_kernels` section (format: tfdoctor/knowledge/kernels.py): the newest release whole,
     each older one as its differences from the next newer one."""
     import metal_kernels
 

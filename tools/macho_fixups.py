@@ -13,7 +13,17 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING
 
-from macho_base import LC_DYLD_CHAINED_FIXUPS, LC_DYLD_INFO, LC_DYLD_INFO_ONLY, Bind, Import, MachOError, Segment, sleb128, uleb128
+from macho_base import (
+    LC_DYLD_CHAINED_FIXUPS,
+    LC_DYLD_INFO,
+    LC_DYLD_INFO_ONLY,
+    Bind,
+    Import,
+    MachOError,
+    Segment,
+    sleb128,
+    uleb128,
+)
 
 if TYPE_CHECKING:
     from macho import MachO

@@ -10,7 +10,18 @@ from __future__ import annotations
 
 import struct
 
-from macho_base import EXPORT_REEXPORT, N_ABS, N_EXT, N_INDR, N_PEXT, N_SECT, N_STAB, N_TYPE, MachOError, uleb128
+from macho_base import (
+    EXPORT_REEXPORT,
+    N_ABS,
+    N_EXT,
+    N_INDR,
+    N_PEXT,
+    N_SECT,
+    N_STAB,
+    N_TYPE,
+    MachOError,
+    uleb128,
+)
 
 
 def parse_nlist(data: bytes, symoff: int, nsyms: int, stroff: int, strsize: int,

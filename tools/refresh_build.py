@@ -23,9 +23,28 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (test
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from refresh_wheels import (  # noqa: E402
-    ARCHES, FIRST_TF_MINOR, KERAS_PACKAGES, ORIGIN_INDEX, PACKAGES, PIN_NAMES, TF_PACKAGES,
-    THIN_WHEEL_MAX_BYTES, TableRow, WheelInfo, is_final, is_release, keras_in_scope, macos_of, minor_of,
-    parse_table_row, same_version, span, table_lines, upload_date)
+    ARCHES,
+    FIRST_TF_MINOR,
+    KERAS_PACKAGES,
+    ORIGIN_INDEX,
+    PACKAGES,
+    PIN_NAMES,
+    TF_PACKAGES,
+    THIN_WHEEL_MAX_BYTES,
+    TableRow,
+    WheelInfo,
+    is_final,
+    is_release,
+    keras_in_scope,
+    macos_of,
+    minor_of,
+    parse_table_row,
+    same_version,
+    span,
+    table_lines,
+    upload_date,
+)
+
 
 def build_sections(wheels: Iterable[WheelInfo]) -> dict[str, Any]:
     """The wheel-derived sections of compat_matrix.json: tensorflow, tensorflow_metal,

@@ -29,8 +29,16 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (test
 
 from refresh_pip import JSON_ACCEPT, IndexFile, PipSettings, parse_index_page  # noqa: E402
 from refresh_wheels import (  # noqa: E402
-    KERAS_PACKAGES, ORIGIN_INDEX, PACKAGES, WheelInfo, WheelName, in_scope, parse_metadata, parse_wheel_name,
-    parse_wheel_tags)
+    KERAS_PACKAGES,
+    ORIGIN_INDEX,
+    PACKAGES,
+    WheelInfo,
+    WheelName,
+    in_scope,
+    parse_metadata,
+    parse_wheel_name,
+    parse_wheel_tags,
+)
 
 # ---------------------------------------------------------------------------------------------
 # network: the index pages and range reads of the wheels

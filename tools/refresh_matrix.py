@@ -44,19 +44,53 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (test
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # the parts, importable from here as before the split (tests and maintainers' scripts use them)
-from refresh_build import (  # noqa: E402,F401
-    TF_DISTRIBUTIONS, build_keras, build_sections, effective_requires)
+from refresh_build import TF_DISTRIBUTIONS, build_keras, build_sections, effective_requires  # noqa: E402,F401
 from refresh_fetch import (  # noqa: E402,F401
-    TAIL_BYTES, Http, HttpRangeFile, RangeNotSupported, ZipMember, central_members, fetch_index_files,
-    read_members_from_tail, read_wheel, wheels_from_index)
+    TAIL_BYTES,
+    Http,
+    HttpRangeFile,
+    RangeNotSupported,
+    ZipMember,
+    central_members,
+    fetch_index_files,
+    read_members_from_tail,
+    read_wheel,
+    wheels_from_index,
+)
 from refresh_pip import (  # noqa: E402,F401
-    DEFAULT_INDEX, JSON_ACCEPT, IndexFile, PipSettings, parse_index_page, parse_pip_config_list,
-    pip_settings, read_pip_settings)
+    DEFAULT_INDEX,
+    JSON_ACCEPT,
+    IndexFile,
+    PipSettings,
+    parse_index_page,
+    parse_pip_config_list,
+    pip_settings,
+    read_pip_settings,
+)
 from refresh_wheels import (  # noqa: E402,F401
-    ARCHES, FIRST_KERAS, FIRST_TF_MINOR, KERAS_PACKAGES, ORIGIN_FILENAMES, ORIGIN_INDEX, ORIGIN_RECORDS,
-    PACKAGES, PIN_NAMES, TF_PACKAGES, THIN_WHEEL_MAX_BYTES, Metadata, TableRow, WheelInfo, WheelName,
-    in_scope, parse_metadata, parse_table_row, parse_wheel_name, parse_wheel_tags, table_lines,
-    tag_disagreements)
+    ARCHES,
+    FIRST_KERAS,
+    FIRST_TF_MINOR,
+    KERAS_PACKAGES,
+    ORIGIN_FILENAMES,
+    ORIGIN_INDEX,
+    ORIGIN_RECORDS,
+    PACKAGES,
+    PIN_NAMES,
+    TF_PACKAGES,
+    THIN_WHEEL_MAX_BYTES,
+    Metadata,
+    TableRow,
+    WheelInfo,
+    WheelName,
+    in_scope,
+    parse_metadata,
+    parse_table_row,
+    parse_wheel_name,
+    parse_wheel_tags,
+    table_lines,
+    tag_disagreements,
+)
 
 WHEEL_SECTIONS = ("tensorflow", "tensorflow_metal", "apple_table", "keras_packages")
 """The sections of compat_matrix.json this tool owns; every other one is hand-curated."""

@@ -17,7 +17,7 @@ SCENARIO = REPO / "tests" / "scenarios" / "rosetta_homebrew_usr_local.json"
 
 
 def main() -> None:
-    from tfdoctor.registry import load_registry
+    from tfdoctor.engine.registry import load_registry
     from tfdoctor.render.listing import markdown_table
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")

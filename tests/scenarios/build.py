@@ -12,9 +12,9 @@ from tfdoctor's output, and `expected_root_causes` is decided from the situation
 (`tfdoctor explain CODE`), not by running tfdoctor.
 
 The snapshot documents are what `tfdoctor collect` writes: the builders give the facts, and the
-model (tfdoctor.snapshot.Snapshot) fills in every field, so each file validates against
+model (tfdoctor.facts.snapshot.Snapshot) fills in every field, so each file validates against
 `tfdoctor schema snapshot`. Runtime facts are assembled the way the parent process assembles them
-from the child: TensorFlow's stderr (quoted) is read by tfdoctor.logparse, the same reader a real
+from the child: TensorFlow's stderr (quoted) is read by tfdoctor.logtext.stderr, the same reader a real
 run uses; outcome, stage and the child's result fields are written here by hand.
 """
 
@@ -27,8 +27,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tfdoctor import logparse, typed
-from tfdoctor.snapshot import Snapshot
+from tfdoctor.facts import typed
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.logtext import stderr
 from tfdoctor.target import probe_stats
 
 HERE = Path(__file__).resolve().parent
@@ -399,8 +400,8 @@ def keras2(version: str, optimizer: str) -> dict[str, Any]:
 
 
 def parsed(text: str) -> dict[str, Any]:
-    """What tfdoctor.logparse reads from `text` (stderr, or an exception's message), as plain data."""
-    return typed.to_plain(logparse.parse(text))
+    """What tfdoctor.logtext.stderr reads from `text` (stderr, or an exception's message), as plain data."""
+    return typed.to_plain(stderr.parse(text))
 
 
 def runtime_ok(py: dict[str, Any], tf_version: str, *, gpu: bool = True, metal_site: str | None = None,
@@ -441,7 +442,7 @@ def runtime_import_error(py: dict[str, Any], exc_type: str, message: str, traceb
                          stderr: list[str] = (), chain: list[str] = (),
                          metal_site: str | None = None) -> dict[str, Any]:
     """`import tensorflow` raised in the child (which still wrote its result and exited 0);
-    the parent reads the message and its chain with tfdoctor.logparse, as tfdoctor.runtime does."""
+    the parent reads the message and its chain with tfdoctor.logtext.stderr, as tfdoctor.gather.runtime does."""
     events = parsed("\n".join([message, *chain]))["events"]
     plugins = ([{"path": f"{metal_site}/tensorflow-plugins/libmetal_plugin.dylib",
                  "source": "tensorflow-plugins", "exists": True, "size": 3_124_416}]

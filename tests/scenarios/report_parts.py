@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tfdoctor import snapshot as snapshot_model
+from tfdoctor.facts import snapshot as snapshot_model
 
 DARWIN_MORE = {"11.0.1": "20.1.0", "11.4": "20.5.0", "11.6": "20.6.0", "12.1": "21.2.0",
                "12.3.1": "21.4.0", "12.6.1": "21.6.0", "13.0.1": "22.1.0", "13.1": "22.2.0", "13.0": "22.1.0", "13.2.1": "22.3.0", "13.5": "22.6.0",

@@ -27,11 +27,11 @@ from typing import Any
 
 import jsonschema
 
-from tfdoctor.engine import diagnose
+from tfdoctor.engine.diagnose import diagnose
+from tfdoctor.engine.registry import load_registry
+from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Severity
-from tfdoctor.registry import load_registry
-from tfdoctor.schemas import snapshot_schema
-from tfdoctor.snapshot import Snapshot
+from tfdoctor.render.schemas import snapshot_schema
 
 HERE = Path(__file__).resolve().parent
 ENVELOPE = ("title", "source", "basis", "expected_root_causes", "healthy", "snapshot")
@@ -119,7 +119,7 @@ class Score:
 
 def known_codes(registry: Any = None) -> set[str]:
     """Every finding code the engine and the registered rules (and third-party checks) can produce."""
-    from tfdoctor.engine import ENGINE_CODES
+    from tfdoctor.engine.diagnose import ENGINE_CODES
 
     registry = load_registry() if registry is None else registry
     codes = set(ENGINE_CODES) | {rule.code for rule in registry.rules}

@@ -20,9 +20,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tfdoctor", "target"))
 
-import tensorflow as tf  # noqa: E402
-
 import model_measure  # noqa: E402
+import tensorflow as tf  # noqa: E402
 from model_state import Budget  # noqa: E402
 
 N = int(os.environ.get("ASYNC_TIMING_N", "640"))

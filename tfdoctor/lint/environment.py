@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfdoctor.facts.versions import parse_version
 from tfdoctor.lint.model import LintEnv
-from tfdoctor.versions import parse_version
 
 LEGACY_TRUE = ("true", "True", "1")
 """TF_USE_LEGACY_KERAS values TensorFlow honours (tensorflow/python/util/lazy_loader.py of
@@ -25,7 +25,7 @@ def keras_major(tensorflow: str | None, tf_keras_installed: bool, use_legacy_ker
 
 
 def from_snapshot(snapshot: Any) -> LintEnv:
-    """LintEnv of a tfdoctor.snapshot.Snapshot (TensorFlow distribution with code, metal plugin,
+    """LintEnv of a tfdoctor.facts.snapshot.Snapshot (TensorFlow distribution with code, metal plugin,
     Keras from tf-keras and TF_USE_LEGACY_KERAS)."""
     tensorflow = None
     for dist in snapshot.tensorflow_distributions():

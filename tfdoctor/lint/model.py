@@ -11,7 +11,7 @@ import ast
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable
 
-from tfdoctor.versions import parse_version
+from tfdoctor.facts.versions import parse_version
 
 SEVERITIES = ("info", "warning", "error")
 

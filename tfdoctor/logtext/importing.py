@@ -1,6 +1,6 @@
 """Signatures of `import tensorflow` failing: the wrong CPU, the wrong plugin, the wrong NumPy.
 
-Where tfdoctor.logparse already reads the same text from the runtime child, its pattern is used
+Where tfdoctor.logtext.stderr already reads the same text from the runtime child, its pattern is used
 here as it is (`logparse_regex`), so a message is recognised the same way in both places.
 """
 
@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 
-from tfdoctor import logparse
+from tfdoctor.logtext import stderr
 from tfdoctor.logtext.signature import Fields, Signature, sig
 
 
 def logparse_regex(kind: str, nth: int = 0) -> re.Pattern[str]:
-    """The `nth` pattern of that kind in tfdoctor.logparse.PATTERNS."""
-    return [p.regex for p in logparse.PATTERNS if p.kind == kind][nth]
+    """The `nth` pattern of that kind in tfdoctor.logtext.stderr.PATTERNS."""
+    return [p.regex for p in stderr.PATTERNS if p.kind == kind][nth]
 
 
 def _plugin(fields: Fields) -> Fields:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import codecs
 import io
 import os
-import stat
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from typing import BinaryIO

@@ -1,4 +1,7 @@
-"""Ways to show a report: text for a terminal, markdown for a bug report, JSON for scripts.
+"""Stage: show a report. Takes a Report (with the derived facts it was made from) and gives
+text for a terminal (text.py), markdown for a bug report (markdown.py), JSON with its schema
+(schemas.py), one line per snapshot (summary.py), and the views of the other commands (matrix,
+ops, lint, run, list-checks). Rendering reads the report; it never derives facts again.
 
 `render` is the one entry point the commands use; every format writes to the console it is given
 (JSON and markdown as plain text to its file), and each format's module is imported only when used,
@@ -13,7 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from tfdoctor.model import Severity
-    from tfdoctor.report import Report
+    from tfdoctor.report.diagnosis import Report
 
 FORMATS = ("text", "json", "markdown")
 
@@ -25,7 +28,7 @@ def render(report: "Report", fmt: str, out: "Console", *, verbose: bool = False,
 
     fail_on = fail_on or Severity.ERROR
     if fmt == "json":
-        from tfdoctor.typed import json_text
+        from tfdoctor.facts.typed import json_text
 
         out.file.write(json_text(report.to_dict(fail_on), indent=2) + "\n")
     elif fmt == "markdown":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfdoctor.model import Severity
-from tfdoctor.report import Report
+from tfdoctor.report.diagnosis import Report
 
 MARKS = {Severity.OK: "✓", Severity.INFO: "-", Severity.WARNING: "!", Severity.ERROR: "✗"}
 """flutter doctor's marks, with "-" for information that is neither fine nor a problem."""

@@ -8,8 +8,8 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
-from tfdoctor.engine import areas
-from tfdoctor.registry import Registry
+from tfdoctor.engine.diagnose import areas
+from tfdoctor.engine.registry import Registry
 
 
 def listing(registry: Registry) -> dict:
@@ -45,7 +45,7 @@ def render_listing(registry: Registry, as_json: bool, out: Console, err: Console
 def markdown_table(registry: Registry) -> str:
     """The README's table of codes, made from the rules' own documentation (a test keeps the
     README equal to it, so the two cannot drift)."""
-    from tfdoctor.engine import ENGINE_CODES
+    from tfdoctor.engine.diagnose import ENGINE_CODES
 
     rows = ["| code | severity | title |", "|---|---|---|"]
     for area in areas(registry):

@@ -12,11 +12,11 @@ import re
 from typing import Any, Iterable
 
 from tfdoctor import __version__
+from tfdoctor.facts.typed import clean_text, json_text
 from tfdoctor.model import Severity
-from tfdoctor.redact import Identity, redact
 from tfdoctor.render.common import MARKS, summary_line, target_line
-from tfdoctor.report import Report
-from tfdoctor.typed import clean_text, json_text
+from tfdoctor.report.diagnosis import Report
+from tfdoctor.sanitize.redact import Identity, redact
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|#~&$])")
 _BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")

@@ -12,9 +12,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from tfdoctor.archnames import ARM64
-from tfdoctor.matrix import GOOD_STATUSES, CompatMatrix
-from tfdoctor.recommend import short_source
+from tfdoctor.advice.installs import short_source
+from tfdoctor.facts.archnames import ARM64
+from tfdoctor.knowledge import best_pair
+from tfdoctor.knowledge.matrix import CompatMatrix
+from tfdoctor.knowledge.records import GOOD_STATUSES
 from tfdoctor.render.common import wide
 
 
@@ -32,7 +34,7 @@ def matrix_rows(m: CompatMatrix, arch: str = ARM64) -> list[dict[str, Any]]:
     """One row per TensorFlow minor: where its code comes from on `arch`, the Pythons, the
     tensorflow-metal releases that are documented, reported to work or reported to fail with it,
     the minimum macOS (wheel tags; the plugin's with Apple's table) and the numpy/keras pins."""
-    from tfdoctor.binary_evidence import binary_check
+    from tfdoctor.knowledge.binary_evidence import binary_check
 
     binary = binary_check(arch)
     rows = []
@@ -53,7 +55,7 @@ def matrix_rows(m: CompatMatrix, arch: str = ARM64) -> list[dict[str, Any]]:
         for metal in sorted(m.metal_releases.values(), key=lambda x: Version(x.version), reverse=True):
             if arch not in metal.wheels:
                 continue
-            statuses = {r.version: m.pairing(r.version, metal.version, binary=binary).status
+            statuses = {r.version: best_pair.pairing(m, r.version, metal.version, binary=binary).status
                         for r in releases if r.code.get(arch)}
             good = set(statuses.values()) & (set(GOOD_STATUSES) | {"loads-untested"})
             made_for = key in (metal.tf_minors or ()) or key in (metal.documented_tf_minors or ()) or any(

@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
-from tfdoctor.kernels import KernelTable
+from tfdoctor.knowledge.kernels import KernelTable
 
 
 def ops_document(table: KernelTable, names: list[str], how: str) -> dict:

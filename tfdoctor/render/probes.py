@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from tfdoctor.probe_facts import ProbeFacts, ProbeRun
+from tfdoctor.facts.probes import ProbeFacts, ProbeRun
 from tfdoctor.render.common import wide
 
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
+from tfdoctor.facts.run import RunFacts
 from tfdoctor.model import Severity
-from tfdoctor.report import Report
-from tfdoctor.run_facts import RunFacts
+from tfdoctor.report.diagnosis import Report
 
 
 def render_run(facts: RunFacts, report: Report, lint, lint_env, fail_on: Severity, code: int,
                as_json: bool, out: Console) -> None:
     if as_json:
-        from tfdoctor import typed
+        from tfdoctor.facts import typed
 
         doc = {"schema": "tfdoctor-run", "exit_code": code, "run": typed.to_plain(facts),
                "lint": lint.to_dict() if lint else None, "report": report.to_dict(fail_on)}

@@ -8,9 +8,9 @@ from typing import Sequence
 from rich.console import Console
 from rich.markup import escape
 
+from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Severity
 from tfdoctor.render.common import MARKS
-from tfdoctor.typed import json_text
 
 
 def render_summary(reports: Sequence[tuple], fmt, threshold: Severity, console: Console) -> None:

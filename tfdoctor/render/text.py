@@ -8,10 +8,10 @@ from rich.markup import escape
 from rich.text import Text
 
 from tfdoctor import __version__
+from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Finding, Severity
 from tfdoctor.render.common import MARKS, summary_line, target_line
-from tfdoctor.report import Report
-from tfdoctor.typed import json_text
+from tfdoctor.report.diagnosis import Report
 
 STYLES = {Severity.OK: "green", Severity.INFO: "cyan", Severity.WARNING: "yellow",
           Severity.ERROR: "red"}

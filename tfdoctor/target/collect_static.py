@@ -8,7 +8,7 @@ read by collector_core, the rules the runtime child shares; the distributions by
 collect_packages, macOS's sysctls by collect_mac. Nothing is imported from the
 environment's own packages and nothing is changed. Each part that fails is recorded in "errors"
 and the others still run (PyTorch's collect_env says "Could not collect"; we say why). The
-document's keys are Snapshot's field names (tfdoctor.gather maps them without a key list).
+document's keys are Snapshot's field names (tfdoctor.gather.static maps them without a key list).
 Standard library only, Python 3.8+.
 """
 

@@ -11,6 +11,7 @@ import time
 
 from model_inputs import call_model
 
+
 def place(tf, device, values):
     with tf.device(device):
         return [tf.identity(v) for v in values]

@@ -5,8 +5,8 @@ the GPU and the CPU disagree, how fast each runs it, and whether memory grows st
 
 CONFIG_JSON: {"model": PATH or "module:function" or null, "workload": preset name or null,
 "batch": 8, "budget_s": 30, "train_steps": 3, "memory_steps": 12, "sweep": [batches] or null,
-"compare": true, "timing": true, "memory": true, "sys_path": [dirs]}. Run by tfdoctor.model_probe
-through tfdoctor.childproc.run_child (own process group, hard timeout). The result document is
+"compare": true, "timing": true, "memory": true, "sys_path": [dirs]}. Run by tfdoctor.gather.user_model
+through tfdoctor.child.process.run_child (own process group, hard timeout). The result document is
 rewritten atomically after every stage, so a crash or a hang still leaves what was found.
 
 Nothing is written next to the model: Keras reads `.keras`/`.h5`/SavedModel files only, and the

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-import workloads
 from model_calls import inference_fn
 from model_inputs import model_kind
+from probe_agreement import relative_error
 
 AGREE_TOL = 1e-3
 """Largest relative L2 error of a layer's output, GPU against CPU, taken as agreement: float32
@@ -22,7 +22,7 @@ bug gives 1e-2 and more (tensorflow/tensorflow#92686, #71577). Same bound as the
 
 def relative_error(tf, got, want):
     """||got - want|| / ||want|| (float64, on the CPU); None when not finite."""
-    err, finite = workloads.relative_error(tf, got, want)
+    err, finite = relative_error(tf, got, want)
     return err if finite else None
 
 

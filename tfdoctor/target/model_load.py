@@ -1,5 +1,5 @@
 """Loading the user's model: a `.keras` or `.h5` file, a SavedModel directory, a `module:function`
-that returns a model, or one of the presets (workloads.py). Every bad input (no such path, not a
+that returns a model, or one of the presets (preset_models.py). Every bad input (no such path, not a
 model, a corrupt or truncated file, custom objects that cannot be imported, a function that raises
 or returns something else, a model too big for memory) becomes an entry in "errors".
 
@@ -13,8 +13,8 @@ import importlib
 import os
 import sys
 
-import workloads
 from model_state import STATE, describe, error, is_oom
+from preset_models import model_preset
 
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -158,7 +158,7 @@ def load_from_function(tf, spec, extra_paths):
 def load(tf, cfg):
     if cfg.get("workload"):
         try:
-            return workloads.model_preset(tf, cfg["workload"]), "preset"
+            return model_preset(tf, cfg["workload"]), "preset"
         except Exception as exc:  # noqa: BLE001
             error("load", "preset-failed", describe(exc))
             return None, None

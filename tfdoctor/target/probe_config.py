@@ -3,7 +3,7 @@ presets (`tfdoctor check`, `probe`, `probe --sweep`), every configuration key wi
 and the tolerances of the agreement with the CPU.
 
 Runs inside the diagnosed interpreter: standard library only, Python 3.8+. Imported by
-workloads.py (which re-exports every name here) and by tfdoctor.probe_runner, which checks a
+workloads.py (which re-exports every name here) and by tfdoctor.gather.probes, which checks a
 configuration before it starts a child.
 """
 

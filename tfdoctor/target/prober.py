@@ -16,8 +16,7 @@ try:  # imported as part of the package tfdoctor.target (tests, tfdoctor itself)
     from . import probe_agreement, probe_stats, probe_timing
     from .probe_config import MAX_SIZE, RETRY_FACTOR, SCHEMA
     from .probe_kinds import KINDS
-    from .probe_record import (describe, finite_or_none, new_run, on_device, sanitize,
-                               short_device, text)
+    from .probe_record import describe, finite_or_none, new_run, on_device, sanitize, short_device, text
     from .probe_timing import Budget
 except ImportError:  # run as a script, or imported as a sibling (the folder on sys.path)
     import probe_agreement  # type: ignore[no-redef]
@@ -25,8 +24,7 @@ except ImportError:  # run as a script, or imported as a sibling (the folder on 
     import probe_timing  # type: ignore[no-redef]
     from probe_config import MAX_SIZE, RETRY_FACTOR, SCHEMA  # type: ignore[no-redef]
     from probe_kinds import KINDS  # type: ignore[no-redef]
-    from probe_record import (describe, finite_or_none,  # type: ignore[no-redef]
-                              new_run, on_device, sanitize, short_device, text)
+    from probe_record import describe, finite_or_none, new_run, on_device, sanitize, short_device, text  # type: ignore[no-redef]
     from probe_timing import Budget  # type: ignore[no-redef]
 
 __all__ = ["Prober", "work"]

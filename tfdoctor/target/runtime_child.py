@@ -1,6 +1,6 @@
 """Import TensorFlow in the diagnosed interpreter and write what it finds, stage by stage.
 
-Run as `python runtime_child.py RESULT.json [--timeout SECONDS]` by tfdoctor.runtime, in its own
+Run as `python runtime_child.py RESULT.json [--timeout SECONDS]` by tfdoctor.gather.runtime, in its own
 process group with a hard timeout. The result document is rewritten atomically (write a temporary
 file, then rename) after every stage, so when TensorFlow crashes the process (SIGILL, SIGSEGV,
 SIGABRT) or hangs, the parent still knows how far it got. TensorFlow's own output goes to stderr,
@@ -8,7 +8,7 @@ never into the result. faulthandler writes the Python stack to stderr on a fatal
 little before the parent's timeout, so a crash or a hang also says where; the file TensorFlow
 is loading through load_library.py is written before each load ("loading_plugin"), so a plugin
 that crashes, hangs or exit()s in its constructor is named. The document's keys are RuntimeFacts'
-field names (tfdoctor.runtime maps them without a key list).
+field names (tfdoctor.gather.runtime maps them without a key list).
 
 Standard library and tensorflow only; Python 3.8+ (old tensorflow-macos environments are the ones
 that need a doctor most).

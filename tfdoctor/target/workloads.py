@@ -7,7 +7,7 @@ Runs inside the diagnosed interpreter: standard library and tensorflow only, Pyt
     run_probes(tf, config, progress, on_result=None) -> dict
 
 is called by the runtime child after it imported TensorFlow and set memory growth; the result is
-plain JSON-able data (tfdoctor.probe_facts.ProbeFacts reads it). Standalone, for tests and for
+plain JSON-able data (tfdoctor.facts.probes.ProbeFacts reads it). Standalone, for tests and for
 running the probes without the runtime child:
 
     python workloads.py RESULT_JSON [CONFIG_JSON_OR_PATH] [--timeout SECONDS]
@@ -44,8 +44,7 @@ time.time() measures asynchronous dispatch and the first call's compilation, not
 When the GPU is not clearly faster at the default size, the workload is measured once more at a
 larger size (RETRY_FACTOR) before the GPU is called slower; `sweep` measures a curve of sizes.
 
-The code lives in sibling modules, all re-exported here (`import workloads` and
-`tfdoctor.target.workloads` keep every name they had): probe_config.py (workloads, sizes,
+This module is the entry point; the code lives in sibling modules: probe_config.py (workloads, sizes,
 presets, DEFAULTS, tolerances), probe_kinds.py (Matmul, Conv, Train), probe_timing.py (the
 measurement loop and the budget), probe_agreement.py (numeric agreement with the CPU),
 probe_record.py (the result's plain data), prober.py (the run: plan, retry, one measurement),
@@ -59,36 +58,15 @@ import os
 import sys
 import time
 
-try:  # imported as tfdoctor.target.workloads, as tests and tfdoctor itself do
-    from .preset_models import MODEL_PRESETS, model_preset
-    from .probe_agreement import relative_error, worst_relative_error
-    from .probe_config import (DEFAULT_SIZE, DEFAULTS, FLOAT32_EPS, KINK_FACTOR, MAX_SIZE, PRESETS,
-                               RETRY_FACTOR, SCHEMA, SWEEP_SIZES, TOLERANCE, WORKLOADS,
-                               gradient_tolerance, resolve_config)
-    from .probe_kinds import KINDS, Conv, Matmul, Prepared, Train
-    from .probe_record import (TEXT_LIMIT, describe, finite_or_none, new_run, on_device, sanitize,
-                               short_device, text)
-    from .probe_timing import Budget
-    from .prober import Prober, work
+try:  # imported as tfdoctor.target.workloads
+    from .probe_config import SCHEMA, resolve_config
+    from .probe_record import describe, sanitize, text
+    from .prober import Prober
 except ImportError:  # run as a script, or imported as a sibling (the folder on sys.path)
-    from preset_models import MODEL_PRESETS, model_preset  # type: ignore[no-redef]
-    from probe_agreement import relative_error, worst_relative_error  # type: ignore[no-redef]
-    from probe_config import (DEFAULT_SIZE, DEFAULTS, FLOAT32_EPS,  # type: ignore[no-redef]
-                              KINK_FACTOR, MAX_SIZE, PRESETS, RETRY_FACTOR, SCHEMA, SWEEP_SIZES,
-                              TOLERANCE, WORKLOADS, gradient_tolerance, resolve_config)
-    from probe_kinds import KINDS, Conv, Matmul, Prepared, Train  # type: ignore[no-redef]
-    from probe_record import (TEXT_LIMIT, describe, finite_or_none,  # type: ignore[no-redef]
-                              new_run, on_device, sanitize, short_device, text)
-    from probe_timing import Budget  # type: ignore[no-redef]
-    from prober import Prober, work  # type: ignore[no-redef]
+    from probe_config import SCHEMA, resolve_config  # type: ignore[no-redef]
+    from probe_record import describe, sanitize, text  # type: ignore[no-redef]
+    from prober import Prober  # type: ignore[no-redef]
 
-__all__ = ["Budget", "Conv", "DEFAULTS", "DEFAULT_SIZE", "FLOAT32_EPS", "KINDS", "KINK_FACTOR",
-           "MAX_SIZE", "MODEL_PRESETS", "Matmul", "PRESETS", "Prepared", "Prober",
-           "RETRY_FACTOR", "SCHEMA", "SWEEP_SIZES", "TEXT_LIMIT", "TOLERANCE", "Train",
-           "WORKLOADS", "describe", "finite_or_none", "gradient_tolerance",
-           "model_preset", "new_run", "on_device", "relative_error", "resolve_config",
-           "sanitize", "short_device", "text", "work", "worst_relative_error", "main",
-           "run_probes"]
 
 
 def run_probes(tf, config, progress, on_result=None):

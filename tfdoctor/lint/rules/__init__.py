@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from tfdoctor.lint.model import Rule
-from tfdoctor.lint.rules import (async_timing, cpu_fallback_layer, device_config_late, gpu_hidden,
-                                 keras3_api, no_prefetch, v2_optimizer, xla_on_metal)
+from tfdoctor.lint.rules import (
+                                 async_timing,
+                                 cpu_fallback_layer,
+                                 device_config_late,
+                                 gpu_hidden,
+                                 keras3_api,
+                                 no_prefetch,
+                                 v2_optimizer,
+                                 xla_on_metal,
+)
 
 RULES: tuple[Rule, ...] = (
     xla_on_metal.RULE,

@@ -2,8 +2,8 @@
 
 What it does: maps Keras layers (MultiHeadAttention, Dropout, random augmentation, Conv3D, ...),
 activations ('elu', 'selu', 'softplus', ...) and TensorFlow functions (tf.einsum, tf.math.cumsum,
-...) to the ops they run (tfdoctor/lint/layer_ops.py) and asks the kernel table of the installed
-plugin (tfdoctor/kernels.py, read from the plugin binary) which of those ops have no GPU kernel.
+...) to the ops they run (tfdoctor/knowledge/layer_ops.py) and asks the kernel table of the installed
+plugin (tfdoctor/knowledge/kernels.py, read from the plugin binary) which of those ops have no GPU kernel.
 
 Why it is bad: an op without a Metal kernel runs on the CPU; its inputs and outputs cross between
 devices every step, and a heavy one (Einsum in attention, Conv3D) makes the GPU wait. Pinned to
@@ -18,7 +18,7 @@ attention, `tf.matmul` of the projected queries and keys), or place that layer e
 `with tf.device('/CPU:0'):` so the cost is visible. Random augmentation is best done in the
 tf.data pipeline (on the CPU by design) rather than in the model.
 
-References: tfdoctor/kernels.py (compat_matrix.json `metal_kernels`);
+References: tfdoctor/knowledge/kernels.py (compat_matrix.json `metal_kernels`);
 https://github.com/mrdbourke/tensorflow-deep-learning/issues/298
 """
 
@@ -27,8 +27,8 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
-from tfdoctor.kernels import KernelTable, UnknownPluginRelease, kernel_table
-from tfdoctor.lint.layer_ops import ACTIVATIONS, FUNCTIONS, LAYERS, OpUse
+from tfdoctor.knowledge.kernels import KernelTable, UnknownPluginRelease, kernel_table
+from tfdoctor.knowledge.layer_ops import ACTIVATIONS, FUNCTIONS, LAYERS, OpUse
 from tfdoctor.lint.model import Context, Finding, LintEnv, Rule
 from tfdoctor.lint.names import keyword, literal
 

@@ -1,0 +1,30 @@
+"""What the log rules share (checks/log_*.py import no other rule module): a snapshot's matches
+of some codes, and the evidence every log finding shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfdoctor.facts.pasted_log import LogTextMatch
+
+def matches_of(snapshot: Any, *codes: str) -> list[LogTextMatch]:
+    """The snapshot's log matches of these codes (none without a log)."""
+    log = getattr(snapshot, "log", None)
+    return log.of(*codes) if log is not None else []
+
+
+def evidence(snapshot: Any, match: LogTextMatch, **facts: Any) -> dict[str, Any]:
+    """What every log finding shows: the matched line and where, the fields read from it, the
+    log's source, the public thread the message was taken from, and the environment facts that
+    changed the answer (`facts`)."""
+    log = snapshot.log
+    out: dict[str, Any] = {"log": log.source, "line": match.line, "matched": match.text,
+                           "stage": match.stage}
+    out.update({f"log_{k}": v for k, v in match.fields.items()})
+    if match.count > 1:
+        out["occurrences"] = match.count
+    if log.skipped_bytes:
+        out["log_skipped_bytes"] = log.skipped_bytes
+    out["signature_source"] = match.sources[0] if match.sources else None
+    out.update({k: v for k, v in facts.items() if v is not None})
+    return out

@@ -1,0 +1,334 @@
+"""The small supervisor between tfdoctor and a child: both ends of its pipe protocol.
+
+Nothing the child starts may outlive tfdoctor (issue 15), so tfdoctor.child.process runs the child
+under a supervisor (this module, run by tfdoctor's own Python as `python -I -S -c`, see
+`Supervisor.start`), which:
+- marks the child's environment with a per-run token and, at the end, kills every process that
+  carries it (psutil reads other processes' environments on macOS and Linux alike): this finds
+  descendants that left the process group with setsid() and double-forked orphans;
+- on Linux, is also a child subreaper (PR_SET_CHILD_SUBREAPER), so orphans are its children;
+- watches tfdoctor through a pipe: when tfdoctor dies, even by SIGKILL, the pipe closes and the
+  supervisor kills the child's whole tree and removes the temporary directory.
+
+The protocol, one line per message: tfdoctor sends the JSON configuration, the supervisor
+answers "started PID" or "error ERRNO MESSAGE"; tfdoctor may send "kill"; the supervisor ends
+with "exit RETURNCODE SECONDS" (nothing when tfdoctor is gone). Not to be confused with
+tfdoctor.gather.supervised_run, which runs the user's own command for `tfdoctor run`.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the supervisor process imports no more than it needs (it is on the clock)
+    from typing import Any, Callable
+
+TOKEN_VAR = "TFDOCTOR_RUN_TOKEN"
+"""Environment variable that marks every process of one run (inherited by all descendants)."""
+
+
+# --- tfdoctor's side -----------------------------------------------------------------------------
+
+
+class Supervisor:
+    """tfdoctor's side of the supervisor: a pipe each way, one line per message."""
+
+    def __init__(self, proc: subprocess.Popen, pid: int, started: float) -> None:
+        self.proc = proc
+        self.pid = pid
+        self.started = started
+        self.ended: float | None = None
+        self.returncode: int | None = None
+        self._buffer = b""
+
+    @classmethod
+    def start(cls, argv: list[str], env: dict[str, str], stderr_fd: int, owned: list[str]) -> "Supervisor":
+        boot = (f"import sys; sys.path[:0] = {_import_paths()!r}; "
+                "from tfdoctor.child.supervisor import supervise; supervise()")
+        proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", boot], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                pass_fds=(stderr_fd,), start_new_session=True)
+        config = {"argv": argv, "env": env, "stderr_fd": stderr_fd, "owned": owned,
+                  "parent": os.getpid()}
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(marshal.dumps(config).hex().encode() + b"\n")
+            proc.stdin.flush()
+        except OSError:
+            pass
+        self = cls(proc, 0, time.monotonic())
+        reply = self._line(deadline=time.monotonic() + 60)
+        if reply.startswith("started "):
+            self.pid = int(reply.split()[1])
+            self.started = time.monotonic()
+            return self
+        self._close()
+        if reply.startswith("error "):
+            _, number, message = reply.split(" ", 2)
+            raise OSError(int(number), message, argv[0])
+        raise OSError(f"tfdoctor's supervisor did not start ({reply or 'no reply'})")
+
+    def _line(self, deadline: float | None) -> str:
+        """The next line from the supervisor; "" at EOF; TimeoutError after `deadline`."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([fd], [], [], wait)
+            if not ready:
+                raise TimeoutError
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return ""
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line.decode("utf-8", "replace")
+
+    def wait(self, timeout: float, tick: Callable[[float], bool | None] | None,
+             interval: float) -> int | None:
+        """The child's return code; TimeoutError after `timeout` s or when tick says so."""
+        deadline = self.started + timeout
+        while True:
+            step = deadline if tick is None else min(deadline, time.monotonic() + interval)
+            try:
+                return self._ended(self._line(step))
+            except TimeoutError:
+                if time.monotonic() >= deadline:
+                    raise
+                if tick is not None and tick(time.monotonic() - self.started):
+                    raise
+
+    def _ended(self, reply: str) -> int | None:
+        self.ended = time.monotonic()
+        if reply.startswith("exit "):
+            _, code, seconds = reply.split()
+            self.returncode = int(code)
+            self.ended = self.started + float(seconds)
+        elif self.pid:
+            try:  # the supervisor itself died: its child's group at least goes with it
+                os.killpg(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self._close()
+        return self.returncode
+
+    def kill(self) -> int | None:
+        """Have the supervisor kill the child's tree; its return code once it is gone."""
+        if self.proc.returncode is None and self.proc.stdin is not None:
+            try:
+                self.proc.stdin.write(b"kill\n")
+                self.proc.stdin.flush()
+                return self._ended(self._line(time.monotonic() + 10))
+            except (OSError, TimeoutError, ValueError):
+                pass
+        self._close()
+        return self.returncode
+
+    def duration(self) -> float:
+        return (self.ended or time.monotonic()) - self.started
+
+    def _close(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# --- the supervisor process (tfdoctor's own Python, `python -I -S -c`) ---------------------------
+
+
+def supervise() -> None:
+    """Start the child, report its pid and its end; kill its whole tree when it ends, when told
+    to, or when tfdoctor goes away (stdin closes), and then remove the temporary directory."""
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)  # the terminal's signals are tfdoctor's to handle
+    _become_subreaper()
+    line = _read_line(0).strip()
+    if not line:
+        os._exit(0)  # tfdoctor went away (or called the run off) before sending anything
+    config = marshal.loads(bytes.fromhex(line.decode("ascii")))
+    token = config["env"][TOKEN_VAR]
+    out = sys.stdout.buffer
+
+    def say(text: str) -> None:
+        try:
+            out.write(text.encode() + b"\n")
+            out.flush()
+        except OSError:
+            pass
+
+    try:
+        child = subprocess.Popen(config["argv"], stdin=subprocess.DEVNULL,
+                                 stdout=config["stderr_fd"], stderr=config["stderr_fd"],
+                                 env=config["env"], start_new_session=True)
+    except OSError as exc:
+        say(f"error {exc.errno or 0} {exc.strerror or exc}")
+        return
+    started = time.monotonic()
+    say(f"started {child.pid}")
+    import psutil  # noqa: F401 - imported while the child runs, not while its clean-up is waited for
+    done = threading.Event()
+    ended: list[float] = []
+    told: list[bytes] = []
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+
+    def wait_child() -> None:
+        child.wait()
+        ended.append(time.monotonic())
+        done.set()
+
+    def read_parent() -> None:
+        try:
+            told.append(os.read(0, 64))  # b"kill\n"; b"" when tfdoctor is gone
+        except OSError:
+            told.append(b"")
+        done.set()
+
+    threading.Thread(target=wait_child, daemon=True).start()
+    threading.Thread(target=read_parent, daemon=True).start()
+    done.wait()
+    parent_gone = told[:1] == [b""]  # decided now: tfdoctor closes the pipe once it has read "exit"
+    kill_tree(child, token)
+    child.wait()
+    seconds = (ended[0] if ended else time.monotonic()) - started
+    if parent_gone or not _exists(config["parent"]):
+        import shutil
+
+        for path in config["owned"]:  # tfdoctor died without cleaning up
+            shutil.rmtree(path, ignore_errors=True)
+    else:
+        say(f"exit {child.returncode} {seconds:.6f}")
+    os._exit(0)  # not a normal exit: a daemon thread may still be reading stdin
+
+
+_PATHS: list[str] = []
+
+
+def _import_paths() -> list[str]:
+    """Where the supervisor finds tfdoctor and psutil (found, not imported: psutil is the
+    supervisor's to import)."""
+    if not _PATHS:
+        import importlib.util
+        from pathlib import Path
+
+        spec = importlib.util.find_spec("psutil")
+        origin = spec.origin if spec is not None and spec.origin else None
+        _PATHS.append(str(Path(__file__).resolve().parents[2]))
+        if origin is not None:
+            _PATHS.append(str(Path(origin).resolve().parents[1]))
+    return list(_PATHS)
+
+
+def _read_line(fd: int) -> bytes:
+    """The configuration line from `fd`, unbuffered: tfdoctor sends nothing after it before it
+    has read "started", so no later command can be consumed here."""
+    chunks = []
+    while not chunks or not chunks[-1].endswith(b"\n"):
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _become_subreaper() -> None:
+    """Linux: orphans of the child's tree are re-parented to this process, not to init, so that
+    they stay findable as descendants (macOS has no such call: the token sweep finds them)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def kill_tree(child: subprocess.Popen, token: str) -> None:
+    """Kill the child's process group, every descendant of this process and every process
+    carrying the run's token, until none is left (a process that forks while this runs is found
+    in the next round)."""
+    import psutil
+
+    me = os.getpid()
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    for _round in range(50):
+        found: dict[int, psutil.Process] = {}
+        try:
+            found.update((p.pid, p) for p in psutil.Process(me).children(recursive=True))
+        except psutil.Error:
+            pass
+        for proc in psutil.process_iter():
+            if proc.pid in found or proc.pid == me:
+                continue
+            try:
+                if proc.environ().get(TOKEN_VAR) == token:
+                    found[proc.pid] = proc
+            except (psutil.Error, OSError):
+                continue
+        for pid in found:
+            if pid != child.pid:
+                _reap(pid)  # a zombie re-parented to this subreaper
+        live = [p for p in found.values() if _running(p)]
+        if not live:
+            return
+        stop_processes(live, wait=[p for p in live if p.pid != child.pid])
+
+
+def stop_processes(procs: list, wait: list) -> None:
+    """Suspend every process of `procs`, then kill them (stopped first, none can fork a
+    replacement), and wait up to a second for those of `wait` to go."""
+    import psutil
+
+    for action in ("suspend", "kill"):
+        for proc in procs:
+            try:
+                getattr(proc, action)()
+            except psutil.Error:
+                pass
+    psutil.wait_procs(wait, timeout=1)
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except OSError:  # not our child
+        pass
+
+
+def _running(proc: Any) -> bool:
+    import psutil
+
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,173 @@
+"""What every command of the `tfdoctor` command line shares: the typer app, the two consoles,
+the options declared once, and the steps from facts to a printed report (select the rules,
+gather the facts, diagnose, emit). The commands live in tfdoctor/cli_*.py, one module per group;
+tfdoctor.cli.main is the entry point."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, List, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from tfdoctor import __version__
+from tfdoctor.model import Severity
+from tfdoctor.report.diagnosis import EXIT_INTERNAL, EXIT_USAGE, Report
+
+app = typer.Typer(
+    help="Diagnose TensorFlow on Apple silicon: what is wrong, why, and the command that fixes it.",
+    epilog="Exit codes: 0 no problem at or above --fail-on, 1 problems found, 2 usage error, "
+    "3 tfdoctor itself failed.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+class FailOn(str, Enum):
+    warning = "warning"
+    error = "error"
+
+
+# Options several commands share, declared once.
+PythonOpt = Annotated[Optional[str], typer.Option(
+    "--python", help="Interpreter to diagnose (path, venv or conda env dir, or command); default: this one.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print only JSON on stdout (progress goes to stderr).")]
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", help="text, json, or markdown for a bug report.")]
+VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Show every finding with its evidence.")]
+
+
+def _complete_rules(incomplete: str) -> list[str]:
+    """Shell completion for --only/--skip: the areas and rule codes that start so."""
+    try:
+        from tfdoctor.engine.diagnose import selectable
+        from tfdoctor.engine.registry import load_registry
+
+        return sorted(n for n in selectable(load_registry()) if n.startswith(incomplete))
+    except Exception:  # noqa: BLE001 - completion must never print a traceback into a shell
+        return []
+
+
+OnlyOpt = Annotated[List[str], typer.Option(
+    "--only", autocompletion=_complete_rules,
+    help="Run only this area (arch, compat...) or rule code (repeatable); see list-checks.")]
+SkipOpt = Annotated[List[str], typer.Option(
+    "--skip", autocompletion=_complete_rules, help="Do not run this area or rule code (repeatable).")]
+FailOnOpt = Annotated[FailOn, typer.Option("--fail-on", help="Lowest severity that makes the exit code 1.")]
+NoRuntimeOpt = Annotated[bool, typer.Option("--no-runtime", help="Skip importing TensorFlow in a child process.")]
+NoProbesOpt = Annotated[bool, typer.Option("--no-probes", help="Skip the GPU speed probes.")]
+MAX_TIMEOUT_S = 86400.0
+"""--timeout's upper bound (a day): larger values (inf, 1e10) overflow the timers."""
+
+
+def _finite_timeout(value: float) -> float:
+    if value != value:  # NaN passes every range comparison
+        raise typer.BadParameter(f"must be a number of seconds from 1 to {MAX_TIMEOUT_S:g}")
+    return value
+
+
+TimeoutOpt = Annotated[float, typer.Option(
+    "--timeout", min=1.0, max=MAX_TIMEOUT_S, callback=_finite_timeout,
+    help="Seconds the TensorFlow child may take to import and inspect, 1 to 86400 (the probes get their own allowance on top).")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks of tfdoctor's own failures.")]
+LogOpt = Annotated[Optional[str], typer.Option(
+    "--log", help="An error message, traceback, pip/conda output or training log to diagnose with "
+    "the environment (a file, or - for standard input).")]
+
+
+def usage_error(message: str) -> typer.Exit:
+    err.print(f"[red]error:[/] {escape(message)}")
+    return typer.Exit(EXIT_USAGE)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"tfdoctor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """tfdoctor: TensorFlow on Apple silicon, diagnosed."""
+
+
+def load_registry_or_exit(sections=None):
+    """Built-in rules and plugins; a broken installation of tfdoctor itself is exit 3."""
+    from tfdoctor.engine.registry import BuiltinsMissing, load_registry
+
+    try:
+        return load_registry(sections)
+    except BuiltinsMissing as exc:
+        err.print(f"tfdoctor is broken: {exc}", markup=False, style="red")
+        err.print("reinstall it: python -m pip install --force-reinstall tfdoctor", markup=False)
+        raise typer.Exit(EXIT_INTERNAL)
+
+
+def select_rules(only, skip):
+    """--only/--skip, checked before any work (a usage error, exit 2); the rules themselves are
+    loaded once the snapshot says which sections it has."""
+    from tfdoctor.engine.diagnose import UnknownCheck, select
+
+    try:
+        select(load_registry_or_exit(sections=()), only, skip)
+    except UnknownCheck as exc:
+        raise usage_error(str(exc))
+    return list(only), list(skip)
+
+
+def gather_facts(python: Optional[str], no_runtime: bool, no_probes: bool, timeout: float,
+                 probes: Optional[dict] = None):
+    """Static facts, then (unless switched off) runtime facts and the speed probes, both from
+    one isolated TensorFlow child. `probes` is the probe configuration (default: the quick
+    set `check` runs). The static facts may already be on their way (tfdoctor.cli.early)."""
+    from tfdoctor.gather import static
+    from tfdoctor.gather.snapshot_files import mask_snapshot_secrets
+
+    try:
+        snapshot = static.gather_static(python, timeout=timeout)
+    except static.TargetNotFound as exc:
+        raise usage_error(str(exc))
+    snapshot = mask_snapshot_secrets(snapshot)  # credentials never reach any output
+    if not no_runtime and snapshot.target.ok:
+        from tfdoctor.gather.runtime import inspect
+
+        config = None if no_probes else (probes or {"preset": "check"})
+        found = inspect(snapshot.target.python, timeout, progress=err, probes=config)
+        snapshot.runtime, snapshot.probes = found.runtime, found.probes
+    return snapshot
+
+
+def attach_log(snapshot, path: Optional[str], redacted: bool = True) -> None:
+    """Read --log (bounded; never raises) into the snapshot, redacted like every other fact."""
+    if path is None:
+        return
+    from tfdoctor.logtext import keep
+
+    snapshot.log = keep.read(path, redacted=redacted)
+
+
+def diagnose_snapshot(snapshot, chosen, debug: bool) -> Report:
+    from tfdoctor.engine.diagnose import diagnose, sections_of
+
+    only, skip = chosen
+    return diagnose(snapshot, load_registry_or_exit(sections_of(snapshot)), debug, only, skip)
+
+
+def emit(report: Report, fmt: OutputFormat, verbose: bool, threshold: Severity) -> None:
+    from tfdoctor.render import render
+
+    render(report, fmt.value, out, verbose=verbose, fail_on=threshold)

@@ -1,0 +1,158 @@
+"""The commands around one snapshot: `check` gathers and diagnoses, `collect` writes the facts
+to a file, `diagnose` runs the rules offline on such files, `schema` prints their JSON Schemas."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import List
+
+import typer
+from rich.markup import escape
+
+from tfdoctor.cli.app import (
+    DebugOpt,
+    FailOn,
+    FailOnOpt,
+    FormatOpt,
+    JsonOpt,
+    LogOpt,
+    NoProbesOpt,
+    NoRuntimeOpt,
+    OnlyOpt,
+    OutputFormat,
+    PythonOpt,
+    SkipOpt,
+    TimeoutOpt,
+    VerboseOpt,
+    app,
+    attach_log,
+    diagnose_snapshot,
+    emit,
+    err,
+    gather_facts,
+    out,
+    select_rules,
+    usage_error,
+)
+from tfdoctor.facts.typed import json_text
+from tfdoctor.model import Severity
+
+
+@app.command()
+def check(
+    python: PythonOpt = None,
+    json_output: JsonOpt = False,
+    fmt: FormatOpt = OutputFormat.text,
+    verbose: VerboseOpt = False,
+    only: OnlyOpt = [],
+    skip: SkipOpt = [],
+    fail_on: FailOnOpt = FailOn.error,
+    no_runtime: NoRuntimeOpt = False,
+    no_probes: NoProbesOpt = False,
+    timeout: TimeoutOpt = 60.0,
+    log: LogOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Diagnose an interpreter's TensorFlow setup and print the fix (with --log: your error too)."""
+    chosen = select_rules(only, skip)
+    snapshot = gather_facts(python, no_runtime, no_probes, timeout)
+    attach_log(snapshot, log)
+    report = diagnose_snapshot(snapshot, chosen, debug)
+    threshold = Severity(fail_on.value)
+    emit(report, OutputFormat.json if json_output else fmt, verbose, threshold)
+    raise typer.Exit(report.exit_code(threshold))
+
+
+@app.command()
+def collect(
+    output: str = typer.Option(..., "-o", "--output", help="File to write; - for stdout."),
+    python: PythonOpt = None,
+    no_runtime: NoRuntimeOpt = False,
+    no_probes: NoProbesOpt = False,
+    timeout: TimeoutOpt = 60.0,
+    log: LogOpt = None,
+    no_redact: bool = typer.Option(False, "--no-redact", help="Keep home directory, user and host names."),
+) -> None:
+    """Write everything tfdoctor gathers as a snapshot file, to diagnose elsewhere."""
+    from tfdoctor.gather.snapshot_files import redact_snapshot, snapshot_json
+
+    snapshot = gather_facts(python, no_runtime, no_probes, timeout)
+    attach_log(snapshot, log, redacted=not no_redact)
+    if not no_redact:
+        snapshot = redact_snapshot(snapshot)
+    text = snapshot_json(snapshot)
+    if output == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise usage_error(f"cannot write {output}: {exc.strerror or exc}")
+    err.print(escape(f"wrote {output} ({len(text)} bytes{', redacted' if not no_redact else ''})"))
+
+
+@app.command()
+def diagnose(
+    files: List[str] = typer.Argument(..., help="Snapshot files written by `tfdoctor collect` (- for stdin)."),
+    json_output: JsonOpt = False,
+    fmt: FormatOpt = OutputFormat.text,
+    verbose: VerboseOpt = False,
+    only: OnlyOpt = [],
+    skip: SkipOpt = [],
+    fail_on: FailOnOpt = FailOn.error,
+    summary: bool = typer.Option(False, "--summary", help="One line per snapshot and finding counts by code."),
+    log: LogOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Run the checks offline on snapshots, with the same output and exit codes as `check`."""
+    from tfdoctor.facts.snapshot import SnapshotError
+    from tfdoctor.gather.snapshot_files import read_snapshot
+
+    chosen = select_rules(only, skip)
+    threshold = Severity(fail_on.value)
+    reports = []
+    pasted = None
+    for name in files:
+        try:
+            snapshot = read_snapshot(name)
+        except SnapshotError as exc:
+            raise usage_error(str(exc))
+        if log is not None:  # read once (it may be standard input), the same for every snapshot
+            if pasted is None:
+                from tfdoctor.logtext import keep
+
+                pasted = keep.read(log)
+            snapshot.log = pasted
+        reports.append((name, diagnose_snapshot(snapshot, chosen, debug)))
+    fmt = OutputFormat.json if json_output else fmt
+    if summary:
+        from tfdoctor.render.summary import render_summary
+
+        render_summary(reports, fmt, threshold, out)
+    elif len(reports) == 1:
+        emit(reports[0][1], fmt, verbose, threshold)
+    elif fmt is OutputFormat.json:
+        docs = [{"file": name, **report.to_dict(threshold)} for name, report in reports]
+        sys.stdout.write(json_text(docs, indent=2) + "\n")
+    else:
+        for name, report in reports:
+            if fmt is OutputFormat.text:
+                out.rule(escape(name))
+            else:
+                sys.stdout.write(f"\n# {name}\n\n")
+            emit(report, fmt, verbose, threshold)
+    raise typer.Exit(max(report.exit_code(threshold) for _, report in reports))
+
+
+@app.command()
+def schema(which: str = typer.Argument("report", help="report (the --json output) or snapshot")) -> None:
+    """Print the JSON Schema of `--json` output or of snapshot files."""
+    from tfdoctor.render.schemas import SCHEMAS
+
+    if which not in SCHEMAS:
+        raise usage_error(f"unknown schema {which!r}; choose from {', '.join(SCHEMAS)}")
+    sys.stdout.write(json.dumps(SCHEMAS[which](), indent=2) + "\n")
+
+

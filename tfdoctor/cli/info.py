@@ -1,0 +1,96 @@
+"""The commands that describe tfdoctor's knowledge rather than an environment: `list-checks`,
+`explain CODE` and the compatibility `matrix` (with the install recommended here)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+from typing import Optional
+
+import typer
+from rich.markup import escape
+
+from tfdoctor.cli.app import app, err, load_registry_or_exit, out, usage_error
+from tfdoctor.model import CodeDoc
+
+
+@app.command("list-checks")
+def list_checks(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List the report areas and their rules (built-in and plugins), with each rule's code."""
+    from tfdoctor.render.listing import render_listing
+
+    render_listing(load_registry_or_exit(), json_output, out, err)
+
+
+def all_codes() -> dict[str, CodeDoc]:
+    """Every code a rule, a plugin check or the engine can report, with its documentation."""
+    from tfdoctor.engine.diagnose import ENGINE_CODES
+
+    registry = load_registry_or_exit()
+    codes = dict(ENGINE_CODES)
+    codes.update({r.code: r.doc for r in registry.rules})
+    for c in registry.checks:
+        codes.update(c.codes)
+    return codes
+
+
+@app.command()
+def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rosetta")) -> None:
+    """Explain what a finding code (or a `tfdoctor lint` code) means, why, and how to fix it."""
+    if code.startswith("lint."):
+        from tfdoctor.lint.rules import RULES
+
+        found = next((r for r in RULES if r.code == code), None)
+        if found is not None:  # a lint rule's documentation is its module's docstring, as in ruff
+            out.print(f"[bold]{escape(code)}[/] ({found.severity}): {escape(found.title)}")
+            out.print()
+            out.print(escape(found.doc.strip()))
+            return
+    codes = all_codes()
+    doc = codes.get(code)
+    if doc is None:
+        close = difflib.get_close_matches(code, list(codes), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `tfdoctor list-checks` lists them"
+        raise usage_error(f"unknown code {code!r}{hint}")
+    out.print(f"[bold]{escape(code)}[/] ({doc.severity.value}): {escape(doc.title)}")
+    out.print()
+    out.print(escape(doc.why))
+    out.print()
+    out.print(f"[bold]Fix:[/] {escape(doc.fix)}")
+    if doc.link:
+        out.print(escape(doc.link))
+
+
+@app.command("matrix")
+def matrix(
+    python: Optional[str] = typer.Option(
+        None, "--python", help="Interpreter to recommend for (path, venv dir, or command); default: this one."),
+    json_output: bool = typer.Option(False, "--json", help="Print the matrix document as JSON (plus for_this_machine when shown)."),
+    for_this_machine: Optional[bool] = typer.Option(
+        None, "--for-this-machine/--table-only",
+        help="Show the recommended install for the diagnosed interpreter (default: on a Mac, or with --python)."),
+) -> None:
+    """Show the TensorFlow / tensorflow-metal / Python / macOS matrix and what to install here."""
+    from tfdoctor.advice.installs import machine_recommendation
+    from tfdoctor.gather.static import TargetNotFound, gather_static
+    from tfdoctor.knowledge.matrix import default_path, load_matrix
+
+    m = load_matrix()
+    machine = None
+    if for_this_machine is not False:
+        try:
+            snapshot = gather_static(python)
+        except TargetNotFound as exc:
+            raise usage_error(str(exc))
+        if for_this_machine or python is not None or snapshot.host.system == "Darwin":
+            machine = machine_recommendation(snapshot, m)
+    if json_output:
+        document = json.loads(default_path().read_text(encoding="utf-8"))
+        if machine is not None:
+            document["for_this_machine"] = machine
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return
+    from tfdoctor.render.matrix import render_matrix
+
+    render_matrix(m, machine, out)

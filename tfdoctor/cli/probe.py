@@ -1,0 +1,130 @@
+"""`tfdoctor probe`: measure whether the GPU speeds TensorFlow up, with the micro-probes, a
+preset model or the user's own model, in the isolated TensorFlow child."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Optional
+
+import typer
+from rich.markup import escape
+
+from tfdoctor.cli.app import (
+    DebugOpt,
+    FailOn,
+    FailOnOpt,
+    JsonOpt,
+    OutputFormat,
+    PythonOpt,
+    TimeoutOpt,
+    VerboseOpt,
+    app,
+    diagnose_snapshot,
+    emit,
+    err,
+    gather_facts,
+    out,
+    select_rules,
+    usage_error,
+)
+from tfdoctor.model import Severity
+
+MICRO_WORKLOADS = ("matmul", "conv", "train", "all")
+MODEL_WORKLOADS = ("mnist-dense", "cifar-cnn", "mobilenetv2", "lstm", "attention")
+"""Presets of tfdoctor.gather.user_model (kept here so --help needs no import of it)."""
+
+
+def _complete_workloads(incomplete: str) -> list[str]:
+    return [w for w in MICRO_WORKLOADS + MODEL_WORKLOADS if w.startswith(incomplete)]
+
+
+class ProbeDevice(str, Enum):
+    cpu = "cpu"
+    gpu = "gpu"
+    all = "all"
+
+
+@app.command()
+def probe(
+    workload: str = typer.Option(
+        "all", "--workload", autocompletion=_complete_workloads,
+        help=f"What to measure: {', '.join(MICRO_WORKLOADS)} (micro-probes), or a model preset: "
+             f"{', '.join(MODEL_WORKLOADS)}."),
+    model: Optional[str] = typer.Option(
+        None, "--model", help="Your model: a .keras or .h5 file, a SavedModel folder, or module:function returning one."),
+    batch: int = typer.Option(8, "--batch", min=1, max=4096, help="Batch size of the synthetic inputs for --model and presets."),
+    plugin: Optional[str] = typer.Option(
+        None, "--plugin", help="Predict the CPU fallback for this tensorflow-metal release (where no Metal GPU is present)."),
+    device: ProbeDevice = typer.Option(ProbeDevice.all, "--device", help="Devices to measure on (the verdict needs both)."),
+    size: Optional[int] = typer.Option(None, "--size", min=1, max=16384, help="matmul: n of n x n; conv and train: batch size."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", min=3, max=1000, help="Timed repeats per measurement (default 7)."),
+    budget: Optional[float] = typer.Option(None, "--budget", min=1.0, max=3600.0, help="Seconds the probes may take in all (default 30, sweep 120, a model 60)."),
+    sweep: bool = typer.Option(False, "--sweep", help="Measure a range of sizes (batch sizes for a model) and print the curve."),
+    python: PythonOpt = None,
+    json_output: JsonOpt = False,
+    verbose: VerboseOpt = False,
+    fail_on: FailOnOpt = FailOn.error,
+    timeout: TimeoutOpt = 60.0,
+    debug: DebugOpt = False,
+) -> None:
+    """Prove the GPU speeds TensorFlow up: micro-probes, a preset model, or your own model (--model)."""
+    if model is not None or workload in MODEL_WORKLOADS:
+        _probe_model(model, None if model is not None else workload, batch, plugin, budget, sweep,
+                     python, json_output, verbose, fail_on, debug)
+    if workload not in MICRO_WORKLOADS:
+        raise usage_error(f"unknown workload {workload!r}; choose from {', '.join(MICRO_WORKLOADS + MODEL_WORKLOADS)}")
+    config = {"preset": "sweep" if sweep else "probe", "workloads": workload,
+              "devices": device.value, "size": size, "repeats": repeats, "budget_s": budget}
+    config = {key: value for key, value in config.items() if value is not None}
+    from tfdoctor.gather.probes import config_problem
+
+    problem = config_problem(config)
+    if problem:  # e.g. --size 20000: no budget holds it
+        raise usage_error(problem)
+    # The interpreter and the installation come first: a probe of nothing must not pass.
+    chosen = select_rules(["target", "install", "runtime", "probe"], [])
+    snapshot = gather_facts(python, False, False, timeout, probes=config)
+    report = diagnose_snapshot(snapshot, chosen, debug)
+    threshold = Severity(fail_on.value)
+    if json_output:
+        emit(report, OutputFormat.json, verbose, threshold)
+    else:
+        from tfdoctor.render.probes import render_probes
+
+        render_probes(snapshot.probes, out, sweep)
+        out.print()
+        emit(report, OutputFormat.text, verbose, threshold)
+    raise typer.Exit(report.exit_code(threshold))
+
+
+def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_output, verbose,
+                 fail_on, debug) -> None:
+    """`probe --model` / a model preset: the model probe in the isolated TensorFlow child, its
+    facts in the snapshot, the model rules (and the interpreter's) on them."""
+    import os
+
+    from tfdoctor.gather import user_model
+
+    try:
+        config = user_model.child_config(
+            model=model, workload=preset, batch=batch, budget_s=budget or 60.0,
+            sweep=[2, 8, 32, 128] if sweep else None, sys_path=[os.getcwd()])
+    except ValueError as exc:
+        raise usage_error(str(exc))
+    problem = user_model.plugin_problem(plugin)
+    if problem:
+        raise usage_error(problem)
+    chosen = select_rules(["target", "install", "model"], [])
+    snapshot = gather_facts(python, True, True, 60.0)
+    if snapshot.target.ok:
+        if not json_output:
+            err.print(f"[dim]probing {escape(model or preset)} in {escape(snapshot.target.python)} "
+                      f"(budget {config['budget_s']:g} s)...[/]")
+        snapshot.model = user_model.probe_model(snapshot.target.python, config, plugin=plugin)
+    report = diagnose_snapshot(snapshot, chosen, debug)
+    threshold = Severity(fail_on.value)
+    if not json_output and getattr(snapshot, "model", None) is not None:
+        out.print(escape(user_model.summarize(snapshot.model)), soft_wrap=True)
+        out.print()
+    emit(report, OutputFormat.json if json_output else OutputFormat.text, verbose, threshold)
+    raise typer.Exit(report.exit_code(threshold))

@@ -1,0 +1,87 @@
+"""A pasted error log as a fact of the snapshot: what was read, what was recognised, redacted.
+
+`tfdoctor check --log FILE` and `collect --log` keep the log next to the environment's facts so
+the rules (checks/log_*.py) can diagnose the two together, on this machine or anywhere a
+snapshot is sent. Only a bounded, redacted excerpt is kept (the head, the tail and the lines
+around each match, a few KB): home paths, user and host names and credentials never reach the
+snapshot. This module is the plain data; tfdoctor.logtext.keep reads, recognises and redacts the
+log into it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+DEFAULT_LIMIT = 8 * 1024 * 1024
+"""tfdoctor.logtext.DEFAULT_LIMIT (a test keeps them equal)."""
+
+HEAD_LINES = 15
+TAIL_LINES = 30
+AROUND = 3
+"""Lines kept before and after each match."""
+EXCERPT_CHARS = 8000
+MAX_LINE = 300
+MAX_MATCHES = 60
+
+
+@dataclass
+class LogTextMatch:
+    """One recognised message: its code, the fields read from it and where it is."""
+
+    code: str
+    variant: str
+    stage: str
+    """install, import or training."""
+    line: int
+    """1-based line of the log where it starts."""
+    text: str
+    """The matched line (redacted)."""
+    fields: dict[str, str] = field(default_factory=dict)
+    count: int = 1
+    sources: list[str] = field(default_factory=list)
+    """The public threads the signature's real message comes from."""
+
+
+@dataclass
+class LogTextFacts:
+    """A log given with --log (or recorded by `tfdoctor run`): how it was read and what it says."""
+
+    source: str
+    """"-" for standard input, the file name (redacted), or "run: CMD"."""
+    size: int | None = None
+    read_bytes: int = 0
+    skipped_bytes: int = 0
+    """Bytes in the middle of a log larger than the limit that were not read."""
+    gap_after_line: int | None = None
+    encoding: str = "utf-8"
+    replaced: int = 0
+    binary: bool = False
+    error: str | None = None
+    """Why nothing could be read (missing file, a directory, permission)."""
+    lines: int = 0
+    notes: list[str] = field(default_factory=list)
+    excerpt: str = ""
+    """The head, the tail and the lines around each match, redacted and bounded."""
+    matches: list[LogTextMatch] = field(default_factory=list)
+    redacted: bool = True
+
+    @property
+    def empty(self) -> bool:
+        return not self.binary and not self.error and self.lines == 0
+
+    def of(self, *codes: str) -> list[LogTextMatch]:
+        """The matches of these codes, in the order of the log."""
+        return [m for m in self.matches if m.code in codes]
+
+    def summary(self) -> str:
+        """One line: what was read and what was left out."""
+        if self.error:
+            return f"{self.source}: {self.error}"
+        if self.binary:
+            return f"{self.source}: a binary file, not a log ({self.size} bytes); nothing read"
+        parts = [f"{self.source}: {self.read_bytes} bytes, {self.lines} lines read ({self.encoding})"]
+        if self.skipped_bytes:
+            parts.append(f"{self.skipped_bytes} bytes in the middle skipped after line {self.gap_after_line}")
+        if self.replaced:
+            parts.append(f"{self.replaced} undecodable characters replaced")
+        return "; ".join(parts)

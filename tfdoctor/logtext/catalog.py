@@ -1,0 +1,17 @@
+"""Every signature tfdoctor recognises, in one list, and `recognise(text)` over all of them."""
+
+from __future__ import annotations
+
+from tfdoctor.logtext import importing, install, training
+from tfdoctor.logtext.signature import LogMatch, Signature, match_all
+
+SIGNATURES: tuple[Signature, ...] = install.SIGNATURES + importing.SIGNATURES + training.SIGNATURES
+CODES: tuple[str, ...] = tuple(sorted({s.code for s in SIGNATURES} | {
+    "log.conda-tensorflow-deps-missing", "log.symbol-not-found"}))
+"""Every code a match can carry (some are refinements a signature chooses per match)."""
+
+
+def recognise(text: str) -> list[LogMatch]:
+    """Every signature found in `text`, in the order of the text."""
+    return match_all(text or "", SIGNATURES)
+

@@ -1,0 +1,179 @@
+"""Combine findings into a diagnosis: root causes first, the symptoms they explain under them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Sequence
+
+from tfdoctor import __version__
+from tfdoctor.facts import typed
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.model import BASES, Finding, Severity
+from tfdoctor.report.areas import Area, area_of
+
+if TYPE_CHECKING:
+    from tfdoctor.derived import Derived
+
+REPORT_SCHEMA_VERSION = 1
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+
+
+@dataclass(frozen=True)
+class AreaStatus:
+    """One line of the summary: an area, the worst severity found in it, and the finding that
+    headlines it (the first of that severity)."""
+
+    check: str
+    area: str
+    severity: Severity
+    headline: str
+    finding: Finding
+
+
+SeverityName = Literal["ok", "info", "warning", "error"]
+
+
+def _asked(f: Finding) -> bool:
+    """A finding about the error the user brought (--log, `tfdoctor run`): among equals, the
+    answer to the question asked leads."""
+    return f.code.startswith("log.")
+
+
+def _basis_rank(f: Finding) -> int:
+    return BASES.index(f.basis) if f.basis in BASES else 0
+
+
+@dataclass
+class RemediationDoc:
+    text: str
+    commands: list[str]
+    link: str | None = None
+
+
+@dataclass
+class FindingDoc:
+    """A finding as `--json` prints it; `explained_by` names the present findings it is a
+    consequence of."""
+
+    code: str
+    severity: SeverityName
+    title: str
+    detail: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+    remediation: RemediationDoc | None = None
+    explains: list[str] = field(default_factory=list)
+    check: str = ""
+    basis: Literal["observed", "reported", "table", "inferred"] = "observed"
+    explained_by: list[str] = field(default_factory=list)
+
+
+@dataclass
+class AreaDoc:
+    check: str
+    area: str
+    severity: SeverityName
+    headline: str
+
+
+@dataclass
+class ReportDoc:
+    """The document `tfdoctor check --json` prints (its JSON Schema is derived from this)."""
+
+    schema: Literal["tfdoctor-report"]
+    schema_version: int
+    tfdoctor_version: str
+    exit_code: Literal[0, 1]
+    fail_on: SeverityName
+    counts: dict[str, int]
+    diagnosis: FindingDoc | None
+    root_causes: list[str]
+    areas: list[AreaDoc]
+    findings: list[FindingDoc]
+    snapshot: Snapshot
+
+
+def _finding_doc(f: Finding, explained_by: list[str] | None = None) -> FindingDoc:
+    fix = f.remediation
+    return FindingDoc(f.code, f.severity.value, f.title, f.detail, dict(f.evidence),
+                      RemediationDoc(fix.text, list(fix.commands), fix.link) if fix else None,
+                      list(f.explains), f.check, f.basis if f.basis in BASES else "observed",
+                      explained_by or [])
+
+
+@dataclass
+class Report:
+    snapshot: Snapshot
+    findings: list[Finding]
+    sections: Sequence[Area]
+    """The areas whose rules ran, in report order."""
+    derived: "Derived | None" = None
+    """The facts the rules were given (renderers read them instead of working them out again)."""
+
+    def problems(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity >= Severity.WARNING]
+
+    def explained_by(self, finding: Finding) -> list[Finding]:
+        """The present problems that name this finding's code as one of their consequences."""
+        return [
+            other
+            for other in self.problems()
+            if other is not finding and finding.code in other.explains
+        ]
+
+    def root_causes(self) -> list[Finding]:
+        """Problems that no other present problem explains: worst first, then what was observed
+        before what was reported or read from tables and what was inferred, then the user's own
+        error message, then the one that explains most."""
+        roots = [f for f in self.problems() if not self.explained_by(f)]
+        return sorted(roots, key=lambda f: (-f.severity.rank, _basis_rank(f), not _asked(f),
+                                            -len(self.consequences(f))))
+
+    def consequences(self, finding: Finding) -> list[Finding]:
+        return [f for f in self.problems() if f is not finding and f.code in finding.explains]
+
+    def diagnosis(self) -> Finding | None:
+        roots = self.root_causes()
+        return roots[0] if roots else None
+
+    def areas(self) -> list[AreaStatus]:
+        lines = []
+        known = {a.name: a for a in self.sections}
+        for name in sorted({f.check for f in self.findings} - set(known)):
+            known[name] = area_of(name + ".")
+        for area in sorted(known.values(), key=lambda a: (a.order, a.name)):
+            own = [f for f in self.findings if f.check == area.name]
+            if not own:  # it had nothing to say here (e.g. no TensorFlow to check the pins of)
+                continue
+            worst = max(f.severity for f in own)
+            top = next(f for f in own if f.severity == worst)
+            lines.append(AreaStatus(area.name, area.area, worst, top.title, top))
+        return lines
+
+    def counts(self) -> dict[str, int]:
+        return {s.value: sum(1 for f in self.findings if f.severity == s) for s in Severity}
+
+    def exit_code(self, fail_on: Severity) -> int:
+        return EXIT_PROBLEMS if any(f.severity >= fail_on for f in self.findings) else EXIT_OK
+
+    def document(self, fail_on: Severity) -> ReportDoc:
+        diagnosis = self.diagnosis()
+        return ReportDoc(
+            schema="tfdoctor-report",
+            schema_version=REPORT_SCHEMA_VERSION,
+            tfdoctor_version=__version__,
+            exit_code=self.exit_code(fail_on),
+            fail_on=fail_on.value,
+            counts=self.counts(),
+            diagnosis=_finding_doc(diagnosis) if diagnosis else None,
+            root_causes=[f.code for f in self.root_causes()],
+            areas=[AreaDoc(a.check, a.area, a.severity.value, a.headline) for a in self.areas()],
+            findings=[_finding_doc(f, [o.code for o in self.explained_by(f)]) for f in self.findings],
+            snapshot=self.snapshot,
+        )
+
+    def to_dict(self, fail_on: Severity) -> dict[str, Any]:
+        return typed.to_plain(self.document(fail_on))
