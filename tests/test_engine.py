@@ -6,6 +6,7 @@ import json
 
 from snapshots import linux_cpu, snap
 
+from tfdoctor.derived import derive
 from tfdoctor.engine.diagnose import run_rules
 from tfdoctor.engine.registry import Registry
 from tfdoctor.facts.typed import json_text
@@ -26,7 +27,7 @@ def test_json_output_is_strict_even_with_infinite_or_odd_evidence():
     odd = Check("odd", "Plugin", "odd evidence", lambda s: [Finding(
         "odd.x", Severity.WARNING, "t", {"speedup": float("inf"), "nan": float("nan"), "path": snap})])
     s = snap(linux_cpu())
-    report = Report(s, run_rules(s, Registry(checks=[odd])), [])
+    report = Report(s, run_rules(s, Registry(checks=[odd])), [], derive(s))
     doc = json.loads(json_text(report.to_dict(Severity.ERROR)), parse_constant=lambda c: 1 / 0)
     evidence = doc["findings"][0]["evidence"]
     assert evidence["speedup"] is None and evidence["nan"] is None and isinstance(evidence["path"], str)
@@ -39,15 +40,15 @@ def test_root_causes_rank_observed_before_reported_table_and_inferred():
                        basis="inferred")
     table = Finding("compat.macos-too-old", Severity.ERROR, "Apple's table asks 12.0", basis="table")
     observed = Finding("runtime.import-failed", Severity.ERROR, "import tensorflow raises")
-    report = Report(s, [inferred, table, observed], [])
+    report = Report(s, [inferred, table, observed], [], derive(s))
     assert [f.code for f in report.root_causes()] == [
         "runtime.import-failed", "compat.macos-too-old", "compat.tf-metal-mismatch"]
     warning = Finding("x.y", Severity.WARNING, "an observed warning")
-    assert Report(s, [warning, inferred], []).diagnosis() is inferred  # severity first
+    assert Report(s, [warning, inferred], [], derive(s)).diagnosis() is inferred  # severity first
 
 
 def test_the_error_the_user_brought_leads_among_equals():
     s = snap(linux_cpu())
     env = Finding("install.no-tensorflow", Severity.ERROR, "TensorFlow is not installed")
     pasted = Finding("log.pip-no-matching-distribution", Severity.ERROR, "pip found no tensorflow-macos")
-    assert Report(s, [env, pasted], []).diagnosis() is pasted
+    assert Report(s, [env, pasted], [], derive(s)).diagnosis() is pasted

@@ -164,7 +164,7 @@ def test_directory_is_walked_for_scripts_and_notebooks(tmp_path: Path) -> None:
 
 
 def test_a_crashing_rule_is_reported_and_the_others_still_run() -> None:
-    from tfdoctor.lint.model import Rule
+    from tfdoctor.lint.results import Rule
 
     def boom(ctx):  # noqa: ANN001, ANN202
         raise ValueError("bug")

@@ -37,7 +37,7 @@ def lint(
     import os
 
     from tfdoctor.lint import lint_paths
-    from tfdoctor.lint.model import LintEnv
+    from tfdoctor.lint.results import LintEnv
     from tfdoctor.render.lint import render_lint
 
     missing = [p for p in paths if not os.path.exists(p)]

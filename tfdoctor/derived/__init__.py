@@ -79,11 +79,6 @@ class Derived:
     def python_minor(self) -> str | None:
         return ".".join(self.marker_env.get("python_full_version", "").split(".")[:2]) or None
 
-    @property
-    def native_universal2(self) -> bool:
-        """A universal2 Python started translated: its commands must be run with `arch -arm64`."""
-        return self.translated and ARM64 in self.binary_archs
-
     @functools.cached_property
     def matrix(self) -> "CompatMatrix | None":
         """The bundled compatibility matrix (loaded on first use), None when unreadable."""

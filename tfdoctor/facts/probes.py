@@ -80,13 +80,6 @@ class ProbeTiming:
     q3_s: float = 0.0
     iqr_s: float = 0.0
 
-    @property
-    def first_call_overhead_s(self) -> float | None:
-        """What the first call costs beyond a warm one (tracing, kernel compilation)."""
-        if self.first_call_s is None:
-            return None
-        return max(0.0, self.first_call_s - self.median_s)
-
 
 @dataclass
 class ProbeAgreement:

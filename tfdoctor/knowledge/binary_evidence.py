@@ -158,11 +158,6 @@ def tensorflow_min_macos(tf_version: str, arch: str = "arm64", raw: Mapping[str,
     return None
 
 
-def tensorflow_builds(arch: str = "arm64", raw: Mapping[str, Any] | None = None) -> list[str]:
-    """'PACKAGE VERSION' of every TensorFlow build the section checked on `arch`, oldest first."""
-    return list(_section(raw).get("tensorflow", {}).get(arch, {}))
-
-
 def pairs(arch: str = "arm64", raw: Mapping[str, Any] | None = None) -> dict[str, dict[str, bool]]:
     """plugin version -> 'PACKAGE VERSION' -> loads, for every pair the section covers."""
     section = _section(raw)

@@ -7,7 +7,7 @@ need an environment fact that is unknown). Rules live one per module in `rules/`
 
 from __future__ import annotations
 
-from tfdoctor.lint.model import FileProblem, Finding, LintEnv, LintResult, Rule
+from tfdoctor.lint.results import FileProblem, Finding, LintEnv, LintResult, Rule
 from tfdoctor.lint.runner import lint_parsed, lint_paths, lint_source
 
 

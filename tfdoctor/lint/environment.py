@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor.facts.versions import parse_version
-from tfdoctor.lint.model import LintEnv
+from tfdoctor.lint.results import LintEnv
 
 LEGACY_TRUE = ("true", "True", "1")
 """TF_USE_LEGACY_KERAS values TensorFlow honours (tensorflow/python/util/lazy_loader.py of

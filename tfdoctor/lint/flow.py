@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from tfdoctor.lint.model import Context
+from tfdoctor.lint.results import Context
 from tfdoctor.lint.names import assigned_names, keyword
 
 DEVICE_CONFIG = {

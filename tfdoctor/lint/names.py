@@ -64,9 +64,6 @@ class Names:
         base = self.aliases.get(node.id, node.id)
         return canonical(".".join([base] + parts[::-1]))
 
-    def call_name(self, node: ast.AST) -> str | None:
-        return self.dotted(node.func) if isinstance(node, ast.Call) else None
-
     def imports(self, module: str) -> bool:
         return any(v == module or v.startswith(module + ".") for v in self.aliases.values())
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, Sequence
 
-from tfdoctor.lint.model import Context, FileProblem, LintEnv, LintResult, Rule
+from tfdoctor.lint.results import Context, FileProblem, LintEnv, LintResult, Rule
 from tfdoctor.lint.names import Names
 from tfdoctor.lint.source import Parsed, parse_path, parse_text
 

@@ -16,7 +16,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass, field
 
-from tfdoctor.lint.model import FileProblem
+from tfdoctor.lint.results import FileProblem
 
 MAX_BYTES = 5 * 1024 * 1024
 """A training script or notebook is far smaller; beyond this it is not what we think it is."""

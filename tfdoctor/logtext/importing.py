@@ -1,7 +1,7 @@
 """Signatures of `import tensorflow` failing: the wrong CPU, the wrong plugin, the wrong NumPy.
 
 Where tfdoctor.logtext.stderr already reads the same text from the runtime child, its pattern is used
-here as it is (`logparse_regex`), so a message is recognised the same way in both places.
+here as it is (its named constant), so a message is recognised the same way in both places.
 """
 
 from __future__ import annotations
@@ -11,10 +11,6 @@ import re
 from tfdoctor.logtext import stderr
 from tfdoctor.logtext.signature import Fields, Signature, sig
 
-
-def logparse_regex(kind: str, nth: int = 0) -> re.Pattern[str]:
-    """The `nth` pattern of that kind in tfdoctor.logtext.stderr.PATTERNS."""
-    return [p.regex for p in stderr.PATTERNS if p.kind == kind][nth]
 
 
 def _plugin(fields: Fields) -> Fields:
@@ -41,8 +37,8 @@ def _avx(fields: Fields) -> Fields:
 
 
 _DLOPEN_SYMBOL = re.compile(
-    logparse_regex("dlopen").pattern + r":\s*" + logparse_regex("symbol-not-found").pattern)
-_UNDEFINED = logparse_regex("undefined-symbol")
+    stderr.DLOPEN.regex.pattern + r":\s*" + stderr.SYMBOL_NOT_FOUND.regex.pattern)
+_UNDEFINED = stderr.UNDEFINED_SYMBOL.regex
 
 SIGNATURES: tuple[Signature, ...] = (
     sig("log.illegal-instruction", "illegal-instruction-4", "import",
@@ -52,7 +48,7 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="llegal", key=()),
     sig("log.avx-missing", "avx-missing", "import",
         "TensorFlow for x86_64 needs AVX, which this CPU (or its emulator) does not offer",
-        re.compile(logparse_regex("cpu-instructions-missing").pattern +
+        re.compile(stderr.CPU_INSTRUCTIONS_MISSING.regex.pattern +
                    r"(?:.*\n(?:.*\n)?(?P<qemu>qemu: uncaught target signal))?", re.MULTILINE),
         "The TensorFlow library was compiled to use AVX instructions, but these aren't available "
         "on your machine.", "https://github.com/tensorflow/tensorflow/issues/52972",
@@ -76,33 +72,33 @@ SIGNATURES: tuple[Signature, ...] = (
         outputs=("library", "symbol", "plugin", "in_plugin_dir")),
     sig("log.arch-mismatch", "incompatible-architecture", "import",
         "a binary of the other architecture (x86_64 vs arm64)",
-        logparse_regex("arch-mismatch", 0),
+        stderr.INCOMPATIBLE_ARCHITECTURE.regex,
         "(mach-o file, but is an incompatible architecture (have (x86_64), need (arm64e)))",
         "https://github.com/tensorflow/tensorflow/issues/57483",
         needle="incompatible architecture", key=("have", "need")),
     sig("log.arch-mismatch", "wrong-architecture", "import",
         "a binary of the other architecture (x86_64 vs arm64)",
-        logparse_regex("arch-mismatch", 1),
+        stderr.WRONG_ARCHITECTURE.regex,
         "_pywrap_tensorflow_internal.so: mach-o, but wrong architecture",
         "https://github.com/apple/tensorflow_macos/issues/273", needle="wrong architecture", key=()),
     sig("log.numpy-abi", "numpy-1x-on-2x", "import",
         "a module built against NumPy 1.x imported under NumPy 2",
-        logparse_regex("numpy-1x-on-2x"),
+        stderr.NUMPY_1X_ON_2X.regex,
         "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
         "https://github.com/CameronBodine/PINGMapper/issues/123", needle="NumPy 1.x", key=()),
     sig("log.numpy-abi", "numpy-array-api", "import",
         "a module built against NumPy 1.x imported under NumPy 2",
-        logparse_regex("numpy-array-api"), "AttributeError: _ARRAY_API not found",
+        stderr.NUMPY_ARRAY_API.regex, "AttributeError: _ARRAY_API not found",
         "https://github.com/nv-tlabs/vipe/issues/42", needle="_ARRAY_API", key=()),
     sig("log.numpy-abi", "numpy-api-version", "import",
         "a module built against a newer NumPy C API than the one installed",
-        logparse_regex("numpy-api-version"),
+        stderr.NUMPY_API_VERSION.regex,
         "RuntimeError: module compiled against API version 0xe but this version of numpy is 0xd",
         "https://github.com/AI4EPS/PhaseNet/issues/32", needle="compiled against",
         key=()),
     sig("log.protobuf-descriptors", "protobuf-descriptors", "import",
         "protobuf newer than the generated code TensorFlow ships",
-        logparse_regex("protobuf-descriptors"),
+        stderr.PROTOBUF_DESCRIPTORS.regex,
         "TypeError: Descriptors cannot not be created directly.",
         "https://github.com/maudzung/SFA3D/issues/82", needle="Descriptors cannot", key=()),
     sig("log.protobuf-fatal", "protobuf-check-failed", "training",

@@ -1,6 +1,6 @@
 """Turn TensorFlow's stderr (and the text of import errors) into facts.
 
-Table-driven: each entry of PATTERNS is a regular expression for one kind of line, with an
+Table-driven: each pattern is a named constant, a regular expression for one kind of line with an
 example of the real text it was written against and where that text comes from. The same table
 reads the child's stderr and the message of an exception `import tensorflow` raised, so the
 checks can tell a plugin built for another TensorFlow from a NumPy ABI break or a protobuf clash.
@@ -34,132 +34,143 @@ def _p(kind: str, regex: str, example: str, source: str) -> Pattern:
 # the absl one of newer releases ("F0000 00:00:1700000000.123456   12345 file.cc:12] ").
 _TF_FATAL = r"^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: F (?P<where>\S+)\]|F\d{4} [\d:.]+\s+\d+ (?P<where2>\S+)\]) (?P<message>.+)$"
 
+# --- tensorflow-metal and PluggableDevices ---------------------------------------------
+METAL_DEVICE = _p("metal-device", r"Metal device set to: (?P<device>.+?)\s*$",
+    "Metal device set to: Apple M1 Pro", "tensorflow/tensorflow#50196 (tensorflow-metal log)")
+# Older plugins print these bare; newer ones through TensorFlow's logger, after a prefix
+# ("... I metal_plugin/src/device/metal_device.cc:296] systemMemory: 16.00 GB", 2024).
+SYSTEM_MEMORY = _p("system-memory", r"(?:^\s*|\] )systemMemory: (?P<size>[\d.]+\s*[KMGT]?B)\b",
+    "systemMemory: 16.00 GB", "tensorflow/tensorflow#50196")
+MAX_CACHE_SIZE = _p("max-cache-size", r"(?:^\s*|\] )maxCacheSize: (?P<size>[\d.]+\s*[KMGT]?B)\b",
+    "maxCacheSize: 5.33 GB", "tensorflow/tensorflow#50196")
+PLUGIN_OPTIMIZER = _p("plugin-optimizer", r"Plugin optimizer for device_type (?P<device_type>\w+) is enabled",
+    "I tensorflow/core/grappler/optimizers/custom_graph_optimizer_registry.cc:114] Plugin "
+    "optimizer for device_type GPU is enabled.", "tensorflow/tensorflow#50196")
+PLUGGABLE_DEVICE = _p("pluggable-device",
+    r"Created TensorFlow device \((?P<device>\S+) with (?P<memory>\d+ MB) memory\) -> physical "
+    r"PluggableDevice \(device: (?P<index>\d+), name: (?P<platform>[^,)]+)",
+    "Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 0 MB memory) "
+    "-> physical PluggableDevice (device: 0, name: METAL, pci bus id: <undefined>)",
+    "tensorflow/tensorflow#50196")
+# --- Keras on Apple GPUs -----------------------------------------------------------------
+OPTIMIZER_SLOWDOWN = _p("optimizer-slowdown",
+    r"the v2\.11\+ optimizer `(?P<optimizer>[^`]+)` runs slowly on M1/M2 Macs"
+    r"(?:, please use the legacy Keras optimizer instead, located at `(?P<legacy>[^`]+)`)?",
+    "WARNING:absl:At this time, the v2.11+ optimizer `tf.keras.optimizers.Adam` runs slowly on "
+    "M1/M2 Macs, please use the legacy Keras optimizer instead, located at "
+    "`tf.keras.optimizers.legacy.Adam`.", "tensorflow/tensorflow#61092, keras-team/tf-keras#35")
+OPTIMIZER_FALLBACK = _p("optimizer-fallback",
+    r"known slowdown when using v2\.11\+ Keras optimizers on M1/M2 Macs\. Falling back to the "
+    r"legacy Keras optimizer(?:, i\.e\., `(?P<legacy>[^`]+)`)?",
+    "WARNING:absl:There is a known slowdown when using v2.11+ Keras optimizers on M1/M2 Macs. "
+    "Falling back to the legacy Keras optimizer, i.e., `tf.keras.optimizers.legacy.Adam`.",
+    "tensorflow/tensorflow#61092")
+# --- dynamic libraries (CUDA and friends) --------------------------------------------------
+DYNAMIC_LIBRARY = _p("dynamic-library", r"Could not load dynamic library '(?P<library>[^']+)'(?:; dlerror: (?P<error>[^;\n]*))?",
+    "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+    "library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: "
+    "No such file or directory", "tensorflow/tensorflow#56413")
+GPU_LIBRARIES_MISSING = _p("gpu-libraries-missing", r"Cannot dlopen some GPU libraries",
+    "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1689] Cannot dlopen some GPU libraries. "
+    "Please make sure the missing libraries mentioned above are installed properly if you would "
+    "like to use GPU.", "NVIDIA/tensorflow#110")
+# --- CPU feature guard ---------------------------------------------------------------------
+CPU_FEATURE_GUARD = _p("cpu-feature-guard", r"This TensorFlow binary is optimized to use available CPU instructions",
+    "I tensorflow/core/platform/cpu_feature_guard.cc:210] This TensorFlow binary is optimized to "
+    "use available CPU instructions in performance-critical operations.",
+    "TensorFlow 2.19 import on x86_64 Linux (recorded here)")
+CPU_INSTRUCTIONS_UNUSED = _p("cpu-instructions-unused", r"To enable the following instructions: (?P<instructions>[A-Z0-9_ ]+?), in other operations",
+    "To enable the following instructions: AVX2 AVX512F AVX512_VNNI AVX512_BF16 FMA, in other "
+    "operations, rebuild TensorFlow with the appropriate compiler flags.",
+    "TensorFlow 2.19 import on x86_64 Linux (recorded here)")
+CPU_INSTRUCTIONS_UNUSED_OLD = _p("cpu-instructions-unused", r"Your CPU supports instructions that this TensorFlow binary was not compiled to use: (?P<instructions>[A-Z0-9_. ]+)",
+    "I tensorflow/core/platform/cpu_feature_guard.cc:142] Your CPU supports instructions that "
+    "this TensorFlow binary was not compiled to use: AVX2 FMA", "TensorFlow 1.x-2.3 log")
+CPU_INSTRUCTIONS_MISSING = _p("cpu-instructions-missing",
+    r"The TensorFlow library was compiled to use (?P<instructions>[\w.]+) instructions, but these "
+    r"aren't available on your machine",
+    "F tensorflow/core/platform/cpu_feature_guard.cc:37] The TensorFlow library was compiled to "
+    "use AVX instructions, but these aren't available on your machine.",
+    "docker/for-mac#5342; string in libtensorflow_framework")
+# --- fatal errors -------------------------------------------------------------------------
+TF_FATAL = _p("tf-fatal", _TF_FATAL,
+    "2018-10-29 17:42:25.858222: F tensorflow/python/lib/core/bfloat16.cc:675] Check failed: "
+    "PyBfloat16_Type.tp_base != nullptr", "tensorflow/tensorflow#23346")
+PYTHON_FATAL = _p("python-fatal", r"^Fatal Python error: (?P<error>.+?)\s*$",
+    "Fatal Python error: Segmentation fault", "CPython faulthandler")
+FAULTHANDLER_TIMEOUT = _p("faulthandler-timeout", r"^Timeout \((?P<elapsed>[\d:.]+)\)!\s*$",
+    "Timeout (0:00:58)!", "CPython faulthandler.dump_traceback_later")
+# --- import errors (exception text or stderr) ---------------------------------------------
+NUMPY_1X_ON_2X = _p("numpy-1x-on-2x",
+    r"A module that was compiled using NumPy 1\.x cannot be run in\s+NumPy (?P<numpy>\S+) as it may crash",
+    "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash. "
+    "To support both 1.x and 2.x\nversions of NumPy, modules must be compiled with NumPy 2.0.",
+    "CameronBodine/PINGMapper#123 (importing tensorflow)")
+NUMPY_API_VERSION = _p("numpy-api-version",
+    r"module compiled against (?P<what>API|ABI) version (?P<compiled>0x[0-9a-fA-F]+|[0-9a-fA-F]+) "
+    r"but this version of numpy is (?P<installed>0x[0-9a-fA-F]+|[0-9a-fA-F]+)",
+    "RuntimeError: module compiled against API version 0xf but this version of numpy is 0xe",
+    "neuralmagic/docs#158; tensorflow/tensorflow#57106")
+NUMPY_ARRAY_API = _p("numpy-array-api", r"_ARRAY_API not found",
+    "AttributeError: _ARRAY_API not found", "nv-tlabs/vipe#42")
+NUMPY_MULTIARRAY = _p("numpy-multiarray", r"numpy\.core\.(?:_multiarray_umath|multiarray|umath) failed to import",
+    "ImportError: numpy.core.multiarray failed to import", "tensorflow/tensorflow#23071")
+PROTOBUF_DESCRIPTORS = _p("protobuf-descriptors", r"Descriptors cannot (?:not )?be created directly",
+    "TypeError: Descriptors cannot not be created directly.\nIf this call came from a _pb2.py "
+    "file, your generated code is out of date and must be regenerated with protoc >= 3.19.0.",
+    "tensorflow/tensorflow#56266")
+OP_NOT_REGISTERED = _p("op-not-registered", r"Op type not registered '(?P<op>[^']+)' in binary",
+    "NotFoundError: Op type not registered 'RaggedBincount' in binary running on XXXXXXXX. Make "
+    "sure the Op and Kernel are registered in the binary running in this process.",
+    "tensorflow/io#1717")
+UNDEFINED_SYMBOL = _p("undefined-symbol", r"(?:(?P<library>/[^\s:]+): )?undefined symbol: (?P<symbol>\S+)",
+    "NotFoundError: /venv/lib/python3.11/site-packages/tensorflow-plugins/libbroken_plugin.so: "
+    "undefined symbol: TF_TfdoctorMissingSymbol", "TensorFlow 2.19 on Linux (reproduced in tests)")
+SYMBOL_NOT_FOUND = _p("symbol-not-found", r"[Ss]ymbol not found(?: in flat namespace)?:? '?(?P<symbol>[^'\s]+)'?",
+    "NotFoundError: dlopen(.../tensorflow-plugins/libmetal_plugin.dylib, 6): Symbol not found: "
+    "_TF_AssignUpdateVariable", "tensorflow/tensorflow#50541; tensorflow/models#10617")
+DLOPEN = _p("dlopen", r"dlopen\((?P<library>[^,()]+)(?:, \w+)?\)",
+    "dlopen(/Users/u/venv/lib/python3.9/site-packages/tensorflow-plugins/libmetal_plugin.dylib, "
+    "0x0006): symbol not found in flat namespace '_TF_AllocateOutput'", "tensorflow/models#10617")
+REFERENCED_FROM = _p("referenced-from", r"Referenced from: (?:<[0-9A-Fa-f-]+> )?'?(?P<library>/[^'\s]+)'?",
+    "Symbol not found: _TF_AssignUpdateVariable\n  Referenced from: /Users/u/venv/lib/python3.8/"
+    "site-packages/tensorflow-plugins/libmetal_plugin.dylib\n  Expected in: flat namespace",
+    "apple/tensorflow_macos (tensorflow/text#654)")
+INCOMPATIBLE_ARCHITECTURE = _p("arch-mismatch",
+    r"incompatible architecture \(have '?\(?(?P<have>\w+)\)?'?, need '?\(?(?P<need>\w+)\)?'?\)",
+    "(mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64'))",
+    "mindspore-ai/mindspore#249; tensorflow/tensorflow#57483")
+WRONG_ARCHITECTURE = _p("arch-mismatch", r"mach-o,? but wrong architecture",
+    "_pywrap_tensorflow_internal.so: mach-o, but wrong architecture", "apple/tensorflow_macos#273")
+WRONG_ELF_CLASS = _p("arch-mismatch", r"wrong ELF class: (?P<elf_class>ELFCLASS\d+)",
+    "libfoo.so: wrong ELF class: ELFCLASS32", "glibc dlerror text")
+LIBRARY_NOT_LOADED = _p("library-not-loaded", r"Library not loaded: '?(?P<library>[^'\s]+)'?",
+    "dyld: Library not loaded: @rpath/libtensorflow_framework.2.dylib", "dyld error text")
+CANNOT_OPEN_SHARED_OBJECT = _p("library-not-loaded", r"(?P<library>[^\s:'(]+): cannot open shared object file",
+    "libcudart.so.11.0: cannot open shared object file: No such file or directory",
+    "glibc dlerror text")
+IMAGE_NOT_FOUND = _p("library-not-loaded", r"image not found", "dlopen(...): image not found", "dyld (macOS 10.x)")
+INVALID_SHARED_OBJECT = _p("invalid-shared-object",
+    r"(?:(?P<library>/[^\s:]+): )?(?P<problem>invalid ELF header|file too short|only ET_DYN and ET_EXEC can be loaded|not a mach-o file|slice is not valid mach-o file|unknown file type)",
+    "NotFoundError: .../tensorflow-plugins/libgarbage.so: invalid ELF header",
+    "TensorFlow 2.19 on Linux (reproduced in tests)")
+PLUGIN_PATH_MISSING = _p("plugin-path-missing",
+    r"The file or folder to load (?P<what>pluggable device|kernel) libraries from does not exist\.?:? ?'?(?P<library>[^'\n]*)'?",
+    "FileNotFoundError: [Errno 2] The file or folder to load pluggable device libraries from does "
+    "not exist.: '/nonexistent/libx.so'", "tensorflow/python/framework/load_library.py (2.19)")
+
 PATTERNS: tuple[Pattern, ...] = (
-    # --- tensorflow-metal and PluggableDevices ---------------------------------------------
-    _p("metal-device", r"Metal device set to: (?P<device>.+?)\s*$",
-       "Metal device set to: Apple M1 Pro", "tensorflow/tensorflow#50196 (tensorflow-metal log)"),
-    # Older plugins print these bare; newer ones through TensorFlow's logger, after a prefix
-    # ("... I metal_plugin/src/device/metal_device.cc:296] systemMemory: 16.00 GB", 2024).
-    _p("system-memory", r"(?:^\s*|\] )systemMemory: (?P<size>[\d.]+\s*[KMGT]?B)\b",
-       "systemMemory: 16.00 GB", "tensorflow/tensorflow#50196"),
-    _p("max-cache-size", r"(?:^\s*|\] )maxCacheSize: (?P<size>[\d.]+\s*[KMGT]?B)\b",
-       "maxCacheSize: 5.33 GB", "tensorflow/tensorflow#50196"),
-    _p("plugin-optimizer", r"Plugin optimizer for device_type (?P<device_type>\w+) is enabled",
-       "I tensorflow/core/grappler/optimizers/custom_graph_optimizer_registry.cc:114] Plugin "
-       "optimizer for device_type GPU is enabled.", "tensorflow/tensorflow#50196"),
-    _p("pluggable-device",
-       r"Created TensorFlow device \((?P<device>\S+) with (?P<memory>\d+ MB) memory\) -> physical "
-       r"PluggableDevice \(device: (?P<index>\d+), name: (?P<platform>[^,)]+)",
-       "Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 0 MB memory) "
-       "-> physical PluggableDevice (device: 0, name: METAL, pci bus id: <undefined>)",
-       "tensorflow/tensorflow#50196"),
-    # --- Keras on Apple GPUs -----------------------------------------------------------------
-    _p("optimizer-slowdown",
-       r"the v2\.11\+ optimizer `(?P<optimizer>[^`]+)` runs slowly on M1/M2 Macs"
-       r"(?:, please use the legacy Keras optimizer instead, located at `(?P<legacy>[^`]+)`)?",
-       "WARNING:absl:At this time, the v2.11+ optimizer `tf.keras.optimizers.Adam` runs slowly on "
-       "M1/M2 Macs, please use the legacy Keras optimizer instead, located at "
-       "`tf.keras.optimizers.legacy.Adam`.", "tensorflow/tensorflow#61092, keras-team/tf-keras#35"),
-    _p("optimizer-fallback",
-       r"known slowdown when using v2\.11\+ Keras optimizers on M1/M2 Macs\. Falling back to the "
-       r"legacy Keras optimizer(?:, i\.e\., `(?P<legacy>[^`]+)`)?",
-       "WARNING:absl:There is a known slowdown when using v2.11+ Keras optimizers on M1/M2 Macs. "
-       "Falling back to the legacy Keras optimizer, i.e., `tf.keras.optimizers.legacy.Adam`.",
-       "tensorflow/tensorflow#61092"),
-    # --- dynamic libraries (CUDA and friends) --------------------------------------------------
-    _p("dynamic-library", r"Could not load dynamic library '(?P<library>[^']+)'(?:; dlerror: (?P<error>[^;\n]*))?",
-       "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
-       "library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: "
-       "No such file or directory", "tensorflow/tensorflow#56413"),
-    _p("gpu-libraries-missing", r"Cannot dlopen some GPU libraries",
-       "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1689] Cannot dlopen some GPU libraries. "
-       "Please make sure the missing libraries mentioned above are installed properly if you would "
-       "like to use GPU.", "NVIDIA/tensorflow#110"),
-    # --- CPU feature guard ---------------------------------------------------------------------
-    _p("cpu-feature-guard", r"This TensorFlow binary is optimized to use available CPU instructions",
-       "I tensorflow/core/platform/cpu_feature_guard.cc:210] This TensorFlow binary is optimized to "
-       "use available CPU instructions in performance-critical operations.",
-       "TensorFlow 2.19 import on x86_64 Linux (recorded here)"),
-    _p("cpu-instructions-unused", r"To enable the following instructions: (?P<instructions>[A-Z0-9_ ]+?), in other operations",
-       "To enable the following instructions: AVX2 AVX512F AVX512_VNNI AVX512_BF16 FMA, in other "
-       "operations, rebuild TensorFlow with the appropriate compiler flags.",
-       "TensorFlow 2.19 import on x86_64 Linux (recorded here)"),
-    _p("cpu-instructions-unused", r"Your CPU supports instructions that this TensorFlow binary was not compiled to use: (?P<instructions>[A-Z0-9_. ]+)",
-       "I tensorflow/core/platform/cpu_feature_guard.cc:142] Your CPU supports instructions that "
-       "this TensorFlow binary was not compiled to use: AVX2 FMA", "TensorFlow 1.x-2.3 log"),
-    _p("cpu-instructions-missing",
-       r"The TensorFlow library was compiled to use (?P<instructions>[\w.]+) instructions, but these "
-       r"aren't available on your machine",
-       "F tensorflow/core/platform/cpu_feature_guard.cc:37] The TensorFlow library was compiled to "
-       "use AVX instructions, but these aren't available on your machine.",
-       "docker/for-mac#5342; string in libtensorflow_framework"),
-    # --- fatal errors -------------------------------------------------------------------------
-    _p("tf-fatal", _TF_FATAL,
-       "2018-10-29 17:42:25.858222: F tensorflow/python/lib/core/bfloat16.cc:675] Check failed: "
-       "PyBfloat16_Type.tp_base != nullptr", "tensorflow/tensorflow#23346"),
-    _p("python-fatal", r"^Fatal Python error: (?P<error>.+?)\s*$",
-       "Fatal Python error: Segmentation fault", "CPython faulthandler"),
-    _p("faulthandler-timeout", r"^Timeout \((?P<elapsed>[\d:.]+)\)!\s*$",
-       "Timeout (0:00:58)!", "CPython faulthandler.dump_traceback_later"),
-    # --- import errors (exception text or stderr) ---------------------------------------------
-    _p("numpy-1x-on-2x",
-       r"A module that was compiled using NumPy 1\.x cannot be run in\s+NumPy (?P<numpy>\S+) as it may crash",
-       "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash. "
-       "To support both 1.x and 2.x\nversions of NumPy, modules must be compiled with NumPy 2.0.",
-       "CameronBodine/PINGMapper#123 (importing tensorflow)"),
-    _p("numpy-api-version",
-       r"module compiled against (?P<what>API|ABI) version (?P<compiled>0x[0-9a-fA-F]+|[0-9a-fA-F]+) "
-       r"but this version of numpy is (?P<installed>0x[0-9a-fA-F]+|[0-9a-fA-F]+)",
-       "RuntimeError: module compiled against API version 0xf but this version of numpy is 0xe",
-       "neuralmagic/docs#158; tensorflow/tensorflow#57106"),
-    _p("numpy-array-api", r"_ARRAY_API not found",
-       "AttributeError: _ARRAY_API not found", "nv-tlabs/vipe#42"),
-    _p("numpy-multiarray", r"numpy\.core\.(?:_multiarray_umath|multiarray|umath) failed to import",
-       "ImportError: numpy.core.multiarray failed to import", "tensorflow/tensorflow#23071"),
-    _p("protobuf-descriptors", r"Descriptors cannot (?:not )?be created directly",
-       "TypeError: Descriptors cannot not be created directly.\nIf this call came from a _pb2.py "
-       "file, your generated code is out of date and must be regenerated with protoc >= 3.19.0.",
-       "tensorflow/tensorflow#56266"),
-    _p("op-not-registered", r"Op type not registered '(?P<op>[^']+)' in binary",
-       "NotFoundError: Op type not registered 'RaggedBincount' in binary running on XXXXXXXX. Make "
-       "sure the Op and Kernel are registered in the binary running in this process.",
-       "tensorflow/io#1717"),
-    _p("undefined-symbol", r"(?:(?P<library>/[^\s:]+): )?undefined symbol: (?P<symbol>\S+)",
-       "NotFoundError: /venv/lib/python3.11/site-packages/tensorflow-plugins/libbroken_plugin.so: "
-       "undefined symbol: TF_TfdoctorMissingSymbol", "TensorFlow 2.19 on Linux (reproduced in tests)"),
-    _p("symbol-not-found", r"[Ss]ymbol not found(?: in flat namespace)?:? '?(?P<symbol>[^'\s]+)'?",
-       "NotFoundError: dlopen(.../tensorflow-plugins/libmetal_plugin.dylib, 6): Symbol not found: "
-       "_TF_AssignUpdateVariable", "tensorflow/tensorflow#50541; tensorflow/models#10617"),
-    _p("dlopen", r"dlopen\((?P<library>[^,()]+)(?:, \w+)?\)",
-       "dlopen(/Users/u/venv/lib/python3.9/site-packages/tensorflow-plugins/libmetal_plugin.dylib, "
-       "0x0006): symbol not found in flat namespace '_TF_AllocateOutput'", "tensorflow/models#10617"),
-    _p("referenced-from", r"Referenced from: (?:<[0-9A-Fa-f-]+> )?'?(?P<library>/[^'\s]+)'?",
-       "Symbol not found: _TF_AssignUpdateVariable\n  Referenced from: /Users/u/venv/lib/python3.8/"
-       "site-packages/tensorflow-plugins/libmetal_plugin.dylib\n  Expected in: flat namespace",
-       "apple/tensorflow_macos (tensorflow/text#654)"),
-    _p("arch-mismatch",
-       r"incompatible architecture \(have '?\(?(?P<have>\w+)\)?'?, need '?\(?(?P<need>\w+)\)?'?\)",
-       "(mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64'))",
-       "mindspore-ai/mindspore#249; tensorflow/tensorflow#57483"),
-    _p("arch-mismatch", r"mach-o,? but wrong architecture",
-       "_pywrap_tensorflow_internal.so: mach-o, but wrong architecture", "apple/tensorflow_macos#273"),
-    _p("arch-mismatch", r"wrong ELF class: (?P<elf_class>ELFCLASS\d+)",
-       "libfoo.so: wrong ELF class: ELFCLASS32", "glibc dlerror text"),
-    _p("library-not-loaded", r"Library not loaded: '?(?P<library>[^'\s]+)'?",
-       "dyld: Library not loaded: @rpath/libtensorflow_framework.2.dylib", "dyld error text"),
-    _p("library-not-loaded", r"(?P<library>[^\s:'(]+): cannot open shared object file",
-       "libcudart.so.11.0: cannot open shared object file: No such file or directory",
-       "glibc dlerror text"),
-    _p("library-not-loaded", r"image not found", "dlopen(...): image not found", "dyld (macOS 10.x)"),
-    _p("invalid-shared-object",
-       r"(?:(?P<library>/[^\s:]+): )?(?P<problem>invalid ELF header|file too short|only ET_DYN and ET_EXEC can be loaded|not a mach-o file|slice is not valid mach-o file|unknown file type)",
-       "NotFoundError: .../tensorflow-plugins/libgarbage.so: invalid ELF header",
-       "TensorFlow 2.19 on Linux (reproduced in tests)"),
-    _p("plugin-path-missing",
-       r"The file or folder to load (?P<what>pluggable device|kernel) libraries from does not exist\.?:? ?'?(?P<library>[^'\n]*)'?",
-       "FileNotFoundError: [Errno 2] The file or folder to load pluggable device libraries from does "
-       "not exist.: '/nonexistent/libx.so'", "tensorflow/python/framework/load_library.py (2.19)"),
+    METAL_DEVICE, SYSTEM_MEMORY, MAX_CACHE_SIZE, PLUGIN_OPTIMIZER, PLUGGABLE_DEVICE,
+    OPTIMIZER_SLOWDOWN, OPTIMIZER_FALLBACK, DYNAMIC_LIBRARY, GPU_LIBRARIES_MISSING,
+    CPU_FEATURE_GUARD, CPU_INSTRUCTIONS_UNUSED, CPU_INSTRUCTIONS_UNUSED_OLD,
+    CPU_INSTRUCTIONS_MISSING, TF_FATAL, PYTHON_FATAL, FAULTHANDLER_TIMEOUT, NUMPY_1X_ON_2X,
+    NUMPY_API_VERSION, NUMPY_ARRAY_API, NUMPY_MULTIARRAY, PROTOBUF_DESCRIPTORS, OP_NOT_REGISTERED,
+    UNDEFINED_SYMBOL, SYMBOL_NOT_FOUND, DLOPEN, REFERENCED_FROM, INCOMPATIBLE_ARCHITECTURE,
+    WRONG_ARCHITECTURE, WRONG_ELF_CLASS, LIBRARY_NOT_LOADED, CANNOT_OPEN_SHARED_OBJECT,
+    IMAGE_NOT_FOUND, INVALID_SHARED_OBJECT, PLUGIN_PATH_MISSING,
 )
+"""Every pattern, in the order the runtime child's stderr is read. Signatures of pasted logs
+(tfdoctor.logtext.importing, training) use the same constants, so each regex is declared once."""
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')
 

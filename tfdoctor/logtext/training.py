@@ -3,7 +3,7 @@ Keras 3 breaking Keras 2 code, device configuration made too late."""
 
 from __future__ import annotations
 
-from tfdoctor.logtext.importing import logparse_regex
+from tfdoctor.logtext import stderr
 from tfdoctor.logtext.signature import Fields, Signature, sig
 
 COMPANION_OPS: tuple[tuple[str, str, str], ...] = (
@@ -86,7 +86,7 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="No OpKernel was registered", key=("op",)),
     sig("log.op-not-registered", "op-not-registered-in-binary", "training",
         "an op this TensorFlow does not know: a companion package missing or mismatched",
-        logparse_regex("op-not-registered"),
+        stderr.OP_NOT_REGISTERED.regex,
         "NotFoundError: Op type not registered 'SentencepieceOp' in binary running on "
         "42c9348a7da5.", "https://github.com/tensorflow/tensorflow/issues/38597",
         needle="Op type not registered", derive=_companion, key=("op",), outputs=("op", "companion")),
@@ -113,7 +113,7 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="command buffer exited", key=("status",)),
     sig("log.optimizer-slowdown", "v2-optimizer-slow", "training",
         "Keras warns that its v2.11+ optimizer is slow on Apple silicon",
-        logparse_regex("optimizer-slowdown"),
+        stderr.OPTIMIZER_SLOWDOWN.regex,
         "WARNING:absl:At this time, the v2.11+ optimizer `tf.keras.optimizers.Adam` runs slowly on "
         "M1/M2 Macs, please use the legacy Keras optimizer instead, located at "
         "`tf.keras.optimizers.legacy.Adam`.", "https://github.com/tensorflow/tensorflow/issues/61092",

@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
-from tfdoctor.lint.model import LintEnv, LintResult
+from tfdoctor.lint.results import LintEnv, LintResult
 
 _STYLES = {"error": "red", "warning": "yellow", "info": "blue"}
 

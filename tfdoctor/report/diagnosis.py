@@ -110,7 +110,7 @@ class Report:
     findings: list[Finding]
     sections: Sequence[Area]
     """The areas whose rules ran, in report order."""
-    derived: "Derived | None" = None
+    derived: "Derived"
     """The facts the rules were given (renderers read them instead of working them out again)."""
 
     def problems(self) -> list[Finding]:

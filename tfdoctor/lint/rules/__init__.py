@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfdoctor.lint.model import Rule
+from tfdoctor.lint.results import Rule
 from tfdoctor.lint.rules import (
                                  async_timing,
                                  cpu_fallback_layer,

@@ -32,7 +32,7 @@ from typing import Iterable
 
 from tfdoctor.lint.flow import keras_objects
 from tfdoctor.lint.index import done
-from tfdoctor.lint.model import Context, Finding, Rule
+from tfdoctor.lint.results import Context, Finding, Rule
 
 TIMERS = {"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
           "time.monotonic_ns", "timeit.default_timer"}

@@ -29,7 +29,7 @@ from typing import Iterable
 
 from tfdoctor.knowledge.kernels import KernelTable, UnknownPluginRelease, kernel_table
 from tfdoctor.knowledge.layer_ops import ACTIVATIONS, FUNCTIONS, LAYERS, OpUse
-from tfdoctor.lint.model import Context, Finding, LintEnv, Rule
+from tfdoctor.lint.results import Context, Finding, LintEnv, Rule
 from tfdoctor.lint.names import keyword, literal
 
 

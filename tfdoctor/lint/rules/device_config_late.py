@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from tfdoctor.lint.flow import describe, late_device_config
-from tfdoctor.lint.model import Context, Finding, Rule
+from tfdoctor.lint.results import Context, Finding, Rule
 
 
 def _check(ctx: Context) -> Iterable[Finding]:

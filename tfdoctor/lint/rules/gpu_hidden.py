@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from tfdoctor.lint.flow import late_device_config
-from tfdoctor.lint.model import Context, Finding, Rule
+from tfdoctor.lint.results import Context, Finding, Rule
 from tfdoctor.lint.names import keyword, literal
 
 _CALLS = ("tensorflow.config.set_visible_devices", "tensorflow.config.experimental.set_visible_devices")

@@ -36,7 +36,7 @@ import ast
 from typing import Iterable
 
 from tfdoctor.lint.flow import keras_objects
-from tfdoctor.lint.model import Context, Finding, LintEnv, Rule
+from tfdoctor.lint.results import Context, Finding, LintEnv, Rule
 from tfdoctor.lint.names import keyword, literal
 
 _GENERATOR_METHODS = {"fit_generator": "fit", "evaluate_generator": "evaluate",

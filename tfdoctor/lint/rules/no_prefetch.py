@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from tfdoctor.lint.index import done
-from tfdoctor.lint.model import Context, Finding, Rule
+from tfdoctor.lint.results import Context, Finding, Rule
 from tfdoctor.lint.names import assigned_names, keyword, statements_in_order
 
 CONSTRUCTORS = {"tensorflow.data.Dataset." + n for n in (

@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
-from tfdoctor.lint.model import Context, Finding, LintEnv, Rule
+from tfdoctor.lint.results import Context, Finding, LintEnv, Rule
 from tfdoctor.lint.names import assigned_names, keyword
 
 OPTIMIZERS = {"Adam", "AdamW", "SGD", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam", "Ftrl"}

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from tfdoctor.lint.model import Context, Finding, LintEnv, Rule
+from tfdoctor.lint.results import Context, Finding, LintEnv, Rule
 from tfdoctor.lint.names import NOT_LITERAL, keyword, literal
 
 REFERENCES = ("https://github.com/NVlabs/sionna/issues/78",)
