@@ -29,6 +29,20 @@ def _plugin_code(fields: Fields) -> str:
     return "log.symbol-not-found"
 
 
+_TENSORFLOW_LIBRARY = re.compile(r"tensorflow|tf_|_ops\.so|_ops\.dylib|metal_plugin", re.IGNORECASE)
+_TENSORFLOW_SYMBOL = re.compile(r"TF_|tensorflow|tsl\d|3tsl|xla", re.IGNORECASE)
+
+
+def _tensorflow_library(fields: Fields, text: str) -> bool:
+    """A missing symbol is TensorFlow's failure only when the library is TensorFlow's, a plugin
+    or a custom op (its path, or a TensorFlow frame of the text, says so), or the symbol is one of
+    TensorFlow's; a protobuf or grpc extension missing its own symbol is another story."""
+    library, symbol = fields.get("library", ""), fields.get("symbol", "")
+    if library:
+        return bool(_TENSORFLOW_LIBRARY.search(library) or _TENSORFLOW_SYMBOL.search(symbol))
+    return bool(_TENSORFLOW_SYMBOL.search(symbol)) or "tensorflow" in text
+
+
 def _avx(fields: Fields) -> Fields:
     out = dict(fields)
     if out.pop("qemu", ""):
@@ -60,7 +74,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "tensorflow.python.framework.errors_impl.NotFoundError: dlopen(/Users/davidlaxer/tensorflow-"
         "metal/lib/python3.8/site-packages/tensorflow-plugins/libmetal_plugin.dylib, 6): Symbol not "
         "found: _TF_AssignUpdateVariable", "https://github.com/tensorflow/text/issues/654",
-        needle="ymbol not found", derive=_plugin, code_for=_plugin_code, key=("library", "symbol"),
+        needle="ymbol not found", derive=_plugin, applies=_tensorflow_library, code_for=_plugin_code,
+        key=("library", "symbol"),
         outputs=("library", "symbol", "plugin", "in_plugin_dir")),
     sig("log.symbol-not-found-plugin", "undefined-symbol", "import",
         "a shared library needs a symbol the installed TensorFlow does not export (Linux text)",
@@ -68,7 +83,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "tensorflow.python.framework.errors_impl.NotFoundError: /home/selena/pcn-master/pc_distance/"
         "tf_nndistance_so.so: undefined symbol: _ZN10tensorflow15OpKernelContext10CtxFailureEPKciRKNS_6StatusE",
         "https://github.com/tensorflow/tensorflow/issues/22432",
-        needle="undefined symbol", derive=_plugin, code_for=_plugin_code, key=("library", "symbol"),
+        needle="undefined symbol", derive=_plugin, applies=_tensorflow_library, code_for=_plugin_code,
+        key=("library", "symbol"),
         outputs=("library", "symbol", "plugin", "in_plugin_dir")),
     sig("log.arch-mismatch", "incompatible-architecture", "import",
         "a binary of the other architecture (x86_64 vs arm64)",

@@ -64,12 +64,15 @@ def _conda_code(fields: Fields) -> str:
 SIGNATURES: tuple[Signature, ...] = (
     sig("log.pip-no-matching-distribution", "pip-could-not-find", "install",
         "pip found no distribution of a package for this Python and platform",
-        r"Could not find a version that satisfies the requirement (?P<requirement>" + _NAME +
-        r"[^\s;(]*)(?:;\s*(?P<marker>[^(\n]+?))?\s*(?:\(from (?!versions:)(?P<required_by>[^)]*)\)\s*)?"
-        r"\(from versions: (?P<versions>[^)\n]*)\)",
+        # pip 26 says "a final version"; "(from -r requirements.txt (line 3))" nests brackets;
+        # a paste may end before the list of versions closes
+        r"Could not find a (?:final )?version that satisfies the requirement (?P<requirement>" + _NAME +
+        r"[^\s;(]*)(?:;\s*(?P<marker>[^(\n]+?))?\s*"
+        r"(?:\(from (?!versions:)(?P<required_by>[^()\n]*(?:\([^()\n]*\)[^()\n]*)*)\)\s*)?"
+        r"\(from versions: (?P<versions>[^)\n]*)\)?",
         "Could not find a version that satisfies the requirement tensorflow-macos==2.12.0 "
         "(from versions: none)", "https://github.com/bmaltais/kohya_ss/issues/563",
-        needle="Could not find a version", derive=_requirement, key=("package",),
+        needle="Could not find a ", derive=_requirement, key=("package",),
         outputs=("package", "specifier", "marker", "required_by", "available")),
     sig("log.pip-no-matching-distribution", "pip-no-matching", "install",
         "pip found no distribution of a package for this Python and platform",

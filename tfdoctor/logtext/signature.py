@@ -8,10 +8,11 @@ match into a diagnosis (with the environment's facts) is the job of the checks.
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
+
+from tfdoctor.logtext.pasted import View, tolerant, views
 
 MAX_PER_SIGNATURE = 20
 MAX_LINE = 500
@@ -38,6 +39,9 @@ class Signature:
     """A literal every match contains: signatures whose needle is absent are skipped cheaply."""
     derive: Callable[[Fields], Fields] | None = None
     """Post-processing of the extracted groups (split a requirement, name a companion package)."""
+    applies: Callable[[Fields, str], bool] | None = None
+    """The signature's scope: whether a match (its fields, the whole text) is the failure it
+    names, e.g. a missing symbol of a TensorFlow library rather than of any extension."""
     code_for: Callable[[Fields], str] | None = None
     """A more specific code for some matches (conda missing tensorflow-deps)."""
     outputs: tuple[str, ...] = ()
@@ -74,81 +78,93 @@ def sig(code: str, variant: str, stage: str, title: str, pattern: str | re.Patte
     return Signature(code, variant, stage, title, regex, example, source, **kwargs)  # type: ignore[arg-type]
 
 
-class _Lines:
-    """Offset -> 1-based line number, computed once per text."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
-
-    def number(self, offset: int) -> int:
-        return bisect.bisect_right(self.starts, offset)
-
-    def line(self, offset: int, end: int) -> str:
-        start = self.text.rfind("\n", 0, offset) + 1
-        stop = self.text.find("\n", max(end - 1, offset))
-        chunk = self.text[start:stop if stop >= 0 else len(self.text)].strip()
-        return chunk if len(chunk) <= MAX_LINE else chunk[:MAX_LINE] + "..."
-
-
 def match_all(text: str, signatures: Iterable[Signature]) -> list[LogMatch]:
-    """Every signature's matches in `text`, merged per occurrence, in the order of the text."""
+    """Every signature's matches in `text`, merged per occurrence, in the order of the text.
+
+    The text is read as pasted (tfdoctor.logtext.pasted): first line by line, then, for the
+    signatures that found nothing, with its lines joined and case ignored."""
     if not text:
         return []
-    lines = _Lines(text)
+    clean, flat = views(text)
     found: dict[tuple[str, ...], LogMatch] = {}
-    for signature in signatures:
-        if signature.needle and signature.needle not in text:
-            continue
-        seen = 0
-        for m in _matches(signature, text):
-            fields = {k: v for k, v in m.groupdict().items() if v}
-            if signature.derive is not None:
-                fields = signature.derive(fields)
-            fields = {k: " ".join(v.split()) for k, v in fields.items() if v}
-            code = signature.code_for(fields) if signature.code_for else signature.code
-            if signature.key is None:
-                key = (code, signature.variant, str(lines.number(m.start())))
-            else:
-                key = (code,) + tuple(fields.get(k, "") for k in signature.key)
-            if key in found:
-                _merge(found[key], fields, signature)
-                continue
-            seen += 1
-            if seen > MAX_PER_SIGNATURE:
-                break
-            found[key] = LogMatch(code, fields, lines.number(m.start()), lines.line(m.start(), m.end()),
-                                  signature.stage, signature.variant, 1, [signature.source])
+    missed = [s for s in signatures if not _collect(s, clean, s.regex, found)]
+    for signature in missed:
+        _collect(signature, flat, _tolerant(signature.regex), found)
     return sorted(found.values(), key=lambda match: (match.line, match.code))
+
+
+def _collect(signature: Signature, view: View, regex: re.Pattern[str],
+             found: dict[tuple[str, ...], LogMatch]) -> bool:
+    """Add the signature's matches in `view` to `found`; whether it matched at all."""
+    seen = matched = 0
+    for m in _matches(signature, view.text, regex):
+        fields = {k: v for k, v in m.groupdict().items() if v}
+        if signature.derive is not None:
+            fields = signature.derive(fields)
+        fields = {k: " ".join(v.split()) for k, v in fields.items() if v}
+        if signature.applies is not None and not signature.applies(fields, view.text):
+            continue
+        matched += 1
+        code = signature.code_for(fields) if signature.code_for else signature.code
+        line = view.number(m.start())
+        if signature.key is None:
+            key = (code, signature.variant, str(line))
+        else:
+            key = (code,) + tuple(fields.get(k, "") for k in signature.key)
+        if key in found:
+            _merge(found[key], fields, signature)
+            continue
+        seen += 1
+        if seen > MAX_PER_SIGNATURE:
+            break
+        found[key] = LogMatch(code, fields, line, view.quote(m.start(), m.end(), MAX_LINE),
+                              signature.stage, signature.variant, 1, [signature.source])
+    return matched > 0
+
+
+_TOLERANT: dict[re.Pattern[str], re.Pattern[str]] = {}
+
+
+def _tolerant(regex: re.Pattern[str]) -> re.Pattern[str]:
+    """tfdoctor.logtext.pasted.tolerant, compiled once per signature."""
+    if regex not in _TOLERANT:
+        _TOLERANT[regex] = tolerant(regex)
+    return _TOLERANT[regex]
 
 
 WINDOW = 4000
 """Characters after a needle a match may span (multi-line conda and Metal messages)."""
 
 
-def _matches(signature: Signature, text: str) -> Iterable[re.Match[str]]:
+def _matches(signature: Signature, text: str, regex: re.Pattern[str]) -> Iterable[re.Match[str]]:
     """The regex's matches, looked for only around the needle's occurrences: scanning an 8 MB
-    log with 30 regular expressions would take seconds; finding a literal takes milliseconds."""
-    if not signature.needle:
-        yield from signature.regex.finditer(text)
+    log with 30 regular expressions would take seconds; finding a literal takes milliseconds.
+    A case-ignoring regex looks for the needle case-ignored too."""
+    haystack, needle = text, signature.needle
+    if regex.flags & re.IGNORECASE and needle:
+        haystack, needle = text.lower(), needle.lower()
+        if len(haystack) != len(text):  # a character whose lower case is longer: no shortcut
+            needle = ""
+    if not needle:
+        yield from regex.finditer(text)
         return
     covered = -1
     starts: set[int] = set()
-    at = text.find(signature.needle)
+    at = haystack.find(needle)
     while at >= 0:
         if at >= covered:
-            low = text.rfind("\n", 0, at) + 1
+            low = max(text.rfind("\n", 0, at) + 1, at - WINDOW)
             high = min(len(text), at + 2 * WINDOW)
             # matches starting in the window's second half may be cut at `high`: the next
             # window (from the first needle there) finds them whole
             keep = len(text) if high == len(text) else text.rfind("\n", 0, high - WINDOW) + 1
             keep = max(keep, low + 1)
-            for m in signature.regex.finditer(text, low, high):
+            for m in regex.finditer(text, low, high):
                 if m.start() < keep and m.start() not in starts:
                     starts.add(m.start())
                     yield m
             covered = keep
-        at = text.find(signature.needle, at + 1)
+        at = haystack.find(needle, at + 1)
 
 
 def _merge(into: LogMatch, fields: Mapping[str, str], signature: Signature) -> None:

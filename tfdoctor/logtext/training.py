@@ -164,7 +164,8 @@ SIGNATURES: tuple[Signature, ...] = (
         outputs=("api", "method")),
     sig("log.keras3-api", "keras3-layers-experimental", "training",
         "Keras 3 has no layers.experimental (the preprocessing layers are in keras.layers)",
-        r"has no attribute 'experimental'|No module named '(?:tensorflow\.)?keras\.layers\.experimental",
+        r"module '[\w.]*\blayers' has no attribute 'experimental'"
+        r"|No module named '(?:tensorflow\.)?keras\.layers\.experimental",
         "AttributeError: module 'keras._tf_keras.keras.layers' has no attribute 'experimental'",
         "https://github.com/tensorflow/tensorflow/issues/64349", needle="experimental",
         derive=_keras3("keras.layers.experimental"), key=("api",), outputs=("api",)),

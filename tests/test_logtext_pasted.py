@@ -1,0 +1,118 @@
+"""Every real error text of tests/data/logs is recognised however it was pasted (issue 19 class 2):
+as printed, wrapped at 80 columns, quoted in markdown inside a code fence, cut in the middle of
+its last line after the part that tells it apart, and with a logger's timestamps in front."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tfdoctor.logtext.catalog import SIGNATURES, recognise
+
+LOGS = Path(__file__).resolve().parent / "data" / "logs"
+INDEX = json.loads((LOGS / "SOURCES.json").read_text(encoding="utf-8"))["texts"]
+
+
+def wrapped(text: str) -> str:
+    return "\n".join("\n".join(textwrap.wrap(line, 80, break_on_hyphens=False)) or line
+                     for line in text.splitlines())
+
+
+def quoted(text: str) -> str:
+    return "```\n" + "\n".join("> " + line for line in text.splitlines()) + "\n```\n"
+
+
+def cut(text: str, code: str) -> str:
+    """The text cut in the middle of its last line; where the line holds the needle of a
+    signature of `code`, in the middle of what follows the needle."""
+    lines = text.rstrip("\n").split("\n")
+    last = lines[-1]
+    needles = [s.needle for s in SIGNATURES if s.code == code and s.needle and s.needle in last]
+    start = max((last.index(n) + len(n) for n in needles), default=0)
+    lines[-1] = last[:start + (len(last) - start) // 2]
+    return "\n".join(lines)
+
+
+def timestamped(text: str) -> str:
+    return "\n".join(f"2024-05-01 10:11:{i % 60:02d},123 ERROR {line}"
+                     for i, line in enumerate(text.splitlines()))
+
+
+WAYS = {"as printed": lambda t, c: t, "wrapped at 80": lambda t, c: wrapped(t),
+        "quoted in markdown": lambda t, c: quoted(t), "cut": cut,
+        "timestamped": lambda t, c: timestamped(t), "CRLF and colours": lambda t, c: "\x1b[31m" + t.replace("\n", "\x1b[0m\r\n")}
+
+
+KNOWN_MISSES = {
+    # signatures whose regex still asks for the message's end (a closing quote or bracket, the
+    # rest of a sentence) after the part that tells the message apart
+    **{(name, "cut"): "regex asks for the message's end" for name in (
+        "pip_unsupported_wheel_x86.txt", "conda_resolve_tensorflow_deps.txt",
+        "arch_incompatible_pywrap.txt", "metal_registered_twice.txt",
+        "no_gpu_kernel_generator_dataset.txt", "metal_oom_command_buffer.txt",
+        "visible_devices_late.txt", "physical_devices_late.txt", "virtual_devices_late.txt",
+        "custom_op_undefined_symbol.txt", "directml_registered_twice.txt",
+        "gpu_list_empty_tf215.txt", "keras3_layers_experimental_attr.txt")},
+    # multi-line signatures that rely on the message's own line breaks
+    **{(name, "wrapped at 80"): "multi-line signature" for name in (
+        "conda_tensorflow_deps_osx64.txt", "metal_command_buffer_internal_error.txt",
+        "metal_command_buffer_ignored.txt")},
+}
+"""Pastes not recognised yet (strict xfail: a fix makes the test fail until it is removed here)."""
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("entry", INDEX, ids=lambda e: e["file"])
+def test_real_text_is_recognised_however_it_was_pasted(entry: dict, way: str,
+                                                       request: pytest.FixtureRequest) -> None:
+    if (entry["file"], way) in KNOWN_MISSES:
+        request.applymarker(pytest.mark.xfail(reason=KNOWN_MISSES[entry["file"], way], strict=True))
+    text = (LOGS / entry["file"]).read_text(encoding="utf-8")
+    pasted = WAYS[way](text, entry["code"])
+    assert entry["code"] in {m.code for m in recognise(pasted)}, pasted
+
+
+def test_a_wrapped_message_keeps_the_users_line_numbers() -> None:
+    text = ("Traceback (most recent call last):\n"
+            "RuntimeError: module compiled against API version\n"
+            "0x10 but this version of numpy is 0xf\n")
+    (match,) = recognise(text)
+    assert (match.code, match.line, match.fields["compiled"], match.fields["installed"]) == (
+        "log.numpy-abi", 2, "0x10", "0xf")
+    assert match.text == ("RuntimeError: module compiled against API version 0x10 but this "
+                          "version of numpy is 0xf")
+
+
+# Scope (issue 19 class 4): real texts from public threads that a signature must not claim.
+PROTOBUF_OWN_SYMBOL = (  # https://github.com/harskish/sdui/issues/5
+    "ImportError: dlopen(/opt/homebrew/Caskroom/miniconda/base/envs/ldm/lib/python3.10/site-packages/"
+    "google/protobuf/pyext/_message.cpython-310-darwin.so, 0x000A): symbol not found in flat namespace "
+    "(__ZN6google8protobuf15FieldDescriptor12TypeOnceInitEPKS1_)")
+
+
+def test_a_missing_symbol_of_another_extension_is_not_tensorflows() -> None:
+    assert recognise(PROTOBUF_OWN_SYMBOL) == []
+    plugin = PROTOBUF_OWN_SYMBOL.replace("google/protobuf/pyext/_message.cpython-310-darwin.so",
+                                         "tensorflow-plugins/libmetal_plugin.dylib")
+    assert [m.code for m in recognise(plugin)] == ["log.symbol-not-found-plugin"]
+
+
+
+def test_pip_refusal_cut_before_its_versions_close_and_from_a_requirements_file() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/63096, verbatim: the paste ends in the list
+    cut_off = ('ERROR: Could not find a version that satisfies the requirement tensorflow-macos<2.17,>=2.1'
+               '6.0rc0; platform_machine == "arm64" and platform_system == "Darwin" (from tensorflow-text)'
+               ' (from versions: 2.12.0, 2.13.0rc0, 2.13.0rc1, 2.13.0rc2, 2.13.0, 2.13.1, 2.14.0rc0, 2.14.'
+               '0rc1, 2.14.0, 2.14.1, 2.15.0rc0, 2.15.0')
+    (match,) = recognise(cut_off)
+    assert (match.code, match.fields["package"], match.fields["required_by"]) == (
+        "log.pip-no-matching-distribution", "tensorflow-macos", "tensorflow-text")
+    # pip's template (src/pip/_internal/resolution/resolvelib/factory.py) for a requirement read
+    # from a file: the requirement's origin nests brackets
+    from_file = ("ERROR: Could not find a version that satisfies the requirement tensorflow-macos==2.9.0 "
+                 "(from -r requirements.txt (line 3)) (from versions: none)")
+    (match,) = recognise(from_file)
+    assert match.fields["required_by"] == "-r requirements.txt (line 3)"
