@@ -24,6 +24,8 @@ ROSETTA_CONSEQUENCES = (
     codes.LOG_AVX_MISSING,
     codes.LOG_ARCH_MISMATCH,
     codes.LOG_NO_GPU_LISTED,
+    codes.LOG_PIP_NO_MATCHING_DISTRIBUTION,
+    codes.LOG_PIP_UNSUPPORTED_WHEEL,
 )
 """Codes whose findings an x86_64 Python on Apple silicon explains (no Metal GPU, AVX crash...)."""
 ROUTE_CONSEQUENCES = (codes.ARCH_ROSETTA, *ROSETTA_CONSEQUENCES)

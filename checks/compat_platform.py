@@ -17,13 +17,8 @@ from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
-from tfdoctor.advice.installs import (
-    APPLE_PLUGIN_PAGE,
-    install_commands,
-    metal_macos_floors,
-    move_python,
-    span,
-)
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, matching_metal,
+                                     metal_macos_floors, move_python, span)
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
@@ -106,16 +101,13 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
     if tf is None:
         return None
     # metal wheels exist for this Python: does one of them go with the installed TensorFlow?
-    good_here, good_elsewhere = [], []
-    for release in sorted(m.metal_releases.values(), key=lambda r: Version(r.version), reverse=True):
-        if arch not in release.wheels:
-            continue
-        if best_pair.pairing(m, tf.version, release.version).status not in GOOD_STATUSES:
-            continue
-        (good_here if release.has(py, arch) else good_elsewhere).append(release)
+    best = matching_metal(m, tf.version, py, arch)
+    good_elsewhere = [release for release in sorted(m.metal_releases.values(), key=lambda r: Version(r.version),
+                                                    reverse=True)
+                      if arch in release.wheels and not release.has(py, arch)
+                      and best_pair.pairing(m, tf.version, release.version).status in GOOD_STATUSES]
     rec = best_pair.recommended_install(m, py, arch, d.macos)
-    if good_here:
-        best = good_here[0]
+    if best is not None:
         status = best_pair.pairing(m, tf.version, best.version).status
         return no_metal.finding(
             {**evidence, "matching_metal": best.version, "status": status},
@@ -257,7 +249,8 @@ def no_wheel_for_python(s: Snapshot, d: Derived):
       "tensorflow-metal ended at 1.0.0, it is information.",
       "Install the tensorflow-metal release that goes with this TensorFlow (the finding names "
       "it), or the recommended pair when none does.",
-      APPLE_PLUGIN_PAGE, explains=(codes.RUNTIME_NO_GPU, codes.PROBE_CPU_ONLY), needs=("python",))
+      APPLE_PLUGIN_PAGE, explains=(codes.RUNTIME_NO_GPU, codes.PROBE_CPU_ONLY, codes.LOG_NO_GPU_LISTED),
+      needs=("python",))
 def no_metal(s: Snapshot, d: Derived):
     found = _route(s, d)
     if found is None or found.code != no_metal.code:

@@ -17,13 +17,8 @@ from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
-from tfdoctor.advice.installs import (
-    APPLE_PLUGIN_PAGE,
-    install_commands,
-    pair_fix,
-    recommended_requirements,
-    tf_requirement,
-)
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, matching_metal, pair_fix,
+                                     recommended_requirements, tf_requirement)
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.facts.snapshot import Snapshot
@@ -367,10 +362,13 @@ def no_gpu_listed(s: Snapshot, d: Derived):
         elif d.translated:
             text = "this Python runs as x86_64 under Rosetta 2: the Metal plugin is arm64 only (see arch.rosetta)"
             commands = ()
-        elif not d.metal:
-            reqs = recommended_requirements(s).requirements
+        elif not d.metal:  # compat.no-metal's own advice: the plugin for this TensorFlow, else a pair
+            plugin = (matching_metal(d.matrix, d.tf_version, s.python.minor, d.hardware_arch)
+                      if d.matrix and d.tf_version and s.python else None)
+            reqs = ((f"tensorflow-metal=={plugin.version}",) if plugin
+                    else recommended_requirements(s).requirements)
             text = f"tensorflow-metal is not installed: install {' + '.join(reqs) or 'a pair for this Python'}"
-            commands = tuple(install_commands(s, reqs))
+            commands = (pip(s, "install", reqs[0]),) if plugin else tuple(install_commands(s, reqs))
         else:
             reqs, why, pair = pair_fix(s, d)
             facts.update(pair)

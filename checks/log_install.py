@@ -21,6 +21,7 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, move_
                                      recommended_requirements, tf_requirement)
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.advice.pip_refusal import TF_DISTS, prerelease, refusal, then_versus_now, version_key
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair
 from tfdoctor.model import Remediation, Severity, rule
@@ -35,7 +36,6 @@ H5PY_FIRST_ARM64_WHEEL = {"3.8": "3.7.0", "3.9": "3.7.0", "3.10": "3.7.0", "3.11
 """Python -> the first h5py with a macOS arm64 wheel for it (file names in
 https://pypi.org/pypi/h5py/json, e.g. h5py-3.7.0-cp39-cp39-macosx_11_0_arm64.whl; read 2026-11-23).
 Older h5py (tensorflow-macos 2.5/2.6 pin h5py~=3.1.0) is built from source and needs HDF5."""
-_TF_DISTS = ("tensorflow", "tensorflow-macos")
 
 
 def _where(s: Snapshot, d: Derived) -> dict[str, Any]:
@@ -50,64 +50,6 @@ def _spec(text: str) -> SpecifierSet | None:
         return SpecifierSet(text or "")
     except InvalidSpecifier:
         return None
-
-
-def _prerelease(version: str) -> bool:
-    try:
-        return Version(version).is_prerelease
-    except InvalidVersion:
-        return False
-
-
-def _lookup(m: Any, package: str, spec: SpecifierSet, py: str | None, arch: str,
-            macos: str | None) -> tuple[str, str, list[str]]:
-    """(verdict, why, versions installable here) for a TensorFlow or tensorflow-metal request."""
-    entries: list[tuple[str, dict[str, Any]]] = []  # (version, arch -> (pythons, min_macos))
-    if package in _TF_DISTS:
-        for minor in m.minors.values():
-            for r in minor.releases + minor.prereleases:
-                table = r.tensorflow if package == "tensorflow" else r.tensorflow_macos
-                entries.append((r.version, {a: (w.pythons, w.min_macos) for a, w in table.items()}))
-    else:
-        for metal in m.metal_releases.values():
-            entries.append((metal.version, {a: (w.pythons, m.metal_min_macos(metal, a))
-                                            for a, w in metal.wheels.items()}))
-    wanted = [(v, t) for v, t in entries if t and spec.contains(v, prereleases=True)]
-    label = f"{package}{spec}" if str(spec) else package
-    if not wanted:
-        known = sorted((v for v, t in entries if t and not _prerelease(v)), key=Version)
-        pinned = [s.version for s in spec if s.operator in ("==", "===") and "*" not in s.version]
-        if known and pinned and all(_version_key(v) < Version(known[0]) for v in pinned):
-            return ("older-than-matrix", f"{label} is older than every macOS wheel tfdoctor's matrix "
-                    f"knows ({package} {_span(known)}); TensorFlow for Apple silicon starts at 2.5", [])
-        return ("never-published", f"no macOS wheel of {label} was ever published (tfdoctor's matrix, "
-                f"read from the registry: {package} {_span(known)})", [])
-    on_arch = [(v, t[arch]) for v, t in wanted if arch in t]
-    if not on_arch:
-        others = sorted({a for _v, t in wanted for a in t})
-        return ("arch-missing", f"{label} has macOS wheels for {', '.join(others)} only, none for {arch}", [])
-    for_py = [(v, w) for v, w in on_arch if py in w[0]]
-    if not for_py:
-        pythons = sorted({p for _v, w in on_arch for p in w[0]}, key=Version)
-        return ("other-pythons-only", f"{label} has {arch} wheels for Python {', '.join(pythons)} only, "
-                f"not for Python {py}", [])
-    finals = [(v, w) for v, w in for_py if not _prerelease(v)]
-    if not finals:
-        return ("prerelease-only", f"{label} matches only pre-releases ({', '.join(v for v, _ in for_py)}), "
-                "which pip skips unless told --pre", [])
-    fits = [v for v, w in finals if not macos or Version(macos) >= Version(w[1])]
-    if not fits:
-        need = min((w[1] for _v, w in finals), key=Version)
-        return ("macos-too-old", f"{label} needs macOS {need} or later for Python {py} ({arch}); "
-                f"this Mac runs {macos}", [])
-    return ("installable-here", f"{label} has wheels for Python {py} ({arch}, macOS {macos or '?'}): "
-            "the pip that failed ran in another environment (another Python, or x86_64 under "
-            "Rosetta 2), or with an index that hides them", sorted(fits, key=Version))
-
-
-def _span(versions: list[str]) -> str:
-    good = sorted((v for v in versions if not _prerelease(v)), key=Version)
-    return f"{good[0]} to {good[-1]}" if good else "none"
 
 
 def _fix_for_machine(s: Snapshot, d: Derived, m: Any, what: str) -> Remediation:
@@ -149,26 +91,33 @@ def pip_no_matching(s: Snapshot, d: Derived):
         facts: dict[str, Any] = dict(where)
         m = d.matrix
         if m is not None and spec is not None and s.python and d.is_mac and \
-                package in _TF_DISTS + ("tensorflow-metal",):
-            verdict, why, here = _lookup(m, package, spec, where["python"], where["pip_arch"], d.macos)
+                package in TF_DISTS + ("tensorflow-metal",):
+            verdict, why, here = refusal(m, package, spec, where["python"], where["pip_arch"], d.macos)
             if verdict != "installable-here" and d.translated and d.hardware_arch != where["pip_arch"]:
-                native, _why, native_here = _lookup(m, package, spec, where["python"], d.hardware_arch, d.macos)
+                native, _why, native_here = refusal(m, package, spec, where["python"], d.hardware_arch, d.macos)
                 if native == "installable-here":
                     verdict, here = "rosetta", native_here
                     why = (f"pip runs as {where['pip_arch']} under Rosetta 2 and {package}{spec} has no "
                            f"{where['pip_arch']} wheel for Python {where['python']}; its "
                            f"{d.hardware_arch} wheels fit this Mac")
+            if verdict == "installable-here":
+                then = then_versus_now(s, f"{match.text}\n{s.log.excerpt}")
+                if then:
+                    verdict = "refused-then"
+                    why = f"{package}{spec} has wheels that fit this machine now; {then}"
             if available:
                 why += f"; pip offered {available[0]} to {available[-1]}"
             facts.update(verdict=verdict, installable_here=here[-3:] or None)
             fix = _fix_for_machine(s, d, m, why)
+            if verdict == "refused-then" and why.split("; ", 1)[-1].startswith("pip "):
+                fix = Remediation(fix.text, (pip(s, "install", "--upgrade", "pip"), *fix.commands), fix.link)
             title = f"pip found no {package}{spec}: {why}"
         elif available:
-            finals = [v for v in available if not _prerelease(v)]
+            finals = [v for v in available if not prerelease(v)]
             wanted = [v for v in available if spec is not None and spec.contains(v, prereleases=True)]
-            verdict = "prerelease-only" if wanted and not any(not _prerelease(v) for v in wanted) \
+            verdict = "prerelease-only" if wanted and not any(not prerelease(v) for v in wanted) \
                 else "not-for-this-python"
-            newest = max(finals, key=_version_key) if finals else None
+            newest = max(finals, key=version_key) if finals else None
             facts.update(verdict=verdict, newest_offered=newest)
             why = (f"pip offered {package} {available[0]} to {available[-1]} for Python "
                    f"{where['python'] or '?'}, none matching {match.fields.get('specifier', '')}")
@@ -187,13 +136,6 @@ def pip_no_matching(s: Snapshot, d: Derived):
                               (pip(s, "index", "versions", package),))
         out.append(pip_no_matching.finding(evidence(s, match, **facts), fix, title=title))
     return out
-
-
-def _version_key(v: str) -> Any:
-    try:
-        return Version(v)
-    except InvalidVersion:
-        return Version("0")
 
 
 @rule(codes.LOG_PIP_UNSUPPORTED_WHEEL, "pip refused a wheel built for another Python or platform",
@@ -232,8 +174,8 @@ def pip_unsupported_wheel(s: Snapshot, d: Derived):
         fix = Remediation(f"{f.get('wheel')}: {why}. Install by name, so pip picks the wheel for this "
                           "interpreter", (pip(s, "install", f"{name}=={version}" if version else name),))
         m = d.matrix
-        if m is not None and d.is_mac and s.python and name in _TF_DISTS + ("tensorflow-metal",) and version:
-            verdict, text, _here = _lookup(m, name, SpecifierSet(f"=={version}"), py, arch, d.macos)
+        if m is not None and d.is_mac and s.python and name in TF_DISTS + ("tensorflow-metal",) and version:
+            verdict, text, _here = refusal(m, name, SpecifierSet(f"=={version}"), py, arch, d.macos)
             if verdict != "installable-here":
                 fix = _fix_for_machine(s, d, m, f"{why}; {text}")
         out.append(pip_unsupported_wheel.finding(evidence(s, match, mismatches=wrong, **where), fix,

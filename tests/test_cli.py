@@ -136,6 +136,7 @@ def test_list_checks_and_explain():
     assert {"arch", "install", "compat", "runtime", "probe", "target"} <= names
     run = run_tfdoctor("explain", "arch.rosetta")
     assert run.code == 0 and "Rosetta" in run.stdout and "Fix:" in run.stdout
+    assert "log.pip-no-matching-distribution" in " ".join(run.stdout.split())  # what it is the cause of
     typo = run_tfdoctor("explain", "arch.roseta")
     assert typo.code == 2 and "did you mean arch.rosetta" in typo.stderr
 
@@ -249,7 +250,7 @@ def test_commands_stay_in_order():
     app = main.load_app()
     names = [c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands]
     assert names == ["check", "collect", "diagnose", "schema", "probe", "lint", "ops", "run",
-                     "list-checks", "explain", "matrix"]
+                     "list-checks", "explain", "matrix", "fix"]
 
 
 def test_plugin_scan_is_skipped_only_when_no_plugin_can_exist(tmp_path):

@@ -275,3 +275,49 @@ def test_no_log_no_log_findings():
 
     rules = RuleModules("log_install", "log_import", "log_training").rules
     assert run_rules(snap(apple_silicon()), Registry(rules=rules)) == []
+
+
+# --- then versus now: wheels that fit this machine today, refused when pip ran (issue 19 class 5)
+
+
+def _intel_mac(macos: str, reported: str, python: str) -> dict:
+    return apple_silicon(
+        host={"hw_arm64": False, "chip": None, "cpu_brand": "Intel(R) Core(TM) i7", "macos_version": macos,
+              "macos_version_reported": reported},
+        python={"version": python, "process_arch": "x86_64",
+                "binary": {"path": "/usr/local/bin/python3", "format": "mach-o", "archs": ["x86_64"]}},
+        packages=[])
+
+
+def test_a_pip_older_than_the_macos_11_tags_is_named_before_anything_else():
+    # tensorflow/tensorflow#47205: macOS 11.2.1 x86-64, Homebrew Python 3.8, `pip3 install -v`
+    # printed "Using pip 20.2.4"; tensorflow/docs#1826: TensorFlow needs pip 20.3+ on macOS 11
+    f = one(diagnose(_intel_mac("11.2.1", "11.2.1", "3.8.7"), "pip_old_pip_macos11.txt"),
+            "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "refused-then"
+    assert "pip 20.2.4 is older than 20.3" in f.title
+    assert f.remediation.commands[0].endswith("install --upgrade pip")
+
+
+def test_a_python_that_reports_macos_10_16_is_named():
+    # tensorflow/tensorflow#50108: Intel iMac on macOS 12.4, Anaconda Python 3.8; the same command
+    # with SYSTEM_VERSION_COMPAT=0 installed tensorflow_macos-2.9.2-cp38-cp38-macosx_11_0_x86_64.whl,
+    # so that Python reported 10.16 (the collector's macos_version_reported)
+    f = one(diagnose(_intel_mac("12.4", "10.16", "3.8.13"), "pip_system_version_compat.txt"),
+            "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "refused-then"
+    assert "reports macOS 10.16 for 12.4" in f.title and "SYSTEM_VERSION_COMPAT=0" in f.title
+
+
+def test_the_python_pip_ran_for_is_read_from_the_log():
+    # tensorflow/text#1128: pip ran in /opt/homebrew/lib/python3.11; diagnosed here on Python 3.10,
+    # where tensorflow-macos 2.12 has a wheel
+    f = one(diagnose(apple_silicon(python={"version": "3.10.13"}, packages=[]),
+                     "pip_text_needs_tensorflow_macos.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "refused-then"
+    assert "pip ran for Python 3.11 (the log says so), not this Python 3.10" in f.title
+
+
+def test_with_nothing_that_explains_it_pip_ran_elsewhere():
+    f = one(diagnose(apple_silicon(), "pip_tensorflow_macos_2120_none.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "installable-here" and "another environment" in f.title

@@ -110,6 +110,17 @@ def move_python(s: Snapshot, m: CompatMatrix, arch: str) -> tuple[str | None, li
     return target, [venv_command(target, reqs)], reqs
 
 
+def matching_metal(m: CompatMatrix, tf_version: str, python: str, arch: str) -> MetalRelease | None:
+    """The newest tensorflow-metal with a wheel for this Python and arch that goes with this
+    TensorFlow (reported to work or documented): what "install the plugin" means here."""
+    from tfdoctor.knowledge.records import GOOD_STATUSES
+
+    for release in sorted(m.metal_releases.values(), key=lambda r: Version(r.version), reverse=True):
+        if release.has(python, arch) and best_pair.pairing(m, tf_version, release.version).status in GOOD_STATUSES:
+            return release
+    return None
+
+
 def metal_macos_floors(m: CompatMatrix, metal: MetalRelease, arch: str) -> dict[str, Any]:
     """The macOS a tensorflow-metal needs, from its wheel tag and from Apple's table, apart."""
     wheels = metal.wheels.get(arch)

@@ -14,6 +14,7 @@ from rich.markup import escape
 
 from tfdoctor import __version__
 from tfdoctor.model import Severity
+from tfdoctor.render.common import safe_console
 from tfdoctor.report.diagnosis import EXIT_INTERNAL, EXIT_USAGE, Report
 
 app = typer.Typer(
@@ -25,8 +26,10 @@ app = typer.Typer(
     add_completion=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = safe_console(Console(highlight=False, soft_wrap=True))
+err = safe_console(Console(stderr=True, highlight=False, soft_wrap=True))
+"""Both neutralise every terminal control sequence in what they print (issue 22): the text may
+come from a snapshot, a pasted log, an exception or a file name."""
 
 
 class OutputFormat(str, Enum):

@@ -60,6 +60,11 @@ def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rose
     out.print(f"[bold]Fix:[/] {escape(doc.fix)}")
     if doc.link:
         out.print(escape(doc.link))
+    explained = next((r.explains for r in load_registry_or_exit().rules if r.code == code), ())
+    if explained:
+        out.print()
+        out.print("[bold]Cause of:[/] " + escape(", ".join(explained)) +
+                  " (when present, they are listed under it and it leads the diagnosis)")
 
 
 @app.command("matrix")

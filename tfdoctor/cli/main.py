@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-COMMAND_MODULES = ("tfdoctor.cli.check", "tfdoctor.cli.probe", "tfdoctor.cli.tools", "tfdoctor.cli.info")
+COMMAND_MODULES = ("tfdoctor.cli.check", "tfdoctor.cli.probe", "tfdoctor.cli.tools", "tfdoctor.cli.info",
+                   "tfdoctor.cli.fix")
 """Imported in this order, which is the order of the commands in `tfdoctor --help`."""
 EXIT_INTERNAL = 3
 

@@ -3,6 +3,7 @@ preset model or the user's own model, in the isolated TensorFlow child."""
 
 from __future__ import annotations
 
+import math
 from enum import Enum
 from typing import Optional
 
@@ -68,9 +69,12 @@ def probe(
     debug: DebugOpt = False,
 ) -> None:
     """Prove the GPU speeds TensorFlow up: micro-probes, a preset model, or your own model (--model)."""
+    if model is not None and not model.strip():  # "" would be the current directory
+        raise usage_error("--model needs a model: a .keras or .h5 file, a SavedModel folder, "
+                          "or module:function")
     if model is not None or workload in MODEL_WORKLOADS:
         _probe_model(model, None if model is not None else workload, batch, plugin, budget, sweep,
-                     python, json_output, verbose, fail_on, debug)
+                     python, json_output, verbose, fail_on, debug, timeout)
     if workload not in MICRO_WORKLOADS:
         raise usage_error(f"unknown workload {workload!r}; choose from {', '.join(MICRO_WORKLOADS + MODEL_WORKLOADS)}")
     config = {"preset": "sweep" if sweep else "probe", "workloads": workload,
@@ -78,8 +82,8 @@ def probe(
     config = {key: value for key, value in config.items() if value is not None}
     from tfdoctor.gather.probes import config_problem
 
-    problem = config_problem(config)
-    if problem:  # e.g. --size 20000: no budget holds it
+    problem = config_problem(config) or _size_problem(config)
+    if problem:  # e.g. --size 20000: no budget holds it; --size 8192 --budget 2: this one does not
         raise usage_error(problem)
     # The interpreter and the installation come first: a probe of nothing must not pass.
     chosen = select_rules(["target", "install", "runtime", "probe"], [])
@@ -97,8 +101,46 @@ def probe(
     raise typer.Exit(report.exit_code(threshold))
 
 
+FAST_CPU_FLOPS = 2e11
+"""FLOP/s of a fast CPU (an M-series Mac's cores together, float32, TensorFlow's Eigen kernels):
+work that takes longer than the budget even at this rate cannot fit it."""
+MIN_CALLS = 4
+"""Calls one measurement needs at the least: the first (untimed) call, then three timed repeats."""
+_TRAIN_FLOPS_PER_SAMPLE = 3.0 * (2.0 * 32 * 32 * 32 * 9 * 3 + 2.0 * 16 * 16 * 64 * 9 * 32
+                                 + 2.0 * 8 * 8 * 64 * 10)
+
+
+def _call_flops(workload: str, size: int) -> float:
+    """FLOPs of one call of a micro-probe (as tfdoctor/target/probe_kinds.py counts them)."""
+    if workload == "matmul":
+        return 2.0 * size ** 3
+    if workload == "conv":
+        return 2.0 * size * 64 * 64 * 64 * 9 * 32
+    return _TRAIN_FLOPS_PER_SAMPLE * size
+
+
+def _size_problem(config: dict) -> Optional[str]:
+    """Why --size cannot fit the probes' budget, or None: one measurement (MIN_CALLS calls) at
+    the size asked for takes longer than the whole budget even on a fast CPU, so the probes
+    could only end at their hard timeout and report that they hung (issue 22)."""
+    if "size" not in config:
+        return None
+    from tfdoctor.gather.probes import budget_of
+
+    budget = budget_of(config)
+    size = int(config["size"])
+    asked = ("matmul", "conv", "train") if config["workloads"] == "all" else (config["workloads"],)
+    for workload in asked:
+        seconds = MIN_CALLS * _call_flops(workload, size) / FAST_CPU_FLOPS
+        if seconds > budget:
+            return (f"--size {size} cannot fit the budget of {budget:g} s for {workload}: one "
+                    f"measurement needs at least {math.ceil(seconds)} s even on a fast CPU; give a "
+                    f"smaller --size or a --budget of at least {math.ceil(seconds)}")
+    return None
+
+
 def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_output, verbose,
-                 fail_on, debug) -> None:
+                 fail_on, debug, timeout: float = 60.0) -> None:
     """`probe --model` / a model preset: the model probe in the isolated TensorFlow child, its
     facts in the snapshot, the model rules (and the interpreter's) on them."""
     import os
@@ -115,12 +157,15 @@ def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_outpu
     if problem:
         raise usage_error(problem)
     chosen = select_rules(["target", "install", "model"], [])
-    snapshot = gather_facts(python, True, True, 60.0)
+    snapshot = gather_facts(python, True, True, timeout)
     if snapshot.target.ok:
         if not json_output:
             err.print(f"[dim]probing {escape(model or preset)} in {escape(snapshot.target.python)} "
                       f"(budget {config['budget_s']:g} s)...[/]")
-        snapshot.model = user_model.probe_model(snapshot.target.python, config, plugin=plugin)
+        # --timeout is the allowance for importing TensorFlow and loading the model; the model's
+        # budget comes on top, twice (a call that started just before it ran out may finish).
+        snapshot.model = user_model.probe_model(snapshot.target.python, config, plugin=plugin,
+                                                timeout=timeout + 2.0 * config["budget_s"])
     report = diagnose_snapshot(snapshot, chosen, debug)
     threshold = Severity(fail_on.value)
     if not json_output and getattr(snapshot, "model", None) is not None:

@@ -85,11 +85,22 @@ def ops(
             if not known:
                 raise usage_error("tfdoctor's kernel table is missing: reinstall tfdoctor")
             version, how = known[0], "newest known (tensorflow-metal is not installed here)"
+    uncovered = None
     try:
         table = kernel_table(version)
     except UnknownPluginRelease as exc:
-        raise usage_error(str(exc))
-    missing = render_ops(table, list(names or []), how, json_output, out)
+        if how != "installed":  # --plugin with a release tfdoctor has no table for: a usage error
+            raise usage_error(str(exc))
+        # The installed release is not in the bundled table (newer than it, most likely): answer
+        # from the newest release the table has and say so, in the text and in the JSON.
+        known = releases()
+        if not known:
+            raise usage_error("tfdoctor's kernel table is missing: reinstall tfdoctor")
+        uncovered = version
+        table = kernel_table(known[0])
+        how = (f"newest known; the installed tensorflow-metal {version} is not covered by "
+               f"tfdoctor's kernel table")
+    missing = render_ops(table, list(names or []), how, json_output, out, uncovered=uncovered)
     raise typer.Exit(1 if missing else 0)
 
 

@@ -82,6 +82,9 @@ def child_config(*, model: str | None, workload: str | None, batch: int, budget_
         raise ValueError("--batch must be between 1 and 4096")
     if not (math.isfinite(budget_s) and 1 <= budget_s <= 3600):
         raise ValueError("--budget must be between 1 and 3600 seconds")
+    if model is not None and not model.strip():  # abspath("") would probe the current directory
+        raise ValueError("--model needs a model: a .keras or .h5 file, a SavedModel folder, "
+                         "or module:function")
     spec = model
     if model is not None and ":" not in model or (model and os.path.exists(model)):
         spec = os.path.abspath(model)

@@ -32,30 +32,21 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from tfdoctor.knowledge.keras_releases import KerasRelease, TfKerasPin, parse_keras
+from tfdoctor.knowledge.keras_releases import KerasRelease, parse_keras
 from tfdoctor.knowledge.metal_plugins import (
     MetalPlugin,
     PluginConflict,
-    PluginFit,
-    PluginRelease,
     parse_plugins,
 )
 from tfdoctor.knowledge.records import (
-    ARCHES,
-    GOOD_STATUSES,
     PIN_NAMES,
-    STATUSES,
     BinaryCheck,
     Evidence,
     MatrixError,
     MetalRelease,
-    Pairing,
     Quirk,
-    Quote,
     TFMinor,
     TFRelease,
-    Wheels,
-    canonical_arch,
     parse_evidence,
     parse_metal,
     parse_minor,

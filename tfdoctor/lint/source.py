@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import stat
 import tokenize
 import warnings
 from dataclasses import dataclass, field
@@ -48,14 +49,27 @@ def parse_text(text: str, path: str) -> Parsed:
 
 
 def parse_path(path: str) -> Parsed:
-    """Read and parse a .py or .ipynb file; problems instead of exceptions."""
+    """Read and parse a .py or .ipynb file; problems instead of exceptions. Only a regular file
+    is read: a FIFO, a socket or a device named *.py (or a link to one) would block the read
+    forever or never end (issue 22), so it is a problem, found without opening it."""
     try:
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            return _fail(path, "too-large", f"{size} bytes: larger than a script ({MAX_BYTES} bytes "
-                                            "at most); not linted")
-        with open(path, "rb") as handle:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            return _fail(path, "unreadable", "is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            return _fail(path, "not-a-file", f"{_kind(info.st_mode)}, not a regular file; not linted")
+        if info.st_size > MAX_BYTES:
+            return _fail(path, "too-large", f"{info.st_size} bytes: larger than a script ({MAX_BYTES} "
+                                            "bytes at most); not linted")
+        # O_NONBLOCK: should the file have been swapped for a FIFO since the stat, the open does
+        # not wait for a writer; the fstat then sees what was really opened.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return _fail(path, "not-a-file", "not a regular file; not linted")
             data = handle.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            return _fail(path, "too-large", f"larger than a script ({MAX_BYTES} bytes at most); not linted")
     except IsADirectoryError:
         return _fail(path, "unreadable", "is a directory")
     except FileNotFoundError:
@@ -76,15 +90,37 @@ def parse_path(path: str) -> Parsed:
     return parse_text(text, path)
 
 
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
 def parse_notebook(data: bytes, path: str) -> Parsed:
+    """A notebook's code cells as one module; whatever the JSON holds (not a notebook, cells
+    that are not a list, sources of the wrong type, nesting too deep), a problem, never a raise."""
+    try:
+        return _parse_notebook(data, path)
+    except (RecursionError, MemoryError):
+        return _fail(path, "corrupt-notebook", "not a notebook: nested too deeply or too large to read")
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+        return _fail(path, "corrupt-notebook", f"not a notebook as nbformat describes it ({type(exc).__name__})")
+
+
+def _parse_notebook(data: bytes, path: str) -> Parsed:
     try:
         notebook = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         return _fail(path, "corrupt-notebook", f"not a notebook: its JSON does not parse ({exc})")
+    except RecursionError:
+        return _fail(path, "corrupt-notebook", "not a notebook: its JSON is nested too deeply")
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if cells is None and isinstance(notebook, dict):
         worksheets = notebook.get("worksheets") or [{}]  # nbformat 3
-        cells = worksheets[0].get("cells") if isinstance(worksheets[0], dict) else None
+        first = worksheets[0] if isinstance(worksheets, list) and worksheets else None
+        cells = first.get("cells") if isinstance(first, dict) else None
     if not isinstance(cells, list):
         return _fail(path, "corrupt-notebook", "not a notebook: no list of cells")
     body: list[ast.stmt] = []
@@ -96,7 +132,10 @@ def parse_notebook(data: bytes, path: str) -> Parsed:
             continue
         number += 1
         source = cell.get("source", cell.get("input", ""))
-        text = "".join(source) if isinstance(source, list) else source
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            text = "".join(source)
+        else:
+            text = source
         if not isinstance(text, str):
             parsed.problems.append(FileProblem(path, "corrupt-notebook",
                                                f"code cell {number} has no text source", cell=number))

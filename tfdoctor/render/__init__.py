@@ -29,12 +29,14 @@ def render(report: "Report", fmt: str, out: "Console", *, verbose: bool = False,
     fail_on = fail_on or Severity.ERROR
     if fmt == "json":
         from tfdoctor.facts.typed import json_text
+        from tfdoctor.sanitize.terminal import json_safe
 
-        out.file.write(json_text(report.to_dict(fail_on), indent=2) + "\n")
+        out.file.write(json_safe(json_text(report.to_dict(fail_on), indent=2)) + "\n")
     elif fmt == "markdown":
         from tfdoctor.render.markdown import render_markdown
+        from tfdoctor.sanitize.terminal import neutralise
 
-        out.file.write(render_markdown(report, fail_on))
+        out.file.write(neutralise(render_markdown(report, fail_on)))  # it may go to a terminal
     elif fmt == "text":
         from tfdoctor.render.text import render_text
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from rich.console import RenderHook
+
 from tfdoctor.model import Severity
 from tfdoctor.report.diagnosis import Report
+from tfdoctor.sanitize.terminal import neutralise
 
 MARKS = {Severity.OK: "✓", Severity.INFO: "-", Severity.WARNING: "!", Severity.ERROR: "✗"}
 """flutter doctor's marks, with "-" for information that is neither fine nor a problem."""
@@ -11,13 +14,11 @@ MARKS = {Severity.OK: "✓", Severity.INFO: "-", Severity.WARNING: "!", Severity
 
 def target_line(report: Report) -> str:
     """Which interpreter was diagnosed, in one line: the context for everything below."""
-    from tfdoctor.derived import derive
-
     snap = report.snapshot
     py = snap.python
     parts = []
     if py:
-        translated = (report.derived or derive(snap)).translated
+        translated = report.derived.translated
         arch = py.process_arch + (" under Rosetta 2" if translated else "")
         parts.append(f"Python {py.version} ({arch})")
     host = snap.host
@@ -49,4 +50,37 @@ def wide(console, width: int = 132):
 
     if console.is_terminal:
         return console
-    return Console(file=console.file, highlight=False, soft_wrap=True, width=width, no_color=console.no_color)
+    return safe_console(Console(file=console.file, highlight=False, soft_wrap=True, width=width,
+                                no_color=console.no_color))
+
+
+class _Neutralised:
+    """A renderable whose text segments are neutralised (issue 22): whatever a finding, a table
+    cell or a message holds, no control sequence of it reaches the terminal. rich's own control
+    segments (cursor moves of a spinner) and the colours it renders from styles are untouched."""
+
+    def __init__(self, renderable) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console, options):
+        from rich.segment import Segment
+
+        for segment in console.render(self.renderable, options):
+            if segment.control or not segment.text:
+                yield segment
+            else:
+                yield Segment(neutralise(segment.text), segment.style)
+
+
+class _NeutraliseHook(RenderHook):
+    """rich's render hook (Console.push_render_hook): every printed renderable, neutralised."""
+
+    def process_renderables(self, renderables):
+        return [_Neutralised(r) for r in renderables]
+
+
+def safe_console(console):
+    """`console`, made to neutralise every control sequence in what it prints (tfdoctor's own
+    colours stay: rich adds them from styles, after this)."""
+    console.push_render_hook(_NeutraliseHook())
+    return console

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from tfdoctor.lint.results import LintEnv, LintResult
+from tfdoctor.sanitize.terminal import json_safe
 
 _STYLES = {"error": "red", "warning": "yellow", "info": "blue"}
 
@@ -18,7 +19,7 @@ def render_lint(result: LintResult, env: LintEnv, as_json: bool, out: Console) -
         doc = {"environment": {"tensorflow": env.tensorflow, "keras_major": env.keras_major,
                                "metal_plugin": env.metal_plugin},
                "exit_code": result.exit_code(), **result.to_dict()}
-        out.file.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        out.file.write(json_safe(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
         return
     for f in result.findings:
         style = _STYLES.get(f.severity, "")

@@ -17,6 +17,7 @@ from tfdoctor.model import Severity
 from tfdoctor.render.common import MARKS, summary_line, target_line
 from tfdoctor.report.diagnosis import Report
 from tfdoctor.sanitize.redact import Identity, redact
+from tfdoctor.sanitize.terminal import neutralise
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|#~&$])")
 _BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
@@ -25,7 +26,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 def _flat(text: str) -> str:
     """One line, no control characters, no lone surrogates: nothing can start a new block."""
-    return _CONTROL.sub("\ufffd", _BREAKS.sub(" ⏎ ", clean_text(str(text))))
+    return _CONTROL.sub("\ufffd", _BREAKS.sub(" ⏎ ", neutralise(clean_text(str(text)))))
 
 
 def escape_inline(text: str) -> str:
@@ -45,7 +46,7 @@ def code_span(text: str) -> str:
 
 def code_block(lines: Iterable[str], info: str = "") -> list[str]:
     """A fenced block whose fence no line inside can close."""
-    body = [_CONTROL.sub("\ufffd", clean_text(str(line))) for line in lines]
+    body = [_CONTROL.sub("\ufffd", neutralise(clean_text(str(line)))) for line in lines]
     body = [part for line in body for part in _BREAKS.split(line)]
     longest = max((len(run) for line in body for run in re.findall(r"`+", line)), default=0)
     fence = "`" * max(3, longest + 1)

@@ -11,7 +11,9 @@ from rich.markup import escape
 from tfdoctor.knowledge.kernels import KernelTable
 
 
-def ops_document(table: KernelTable, names: list[str], how: str) -> dict:
+def ops_document(table: KernelTable, names: list[str], how: str, uncovered: str | None = None) -> dict:
+    """The answer as data; `uncovered` is an installed release the bundled table does not cover
+    (the answer is then the newest release's, and `covered` says so)."""
     asked = names or sorted(table.ops())
     rows = [{"op": op, "gpu_kernel": table.has_kernel(op),
              "dtypes": sorted(table.dtypes(op)),
@@ -19,16 +21,23 @@ def ops_document(table: KernelTable, names: list[str], how: str) -> dict:
             for op in asked]
     return {"tensorflow_metal": table.plugin_version, "chosen": how, "wheel": table.wheel,
             "method": table.method, "read_on": table.read_on, "ops": rows,
-            "without_gpu_kernel": [r["op"] for r in rows if not r["gpu_kernel"]]}
+            "without_gpu_kernel": [r["op"] for r in rows if not r["gpu_kernel"]],
+            "installed": uncovered or (table.plugin_version if how == "installed" else None),
+            "covered": uncovered is None}
 
 
-def render_ops(table: KernelTable, names: list[str], how: str, as_json: bool, out: Console) -> list[str]:
+def render_ops(table: KernelTable, names: list[str], how: str, as_json: bool, out: Console,
+               uncovered: str | None = None) -> list[str]:
     """Print the answer; return the asked ops that have no GPU kernel (they decide the exit code)."""
-    doc = ops_document(table, names, how)
+    doc = ops_document(table, names, how, uncovered)
     missing = doc["without_gpu_kernel"] if names else []
     if as_json:
         out.file.write(json.dumps(doc, indent=2) + "\n")
         return missing
+    if uncovered:
+        out.print(f"[yellow]note:[/] tfdoctor's kernel table does not cover the installed "
+                  f"tensorflow-metal {escape(uncovered)}; the answer below is for "
+                  f"{escape(table.plugin_version)}, the newest release it has", soft_wrap=True)
     out.print(f"tensorflow-metal {escape(table.plugin_version)} ({escape(how)}): "
               f"{len(table.ops())} ops with a GPU kernel, read from {escape(table.wheel)} on {table.read_on}")
     for row in doc["ops"]:

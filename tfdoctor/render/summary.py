@@ -11,6 +11,7 @@ from rich.markup import escape
 from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Severity
 from tfdoctor.render.common import MARKS
+from tfdoctor.sanitize.terminal import json_safe
 
 
 def render_summary(reports: Sequence[tuple], fmt, threshold: Severity, console: Console) -> None:
@@ -26,7 +27,7 @@ def render_summary(reports: Sequence[tuple], fmt, threshold: Severity, console: 
                      "problems": sorted({f.code for f in problems})})
     if fmt.value == "json":
         doc = {"snapshots": rows, "finding_counts": dict(counts.most_common())}
-        console.file.write(json_text(doc, indent=2) + "\n")
+        console.file.write(json_safe(json_text(doc, indent=2)) + "\n")
         return
     for row in rows:
         mark = MARKS[Severity(row["severity"])]

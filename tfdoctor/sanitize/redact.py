@@ -19,7 +19,7 @@ from typing import Any
 
 MASK = "<redacted>"
 
-_OTHER_HOMES = re.compile(r"(/Users/|/home/)[^/\s\"'`]+")
+_OTHER_HOMES = re.compile(r"(/Users/|/home/|/var/home/|\b[A-Za-z]:\\+Users\\+)[^/\\\s\"'`]+")
 _TOO_COMMON_TO_REPLACE = {"root", "user", "admin", "runner", "ubuntu", "home", "users", "local"}
 """User and host names that are also ordinary words in reports ("conda root"); a home under
 such a name is still hidden."""
@@ -40,10 +40,34 @@ _URL_TOKEN_USER = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/@:\"'`<>]{20,}
 """scheme://TOKEN@host: a user part that long is a token (https://ghp_...@github.com)."""
 _TOKEN_VALUES = re.compile(
     r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,}"
-    r"|xox[abposr]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16}|hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_\-]{20,}"
-    r"|pypi-[A-Za-z0-9_\-]{20,}|npm_[A-Za-z0-9]{20,})\b")
-"""Credentials recognisable by their own shape (GitHub, GitLab, Slack, AWS, Hugging Face,
-OpenAI, PyPI and npm token prefixes), wherever they appear."""
+    r"|xox[abposre]-[A-Za-z0-9\-]{10,}|(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}"
+    r"|hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_\-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"
+    r"|whsec_[A-Za-z0-9]{20,}|AIza[0-9A-Za-z_\-]{35}|ya29\.[0-9A-Za-z_\-]{20,}"
+    r"|pypi-[A-Za-z0-9_\-]{20,}|npm_[A-Za-z0-9]{20,}|dckr_pat_[A-Za-z0-9_\-]{20,}"
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})")
+"""Credentials recognisable by their own shape (GitHub, GitLab, Slack, AWS access key ids,
+Hugging Face, OpenAI, Stripe, Google API keys and OAuth tokens, PyPI, npm and Docker tokens,
+JSON Web Tokens), wherever they appear."""
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+    re.DOTALL)
+"""A PEM, OpenSSH or PGP private key, to its END line (or to the end of a cut excerpt)."""
+_AUTH_SCHEME = re.compile(r"(?i)\b(Bearer|Basic|Digest)(\s+)(?=[A-Za-z._~\-]*[0-9+/=])"
+                          r"[A-Za-z0-9._~+/\-]{8,}=*")
+"""Authorization: Bearer TOKEN (and Basic, Digest) in a header or a curl line; the value has a
+digit or a base64 sign (`basic training` is prose)."""
+_HEADERS = re.compile(r"(?im)^([ \t>*<-]*(?:[\w-]*-)?(?:Authorization|Proxy-Authorization|Cookie|"
+                      r"Set-Cookie|X-Api-Key|X-Auth-Token|Api-Key)\s*:[ \t]*)(\S.*)$")
+"""Whole header values (an HTTP dump, curl -v: `> Cookie: session=...`)."""
+_NETRC = re.compile(r"(?i)\b((?:machine|default)\b[^\n]*?\b(?:password|passwd|account)\s+)(\S+)")
+"""A .netrc line: machine HOST login USER password SECRET."""
+_COLON_NAME = (r"[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key"
+               r"|access[_\-]?key|secret[_\-]?key|private[_\-]?key|account[_\-]?key|credentials?"
+               r"|auth|cookie|signature)s?")
+_COLON = re.compile(r"(?i)(?<![A-Za-z0-9_.\-])(" + _COLON_NAME + r")([\"']?\s*:[ \t]*)"
+                    r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;\"'`{}\[\]]+)")
+"""YAML, a log line or an unquoted dict entry: `password: hunter2`, `api_key: "x"` (the name
+must end in the word: `tokenizer: bert` and `KeyError: 'x'` are kept)."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -55,7 +79,9 @@ def is_secret_name(name: str) -> bool:
 
 _NEEDLES = tuple(w.lower() for w in SECRET_WORDS) + (
     "://", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "akia", "hf_",
-    "sk-", "pypi-", "npm_")
+    "sk-", "pypi-", "npm_", "asia", "agpa", "aida", "aroa", "anpa", "sk_", "rk_", "whsec_",
+    "aiza", "ya29.", "dckr_pat_", "eyj", "private key", "bearer", "basic", "digest",
+    "authorization", "machine", "default", "pwd", "auth", "signature", "api-key")
 """Every pattern below needs one of these (a secret word, a URL, a token prefix), in lower
 case: text without any (names, versions, paths, requirements) is returned at once."""
 
@@ -69,11 +95,18 @@ def mask_secrets(text: str) -> str:
     """`text` with credential-looking values replaced by <redacted> (names are kept)."""
     if not text or not _may_hold_secrets(text):
         return text
+    text = _PRIVATE_KEY.sub(lambda m: f"-----BEGIN {m.group(1)}PRIVATE KEY-----{MASK}"
+                                      f"-----END {m.group(1)}PRIVATE KEY-----", text)
+    text = _HEADERS.sub(lambda m: f"{m.group(1)}{MASK}", text)
+    text = _NETRC.sub(lambda m: f"{m.group(1)}{MASK}", text)
+    text = _AUTH_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
     text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:{MASK}@", text)
     text = _URL_TOKEN_USER.sub(lambda m: f"{m.group(1)}{MASK}@", text)
     text = _ASSIGNED.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
     text = _QUOTED.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}"
                                  f"{m.group(4)}{MASK}{m.group(4)}", text)
+    text = _COLON.sub(lambda m: m.group(0) if m.group(3) == MASK or m.group(3).strip("\"'") == MASK
+                      else f"{m.group(1)}{m.group(2)}{MASK}", text)
     return _TOKEN_VALUES.sub(MASK, text)
 
 

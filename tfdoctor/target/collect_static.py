@@ -26,7 +26,7 @@ import binfmt  # noqa: E402  (sibling modules, shipped beside this script)
 import collect_mac  # noqa: E402
 import collect_packages  # noqa: E402
 import collector_core as core  # noqa: E402
-from collect_mac import native_sysctl, sysctl, translated_from_kinfo  # noqa: E402,F401
+from collect_mac import native_sysctl, sysctl  # noqa: E402
 from collect_packages import read_text as _read_text  # noqa: E402
 
 ERRORS = []

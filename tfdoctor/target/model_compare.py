@@ -11,7 +11,7 @@ import math
 
 from model_calls import inference_fn
 from model_inputs import model_kind
-from probe_agreement import relative_error
+import probe_agreement
 
 AGREE_TOL = 1e-3
 """Largest relative L2 error of a layer's output, GPU against CPU, taken as agreement: float32
@@ -19,10 +19,9 @@ rounding reordered by another kernel gives ~1e-6 per layer (1e-5 after a deep st
 bug gives 1e-2 and more (tensorflow/tensorflow#92686, #71577). Same bound as the conv probe."""
 
 
-
 def relative_error(tf, got, want):
     """||got - want|| / ||want|| (float64, on the CPU); None when not finite."""
-    err, finite = relative_error(tf, got, want)
+    err, finite = probe_agreement.relative_error(tf, got, want)
     return err if finite else None
 
 

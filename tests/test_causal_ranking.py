@@ -1,0 +1,63 @@
+"""Causes outrank symptoms (issue 19 class 1), on real error texts from public threads: a finding
+that names the cause of another explains it, and the error the user brought outranks background
+findings of the same severity that do not explain it. The whole engine runs, as `check --log`."""
+
+from __future__ import annotations
+
+from log_cases import LOGS, SOURCES, WHO
+from snapshots import _pkg, apple_silicon, snap, tf_219_metal_120
+
+from tfdoctor.engine.diagnose import diagnose
+from tfdoctor.logtext import keep
+
+
+def report(data: dict, log: str):
+    assert log in SOURCES, f"{log} has no public source"
+    s = snap(data)
+    s.log = keep.read(LOGS / log, identity=WHO)
+    return diagnose(s)
+
+
+def codes_of(findings) -> list[str]:
+    return [f.code for f in findings]
+
+
+def rosetta() -> dict:
+    """An M1 running an x86_64-only Python (Intel Homebrew under /usr/local) under Rosetta 2."""
+    return apple_silicon(
+        host={"cpu_brand": "VirtualApple @ 2.50GHz processor"},
+        python={"version": "3.11.9", "process_arch": "x86_64", "translated": True,
+                "executable": "/usr/local/bin/python3.11", "prefix": "/usr/local", "base_prefix": "/usr/local",
+                "binary": {"path": "/usr/local/bin/python3.11", "format": "mach-o", "archs": ["x86_64"]}},
+        packages=[])
+
+
+def test_rosetta_explains_pips_refusal():
+    # bmaltais/kohya_ss#563: "No matching distribution found for tensorflow-macos==2.12.0"
+    r = report(rosetta(), "pip_tensorflow_macos_2120_none.txt")
+    diagnosis = r.diagnosis()
+    assert diagnosis is not None and diagnosis.code.startswith("arch.")
+    pip = next(f for f in r.findings if f.code == "log.pip-no-matching-distribution")
+    assert diagnosis in r.explained_by(pip)
+
+
+def test_a_missing_metal_plugin_explains_an_empty_gpu_list_and_both_give_one_fix():
+    # sun1638650145/Libraries-and-Extensions-for-TensorFlow-for-Apple-Silicon#20: `[]` printed
+    tf_only = [p for p in tf_219_metal_120() if p["name"] != "tensorflow-metal"]
+    r = report(apple_silicon(packages=tf_only), "gpu_list_empty_tf215.txt")
+    assert r.diagnosis().code == "compat.no-metal"
+    listed = next(f for f in r.findings if f.code == "log.no-gpu-listed")
+    assert codes_of(r.explained_by(listed)) == ["compat.no-metal"]
+    assert listed.remediation.commands == r.diagnosis().remediation.commands
+    assert any("tensorflow-metal==1.2.0" in c for c in listed.remediation.commands)
+
+
+def test_the_users_error_outranks_a_background_pin_violation_of_the_same_severity():
+    # numpy 2.2.0 breaks tensorflow 2.19.1's pin numpy<2.2.0 (a background error); the user
+    # brought Keras 3's error for the `lr` argument (philipperemy/keras-tcn#284)
+    packages = [p for p in tf_219_metal_120() if p["name"] != "numpy"]
+    packages.append(_pkg("numpy", "2.2.0", ["cp311-cp311-macosx_14_0_arm64"]))
+    r = report(apple_silicon(packages=packages), "keras3_lr_argument.txt")
+    background = [f for f in r.findings if f.code.startswith("compat.") and f.severity == r.diagnosis().severity]
+    assert background, codes_of(r.findings)
+    assert r.diagnosis().code == "log.keras3-api"

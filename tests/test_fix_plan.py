@@ -1,0 +1,143 @@
+"""`tfdoctor fix` plans, offline, from the Mac scenario snapshots (real public reports)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tfdoctor import codes
+from tfdoctor.engine.diagnose import diagnose
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.fix.plan import SCHEMA, build_plan
+from tfdoctor.knowledge import best_pair, keras_releases
+from tfdoctor.knowledge.matrix import load_matrix
+
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+
+
+def plan_for(name: str, **kw):
+    s = Snapshot.from_dict(json.loads((SCENARIOS / f"{name}.json").read_text())["snapshot"])
+    return s, build_plan(s, diagnose(s), load_matrix(), **kw)
+
+
+def step(plan, kind):
+    return next(s for s in plan.steps if s.kind == kind)
+
+
+def test_rosetta_x86_only_python_stops_at_an_arm64_python():
+    _, plan = plan_for("rosetta_homebrew_usr_local")
+    assert plan.blocked and plan.target is None
+    [only] = plan.steps
+    assert only.kind == "instruction" and not only.runnable
+    assert only.answers == (codes.ARCH_ROSETTA, codes.ARCH_X86_ONLY_INTERPRETER, codes.RUNTIME_IMPORT_SIGILL)
+    assert only.shell[0].startswith("arch -arm64 /bin/bash -c")
+    assert "/opt/homebrew/bin/brew install python@3.11" in only.shell
+    assert "arch -arm64 /opt/homebrew/bin/python3.11 -m venv ~/venvs/tf-fixed" in only.shell
+    assert not plan.runnable_steps
+
+
+def test_rosetta_universal2_python_is_started_as_arm64():
+    _, plan = plan_for("rosetta_terminal_universal2")
+    assert not plan.blocked
+    create, install = step(plan, "create-env"), step(plan, "install")
+    assert create.command[:2] == ("arch", "-arm64") and create.command[3:5] == ("-m", "venv")
+    assert install.command[:2] == ("arch", "-arm64")
+    assert plan.target.arch == "arm64"
+    assert install.command[-2:] == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")
+
+
+def test_tf_metal_mismatch_takes_the_pair_the_matrix_gives():
+    s, plan = plan_for("pair_tf2180_metal110_homebrew39_venv")
+    expected = best_pair.pairing(load_matrix(), "2.18.0", "1.1.0", "3.9", "arm64").fix
+    assert expected == ("tensorflow==2.18.1", "tensorflow-metal==1.2.0")
+    assert plan.target.requirements == expected
+    assert plan.target.description == "arm64 Python 3.9, tensorflow 2.18.1 with tensorflow-metal 1.2.0, Keras 3"
+    assert step(plan, "create-env").command == (s.python.executable, "-m", "venv",
+                                                 "/Users/ada/test_tf_latest/.venv-fixed")
+    install = step(plan, "install")
+    assert install.command == ("/Users/ada/test_tf_latest/.venv-fixed/bin/python", "-m", "pip", "install",
+                               "tensorflow==2.18.1", "tensorflow-metal==1.2.0")
+    assert codes.COMPAT_TF_METAL_MISMATCH in install.answers
+    assert plan.steps[-1].command == ("tfdoctor", "check", "--python",
+                                      "/Users/ada/test_tf_latest/.venv-fixed/bin/python")
+
+
+def test_keras2_expected_gets_tf_keras_pinned_to_the_tensorflow_minor():
+    _, plan = plan_for("keras3_env_without_tfkeras")
+    pin = keras_releases.tf_keras_requirement(load_matrix(), "2.19.0", "3.11")
+    assert pin is not None and pin.requirement == "tf-keras~=2.19.0"
+    assert plan.target.requirements == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0", "tf-keras~=2.19.0")
+    assert "Keras 2 (tf-keras~=2.19.0" in plan.target.description
+    assert codes.COMPAT_KERAS3 in step(plan, "install").answers
+    assert any("TF_USE_LEGACY_KERAS=1" in n for n in plan.notes)
+
+
+def test_numpy2_with_tf_built_for_numpy1_moves_to_a_tensorflow_built_for_numpy2():
+    _, plan = plan_for("numpy2_with_tf214_static")
+    assert codes.COMPAT_NUMPY_ABI in plan.answers
+    install = step(plan, "install")
+    assert install.command[-2:] == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")
+    # unknown REQUESTED markers: nothing carried, and the likely top-level packages are named
+    assert plan.carried == () and not plan.requested_known
+    # with them known, numpy is carried at a version 2.19's pin admits
+    pins = load_matrix().tf_pins("2.19.0", "3.11")
+    _, known = plan_for("numpy2_with_tf214_static", requested={"numpy", "tensorflow"})
+    [numpy] = known.carried
+    assert numpy in ("numpy==2.3.4", f"numpy{pins['numpy']}")
+
+
+def test_two_tensorflows_new_env_has_one_and_in_place_removes_both_after_a_restore_file():
+    _, plan = plan_for("two_tensorflows_macos_and_tensorflow")
+    install = step(plan, "install")
+    tf = [a for a in install.command if a.split("==")[0] in ("tensorflow", "tensorflow-macos")]
+    assert tf == ["tensorflow==2.19.*"]
+    assert codes.INSTALL_MULTIPLE_TENSORFLOW in install.answers
+    _, inplace = plan_for("two_tensorflows_macos_and_tensorflow", in_place=True)
+    kinds = [s.kind for s in inplace.steps]
+    assert kinds == ["save-restore", "uninstall", "install", "verify"]
+    assert step(inplace, "uninstall").command[-3:] == ("-y", "tensorflow", "tensorflow-macos")  # both: they overwrote each other
+    assert inplace.restore_file == "/Users/ada/openvino_env/tfdoctor-restore.txt"
+    assert "--force-reinstall --no-deps -r /Users/ada/openvino_env/tfdoctor-restore.txt" in step(inplace, "install").undo
+
+
+def test_conda_osx64_stops_at_a_native_conda_environment():
+    _, plan = plan_for("rosetta_conda_subdir_osx64")
+    assert plan.blocked and "osx-64" in plan.blocked
+    [only] = plan.steps
+    assert not only.runnable
+    assert only.shell[0] == "CONDA_SUBDIR=osx-arm64 conda create -n tf-arm64 python=3.11"
+    assert codes.ARCH_CONDA_OSX_64 in only.answers
+
+
+def test_healthy_snapshot_has_nothing_to_do():
+    _, plan = plan_for("healthy_m2_tf2191_metal120_probed")
+    assert plan.nothing_to_do and plan.steps == ()
+
+
+def test_uv_installer_and_json_document():
+    _, plan = plan_for("pair_tf2180_metal110_homebrew39_venv", installer="uv", new_env="/tmp/x")
+    assert step(plan, "create-env").command[:2] == ("uv", "venv")
+    assert step(plan, "install").command[:5] == ("uv", "pip", "install", "--python", "/tmp/x/bin/python")
+    doc = plan.to_dict()
+    assert doc["schema"] == SCHEMA == "tfdoctor.fix-plan" and doc["schema_version"] == 1
+    assert json.loads(json.dumps(doc))["steps"][1]["answers"]
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "tfdoctor", "fix", *args], capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def test_cli_snapshot_plan_json_and_bad_input():
+    run = _cli("--snapshot", str(SCENARIOS / "rosetta_conda_subdir_osx64.json"), "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["blocked"]
+    for args in (("--snapshot", "/nonexistent.json"), ("--in-place",), ("--in-place", "--new-env", "x", "--yes")):
+        bad = _cli(*args)
+        assert bad.returncode == 2
+        assert bad.stderr.startswith("tfdoctor: error: ") and bad.stderr.count("\n") == 1
+        assert "Traceback" not in bad.stderr

@@ -1,0 +1,122 @@
+"""Why pip refused a TensorFlow or tensorflow-metal requirement, read from the bundled matrix
+(which wheel exists for which Python, architecture and macOS) and this machine's facts.
+
+When a wheel exists here today, the refusal was made then and elsewhere: an older pip that did
+not know the wheel's platform tag, pip running for another Python, an interpreter that reports
+another platform (x86_64 under Rosetta 2, macOS "10.16" from an old-SDK build), or an older macOS.
+`then_versus_now` checks those facts in that order and says which one explains it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from tfdoctor.facts.snapshot import Snapshot
+
+TF_DISTS = ("tensorflow", "tensorflow-macos")
+
+PIP_WITH_MACOS_11_TAGS = "20.3"
+"""pip 20.3 (2020-11-30) added the macOS 11 compatibility tags: older pips refuse every
+macosx_11_0_arm64 wheel (pip's NEWS.rst for 20.3: "Add support for MacOS Big Sur compatibility
+tags", pypa/pip#9138)."""
+
+_PIP_VERBOSE = re.compile(r"Using pip (?P<pip>\S+) from \S+ \(python (?P<python>\d+\.\d+)\)")
+"""pip's own first line under -v (src/pip/_internal/cli/base_command.py)."""
+_PYTHON_IN_PATH = re.compile(r"python(?P<python>3\.\d{1,2})/site-packages")
+
+
+def prerelease(version: str) -> bool:
+    try:
+        return Version(version).is_prerelease
+    except InvalidVersion:
+        return False
+
+
+def refusal(m: Any, package: str, spec: SpecifierSet, py: str | None, arch: str,
+            macos: str | None) -> tuple[str, str, list[str]]:
+    """(verdict, why, versions installable here) for a TensorFlow or tensorflow-metal request."""
+    entries: list[tuple[str, dict[str, Any]]] = []  # (version, arch -> (pythons, min_macos))
+    if package in TF_DISTS:
+        for minor in m.minors.values():
+            for r in minor.releases + minor.prereleases:
+                table = r.tensorflow if package == "tensorflow" else r.tensorflow_macos
+                entries.append((r.version, {a: (w.pythons, w.min_macos) for a, w in table.items()}))
+    else:
+        for metal in m.metal_releases.values():
+            entries.append((metal.version, {a: (w.pythons, m.metal_min_macos(metal, a))
+                                            for a, w in metal.wheels.items()}))
+    wanted = [(v, t) for v, t in entries if t and spec.contains(v, prereleases=True)]
+    label = f"{package}{spec}" if str(spec) else package
+    if not wanted:
+        known = sorted((v for v, t in entries if t and not prerelease(v)), key=Version)
+        pinned = [s.version for s in spec if s.operator in ("==", "===") and "*" not in s.version]
+        if known and pinned and all(version_key(v) < Version(known[0]) for v in pinned):
+            return ("older-than-matrix", f"{label} is older than every macOS wheel tfdoctor's matrix "
+                    f"knows ({package} {_span(known)}); TensorFlow for Apple silicon starts at 2.5", [])
+        return ("never-published", f"no macOS wheel of {label} was ever published (tfdoctor's matrix, "
+                f"read from the registry: {package} {_span(known)})", [])
+    on_arch = [(v, t[arch]) for v, t in wanted if arch in t]
+    if not on_arch:
+        others = sorted({a for _v, t in wanted for a in t})
+        return ("arch-missing", f"{label} has macOS wheels for {', '.join(others)} only, none for {arch}", [])
+    for_py = [(v, w) for v, w in on_arch if py in w[0]]
+    if not for_py:
+        pythons = sorted({p for _v, w in on_arch for p in w[0]}, key=Version)
+        return ("other-pythons-only", f"{label} has {arch} wheels for Python {', '.join(pythons)} only, "
+                f"not for Python {py}", [])
+    finals = [(v, w) for v, w in for_py if not prerelease(v)]
+    if not finals:
+        return ("prerelease-only", f"{label} matches only pre-releases ({', '.join(v for v, _ in for_py)}), "
+                "which pip skips unless told --pre", [])
+    fits = [v for v, w in finals if not macos or Version(macos) >= Version(w[1])]
+    if not fits:
+        need = min((w[1] for _v, w in finals), key=Version)
+        return ("macos-too-old", f"{label} needs macOS {need} or later for Python {py} ({arch}); "
+                f"this Mac runs {macos}", [])
+    return ("installable-here", f"{label} has wheels for Python {py} ({arch}, macOS {macos or '?'}): "
+            "the pip that failed ran in another environment (another Python, or x86_64 under "
+            "Rosetta 2), or with an index that hides them", sorted(fits, key=Version))
+
+
+def _span(versions: list[str]) -> str:
+    good = sorted((v for v in versions if not prerelease(v)), key=Version)
+    return f"{good[0]} to {good[-1]}" if good else "none"
+
+
+def version_key(v: str) -> Any:
+    try:
+        return Version(v)
+    except InvalidVersion:
+        return Version("0")
+
+
+
+
+def then_versus_now(s: Snapshot, text: str) -> str | None:
+    """Why pip refused then what this machine can install now: the first of the pip version, the
+    Python pip ran for, the platform the interpreter reported (macOS 10.16 for 11 and later) that
+    explains it; None when none does. The log's own words (pip -v names its version and Python)
+    come before this environment's facts."""
+    verbose = _PIP_VERBOSE.search(text)
+    pip = verbose.group("pip") if verbose else next(
+        (p.version for p in s.packages if p.name.lower() == "pip"), None)
+    try:
+        if pip and Version(pip) < Version(PIP_WITH_MACOS_11_TAGS):
+            return (f"pip {pip} is older than {PIP_WITH_MACOS_11_TAGS}, the first pip that knows the "
+                    "macOS 11+ tags these wheels carry: upgrade pip")
+    except InvalidVersion:
+        pass
+    ran_for = {verbose.group("python")} if verbose else {m.group("python") for m in _PYTHON_IN_PATH.finditer(text)}
+    here = s.python.minor if s.python else None
+    if here and ran_for and here not in ran_for:
+        return f"pip ran for Python {', '.join(sorted(ran_for))} (the log says so), not this Python {here}"
+    reported = s.host.macos_version_reported
+    if reported and reported.startswith("10.16") and s.host.macos_version != reported:
+        return (f"this Python reports macOS {reported} for {s.host.macos_version} (built with an old SDK, "
+                "or SYSTEM_VERSION_COMPAT=1), so pip skips wheels tagged macOS 11 and later: run pip "
+                "with SYSTEM_VERSION_COMPAT=0")
+    return None

@@ -1,0 +1,49 @@
+"""Untrusted text made harmless for a terminal (issue 22, class 3).
+
+A pasted log, a snapshot, TensorFlow's exception text or a linted file's name may hold control
+sequences: a title change (OSC 0), a hyperlink (OSC 8), a clipboard write (OSC 52), a reset
+(ESC c), cursor moves and colours (CSI), device control strings (DCS), or their 8-bit (C1) forms.
+`neutralise` removes every one of them, whole, and turns any other control character (C0 except
+newline and tab, DEL, C1) into U+FFFD, so what is left prints as the characters it shows.
+tfdoctor's own colours are added by rich after this, from styles, never from the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ST = r"(?:\x1b\\|\x07|\x9c)"
+"""String terminator: ESC \\, BEL (xterm's OSC form) or the 8-bit ST."""
+_SEQUENCES = re.compile(
+    # OSC, DCS, SOS, PM, APC (7- and 8-bit introducers) up to their terminator, or to the end of
+    # the text when unterminated (a terminal would swallow everything after it).
+    r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:" + _ST + r"|(?=\x1b)|$)"
+    # CSI: ESC [ or 8-bit CSI, parameter bytes, intermediate bytes, one final byte.
+    r"|(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
+    # nF escape (ESC ( B, charset designation) and every two-character escape (ESC c, ESC 7...).
+    r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
+)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""What is left: C0 except \\t and \\n (\\r handled before), DEL, C1."""
+_ANY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_C1_OR_DEL = re.compile(r"[\x7f-\x9f]")
+
+
+def neutralise(text: str) -> str:
+    """`text` with every terminal control sequence removed and every other control character
+    (but newline and tab) replaced by U+FFFD; CRLF and lone CR become a newline (a CR would let
+    a line overwrite the one before it)."""
+    if not isinstance(text, str):
+        text = str(text)
+    if not _ANY.search(text):  # the common case: one scan, nothing copied
+        return text
+    text = _SEQUENCES.sub("", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROLS.sub("\ufffd", text)
+
+
+def json_safe(text: str) -> str:
+    """JSON text (as json.dumps writes it with ensure_ascii=False) with DEL and the C1 controls,
+    which JSON leaves raw, written as \\u escapes: the same document, nothing a terminal acts on
+    (C0 controls are always escaped by json.dumps)."""
+    return _C1_OR_DEL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
