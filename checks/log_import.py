@@ -222,10 +222,14 @@ def numpy_abi(s: Snapshot, d: Derived):
     match = matches[0]
     numpy = s.package("numpy")
     spec = tf_requirement(s, d, "numpy")
-    api_version = match.variant == "numpy-api-version"
-    if api_version:
+    f = match.fields
+    newer_struct = f.get("expected", "0").isdigit() and f.get("got", "0").isdigit() and \
+        int(f.get("expected", "0")) > int(f.get("got", "0"))
+    if match.variant == "numpy-api-version" or newer_struct:
         req = f"numpy{spec}" if spec else "numpy"
-        text = (f"a module needs a newer NumPy C API ({match.fields.get('compiled', '?')}) than NumPy "
+        built = (f"C API ({f['compiled']})" if f.get("compiled")
+                 else f"({f.get('what', 'numpy.dtype')} of {f.get('expected')} bytes, not {f.get('got')})")
+        text = (f"a module needs a newer NumPy {built} than NumPy "
                 f"{numpy.version if numpy else ''} provides: upgrade NumPy within TensorFlow's pin ({req})")
         args = ("install", "--upgrade", req)
     elif _tf_at_least(d, "2.18"):

@@ -1,7 +1,6 @@
 """Training errors in a pasted or recorded log, diagnosed with this environment: ops without a
 Metal kernel (checked against the installed plugin's kernel table), XLA on Metal, ops of a
-companion package, Metal running out of memory or failing a command buffer, the slow v2.11+
-optimizers, device configuration made too late, Keras 3 breaking Keras 2 code; and, from
+companion package, the slow v2.11+ optimizers, device configuration made too late, Keras 3 breaking Keras 2 code; and, from
 `tfdoctor run --placement`, which ops TensorFlow placed on the CPU.
 """
 
@@ -123,9 +122,13 @@ def no_gpu_kernel(s: Snapshot, d: Derived):
 @rule(codes.LOG_XLA_NO_METAL, "XLA (jit_compile) was asked for on Metal", Severity.ERROR,
       "XLA has no Metal backend: `jit_compile=True` in `model.compile`, "
       "`@tf.function(jit_compile=True)` or TF_XLA_FLAGS=--tf_xla_auto_jit fail on the Metal GPU "
-      "with 'Could not find compiler for platform METAL' (NVlabs/sionna#78).",
-      "Remove jit_compile=True (pass jit_compile=False to model.compile) and unset TF_XLA_FLAGS.",
-      "https://github.com/NVlabs/sionna/issues/78", needs=("log",))
+      "with 'Could not find compiler for platform METAL' (NVlabs/sionna#78), or, from the XLA ops "
+      "of TensorFlow 2.11's optimizers (which compile with XLA by default) and Keras 3's "
+      "jit_compile='auto', with 'could not find registered platform with id' "
+      "(tensorflow/tensorflow#58988). Without a Metal plugin the same lookup failing is a build "
+      "without XLA for its device: information, not a Metal diagnosis.",
+      "Remove jit_compile=True (pass jit_compile=False to model.compile and to the optimizer) and "
+      "unset TF_XLA_FLAGS.", "https://github.com/NVlabs/sionna/issues/78", needs=("log",))
 def xla_no_metal(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_XLA_NO_METAL):
         keras, major = _keras(s)
@@ -133,6 +136,13 @@ def xla_no_metal(s: Snapshot, d: Derived):
         commands = ["model.compile(..., jit_compile=False)", "@tf.function  # without jit_compile=True"]
         if flags:
             commands.append("unset TF_XLA_FLAGS")
+        if match.variant == "xla-no-platform-id" and not (d.metal or d.metal_plugins):
+            text = ("XLA could not find the platform it compiles for, and no Metal plugin is installed: "
+                    "this TensorFlow build has no XLA backend for its device; run without XLA")
+            return xla_no_metal.finding(evidence(s, match, TF_XLA_FLAGS=flags),
+                                        Remediation(text, tuple(commands)), title=text, severity=Severity.INFO)
+        if match.variant == "xla-no-platform-id":
+            commands.insert(1, "optimizer = tf.keras.optimizers.Adam(..., jit_compile=False)  # TF 2.11+")
         text = (f"XLA has no compiler for {match.fields.get('platform', 'METAL')}: remove jit_compile=True"
                 + (" (Keras 3 compiles with jit_compile='auto': pass False explicitly)" if major == 3 else ""))
         return xla_no_metal.finding(
@@ -194,45 +204,6 @@ def op_not_registered(s: Snapshot, d: Derived):
     return out
 
 
-@rule(codes.LOG_METAL_OOM, "Metal ran out of GPU memory", Severity.ERROR,
-      "Apple GPUs allocate from the Mac's unified memory; a command buffer that needs more than "
-      "the GPU may take fails with 'Insufficient Memory "
-      "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)' (Metal's own text; "
-      "ggml-org/llama.cpp#9701).",
-      "Lower the batch size (or the model, or the sequence length), close other GPU-heavy apps.",
-      explains=(codes.LOG_METAL_COMMAND_BUFFER,), needs=("log",))
-def metal_oom(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_METAL_OOM):
-        total, free = s.host.memory_bytes, s.host.memory_available_bytes
-        gib = (lambda b: f"{b / 2**30:.0f} GiB" if b else "unknown")  # noqa: E731
-        text = (f"Metal ran out of memory on a Mac with {gib(total)} of unified memory "
-                f"({gib(free)} free when tfdoctor looked): halve the batch size and retry")
-        return metal_oom.finding(evidence(s, match, memory_bytes=total, memory_available_bytes=free,
-                                          chip=s.host.chip), Remediation(text), title=text)
-    return None
-
-
-@rule(codes.LOG_METAL_COMMAND_BUFFER, "A Metal command buffer failed", Severity.ERROR,
-      "'command buffer exited with error status. The Metal Performance Shaders operations encoded "
-      "on it may not have completed' (tensorflow/tensorflow#57058): the GPU work of that step was "
-      "not finished, so its results (and the weights after it) cannot be trusted. 'Ignored (for "
-      "causing prior/excessive GPU errors)' follows earlier failures.",
-      "Compare the model on the CPU and the GPU (`tfdoctor probe`), install the recommended pair, "
-      "lower the batch size; stop trusting the run's results.", needs=("log",))
-def metal_command_buffer(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_METAL_COMMAND_BUFFER):
-        status = match.fields.get("status", "an error")
-        text = (f"A Metal command buffer failed ({status}) on {match.fields.get('device') or s.host.chip or 'the GPU'}"
-                f" with tensorflow-metal {d.metal.version if d.metal else '(not installed here)'}: the "
-                "step's results are incomplete")
-        return metal_command_buffer.finding(
-            evidence(s, match, tensorflow=d.tf_version, tensorflow_metal=d.metal.version if d.metal else None),
-            Remediation(text + "; verify GPU against CPU and lower the batch size",
-                        ("tfdoctor probe --workload all",), "https://github.com/tensorflow/tensorflow/issues/57058"),
-            title=text)
-    return None
-
-
 def _legacy_keras(s: Snapshot, d: Derived, what: str) -> tuple[str, tuple[str, ...], dict[str, Any]]:
     """Keras 2 for Keras 2 code: tf-keras pinned to the TensorFlow minor, and the variable."""
     keras, major = _keras(s)
@@ -288,11 +259,21 @@ def keras3_api(s: Snapshot, d: Derived):
       Severity.WARNING,
       "TensorFlow warns that the v2.11+ optimizers 'run slowly on M1/M2 Macs': tensorflow-metal "
       "has fused kernels only for the legacy optimizers (tensorflow/tensorflow#59438, #61092). "
-      "Keras 3 (TensorFlow 2.16+) has no legacy optimizers; tf-keras keeps them.",
+      "Keras 3 (TensorFlow 2.16+) has no legacy optimizers; tf-keras keeps them. Keras "
+      "2.12-2.13 print 'Falling back to the legacy Keras optimizer' when they switched by "
+      "themselves: then nothing runs slowly and the finding is information.",
       "Use tf.keras.optimizers.legacy.<Name> (Keras 2), or tf-keras pinned to the TensorFlow "
       "minor with TF_USE_LEGACY_KERAS=1 on TensorFlow 2.16+.", OPTIMIZER_ISSUE, needs=("log",))
 def optimizer_slowdown(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_OPTIMIZER_SLOWDOWN):
+    matches = matches_of(s, codes.LOG_OPTIMIZER_SLOWDOWN)
+    fell_back = next((m for m in matches if m.fields.get("fallback")), None)
+    if fell_back is not None:
+        legacy = fell_back.fields.get("legacy", "the legacy optimizer")
+        text = f"Keras already fell back to {legacy} on this Mac: the slow path is not used, nothing to do"
+        return optimizer_slowdown.finding(evidence(s, fell_back, keras=_keras(s)[0]),
+                                          Remediation(text, (), OPTIMIZER_ISSUE), title=text,
+                                          severity=Severity.INFO)
+    for match in matches:
         name = (match.fields.get("optimizer") or "Adam").rsplit(".", 1)[-1]
         keras, major = _keras(s)
         if major == 3:
@@ -303,6 +284,34 @@ def optimizer_slowdown(s: Snapshot, d: Derived):
         return optimizer_slowdown.finding(evidence(s, match, **facts),
                                           Remediation(text, commands, OPTIMIZER_ISSUE),
                                           title=f"The v2.11+ {name} runs slowly on Metal: {text}")
+    return None
+
+
+@rule(codes.LOG_OPTIMIZER_FALLBACK_FAILED, "Keras' fallback to a legacy optimizer left no optimizer",
+      Severity.ERROR,
+      "On M1/M2 Macs Keras 2.11-2.14 replace a v2.11+ optimizer by its legacy twin; AdamW (and "
+      "the other optimizers without a legacy version) has none, the fallback leaves the name as a "
+      "string, and `fit` fails with \"'str' object has no attribute 'minimize'\" "
+      "(keras-team/keras#18224, Apple developer forums thread 731019). Elsewhere the same Python "
+      "error is the user's own code.",
+      "Pass an optimizer that has a legacy twin (tf.keras.optimizers.legacy.Adam), or move to "
+      "TensorFlow 2.16+ with Keras 3, which has no fallback.",
+      "https://github.com/keras-team/keras/issues/18224", needs=("log",))
+def optimizer_fallback_failed(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_OPTIMIZER_FALLBACK_FAILED):
+        keras, major = _keras(s)
+        if not d.apple_silicon or major not in (None, 2):
+            text = ("'str' object has no attribute 'minimize': an optimizer given as a name where an "
+                    f"object was expected (Keras {keras or 'unknown'}; not the Apple-silicon fallback)")
+            return optimizer_fallback_failed.finding(evidence(s, match, keras=keras), Remediation(
+                text, ("model.compile(optimizer=tf.keras.optimizers.Adam(...), ...)",)), title=text,
+                severity=Severity.INFO)
+        text = ("Keras' Apple-silicon fallback to a legacy optimizer failed (AdamW has no legacy "
+                "version): compile with tf.keras.optimizers.legacy.Adam, or move to TensorFlow 2.16+")
+        return optimizer_fallback_failed.finding(
+            evidence(s, match, keras=keras, tensorflow=d.tf_version),
+            Remediation(text, ("model.compile(optimizer=tf.keras.optimizers.legacy.Adam(learning_rate=1e-3), ...)",),
+                        "https://github.com/keras-team/keras/issues/18224"), title=text)
     return None
 
 

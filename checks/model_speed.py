@@ -342,12 +342,15 @@ def float16_fallback(s: Snapshot, d: Derived):
                                     basis="observed" if m.fallback_source == "registry" else "table")
 
 
-@rule(codes.MODEL_CUDNN_RNN, "A recurrent layer takes the cuDNN path, which only CUDA has",
+@rule(codes.MODEL_CUDNN_RNN, "A recurrent layer's cuDNN path failed on the GPU",
       Severity.ERROR,
-      "Keras 3 runs LSTM and GRU layers with the cuDNN kernel whenever a GPU is listed "
-      "(keras/src/backend/tensorflow/rnn.py); tensorflow-metal has no such kernel, so the "
-      "step fails with \"No OpKernel was registered to support Op 'CudnnRNNV3'\" "
-      "(lewagon/data-setup#137).",
+      "Keras 3 runs LSTM and GRU layers with the cuDNN op whenever a GPU is listed "
+      "(keras/src/backend/tensorflow/rnn.py). tensorflow-metal registers a CudnnRNNV3 GPU kernel "
+      "(float32 from 0.2.0, float16 and bfloat16 from 1.1.0: its kernel table, `tfdoctor ops "
+      "CudnnRNNV3`), but not for every attribute the cuDNN path asks for: on a Mac the step can "
+      "fail with \"No OpKernel was registered to support Op 'CudnnRNNV3'\" "
+      "(lewagon/data-setup#137). The finding needs the model probe to have seen that op fail; the "
+      "kernel table alone never raises it.",
       "Build the layer with use_cudnn=False (Keras 3), or train the recurrent model on the CPU.",
       "https://github.com/lewagon/data-setup/issues/137",
       explains=(codes.MODEL_NO_GPU_KERNEL,), needs=("model",))

@@ -177,3 +177,24 @@ def test_avx_and_illegal_instruction_in_one_log_lead_with_the_avx_message(tmp_pa
     report = check.report(s)
     assert [f.code for f in report.root_causes()] == ["log.avx-missing"]
     assert [f.code for f in report.consequences(report.diagnosis())] == ["log.illegal-instruction"]
+
+
+def test_a_module_built_for_a_newer_numpys_structs():
+    # tensorflow/tensorflow#98406: Cython's check, dtype of 96 bytes expected, 88 found
+    f = one(diagnose(apple_silicon(), "numpy_dtype_size_changed.txt"), "log.numpy-abi")
+    assert "newer NumPy (numpy.dtype of 96 bytes, not 88)" in f.title and "--upgrade" in commands(f)
+
+
+def test_the_ufunc_table_of_numpy_1_headers_is_numpys_abi_too():
+    # numpy 1.x's generated __ufunc_api.h prints this beside _ARRAY_API (numpy's own template)
+    from tfdoctor.logtext.catalog import recognise
+
+    assert "log.numpy-abi" in {m.code for m in recognise("AttributeError: _UFUNC_API not found")}
+
+
+def test_numpy_2s_renamed_core_is_read_from_the_runtime_childs_stderr():
+    # numpy 2's headers: "numpy._core.multiarray failed to import" (numpy.core before 2.0)
+    from tfdoctor.logtext import stderr
+
+    kinds = [e.kind for e in stderr.parse("ImportError: numpy._core.multiarray failed to import").events]
+    assert kinds == ["numpy-multiarray"]

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import pytest
 from log_cases import ARM, LogRules, commands, one
-from snapshots import _pkg, apple_silicon, snap
+from snapshots import _pkg, apple_silicon, linux_cpu, snap
 
 from tfdoctor.logtext import keep
 from tfdoctor.facts.run import OpPlacement, RunFacts
+from tfdoctor.model import Severity
 
 check = LogRules("log_training")
 diagnose = check.diagnose
@@ -81,32 +82,50 @@ def test_regex_split_with_the_matching_text_installed_needs_the_import():
     assert "import tensorflow_text before loading" in f.title
 
 
-# --- Metal runtime errors ----------------------------------------------------------------------------------
-
-
-def test_metal_out_of_memory_quotes_the_unified_memory():
-    f = one(diagnose(apple_silicon(host={"memory_bytes": 8 * 2**30}), "metal_oom_command_buffer.txt"), "log.metal-oom")
-    assert "8 GiB of unified memory" in f.title
-
-
-@pytest.mark.parametrize("name,status", [("metal_command_buffer_internal_error.txt", "Internal Error"),
-                                         ("metal_command_buffer_ignored.txt", "Ignored")])
-def test_metal_command_buffer_errors(name, status):
-    f = one(diagnose(apple_silicon(), name), "log.metal-command-buffer")
-    assert status in f.title and "tfdoctor probe" in commands(f)
-
-
 # --- Keras: optimizers, Keras 3 -----------------------------------------------------------------------------
 
 
 def test_optimizer_slowdown_with_keras_2_uses_the_legacy_optimizer():
-    f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "optimizer_slowdown_warning.txt"), "log.optimizer-slowdown")
-    assert commands(f) == "optimizer = tf.keras.optimizers.legacy.Adam(...)"
+    # sktime/sktime#6096: the warning alone, Keras did not switch
+    f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "optimizer_slowdown_no_fallback.txt"),
+            "log.optimizer-slowdown")
+    assert commands(f) == "optimizer = tf.keras.optimizers.legacy.Adam(...)" and f.severity == Severity.WARNING
 
 
 def test_optimizer_slowdown_with_keras_3_needs_pinned_tf_keras():
-    f = one(diagnose(apple_silicon(), "optimizer_slowdown_warning.txt"), "log.optimizer-slowdown")
+    f = one(diagnose(apple_silicon(), "optimizer_slowdown_no_fallback.txt"), "log.optimizer-slowdown")
     assert "install 'tf-keras~=2.19.0'" in commands(f) and "TF_USE_LEGACY_KERAS=1" in commands(f)
+
+
+@pytest.mark.parametrize("name", ["optimizer_slowdown_warning.txt", "optimizer_fallback_legacy.txt"])
+def test_keras_that_fell_back_by_itself_is_information(name):
+    # tensorflow/tensorflow#61092 and keras-team/tf-keras#35: "Falling back to the legacy Keras
+    # optimizer" follows the warning: Keras 2.12-2.13 already use the legacy optimizer
+    f = one(diagnose(apple_silicon(packages=KERAS2_ENV), name), "log.optimizer-slowdown")
+    assert f.severity == Severity.INFO and "already fell back to tf.keras.optimizers.legacy.Adam" in f.title
+
+
+def test_a_failed_fallback_to_a_legacy_adamw():
+    # keras-team/keras#18224: AdamW has no legacy twin on M1/M2 (Keras 2.11-2.14)
+    f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "optimizer_fallback_str_minimize.txt"),
+            "log.optimizer-fallback-failed")
+    assert f.severity == Severity.ERROR and "tf.keras.optimizers.legacy.Adam" in commands(f)
+    elsewhere = one(diagnose(apple_silicon(), "optimizer_fallback_str_minimize.txt"), "log.optimizer-fallback-failed")
+    assert elsewhere.severity == Severity.INFO and "not the Apple-silicon fallback" in elsewhere.title
+
+
+def test_xla_looking_up_its_platform_on_metal_and_on_a_build_without_metal():
+    # tensorflow/tensorflow#58988: TF 2.11 on an M1, the optimizer's XLA ops
+    f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "xla_registered_platform_id.txt"), "log.xla-no-metal")
+    assert f.severity == Severity.ERROR and "jit_compile=False" in commands(f)
+    no_metal = one(diagnose(linux_cpu(), "xla_registered_platform_id.txt"), "log.xla-no-metal")
+    assert no_metal.severity == Severity.INFO and "no Metal plugin" in no_metal.title
+
+
+def test_keras_3_rejects_a_keras_2_layer_argument():
+    # keras-team/keras#19282: Embedding(input_length=...) under Keras 3
+    f = one(diagnose(apple_silicon(), "keras3_unrecognized_layer_kwargs.txt"), "log.keras3-api")
+    assert f.evidence["log_layer"] == "Embedding" and f.evidence["log_argument"] == "input_length"
 
 
 @pytest.mark.parametrize("name", ["visible_devices_late.txt", "physical_devices_late.txt", "virtual_devices_late.txt"])

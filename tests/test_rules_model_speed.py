@@ -223,3 +223,20 @@ def test_what_the_budget_left_unmeasured_is_said_not_judged():
                              "(0 steps taken)")
     assert finding.remediation.commands[0].startswith("tfdoctor probe --workload attention "
                                                       "--budget 120")
+
+
+def test_what_the_cudnn_finding_says_of_tensorflow_metal_is_what_its_kernel_table_says():
+    """The table read from the plugin binaries wins over any report (issue 19 class 4): the rule's
+    doc (what `tfdoctor explain` prints) names the releases `tfdoctor ops CudnnRNNV3` gives."""
+    from packaging.version import Version
+
+    from tfdoctor.knowledge.kernels import kernel_table, releases
+
+    def first(dtype: str) -> str:
+        return min((v for v in releases() if kernel_table(v).has_kernel("CudnnRNNV3", dtype)), key=Version)
+
+    (rule,) = [r for r in speed_rules.rules if r.code == "model.cudnn-rnn"]
+    why = " ".join(rule.doc.why.split())
+    assert "no such kernel" not in why and "only CUDA" not in rule.doc.title
+    assert f"float32 from {first('float32')}" in why
+    assert f"float16 and bfloat16 from {first('float16')}" in why

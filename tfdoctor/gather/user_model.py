@@ -57,9 +57,9 @@ OPTIMIZER_SOURCE = ("TensorFlow 2.11+ warns \"the v2.11+ optimizer ... runs slow
                     "(tensorflow/tensorflow#59438)")
 FLOAT16_SOURCE = "tensorflow-metal's kernel table (compat_matrix.json metal_kernels)"
 CUDNN_SOURCE = ("Keras 3 uses the cuDNN LSTM/GRU whenever any GPU is listed "
-                "(keras/src/backend/tensorflow/rnn.py, cudnn_ok and _is_gpu_available); with "
-                "tensorflow-metal: \"No OpKernel was registered to support Op 'CudnnRNNV3'\" "
-                "(lewagon/data-setup#137)")
+                "(keras/src/backend/tensorflow/rnn.py, cudnn_ok and _is_gpu_available); a Mac "
+                "reported \"No OpKernel was registered to support Op 'CudnnRNNV3'\" "
+                "(lewagon/data-setup#137), seen failing here by the model probe")
 
 
 def default_plugin() -> str | None:
@@ -301,7 +301,7 @@ def setting_issues(facts: ModelFacts) -> list[SettingIssue]:
     for err in facts.errors:
         if err.kind == "no-gpu-kernel" and (err.op or "").startswith("CudnnRNN"):
             found.append(SettingIssue("cudnn-rnn", f"layer {err.layer or '?'} takes the cuDNN "
-                                      f"path ({err.op}), which only CUDA has: build it with "
+                                      f"path ({err.op}), which failed on this GPU: build it with "
                                       "use_cudnn=False", CUDNN_SOURCE))
             break
     return found

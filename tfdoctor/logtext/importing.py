@@ -105,13 +105,22 @@ SIGNATURES: tuple[Signature, ...] = (
     sig("log.numpy-abi", "numpy-array-api", "import",
         "a module built against NumPy 1.x imported under NumPy 2",
         stderr.NUMPY_ARRAY_API.regex, "AttributeError: _ARRAY_API not found",
-        "https://github.com/nv-tlabs/vipe/issues/42", needle="_ARRAY_API", key=()),
+        "https://github.com/nv-tlabs/vipe/issues/42", needle="_API not found", key=()),
     sig("log.numpy-abi", "numpy-api-version", "import",
         "a module built against a newer NumPy C API than the one installed",
         stderr.NUMPY_API_VERSION.regex,
         "RuntimeError: module compiled against API version 0xe but this version of numpy is 0xd",
         "https://github.com/AI4EPS/PhaseNet/issues/32", needle="compiled against",
         key=()),
+    # Cython's __Pyx_ImportType: a ValueError (a RuntimeWarning in older Cython) when the module
+    # was compiled against a NumPy whose structs have another size
+    sig("log.numpy-abi", "numpy-size-changed", "import",
+        "a compiled module and the installed NumPy disagree on NumPy's structs",
+        r"(?P<what>numpy\.\w+) size changed, may indicate binary incompatibility"
+        r"(?:\. Expected (?P<expected>\d+)(?: from C header)?, got (?P<got>\d+))?",
+        "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C "
+        "header, got 88 from PyObject", "https://github.com/tensorflow/tensorflow/issues/98406",
+        needle="size changed, may indicate binary incompatibility", key=()),
     sig("log.protobuf-descriptors", "protobuf-descriptors", "import",
         "protobuf newer than the generated code TensorFlow ships",
         stderr.PROTOBUF_DESCRIPTORS.regex,

@@ -111,9 +111,11 @@ NUMPY_API_VERSION = _p("numpy-api-version",
     r"but this version of numpy is (?P<installed>0x[0-9a-fA-F]+|[0-9a-fA-F]+)",
     "RuntimeError: module compiled against API version 0xf but this version of numpy is 0xe",
     "neuralmagic/docs#158; tensorflow/tensorflow#57106")
-NUMPY_ARRAY_API = _p("numpy-array-api", r"_ARRAY_API not found",
+# numpy 1.x's generated headers (__multiarray_api.h, __ufunc_api.h) compiled into the extension
+NUMPY_ARRAY_API = _p("numpy-array-api", r"_(?:ARRAY|UFUNC)_API not found",
     "AttributeError: _ARRAY_API not found", "nv-tlabs/vipe#42")
-NUMPY_MULTIARRAY = _p("numpy-multiarray", r"numpy\.core\.(?:_multiarray_umath|multiarray|umath) failed to import",
+# numpy 2 renamed numpy.core to numpy._core: its headers print "numpy._core.multiarray failed to import"
+NUMPY_MULTIARRAY = _p("numpy-multiarray", r"numpy\._?core\.(?:_multiarray_umath|multiarray|umath) failed to import",
     "ImportError: numpy.core.multiarray failed to import", "tensorflow/tensorflow#23071")
 PROTOBUF_DESCRIPTORS = _p("protobuf-descriptors", r"Descriptors cannot (?:not )?be created directly",
     "TypeError: Descriptors cannot not be created directly.\nIf this call came from a _pb2.py "

@@ -3,6 +3,8 @@ Keras 3 breaking Keras 2 code, device configuration made too late."""
 
 from __future__ import annotations
 
+import re
+
 from tfdoctor.logtext import stderr
 from tfdoctor.logtext.signature import Fields, Signature, sig
 
@@ -45,6 +47,22 @@ def _kernel(fields: Fields) -> Fields:
     return out
 
 
+def _fallback(fields: Fields) -> Fields:
+    return {**fields, "fallback": "yes"}
+
+
+def _pytorch(fields: Fields) -> Fields:
+    return {**fields, "framework": "PyTorch (MPS)"}
+
+
+_TENSORFLOW_CONTEXT = re.compile(r"xla_ops\.cc|errors_impl|tensorflow|\[Op:__inference|\{\{node")
+
+
+def _tensorflow_context(fields: Fields, text: str) -> bool:
+    """XLA's lookup message from TensorFlow (PaddlePaddle prints a capitalised sibling)."""
+    return bool(_TENSORFLOW_CONTEXT.search(text))
+
+
 def _keras3(api: str, **extra: str):  # noqa: ANN202 - a small closure factory
     def derive(fields: Fields) -> Fields:
         return {"api": api, **extra, **fields}
@@ -58,6 +76,15 @@ SIGNATURES: tuple[Signature, ...] = (
         "UNIMPLEMENTED: Could not find compiler for platform METAL: NOT_FOUND: could not find "
         "registered compiler for platform METAL -- check target linkage",
         "https://github.com/NVlabs/sionna/issues/78", needle="Could not find compiler", key=("platform",)),
+    # xla/stream_executor/platform_manager.cc (multi_platform_manager.cc before): the XLA ops of
+    # TF 2.11+ optimizers, jit_compile=True or Keras 3's jit_compile="auto" looking up their platform
+    sig("log.xla-no-metal", "xla-no-platform-id", "training",
+        "XLA (jit_compile) looked for a platform it has no backend for",
+        r"could not find registered platform with id: (?P<platform_id>0x[0-9a-fA-F]+|\S+)",
+        "2022-12-23 01:31:17.330784: W tensorflow/core/framework/op_kernel.cc:1830] OP_REQUIRES failed "
+        "at xla_ops.cc:418 : NOT_FOUND: could not find registered platform with id: 0x12ff97980",
+        "https://github.com/tensorflow/tensorflow/issues/58988", needle="registered platform with id",
+        applies=_tensorflow_context, key=()),
     sig("log.no-gpu-listed", "empty-gpu-list", "import",
         "TensorFlow lists no GPU (tensorflow-metal missing, not loaded, or the wrong Python)",
         r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU['\"]\s*\)\)?\s*\n\s*\[\]\s*$",
@@ -102,6 +129,15 @@ SIGNATURES: tuple[Signature, ...] = (
         "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
         "https://github.com/ggml-org/llama.cpp/issues/9701 (Metal's own text; a llama.cpp thread)",
         needle="Insufficient Memory", key=()),
+    # PyTorch's aten/src/ATen/mps/MPSAllocator.mm: a Metal error of another framework, named as such
+    sig("log.metal-oom", "mps-out-of-memory", "training",
+        "PyTorch's MPS backend ran out of Metal memory (not TensorFlow)",
+        r"MPS backend out of memory \(MPS allocated: (?P<allocated>[^,]+), other allocations: "
+        r"(?P<other>[^,]+), max allowed: (?P<max_allowed>[^)]+)\)",
+        "RuntimeError: MPS backend out of memory (MPS allocated: 5.50 GB, other allocations: 14.76 GB, "
+        "max allowed: 20.40 GB).", "https://github.com/pytorch/pytorch/issues/130112",
+        needle="MPS backend out of memory", derive=_pytorch, key=(),
+        outputs=("allocated", "other", "max_allowed", "framework")),
     sig("log.metal-command-buffer", "command-buffer-error", "training",
         "a Metal command buffer failed: results of that step may be wrong",
         r"Error: command buffer exited with error status\.\s*\n\s*The Metal Performance Shaders "
@@ -118,6 +154,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "M1/M2 Macs, please use the legacy Keras optimizer instead, located at "
         "`tf.keras.optimizers.legacy.Adam`.", "https://github.com/tensorflow/tensorflow/issues/61092",
         needle="runs slowly on M1/M2", key=("optimizer",)),
+    # Keras 2.12.0-2.13.1 optimizers.get: the legacy optimizer is used, nothing runs slowly
+    sig("log.optimizer-slowdown", "v2-optimizer-fallback", "training",
+        "Keras fell back to the legacy optimizer on Apple silicon by itself",
+        stderr.OPTIMIZER_FALLBACK.regex,
+        "WARNING:absl:There is a known slowdown when using v2.11+ Keras optimizers on M1/M2 Macs. "
+        "Falling back to the legacy Keras optimizer, i.e., `tf.keras.optimizers.legacy.Adam`.",
+        "https://github.com/keras-team/tf-keras/issues/35", needle="Falling back to the legacy",
+        derive=_fallback, key=("legacy",), outputs=("legacy", "fallback")),
+    # Keras 2.11-2.14 Model.train_step calls self.optimizer.minimize: the M1/M2 fallback left a
+    # string where AdamW (which has no legacy twin) should be (keras-team/keras#18224)
+    sig("log.optimizer-fallback-failed", "str-has-no-minimize", "training",
+        "Keras' fallback to a legacy optimizer on Apple silicon left no optimizer",
+        r"'str' object has no attribute 'minimize'",
+        "AttributeError: 'str' object has no attribute 'minimize'",
+        "https://github.com/keras-team/keras/issues/18224", needle="has no attribute 'minimize'", key=()),
     sig("log.device-config-late", "devices-initialised", "training",
         "device configuration changed after TensorFlow initialised its devices (it has no effect)",
         r"(?P<what>Visible|Physical|Virtual|Logical) devices cannot be modified after being initialized",
@@ -155,6 +206,14 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/philipperemy/keras-tcn/issues/284",
         needle="not recognized", derive=_keras3("optimizer lr"), key=("api", "argument"),
         outputs=("api", "argument")),
+    # keras/src/layers/layer.py Layer.__init__ (and models/model.py): Keras 2 keyword arguments
+    # of layers (input_length, batch_input_shape, weights...) that Keras 3 no longer takes
+    sig("log.keras3-api", "keras3-layer-kwargs", "training",
+        "Keras 3 rejects a Keras 2 keyword argument of a layer",
+        r"Unrecognized keyword arguments passed to (?P<layer>\w+): \{'(?P<argument>\w+)",
+        "ValueError: Unrecognized keyword arguments passed to Embedding: {'input_length': 500}",
+        "https://github.com/keras-team/keras/issues/19282", needle="Unrecognized keyword arguments passed to",
+        derive=_keras3("layer keyword arguments"), key=("layer", "argument"), outputs=("api", "layer", "argument")),
     sig("log.keras3-api", "keras3-fit-generator", "training",
         "Keras 3 removed fit_generator, evaluate_generator and predict_generator",
         r"object has no attribute '(?P<method>(?:fit|evaluate|predict)_generator)'",

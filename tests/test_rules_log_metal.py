@@ -1,0 +1,52 @@
+"""checks/log_metal.py: Metal's own errors from real public threads (tests/data/logs/, sources in
+SOURCES.json): out of memory and failed command buffers, named by the framework that printed
+them, TensorFlow's diagnosed with the Mac's memory and the installed plugin."""
+
+from __future__ import annotations
+
+import pytest
+from log_cases import LogRules, commands, one
+from snapshots import apple_silicon
+
+from tfdoctor.model import Severity
+
+check = LogRules("log_metal")
+diagnose = check.diagnose
+
+
+# --- Metal runtime errors ----------------------------------------------------------------------------------
+
+
+def test_metal_out_of_memory_quotes_the_unified_memory():
+    f = one(diagnose(apple_silicon(host={"memory_bytes": 8 * 2**30}), "metal_oom_command_buffer.txt"), "log.metal-oom")
+    assert "8 GiB of unified memory" in f.title
+
+
+@pytest.mark.parametrize("name,status", [("metal_command_buffer_internal_error.txt", "Internal Error"),
+                                         ("metal_command_buffer_ignored.txt", "Ignored")])
+def test_metal_command_buffer_errors(name, status):
+    f = one(diagnose(apple_silicon(), name), "log.metal-command-buffer")
+    assert status in f.title and "tfdoctor probe" in commands(f)
+
+
+def test_pytorchs_mps_out_of_memory_is_named_as_pytorchs():
+    # pytorch/pytorch#130112: the same Mac memory, another framework: information, not a diagnosis
+    f = one(diagnose(apple_silicon(), "mps_out_of_memory_pytorch.txt"), "log.metal-oom")
+    assert f.severity == Severity.INFO and f.evidence["framework"] == "PyTorch (MPS)"
+    assert "comes from PyTorch (MPS), not TensorFlow" in f.title
+
+
+def test_metals_own_text_with_another_frameworks_frames_is_that_frameworks():
+    # tests/data/logs/metal_oom_command_buffer.txt (llama.cpp#9701) is Metal's line alone: alone it
+    # is taken for TensorFlow's; with llama.cpp's ggml frames around it, it is llama.cpp's
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.logtext import keep
+    from snapshots import snap
+
+    text = (LOGS / "metal_oom_command_buffer.txt").read_text()
+    s = snap(apple_silicon())
+    s.log = keep.from_bytes(("ggml_metal_graph_compute: command buffer 0 failed with status 5\n" + text).encode(),
+                            "llama.log", identity=WHO)
+    (f,) = [f for f in check.run(s) if f.code == "log.metal-oom"]
+    assert f.severity == Severity.INFO and f.evidence["framework"] == "llama.cpp"
