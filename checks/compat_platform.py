@@ -24,7 +24,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
 from tfdoctor.knowledge import best_pair
 from tfdoctor.knowledge.matrix import CompatMatrix
-from tfdoctor.knowledge.records import GOOD_STATUSES
+from tfdoctor.knowledge.records import GOOD_STATUSES, version_of
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 _MACOS_TAG = re.compile(r"macosx_(\d+)_(\d+)_")
@@ -94,10 +94,20 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
         now = f"{tf.name} {tf.version} can only use the CPU" if tf else "no GPU-enabled TensorFlow can be installed"
         alt = (f" (or stay on the CPU here: {pip(s, 'install', cpu[0])})" if cpu and tf is None else "")
         commands = list(venv)
+        # on an Intel Mac the Metal GPU is an option (tensorflow-metal ended at 1.0.0 there), as
+        # for compat.no-metal: an installed TensorFlow is not an error, and below macOS 12 no
+        # Python would bring the plugin (every tensorflow-metal wheel asks for 12.0 or later)
+        severity = None
+        if tf is not None and not d.apple_silicon:
+            below_12 = bool(d.macos) and version_of(d.macos) < version_of("12.0")
+            severity = Severity.INFO if below_12 else Severity.WARNING
+            if below_12:
+                move, commands = f"; tensorflow-metal needs macOS 12, this Mac runs {d.macos}", []
         return no_wheel_for_python.finding(
             evidence, Remediation(f"No tensorflow-metal release has a wheel for Python {py}, so {now}"
                                   f"{move}{alt}", tuple(commands)),
-            title=f"no tensorflow-metal wheel for Python {py} ({arch}){move}", explains=explains)
+            title=f"no tensorflow-metal wheel for Python {py} ({arch}){move}", explains=explains,
+            severity=severity)
     if tf is None:
         return None
     # metal wheels exist for this Python: does one of them go with the installed TensorFlow?

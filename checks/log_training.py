@@ -240,13 +240,22 @@ _KERAS3_PORT = {
       "SavedModel through model.save, `lr=`, fit_generator, layers.experimental, TensorFlow ops "
       "on symbolic tensors (amaiya/ktrain#525, adriangb/scikeras#314, philipperemy/keras-tcn#284, "
       "...). tf-keras (Keras 2) with TF_USE_LEGACY_KERAS=1 keeps old code running; it must be the "
-      "tf-keras of the installed TensorFlow's minor.",
+      "tf-keras of the installed TensorFlow's minor. Where the environment has Keras 2 only, the "
+      "text cannot be Keras 3's failure here: information.",
       "Port the call (the finding says how) or install tf-keras pinned to the TensorFlow minor and "
       "set TF_USE_LEGACY_KERAS=1.", KERAS3_MIGRATION, needs=("log",))
 def keras3_api(s: Snapshot, d: Derived):
     out = []
+    keras, major = _keras(s)
     for match in matches_of(s, codes.LOG_KERAS3_API):
         api = match.fields.get("api", "")
+        if major == 2:
+            text = (f"the error reads like Keras 3's ({api}), but this environment has Keras {keras}: "
+                    "it came from another environment, or from the script's own names")
+            out.append(keras3_api.finding(evidence(s, match, keras=keras), Remediation(
+                text, ("python -c 'import keras; print(keras.__version__, keras.__file__)'",)),
+                title=text, severity=Severity.INFO))
+            continue
         port = _KERAS3_PORT.get(api, "port the call to Keras 3")
         text, commands, facts = _legacy_keras(s, d, f"{api} is Keras 2 API; {port}")
         out.append(keras3_api.finding(evidence(s, match, **facts),

@@ -102,6 +102,21 @@ def test_intel_mac_python_3_12_moves_to_3_11():
         "tensorflow-metal==1.0.0",)
 
 
+def test_intel_mac_with_a_working_tensorflow_is_not_an_error_for_want_of_metal():
+    """On an Intel Mac the Metal GPU is an option (as for compat.no-metal): an installed TensorFlow
+    on a Python no tensorflow-metal wheel fits is a warning; below macOS 12, where no Python would
+    bring the plugin, information. TomHeaven/tensorflow-osx-build#18: an Intel Mac on macOS
+    10.13.6, Homebrew Python 3.7, a custom TensorFlow 2.2 build."""
+    data = merge(mac("2.16.2", None, python="3.12"), INTEL)
+    data["packages"][0]["wheel_tags"] = ["cp312-cp312-macosx_10_15_x86_64"]
+    assert one(data).severity is Severity.WARNING
+    old = merge(mac("2.2.0", None, python="3.7", macos="10.13.6"), INTEL)
+    old["packages"][0]["wheel_tags"] = ["cp37-cp37m-macosx_10_13_x86_64"]
+    f = one(old)
+    assert f.severity is Severity.INFO and "tensorflow-metal needs macOS 12, this Mac runs 10.13.6" in f.title
+    assert f.remediation.commands == ()
+
+
 def test_rosetta_uses_the_hardware_arch():
     """Under Rosetta the pair is judged for arm64 (the fix is an arm64 Python), so a 3.11
     interpreter does not get a 'no wheel' finding; the architecture check owns the problem."""

@@ -149,7 +149,9 @@ def test_keras_2_code_under_keras_3_gets_the_port_and_pinned_tf_keras(name, port
 
 def test_keras_3_error_seen_from_a_keras_2_environment():
     f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "keras3_lr_argument.txt"), "log.keras3-api")
-    assert "another environment" in f.remediation.text and not f.remediation.commands
+    # Keras 2.15 here cannot print Keras 3's error: the text is not this environment's diagnosis
+    assert "another environment" in f.remediation.text and f.severity == Severity.INFO
+    assert "keras.__file__" in commands(f)
 
 
 # --- placement recorded by tfdoctor run --------------------------------------------------------------------------
