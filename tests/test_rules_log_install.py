@@ -252,7 +252,7 @@ def test_every_real_text_reaches_a_log_finding(name):
     from tfdoctor.engine.diagnose import run_rules
     from tfdoctor.engine.registry import Registry
 
-    all_log = RuleModules("log_install", "log_import", "log_training")
+    all_log = RuleModules("log_install", "log_import", "log_training", "log_metal")
     s = snap(apple_silicon())
     s.log = keep.read(LOGS / name, identity=WHO)
     found = run_rules(s, Registry(rules=all_log.rules))

@@ -57,7 +57,8 @@ _UNDEFINED = stderr.UNDEFINED_SYMBOL.regex
 SIGNATURES: tuple[Signature, ...] = (
     sig("log.illegal-instruction", "illegal-instruction-4", "import",
         "the process died on an instruction this CPU lacks (x86_64 code under Rosetta 2)",
-        r"Illegal instruction: 4|illegal hardware instruction|Fatal Python error: Illegal instruction",
+        r"Illegal instruction: 4|illegal hardware instruction|Fatal Python error: Illegal instruction|"
+        r"Illegal instruction \(core dumped\)",  # bash on Linux (an amd64 container under emulation)
         "Illegal instruction: 4", "https://github.com/tensorflow/tensorflow/issues/62860",
         needle="llegal", key=()),
     sig("log.avx-missing", "avx-missing", "import",
@@ -125,7 +126,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "protobuf newer than the generated code TensorFlow ships",
         stderr.PROTOBUF_DESCRIPTORS.regex,
         "TypeError: Descriptors cannot not be created directly.",
-        "https://github.com/maudzung/SFA3D/issues/82", needle="Descriptors cannot", key=()),
+        "https://github.com/maudzung/SFA3D/issues/82", needle="created directly", key=()),
     sig("log.protobuf-fatal", "protobuf-check-failed", "training",
         "protobuf's C++ runtime aborted the process",
         r"\[libprotobuf FATAL (?P<where>[^\]]+)\] CHECK failed: (?P<check>[^:\n]+?)\s*:",

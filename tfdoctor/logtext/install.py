@@ -99,7 +99,8 @@ SIGNATURES: tuple[Signature, ...] = (
     sig("log.h5py-build", "h5py-failed-wheel", "install",
         "h5py was built from source and failed",
         r"Failed building wheel for h5py|Building wheel for h5py \([^)]*\) did not run successfully|"
-        r"Failed to build h5py",
+        r"Failed to build h5py|Failed to build installable wheels for some pyproject\.toml based "
+        r"projects \([^)\n]*\bh5py\b",  # pip 24.1+
         "ERROR: Failed building wheel for h5py",
         "https://github.com/mrdbourke/m1-machine-learning-test/issues/5",
         needle="h5py", key=()),
@@ -115,7 +116,8 @@ SIGNATURES: tuple[Signature, ...] = (
         outputs=("packages", "channels", "subdir")),
     sig("log.conda-packages-not-found", "conda-resolve-not-found", "install",
         "conda found no such package on the channels of this platform",
-        r"ResolvePackageNotFound:[ \t]*\n(?P<packages>(?:[ \t]*-[ \t]*\S+[ \t]*(?:\n|$))+)",
+        # a package conda cannot resolve through a dependency is printed as a chain "a -> b"
+        r"ResolvePackageNotFound:[ \t]*\n(?P<packages>(?:[ \t]*-[ \t]*\S+(?:[ \t]+->[ \t]+\S+)*[ \t]*(?:\n|$))+)",
         "ResolvePackageNotFound: \n  - tensorflow-deps",
         "https://github.com/jeffheaton/t81_558_deep_learning/issues/116",
         needle="ResolvePackageNotFound", derive=_conda, code_for=_conda_code, key=("packages",),

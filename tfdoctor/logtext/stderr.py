@@ -117,7 +117,9 @@ NUMPY_ARRAY_API = _p("numpy-array-api", r"_(?:ARRAY|UFUNC)_API not found",
 # numpy 2 renamed numpy.core to numpy._core: its headers print "numpy._core.multiarray failed to import"
 NUMPY_MULTIARRAY = _p("numpy-multiarray", r"numpy\._?core\.(?:_multiarray_umath|multiarray|umath) failed to import",
     "ImportError: numpy.core.multiarray failed to import", "tensorflow/tensorflow#23071")
-PROTOBUF_DESCRIPTORS = _p("protobuf-descriptors", r"Descriptors cannot (?:not )?be created directly",
+# upb's message.c ("cannot not" in protobuf 4.21-4.24, "cannot" from 4.25); the older C++ backend
+# (pyext/message.cc) "should not be created directly, but only retrieved from their parent"
+PROTOBUF_DESCRIPTORS = _p("protobuf-descriptors", r"Descriptors (?:cannot (?:not )?be|should not be) created directly",
     "TypeError: Descriptors cannot not be created directly.\nIf this call came from a _pb2.py "
     "file, your generated code is out of date and must be regenerated with protoc >= 3.19.0.",
     "tensorflow/tensorflow#56266")

@@ -87,7 +87,7 @@ SIGNATURES: tuple[Signature, ...] = (
         applies=_tensorflow_context, key=()),
     sig("log.no-gpu-listed", "empty-gpu-list", "import",
         "TensorFlow lists no GPU (tensorflow-metal missing, not loaded, or the wrong Python)",
-        r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU['\"]\s*\)\)?\s*\n\s*\[\]\s*$",
+        r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU['\"]\s*\)\)?\s*\n\s*(?:Out\[\d+\]:\s*)?\[\]\s*$",
         ">>> tf.config.list_physical_devices(\"GPU\")\n[]",
         "https://github.com/sun1638650145/Libraries-and-Extensions-for-TensorFlow-for-Apple-Silicon/issues/20",
         needle="list_physical_devices", key=()),
@@ -192,12 +192,12 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="Invalid filepath extension", derive=_keras3("model.save"), key=("api",), outputs=("api",)),
     sig("log.keras3-api", "keras3-checkpoint-extension", "training",
         "Keras 3's ModelCheckpoint needs a .keras path (or .weights.h5 with save_weights_only)",
-        r"The filepath provided must end in `\.keras` \(Keras model format\)\. Received: "
-        r"filepath=(?P<filepath>\S+)",
+        r"[Tt]he filepath provided must end in `\.(?:keras|weights\.h5)`"
+        r"(?: \(Keras (?:model|weights) format\)\. Received: filepath=(?P<filepath>\S+))?",
         "ValueError: The filepath provided must end in `.keras` (Keras model format). Received: "
         "filepath=Models/02_captcha_to_text/202403291006/model.h5",
         "https://github.com/pythonlessons/mltu/issues/48",
-        needle="must end in `.keras`", derive=_keras3("ModelCheckpoint"), key=("api", "filepath"),
+        needle="filepath provided must end in", derive=_keras3("ModelCheckpoint"), key=("api", "filepath"),
         outputs=("api", "filepath")),
     sig("log.keras3-api", "keras3-unrecognised-argument", "training",
         "Keras 3 optimizers reject Keras 2 arguments such as lr",
