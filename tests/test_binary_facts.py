@@ -29,8 +29,13 @@ DATA = REPO / "tests" / "data" / "macho"
 REFERENCE = REPO.parent / "shared" / "reference" / "metal_binaries_2026-11.json"
 sys.path.insert(0, str(REPO / "tools"))
 
-import binary_facts as bf  # noqa: E402
+import binary_facts  # noqa: E402
 import macho  # noqa: E402
+import macho_base  # noqa: E402
+from binary_index import _WHEEL, Fetcher, WheelRef, _version_key, pick  # noqa: E402
+from binary_load import Image, check_load, exported_through, resolve_library  # noqa: E402
+from binary_sections import PluginRead, build_kernels, write_sections  # noqa: E402
+from binary_zip import central_directory, member_stream, read_image, read_wheel  # noqa: E402
 
 from tfdoctor.knowledge import binary_evidence, kernels  # noqa: E402
 
@@ -41,10 +46,10 @@ def _reference() -> dict:
     return json.loads(REFERENCE.read_text(encoding="utf-8"))
 
 
-def _images(version: str) -> list[bf.Image]:
+def _images(version: str) -> list[Image]:
     raw = json.loads((DATA / f"tf-images-{version}-arm64.json").read_text(encoding="utf-8"))
-    return [bf.Image(i["path"], i["id"], [tuple(d) for d in i["dylibs"]], i["rpaths"], set(i["exports"]),
-                     i.get("build", {})) for i in raw["images"]]
+    return [Image(i["path"], i["id"], [tuple(d) for d in i["dylibs"]], i["rpaths"], set(i["exports"]),
+                  i.get("build", {})) for i in raw["images"]]
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +62,7 @@ def plugins() -> dict[str, macho.MachO]:
 
 
 def test_metal_110_fails_on_218_with_the_reported_symbol(plugins):
-    result = bf.check_load(plugins["1.1.0"], _images("2.18.0"))
+    result = check_load(plugins["1.1.0"], _images("2.18.0"))
     assert not result.loads
     assert result.missing_libraries == [] and result.missing_flat == []
     assert result.missing_two_level == {PYWRAP: ["__ZN3tsl8internal10LogMessageC1EPKcii"]}
@@ -66,8 +71,8 @@ def test_metal_110_fails_on_218_with_the_reported_symbol(plugins):
 
 
 def test_metal_120_loads_on_2191_and_not_on_2220rc0(plugins):
-    assert bf.check_load(plugins["1.2.0"], _images("2.19.1")).loads
-    result = bf.check_load(plugins["1.2.0"], _images("2.22.0rc0"))
+    assert check_load(plugins["1.2.0"], _images("2.19.1")).loads
+    result = check_load(plugins["1.2.0"], _images("2.22.0rc0"))
     detail = _reference()["load_check"]["detail_1.2.0_on_2.22.0rc0"]
     assert result.missing_libraries == detail["missing_libraries"]
     assert result.missing_two_level == detail["missing_two_level"]
@@ -76,13 +81,13 @@ def test_metal_120_loads_on_2191_and_not_on_2220rc0(plugins):
 
 def test_a_tensorflow_wheel_without_the_library_fails_on_every_symbol_bound_to_it(plugins):
     images = [i for i in _images("2.19.1") if i.id_name != PYWRAP]
-    result = bf.check_load(plugins["1.2.0"], images)
+    result = check_load(plugins["1.2.0"], images)
     assert result.missing_libraries == [PYWRAP]
     assert len(result.missing_two_level[PYWRAP]) == 27
 
 
-def _image(path: str, id_name: str | None, exports: set[str], dylibs=(), rpaths=()) -> bf.Image:
-    return bf.Image(path, id_name, list(dylibs), list(rpaths), exports)
+def _image(path: str, id_name: str | None, exports: set[str], dylibs=(), rpaths=()) -> Image:
+    return Image(path, id_name, list(dylibs), list(rpaths), exports)
 
 
 def test_rpath_resolution_reexports_and_weak_imports():
@@ -90,19 +95,19 @@ def test_rpath_resolution_reexports_and_weak_imports():
     umbrella = _image("tensorflow/python/_pywrap.so", "@rpath/_pywrap.so", {"_B"},
                       dylibs=[("@rpath/libtensorflow_framework.2.dylib", "reexport")],
                       rpaths=["@loader_path/.."])
-    fw_by_rpath = bf.resolve_library("@rpath/libtensorflow_framework.2.dylib", umbrella.path,
-                                     umbrella.rpaths, [fw, umbrella])
+    fw_by_rpath = resolve_library("@rpath/libtensorflow_framework.2.dylib", umbrella.path,
+                                  umbrella.rpaths, [fw, umbrella])
     assert fw_by_rpath is fw  # found as a file through the rpath, not by install name
-    assert bf.exported_through(umbrella, [fw, umbrella]) == {"_A", "_B"}
-    assert bf.resolve_library("@rpath/nothing.dylib", "tensorflow-plugins/x.dylib", ["@loader_path/.."],
-                              [fw, umbrella]) is None
+    assert exported_through(umbrella, [fw, umbrella]) == {"_A", "_B"}
+    assert resolve_library("@rpath/nothing.dylib", "tensorflow-plugins/x.dylib", ["@loader_path/.."],
+                           [fw, umbrella]) is None
 
 
 def test_macos_flat_lookups_never_fail(plugins):
     plugin = plugins["1.2.0"]
-    flat = [i.name for i in plugin.imports() if i.library == macho.FLAT]
+    flat = [i.name for i in plugin.imports() if i.library == macho_base.FLAT]
     assert "_objc_msgSend" in flat  # served by libobjc, which the plugin links
-    result = bf.check_load(plugin, _images("2.19.1"))
+    result = check_load(plugin, _images("2.19.1"))
     assert "_objc_msgSend" not in result.missing_flat
 
 
@@ -112,11 +117,11 @@ def test_missing_weak_imports_never_fail_the_load(fixups):
     non-weak one fails. The weak flag comes from the bind opcodes or the chained import table."""
     plugin = macho.parse(minimal_dylib(fixups))
     pywrap = _image("tensorflow/python/_pywrap_tensorflow_internal.so", PYWRAP, set())
-    result = bf.check_load(plugin, [pywrap])
+    result = check_load(plugin, [pywrap])
     assert result.missing_two_level == {PYWRAP: ["_TF_Required"]}
     assert result.missing_flat == ["_TF_FlatRequired"]
     pywrap.exports |= {"_TF_Required", "_TF_FlatRequired"}
-    assert bf.check_load(plugin, [pywrap]).loads
+    assert check_load(plugin, [pywrap]).loads
 
 
 # -- reading images from a stream, and zips over HTTP ranges -------------------------------------
@@ -131,14 +136,14 @@ def _chunks(data: bytes, size: int) -> Iterator[bytes]:
 def test_read_image_keeps_only_what_it_needs(chunk):
     data = excerpt("tensorflow-2.19.1-arm64-_pywrap_tensorflow_internal.excerpt.gz")
     whole = macho.parse(data)
-    image = bf.read_image(_chunks(data, chunk), "tensorflow/python/_pywrap_tensorflow_internal.so", "arm64",
-                          {"_TF_NewKernelBuilder", "__ZN3tsl8internal10LogMessageC1EPKcii", "_TF_Nope"})
+    image = read_image(_chunks(data, chunk), "tensorflow/python/_pywrap_tensorflow_internal.so", "arm64",
+                       {"_TF_NewKernelBuilder", "__ZN3tsl8internal10LogMessageC1EPKcii", "_TF_Nope"})
     assert image.id_name == whole.id_name == PYWRAP
     assert image.dylibs == [(d.name, d.kind) for d in whole.dylibs]
     assert image.exports == {"_TF_NewKernelBuilder"}
-    every = bf.read_image(_chunks(data, chunk), "x", "arm64", None)
+    every = read_image(_chunks(data, chunk), "x", "arm64", None)
     assert every.exports == whole.exports()
-    assert bf.read_image(_chunks(b"#!/bin/sh\n" * 500, chunk), "x", "arm64", None) is None
+    assert read_image(_chunks(b"#!/bin/sh\n" * 500, chunk), "x", "arm64", None) is None
 
 
 class _RangeHandler(http.server.BaseHTTPRequestHandler):
@@ -183,13 +188,13 @@ def test_wheel_read_over_range_requests(server):
         z.writestr("tensorflow/python/_pywrap_tensorflow_internal.so", pywrap)
         z.writestr("tensorflow/include/big.h", bytes(range(256)) * 4000, compress_type=zipfile.ZIP_STORED)
     files["/t.whl"] = buf.getvalue()
-    wheel = bf.WheelRef("tensorflow", "2.19.1", "arm64", "t.whl", base + "/t.whl", len(buf.getvalue()))
-    fetcher = bf.Fetcher()
-    members = bf.central_directory(fetcher, wheel.url, wheel.size)
+    wheel = WheelRef("tensorflow", "2.19.1", "arm64", "t.whl", base + "/t.whl", len(buf.getvalue()))
+    fetcher = Fetcher()
+    members = central_directory(fetcher, wheel.url, wheel.size)
     assert [m.name for m in members][1] == "tensorflow/python/_pywrap_tensorflow_internal.so"
     stored = members[2]
-    assert b"".join(bf.member_stream(fetcher, wheel.url, stored)) == bytes(range(256)) * 4000
-    read = bf.read_wheel(fetcher, wheel, {"_TF_NewKernelBuilder"})
+    assert b"".join(member_stream(fetcher, wheel.url, stored)) == bytes(range(256)) * 4000
+    read = read_wheel(fetcher, wheel, {"_TF_NewKernelBuilder"})
     assert [(i.path, i.id_name, i.exports) for i in read.images] == [
         ("tensorflow/python/_pywrap_tensorflow_internal.so", PYWRAP, {"_TF_NewKernelBuilder"})]
     assert 0 < fetcher.bytes < len(buf.getvalue()) + len(pywrap)  # the headers never came
@@ -198,10 +203,21 @@ def test_wheel_read_over_range_requests(server):
 # -- the sections written, and what tfdoctor reads from them ------------------------------------
 
 
+def test_the_sweep_cache_keeps_a_wheels_images_for_the_symbols_it_was_read_for():
+    images = _images("2.19.1")
+    wanted = {"_TF_NewKernelBuilder", "_TF_Nope"}
+    wheel = WheelRef("tensorflow", "2.19.1", "arm64", "t.whl", "", 0)
+    cache = {wheel.filename: json.loads(json.dumps(binary_facts._to_cache(images, wanted)))}
+    again = binary_facts._cached(cache, wheel, {"_TF_NewKernelBuilder"})
+    assert again == [Image(i.path, i.id_name, i.dylibs, i.rpaths, i.exports & {"_TF_NewKernelBuilder"}, i.build)
+                     for i in images]
+    assert binary_facts._cached(cache, wheel, wanted | {"_TF_More"}) is None  # read for fewer symbols
+
+
 def test_write_sections_touches_only_its_own(tmp_path):
     path = tmp_path / "m.json"
     path.write_text(json.dumps({"b": 1, "metal_kernels": {"old": True}, "a": [1, 2]}, indent=2) + "\n")
-    bf.write_sections(path, {"metal_kernels": {"new": True}, "metal_load_check": {"x": 1}})
+    write_sections(path, {"metal_kernels": {"new": True}, "metal_load_check": {"x": 1}})
     text = path.read_text()
     assert list(json.loads(text)) == ["b", "metal_kernels", "a", "metal_load_check"]
     assert json.loads(text)["metal_kernels"] == {"new": True} and text.endswith("}\n")
@@ -219,9 +235,9 @@ def _table(records: list[dict]) -> dict[str, Counter]:
 def test_kernel_diffs_round_trip_through_tfdoctor_kernels():
     reference = _reference()["kernels"]
     wheel = "tensorflow_metal-{}-cp311-cp311-macosx_12_0_arm64.whl"
-    reads = [bf.PluginRead(bf.WheelRef("tensorflow-metal", v, "arm64", wheel.format(v), "", 0),
-                           macho.MachO(b"", "arm64", 6, 0), kernels=reference[v]) for v in ("1.1.0", "1.2.0")]
-    section = bf.build_kernels(reads)
+    reads = [PluginRead(WheelRef("tensorflow-metal", v, "arm64", wheel.format(v), "", 0),
+                        macho.MachO(b"", "arm64", 6, 0), kernels=reference[v]) for v in ("1.1.0", "1.2.0")]
+    section = build_kernels(reads)
     assert "full" in section["releases"]["1.2.0"] and section["releases"]["1.1.0"]["base"] == "1.2.0"
     for v in ("1.1.0", "1.2.0"):
         table = kernels.kernel_table(v, {"metal_kernels": section})
@@ -251,12 +267,12 @@ def test_one_wheel_per_version_and_arch_prefers_cp311():
     names = ["tensorflow-2.19.1-cp39-cp39-macosx_12_0_arm64.whl", "tensorflow-2.19.1-cp311-cp311-macosx_12_0_arm64.whl",
              "tensorflow-2.19.1-cp312-cp312-macosx_12_0_arm64.whl", "tensorflow-2.16.2-cp312-cp312-macosx_10_15_x86_64.whl",
              "tensorflow_metal-0.1.0-cp38-cp38-macosx_11_0_x86_64.whl"]
-    refs = [bf.WheelRef("p", bf._WHEEL.match(n).group("version"), "arm64" if "arm64" in n else "x86_64", n, "", 0)
+    refs = [WheelRef("p", _WHEEL.match(n).group("version"), "arm64" if "arm64" in n else "x86_64", n, "", 0)
             for n in names]
-    picked = bf.pick(refs)
+    picked = pick(refs)
     assert picked[("p", "2.19.1", "arm64")].filename == names[1]
     assert picked[("p", "2.16.2", "x86_64")].filename == names[3]
-    order = sorted(["2.10.0", "2.9.2", "2.13.0rc2", "2.13.0", "2.22.0rc0", "2.5.0"], key=bf._version_key)
+    order = sorted(["2.10.0", "2.9.2", "2.13.0rc2", "2.13.0", "2.22.0rc0", "2.5.0"], key=_version_key)
     assert order == ["2.5.0", "2.9.2", "2.10.0", "2.13.0rc2", "2.13.0", "2.22.0rc0"]
 
 

@@ -21,6 +21,8 @@ DATA = REPO / "tests" / "data" / "macho"
 sys.path.insert(0, str(REPO / "tools"))
 
 import macho  # noqa: E402
+import macho_base  # noqa: E402
+import macho_symbols  # noqa: E402
 
 PYWRAP = "@rpath/_pywrap_tensorflow_internal.so"
 
@@ -83,7 +85,7 @@ def test_imports_from_bind_opcodes_match_llvm_nm(request, fixture, two_level, fl
     image = request.getfixturevalue(fixture)
     by_library = Counter(i.library for i in image.imports())
     assert by_library[PYWRAP] == two_level
-    assert by_library[macho.FLAT] == flat
+    assert by_library[macho_base.FLAT] == flat
     assert by_library["/usr/lib/libc++.1.dylib"] == libcxx
     assert sum(by_library.values()) == 458
 
@@ -99,7 +101,7 @@ def test_binds_land_in_data_segments_and_lazy_pointers(metal_120):
             assert any(s.vmaddr <= b.address < s.vmaddr + s.vmsize
                        for s in (segments["__DATA_CONST"], segments["__DATA"]))
     # llvm-objdump --macho --bind / --lazy-bind: the first bind, and 354 lazy-bind rows
-    assert (binds[0].address, binds[0].name, binds[0].library) == (0x320038, "_TF_GetInputPropertiesList", macho.FLAT)
+    assert (binds[0].address, binds[0].name, binds[0].library) == (0x320038, "_TF_GetInputPropertiesList", macho_base.FLAT)
     assert sum(b.lazy for b in binds) == 354
 
 
@@ -123,25 +125,25 @@ def test_export_trie_with_reexports_of_tensorflow_2191():
         "@rpath/libtensorflow_cc.2.dylib", "@rpath/libtensorflow_framework.2.dylib"]
     trie = image.export_trie()
     assert len(trie) == 1739  # llvm-objdump --macho --exports-trie
-    reexports = {n for n, (flags, _v) in trie.items() if flags & macho.EXPORT_REEXPORT}
+    reexports = {n for n, (flags, _v) in trie.items() if flags & macho_base.EXPORT_REEXPORT}
     assert len(reexports) == 450
     assert trie["_TF_NewKernelBuilder"] == (8, "reexport:2:_TF_NewKernelBuilder")
     exports = image.exports()
     assert "_TF_RegisterKernelBuilder" in exports
     # what tensorflow-metal 1.1.0 binds to this library and 2.19.1 no longer has (reference reason a)
     assert "__ZN3tsl8internal10LogMessageC1EPKcii" not in exports
-    off, size = image.commands[macho.LC_DYLD_INFO_ONLY][8:10]
+    off, size = image.commands[macho_base.LC_DYLD_INFO_ONLY][8:10]
     raw = image.data[off:off + size]
     for name in list(trie)[::50] + ["_TF_Nope", "_TF", ""]:
-        assert macho.trie_lookup(raw, name) == trie.get(name)
+        assert macho_symbols.trie_lookup(raw, name) == trie.get(name)
 
 
 def test_chained_fixups_of_metal_060(metal_060):
     m = metal_060
-    assert macho.LC_DYLD_CHAINED_FIXUPS in m.commands and macho.LC_DYLD_INFO_ONLY not in m.commands
+    assert macho_base.LC_DYLD_CHAINED_FIXUPS in m.commands and macho_base.LC_DYLD_INFO_ONLY not in m.commands
     assert m.build == {"platform": "macos", "minos": "12.5", "sdk": "12.5"}
     by_library = Counter(i.library for i in m.imports())
-    assert by_library[macho.FLAT] == 57  # llvm-nm: 57 "dynamically looked up"
+    assert by_library[macho_base.FLAT] == 57  # llvm-nm: 57 "dynamically looked up"
     assert not any(lib.startswith("@rpath") for lib in by_library)  # no TensorFlow library linked
     rebases, binds = m.chained_fixups()
     sections = {s[0]: s for seg in m.segments for s in seg.sections}
@@ -156,28 +158,28 @@ def test_universal_binary_slices():
     head = (REPO / "tests" / "data" / "binheads" /
             "markupsafe-_speedups.cpython-311-darwin.so-macosx_10_9_universal2.head").read_bytes()
     assert [s[0] for s in macho.slices(head)] == ["x86_64", "arm64"]
-    with pytest.raises(macho.MachOError):
+    with pytest.raises(macho_base.MachOError):
         macho.parse(head, "arm64_32")
 
 
 @pytest.mark.parametrize("data", [b"", b"\xcf\xfa", b"\x7fELF" + b"\0" * 60, b"\xca\xfe\xba\xbe\0\0\0\x34" + b"\0" * 64])
 def test_garbage_is_a_macho_error(data):
-    with pytest.raises(macho.MachOError):
+    with pytest.raises(macho_base.MachOError):
         macho.parse(data)
 
 
 def test_truncated_linkedit_is_a_macho_error(metal_120):
     cut = macho.parse_thin(metal_120.data[:200_000])
     assert cut.id_name == metal_120.id_name  # load commands are all there
-    with pytest.raises(macho.MachOError):
+    with pytest.raises(macho_base.MachOError):
         cut.binds()
 
 
 def test_leb128():
-    assert macho.uleb128(bytes([0xE5, 0x8E, 0x26]), 0) == (624485, 3)
-    assert macho.sleb128(bytes([0xC0, 0xBB, 0x78]), 0) == (-123456, 3)
-    with pytest.raises(macho.MachOError):
-        macho.uleb128(bytes([0x80]), 0)
+    assert macho_base.uleb128(bytes([0xE5, 0x8E, 0x26]), 0) == (624485, 3)
+    assert macho_base.sleb128(bytes([0xC0, 0xBB, 0x78]), 0) == (-123456, 3)
+    with pytest.raises(macho_base.MachOError):
+        macho_base.uleb128(bytes([0x80]), 0)
 
 
 # -- weak imports: dyld leaves a missing one NULL instead of failing the load ----------------------
@@ -211,8 +213,8 @@ def minimal_dylib(fixups: str, imports=WEAK_CASE) -> bytes:
     (dyld_chained_fixups_header, DYLD_CHAINED_IMPORT), apple-oss-distributions/dyld."""
     strings = b"\0" + b"".join(n.encode() + b"\0" for n, _o, _w in imports)
     offsets = [strings.index(b"\0" + n.encode() + b"\0") + 1 for n, _o, _w in imports]
-    nlist = b"".join(struct.pack("<IBBHQ", off, macho.N_EXT, 0,
-                                 ((0xFE if o == -2 else o) << 8) | (macho.N_WEAK_REF if w else 0), 0)
+    nlist = b"".join(struct.pack("<IBBHQ", off, macho_base.N_EXT, 0,
+                                 ((0xFE if o == -2 else o) << 8) | (macho_base.N_WEAK_REF if w else 0), 0)
                      for off, (_n, o, w) in zip(offsets, imports))
     if fixups == "chained":
         table = b"".join(struct.pack("<I", (o & 0xFF) | (w << 8) | (off << 9))
@@ -231,20 +233,20 @@ def minimal_dylib(fixups: str, imports=WEAK_CASE) -> bytes:
     start = 32 + cmds_size
     sym_off, str_off, blob_off = start, start + len(nlist), start + len(nlist) + len(strings)
     cmds = struct.pack("<II16sQQQQiiII", 0x19, 72, b"__DATA", 0, 0x1000, 0, 0, 3, 3, 0, 0)
-    cmds += struct.pack("<6I", macho.LC_LOAD_DYLIB, 24 + len(name), 24, 2, 0x10000, 0x10000) + name
-    cmds += struct.pack("<6I", macho.LC_SYMTAB, 24, sym_off, len(imports), str_off, len(strings))
+    cmds += struct.pack("<6I", macho_base.LC_LOAD_DYLIB, 24 + len(name), 24, 2, 0x10000, 0x10000) + name
+    cmds += struct.pack("<6I", macho_base.LC_SYMTAB, 24, sym_off, len(imports), str_off, len(strings))
     if fixups == "chained":
-        cmds += struct.pack("<4I", macho.LC_DYLD_CHAINED_FIXUPS, 16, blob_off, len(blob))
+        cmds += struct.pack("<4I", macho_base.LC_DYLD_CHAINED_FIXUPS, 16, blob_off, len(blob))
     else:
-        cmds += struct.pack("<12I", macho.LC_DYLD_INFO_ONLY, 48, 0, 0, blob_off, len(blob), 0, 0, 0, 0, 0, 0)
-    head = struct.pack("<8I", macho.MH_MAGIC_64, 0x0100000C, 0, 6, 4, cmds_size, macho.MH_TWOLEVEL, 0)
+        cmds += struct.pack("<12I", macho_base.LC_DYLD_INFO_ONLY, 48, 0, 0, blob_off, len(blob), 0, 0, 0, 0, 0, 0)
+    head = struct.pack("<8I", macho_base.MH_MAGIC_64, 0x0100000C, 0, 6, 4, cmds_size, macho_base.MH_TWOLEVEL, 0)
     return head + cmds + nlist + strings + blob
 
 
 @pytest.mark.parametrize("fixups", ["opcodes", "chained"])
 def test_the_weak_flag_is_read_from_binds_chained_imports_and_nlist(fixups):
     image = macho.parse(minimal_dylib(fixups))
-    expected = {(n, PYWRAP if o == 1 else macho.FLAT, w) for n, o, w in WEAK_CASE}
+    expected = {(n, PYWRAP if o == 1 else macho_base.FLAT, w) for n, o, w in WEAK_CASE}
     assert {(i.name, i.library, i.weak) for i in image.imports()} == expected
     assert {(i.name, i.library, i.weak) for i in image.symtab_imports()} == expected
     if fixups == "opcodes":

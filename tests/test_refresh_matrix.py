@@ -21,6 +21,23 @@ from packaging.version import Version
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "refresh"
 REFERENCE_PATH = Path(__file__).resolve().parents[2] / "shared" / "reference" / "tf_wheels_2026-11.json"
+sys.path.insert(0, str(REPO / "tools"))
+
+from refresh_build import build_keras, build_sections  # noqa: E402
+from refresh_fetch import TAIL_BYTES, central_members, wheels_from_index  # noqa: E402
+from refresh_pip import PipSettings, parse_index_page, parse_pip_config_list, pip_settings  # noqa: E402
+from refresh_wheels import (  # noqa: E402
+    ORIGIN_FILENAMES,
+    TableRow,
+    WheelInfo,
+    in_scope,
+    parse_metadata,
+    parse_table_row,
+    parse_wheel_name,
+    parse_wheel_tags,
+    table_lines,
+    tag_disagreements,
+)
 
 
 def _load_tool():
@@ -38,27 +55,27 @@ def _text(name: str) -> str:
     return (DATA / name).read_text(encoding="utf-8")
 
 
-def _recorded(filename: str, stem: str, size: int | None = None) -> "rm.WheelInfo":
+def _recorded(filename: str, stem: str, size: int | None = None) -> WheelInfo:
     """A WheelInfo as read_wheel() would make it, from a recorded METADATA/WHEEL pair."""
-    name = rm.parse_wheel_name(filename)
-    meta = rm.parse_metadata(_text(f"{stem}.METADATA"))
-    return rm.WheelInfo(
+    name = parse_wheel_name(filename)
+    meta = parse_metadata(_text(f"{stem}.METADATA"))
+    return WheelInfo(
         package=name.package, version=name.version, python_tags=name.python_tags,
         platform_tags=name.platform_tags, filename=filename, size=size, upload_time="2025-01-31T00:00:00Z",
         requires_python=meta.requires_python, requires_dist=meta.requires_dist,
-        description=meta.description, wheel_file_tags=rm.parse_wheel_tags(_text(f"{stem}.WHEEL")),
+        description=meta.description, wheel_file_tags=parse_wheel_tags(_text(f"{stem}.WHEEL")),
     )
 
 
-def _keras(stem: str, yanked: bool = False) -> "rm.WheelInfo":
+def _keras(stem: str, yanked: bool = False) -> WheelInfo:
     """A keras/tf-keras WheelInfo from a recorded METADATA (pure-Python wheels, no WHEEL kept)."""
     filename = f"{stem}-py3-none-any.whl"
-    name = rm.parse_wheel_name(filename)
-    meta = rm.parse_metadata(_text(f"{stem}.METADATA"))
-    return rm.WheelInfo(package=name.package, version=name.version, python_tags=name.python_tags,
-                        platform_tags=name.platform_tags, filename=filename,
-                        upload_time="2026-03-18T00:00:00Z", requires_python=meta.requires_python,
-                        requires_dist=meta.requires_dist, yanked=yanked)
+    name = parse_wheel_name(filename)
+    meta = parse_metadata(_text(f"{stem}.METADATA"))
+    return WheelInfo(package=name.package, version=name.version, python_tags=name.python_tags,
+                     platform_tags=name.platform_tags, filename=filename,
+                     upload_time="2026-03-18T00:00:00Z", requires_python=meta.requires_python,
+                     requires_dist=meta.requires_dist, yanked=yanked)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -66,22 +83,22 @@ def _keras(stem: str, yanked: bool = False) -> "rm.WheelInfo":
 
 
 def test_pip_config_list_is_read_with_pips_priorities():
-    config = rm.parse_pip_config_list(_text("pip-config-list.txt"))
+    config = parse_pip_config_list(_text("pip-config-list.txt"))
     assert config["extra-index-url"] == "file:///opt/pypi/simple file:///opt/pypi-more/simple"
     assert config["cert"] == "/etc/ssl/certs/ca-certificates.crt"
-    settings = rm.pip_settings(config, {})
+    settings = pip_settings(config, {})
     assert settings.index_urls == ("https://pypi.org/simple/", "file:///opt/pypi/simple",
                                    "file:///opt/pypi-more/simple")
     assert settings.timeout == 180.0
 
 
 def test_pip_environment_variables_win():
-    config = rm.parse_pip_config_list("global.index-url='https://a.example/simple'\n"
-                                      "install.index-url='https://b.example/simple'\n"
-                                      "global.proxy='http://p:3128'\n")
+    config = parse_pip_config_list("global.index-url='https://a.example/simple'\n"
+                                   "install.index-url='https://b.example/simple'\n"
+                                   "global.proxy='http://p:3128'\n")
     assert config["index-url"] == "https://b.example/simple"
-    settings = rm.pip_settings(config, {"PIP_INDEX_URL": "https://c.example/simple",
-                                        "PIP_EXTRA_INDEX_URL": "https://d.example/simple https://e.example/simple"})
+    settings = pip_settings(config, {"PIP_INDEX_URL": "https://c.example/simple",
+                                     "PIP_EXTRA_INDEX_URL": "https://d.example/simple https://e.example/simple"})
     assert settings.index_url == "https://c.example/simple"
     assert settings.extra_index_urls == ("https://d.example/simple", "https://e.example/simple")
     assert settings.proxy == "http://p:3128"
@@ -93,13 +110,13 @@ def test_pip_environment_variables_win():
 
 def test_recorded_html_index_page():
     page = (DATA / "index-tensorflow-metal.html").read_bytes()
-    files = rm.parse_index_page(page, "text/html", "https://pypi.org/simple/tensorflow-metal/")
+    files = parse_index_page(page, "text/html", "https://pypi.org/simple/tensorflow-metal/")
     assert len(files) == page.count(b"<a ")
     f = next(f for f in files if f.filename == "tensorflow_metal-1.2.0-cp312-cp312-macosx_12_0_arm64.whl")
     assert f.url.startswith("https://files.pythonhosted.org/") and "#sha256=" in f.url
     assert f.upload_time.startswith("2025-01-31")
     assert not f.has_core_metadata and not f.yanked and f.requires_python is None
-    versions = {rm.parse_wheel_name(f.filename).version for f in files}
+    versions = {parse_wheel_name(f.filename).version for f in files}
     assert {"0.1.0", "0.5.1", "1.1.0", "1.2.0"} <= versions
 
 
@@ -107,7 +124,7 @@ def test_html_attributes_of_pep_503_658_and_592():
     page = (b'<a href="../../pkg/x-1.0-py3-none-any.whl#sha256=ab" data-requires-python="&gt;=3.9" '
             b'data-core-metadata="sha256=cd" data-yanked="">x-1.0-py3-none-any.whl</a>'
             b'<a href="x-2.0-py3-none-any.whl" data-dist-info-metadata="true">x-2.0-py3-none-any.whl</a>')
-    one, two = rm.parse_index_page(page, "text/html", "https://i.example/simple/x/")
+    one, two = parse_index_page(page, "text/html", "https://i.example/simple/x/")
     assert one.url == "https://i.example/pkg/x-1.0-py3-none-any.whl#sha256=ab"
     assert one.requires_python == ">=3.9" and one.has_core_metadata and one.yanked
     assert two.has_core_metadata and not two.yanked
@@ -115,14 +132,14 @@ def test_html_attributes_of_pep_503_658_and_592():
 
 def test_json_index_page():
     body = (DATA / "index-tensorflow-metal-1.2.0.json").read_bytes()
-    files = rm.parse_index_page(body, "application/vnd.pypi.simple.v1+json", "https://pypi.org/simple/tensorflow-metal/")
+    files = parse_index_page(body, "application/vnd.pypi.simple.v1+json", "https://pypi.org/simple/tensorflow-metal/")
     assert len(files) == 4
     f = next(f for f in files if "cp312" in f.filename)
     assert f.size == 1357400 and f.upload_time.startswith("2025-01-31") and not f.has_core_metadata
     page = {"files": [{"filename": "x-1.0-py3-none-any.whl", "url": "../x-1.0-py3-none-any.whl",
                        "core-metadata": {"sha256": "ab"}, "yanked": "broken", "requires-python": ">=3.10"}]}
-    (g,) = rm.parse_index_page(json.dumps(page).encode(), "application/vnd.pypi.simple.v1+json",
-                               "https://i.example/simple/x/")
+    (g,) = parse_index_page(json.dumps(page).encode(), "application/vnd.pypi.simple.v1+json",
+                            "https://i.example/simple/x/")
     assert g.url == "https://i.example/simple/x-1.0-py3-none-any.whl"
     assert g.has_core_metadata and g.yanked and g.requires_python == ">=3.10"
 
@@ -132,45 +149,45 @@ def test_json_index_page():
 
 
 def test_wheel_filename_tags():
-    name = rm.parse_wheel_name("tensorflow_macos-2.15.1-cp311-cp311-macosx_12_0_arm64.whl")
+    name = parse_wheel_name("tensorflow_macos-2.15.1-cp311-cp311-macosx_12_0_arm64.whl")
     assert (name.package, name.version, name.python_tags, name.platform_tags) == (
         "tensorflow-macos", "2.15.1", ("cp311",), ("macosx_12_0_arm64",))
-    many = rm.parse_wheel_name("tensorflow-2.12.0-cp38-cp38-manylinux_2_17_x86_64.manylinux2014_x86_64.whl")
+    many = parse_wheel_name("tensorflow-2.12.0-cp38-cp38-manylinux_2_17_x86_64.manylinux2014_x86_64.whl")
     assert many.platform_tags == ("manylinux2014_x86_64", "manylinux_2_17_x86_64")
-    assert rm.parse_wheel_name("tensorflow-2.12.0.tar.gz") is None
+    assert parse_wheel_name("tensorflow-2.12.0.tar.gz") is None
 
 
 def test_recorded_metadata():
-    metal = rm.parse_metadata(_text("tensorflow_metal-1.2.0-cp311-macosx_12_0_arm64.METADATA"))
+    metal = parse_metadata(_text("tensorflow_metal-1.2.0-cp311-macosx_12_0_arm64.METADATA"))
     assert (metal.name, metal.version, metal.requires_python) == ("tensorflow-metal", "1.2.0", None)
     assert metal.requires_dist == ("wheel~=0.35", "six>=1.15.0")  # no tensorflow dependency
-    shim = rm.parse_metadata(_text("tensorflow_macos-2.15.1-cp311-macosx_12_0_arm64.METADATA"))
+    shim = parse_metadata(_text("tensorflow_macos-2.15.1-cp311-macosx_12_0_arm64.METADATA"))
     assert shim.requires_python == ">=3.9"
     assert 'tensorflow-macos ==2.15.1 ; platform_system == "Darwin" and platform_machine == "arm64"' in shim.requires_dist
-    tf = rm.parse_metadata(_text("tensorflow-2.16.1-cp312-macosx_12_0_arm64.METADATA"))
+    tf = parse_metadata(_text("tensorflow-2.16.1-cp312-macosx_12_0_arm64.METADATA"))
     assert 'numpy <2.0.0,>=1.26.0 ; python_version >= "3.12"' in tf.requires_dist
 
 
 def test_recorded_wheel_file_disagrees_with_the_filename():
-    tags = rm.parse_wheel_tags(_text("tensorflow_metal-1.1.0-cp311-macosx_12_0_arm64.WHEEL"))
+    tags = parse_wheel_tags(_text("tensorflow_metal-1.1.0-cp311-macosx_12_0_arm64.WHEEL"))
     assert tags == ("cp311-cp311-macosx_11_0_arm64",)
     w = _recorded("tensorflow_metal-1.1.0-cp311-cp311-macosx_12_0_arm64.whl", "tensorflow_metal-1.1.0-cp311-macosx_12_0_arm64")
     ok = _recorded("tensorflow_metal-1.2.0-cp311-cp311-macosx_12_0_arm64.whl", "tensorflow_metal-1.2.0-cp311-macosx_12_0_arm64")
-    assert rm.tag_disagreements([w, ok]) == [
+    assert tag_disagreements([w, ok]) == [
         "tensorflow_metal-1.1.0-cp311-cp311-macosx_12_0_arm64.whl: WHEEL says cp311-cp311-macosx_11_0_arm64"]
 
 
 def test_apple_table_from_recorded_metadata():
-    description = rm.parse_metadata(_text("tensorflow_metal-1.2.0-cp311-macosx_12_0_arm64.METADATA")).description
-    lines = rm.table_lines(description)
+    description = parse_metadata(_text("tensorflow_metal-1.2.0-cp311-macosx_12_0_arm64.METADATA")).description
+    lines = table_lines(description)
     assert lines[0] == "|tensorflow  |tensorflow-metal|MacOs| features | "  # verbatim, trailing space kept
-    rows = [r for r in map(rm.parse_table_row, lines) if r]
+    rows = [r for r in map(parse_table_row, lines) if r]
     assert len(lines) == 13 and len(rows) == 11
-    assert rows[0] == rm.TableRow("|v2.5 |v0.1.2|12.0+|Pluggable device        |", ("2.5",), "0.1.2", "12.0")
+    assert rows[0] == TableRow("|v2.5 |v0.1.2|12.0+|Pluggable device        |", ("2.5",), "0.1.2", "12.0")
     assert rows[-2].tf_minors == ("2.14", "2.15", "2.16", "2.17", "2.18") and rows[-2].metal == "1.1.0"
     assert rows[-1].metal == "1.1.0" and "2.18+" in rows[-1].text  # the row that means 1.2.0
     assert all(r.metal != "1.2.0" for r in rows)
-    own = rm.table_lines(rm.parse_metadata(_text("tensorflow_metal-1.1.0-cp311-macosx_12_0_arm64.METADATA")).description)
+    own = table_lines(parse_metadata(_text("tensorflow_metal-1.1.0-cp311-macosx_12_0_arm64.METADATA")).description)
     assert own[-1] == "|v2.14|v1.1.0|12.1+||"
 
 
@@ -187,7 +204,7 @@ def recorded_sections() -> dict:
         _recorded("tensorflow_metal-1.1.0-cp311-cp311-macosx_12_0_arm64.whl", "tensorflow_metal-1.1.0-cp311-macosx_12_0_arm64"),
         _recorded("tensorflow_metal-1.2.0-cp311-cp311-macosx_12_0_arm64.whl", "tensorflow_metal-1.2.0-cp311-macosx_12_0_arm64"),
     ]
-    return rm.build_sections(wheels)
+    return build_sections(wheels)
 
 
 def test_build_tensorflow_sections(recorded_sections):
@@ -248,8 +265,8 @@ def test_reference_records_rebuild_the_shipped_sections():
     reference = json.loads(REFERENCE_PATH.read_text(encoding="utf-8"))
     shipped = json.loads((REPO / "compat_matrix.json").read_text(encoding="utf-8"))
     wheels = rm.wheels_from_reference(reference)
-    rebuilt = rm.build_sections(wheels)
-    filenames_only = {(w.version, w.arch) for w in wheels if w.origin == rm.ORIGIN_FILENAMES}
+    rebuilt = build_sections(wheels)
+    filenames_only = {(w.version, w.arch) for w in wheels if w.origin == ORIGIN_FILENAMES}
     assert ("2.5.0", "x86_64") in filenames_only
     for key in ("tensorflow", "tensorflow_metal", "apple_table"):
         assert _comparable(rebuilt[key], filenames_only, (key,)) == \
@@ -377,8 +394,8 @@ def index() -> Iterator[type[_Index]]:
 
 
 def _read(index: type[_Index]) -> list:
-    settings = rm.PipSettings(index_url=index.base + "/simple/", timeout=10)
-    return rm.wheels_from_index(settings, jobs=2)
+    settings = PipSettings(index_url=index.base + "/simple/", timeout=10)
+    return wheels_from_index(settings, jobs=2)
 
 
 def _wheel_bytes_fetched(index: type[_Index]) -> int:
@@ -402,7 +419,7 @@ def test_json_index_pep_658_metadata_and_range_reads(index):
     assert any("vnd.pypi.simple.v1+json" in (a or "") for _p, _r, a in index.log)
     fetched = _wheel_bytes_fetched(index)
     assert 0 < fetched < len(index.wheel) / 2  # the filler was never downloaded
-    sections = rm.build_sections([w])
+    sections = build_sections([w])
     assert sections["tensorflow_metal"]["1.2.0"]["wheels"]["arm64"]["python"] == ["3.11"]
     assert len(sections["apple_table"]["rows"]) == 13
 
@@ -420,7 +437,7 @@ def test_server_without_ranges_falls_back_to_a_whole_download(index, capsys):
     index.ranges = False
     (w,) = _read(index)
     assert w.wheel_file_tags == ("cp311-cp311-macosx_12_0_arm64",)
-    assert [r for p, r, _a in index.log if p.endswith(".whl")] == [f"bytes=-{rm.TAIL_BYTES}"]  # fetched once
+    assert [r for p, r, _a in index.log if p.endswith(".whl")] == [f"bytes=-{TAIL_BYTES}"]  # fetched once
     assert "downloading it whole" in capsys.readouterr().err
 
 
@@ -432,13 +449,13 @@ def test_central_directory_from_a_real_wheel_tail():
     """The last 12 KB of tensorflow-2.22.0rc0-cp311-cp311-macosx_12_0_arm64.whl (245,347,278
     bytes): the directory is read forward from the first entry whose chain ends on the end record."""
     tail = (DATA / "tensorflow-2.22.0rc0-cp311-macosx_12_0_arm64.tail12k").read_bytes()
-    members = rm.central_members(tail, 245_347_278 - len(tail))
+    members = central_members(tail, 245_347_278 - len(tail))
     by_name = {m.name: m for m in members}
     meta = by_name["tensorflow-2.22.0rc0.dist-info/METADATA"]
     assert meta.method == 8 and meta.compressed_size == 1508 and meta.local_offset == 243_180_054
     assert members[-1].name == "tensorflow-2.22.0rc0.dist-info/RECORD"
-    assert rm.central_members(tail, 0) is None  # offsets that do not add up are refused
-    assert rm.central_members(tail[:-22], 245_347_256 - len(tail)) is None  # no end record
+    assert central_members(tail, 0) is None  # offsets that do not add up are refused
+    assert central_members(tail[:-22], 245_347_256 - len(tail)) is None  # no end record
 
 
 @pytest.mark.parametrize("dist_info_first", [False, True])
@@ -447,7 +464,7 @@ def test_tail_reader_fetches_at_most_two_ranges(index, dist_info_first):
     index.core_metadata = False
     (w,) = _read(index)
     ranges = [r for p, r, _a in index.log if p.endswith(".whl")]
-    assert ranges[0] == f"bytes=-{rm.TAIL_BYTES}" and len(ranges) == (2 if dist_info_first else 1)
+    assert ranges[0] == f"bytes=-{TAIL_BYTES}" and len(ranges) == (2 if dist_info_first else 1)
     assert w.wheel_file_tags == ("cp311-cp311-macosx_12_0_arm64",) and w.size == len(index.wheel)
     assert w.requires_dist == ("wheel~=0.35", "six>=1.15.0")
     assert _wheel_bytes_fetched(index) < 80_000
@@ -459,7 +476,7 @@ def test_tail_reader_fetches_at_most_two_ranges(index, dist_info_first):
 
 def test_scope_takes_prereleases_and_keras():
     def scoped(filename: str) -> bool:
-        return rm.in_scope(rm.parse_wheel_name(filename))
+        return in_scope(parse_wheel_name(filename))
 
     assert scoped("tensorflow-2.22.0rc0-cp311-cp311-macosx_12_0_arm64.whl")
     assert scoped("tensorflow-2.5.0rc0-cp38-cp38-macosx_10_11_x86_64.whl")
@@ -476,7 +493,7 @@ def test_prerelease_only_minor():
     if rec is None:
         pytest.skip("reference dataset not found")
     wheels = [w for w in rm.wheels_from_reference(rec) if w.version in ("2.22.0rc0", "2.21.0", "2.21.0rc1")]
-    minors = rm.build_sections(wheels)["tensorflow"]
+    minors = build_sections(wheels)["tensorflow"]
     assert minors["2.22"]["releases"] == {} and minors["2.22"]["prerelease_only"]
     assert minors["2.22"]["newest_patch"] == "2.22.0rc0" and minors["2.22"]["keras_major"] == 3
     assert list(minors["2.21"]["releases"]) == ["2.21.0"] and list(minors["2.21"]["prereleases"]) == ["2.21.0rc1"]
@@ -488,12 +505,12 @@ def test_prerelease_only_minor():
 
 
 def test_keras_packages_from_recorded_metadata():
-    sections = rm.build_sections([_keras("tf_keras-2.21.0"), _keras("keras-3.15.1")])
+    sections = build_sections([_keras("tf_keras-2.21.0"), _keras("keras-3.15.1")])
     k = sections["keras_packages"]
     assert k["tf-keras"]["2.21.0"] == {
         "requires_python": ">=3.10", "tensorflow": ["tensorflow<2.22,>=2.21"], "prerelease": False,
         "yanked": False, "upload_date": "2026-03-18", "wheel": "tf_keras-2.21.0-py3-none-any.whl"}
     assert k["keras"]["3.15.1"]["requires_python"] == ">=3.11" and k["keras"]["3.15.1"]["tensorflow"] == []
     assert k["source"] and sections["tensorflow"] == {}
-    yanked = rm.build_keras([_keras("tf_keras-2.21.0", yanked=True)])
+    yanked = build_keras([_keras("tf_keras-2.21.0", yanked=True)])
     assert yanked["tf-keras"]["2.21.0"]["yanked"]

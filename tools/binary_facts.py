@@ -16,7 +16,7 @@ rewrites only the `metal_load_check` and `metal_kernels` sections of compat_matr
 
 This module is the command line and the sweep; its parts live beside it: binary_index (which
 wheels, the HTTP client), binary_zip (images out of remote wheels), binary_load (the load check)
-and binary_sections (the sections written). Their names are importable from here too.
+and binary_sections (the sections written).
 """
 
 from __future__ import annotations
@@ -33,31 +33,11 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (test
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import macho  # noqa: E402
-from binary_index import (  # noqa: E402,F401  (names tests and callers import from here)
-    _WHEEL,
-    FIRST_TF,
-    INDEX,
-    PYTHON_PREFERENCE,
-    Fetcher,
-    WheelRef,
-    _version_key,
-    index_wheels,
-    pick,
-)
-from binary_load import (  # noqa: E402,F401
-    LOAD_METHOD,
-    PLUGIN_PATH,
-    SYSTEM_PREFIXES,
-    TENSORFLOW_SYMBOL,
-    Image,
-    LoadResult,
-    check_load,
-    exported_through,
-    resolve_library,
-    wanted_symbols,
-)
-from binary_sections import LIST_LIMIT, PluginRead, build_kernels, build_load_check, tf_key, write_sections  # noqa: E402,F401
-from binary_zip import Member, WheelRead, central_directory, member_stream, read_image, read_wheel  # noqa: E402,F401
+from binary_index import FIRST_TF, INDEX, Fetcher, WheelRef, _version_key, index_wheels, pick  # noqa: E402
+from binary_load import Image, wanted_symbols  # noqa: E402
+from binary_sections import PluginRead, build_kernels, build_load_check, tf_key, write_sections  # noqa: E402
+from binary_zip import central_directory, member_stream, read_wheel  # noqa: E402
+from macho_base import MachOError  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -75,7 +55,7 @@ def read_plugin(fetcher: Fetcher, wheel: WheelRef) -> PluginRead:
 
         try:
             read.kernels = [k.as_dict() for k in metal_kernels.emulate_init_kernel(data).kernels]
-        except (metal_kernels.EmulationError, macho.MachOError) as exc:
+        except (metal_kernels.EmulationError, MachOError) as exc:
             read.kernel_error = str(exc)
     return read
 

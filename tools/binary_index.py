@@ -2,7 +2,7 @@
 version and architecture, and the HTTP client that fetches them (GETs and streamed range reads,
 counting the bytes and requests the closing summary prints).
 
-Maintainer tooling (tools/binary_facts.py re-exports these names).
+Maintainer tooling, a part of tools/binary_facts.py's sweep.
 """
 
 from __future__ import annotations

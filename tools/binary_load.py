@@ -4,7 +4,7 @@ TensorFlow wheel's Mach-O files (install names, rpaths, re-exports, two-level an
 Pure: it works on images already read (tools/binary_zip.py reads them from the wheels). Weak
 imports (N_WEAK_REF, BIND_SYMBOL_FLAGS_WEAK_IMPORT, a chained import's weak_import bit, all
 kept by tools/macho.py) never fail it, nor do weakly linked libraries (LC_LOAD_WEAK_DYLIB):
-dyld leaves them NULL. Maintainer tooling (tools/binary_facts.py re-exports these names).
+dyld leaves them NULL. Maintainer tooling, a part of tools/binary_facts.py's sweep.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (test
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import macho  # noqa: E402
+from macho_base import FLAT  # noqa: E402
 
 SYSTEM_PREFIXES = ("/usr/lib/", "/System/Library/")
 """Libraries every macOS has (dyld shared cache): assumed present, never read."""
@@ -122,7 +123,7 @@ def check_load(plugin: macho.MachO, images: list[Image]) -> LoadResult:
     for imp in plugin.imports():
         if imp.weak:
             continue
-        if imp.library == macho.FLAT:
+        if imp.library == FLAT:
             if imp.name not in flat_pool and TENSORFLOW_SYMBOL.search(imp.name):
                 flat.append(imp.name)
         elif imp.library in targets:
@@ -136,7 +137,7 @@ def wanted_symbols(plugins: Iterable[macho.MachO]) -> set[str]:
     """Every symbol a plugin may look for in TensorFlow: flat lookups and binds to
     non-system libraries (the only exports worth reading from the TensorFlow wheels)."""
     return {i.name for p in plugins for i in p.imports()
-            if i.library == macho.FLAT or not i.library.startswith(SYSTEM_PREFIXES + ("<",))}
+            if i.library == FLAT or not i.library.startswith(SYSTEM_PREFIXES + ("<",))}
 
 
 LOAD_METHOD = (

@@ -3,7 +3,7 @@
 `metal_kernels` (the newest release's GPU kernels whole, older ones as differences), and the
 writer that replaces only those sections.
 
-Maintainer tooling (tools/binary_facts.py re-exports these names).
+Maintainer tooling, a part of tools/binary_facts.py's sweep.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (test
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import macho  # noqa: E402
+from macho_base import FLAT  # noqa: E402
 from binary_index import WheelRef, _version_key  # noqa: E402
 from binary_load import LOAD_METHOD, SYSTEM_PREFIXES, Image, check_load  # noqa: E402
 
@@ -89,7 +90,7 @@ def _plugin_entry(p: PluginRead) -> dict[str, Any]:
     return {"wheel": p.wheel.filename, **{k: v for k, v in p.image.build.items() if k != "platform"},
             "tensorflow_libraries": libraries,
             "two_level_imports": sum(1 for i in imports if i.library in libraries),
-            "flat_lookups": sum(1 for i in imports if i.library == macho.FLAT)}
+            "flat_lookups": sum(1 for i in imports if i.library == FLAT)}
 
 
 def _min_macos(images: list[Image]) -> str | None:

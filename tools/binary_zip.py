@@ -2,7 +2,7 @@
 its end records, each member streamed through zlib over HTTP range reads, and of each image only
 its load commands and export trie (or symbol table) kept.
 
-Maintainer tooling (tools/binary_facts.py re-exports these names).
+Maintainer tooling, a part of tools/binary_facts.py's sweep.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (test
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import macho  # noqa: E402
+from macho_base import LC_DYLD_EXPORTS_TRIE, LC_DYLD_INFO, LC_DYLD_INFO_ONLY, LC_SYMTAB, MachOError  # noqa: E402
+from macho_symbols import exported_names, parse_export_trie, parse_nlist, trie_lookup  # noqa: E402
 from binary_index import Fetcher, WheelRef  # noqa: E402
 from binary_load import Image  # noqa: E402
 
@@ -118,7 +120,7 @@ def read_image(chunks: Iterator[bytes], path: str, arch: str, wanted: set[str] |
             break
     try:
         _arch, base, _size = next(s for s in macho.slices(bytes(head[:4096])) if s[0] == arch)
-    except (macho.MachOError, StopIteration, struct.error):
+    except (MachOError, StopIteration, struct.error):
         return None
     while len(head) < base + (1 << 16):
         more = next(chunks, b"")
@@ -127,7 +129,7 @@ def read_image(chunks: Iterator[bytes], path: str, arch: str, wanted: set[str] |
         head += more
     try:
         image = macho.parse_thin(bytes(head[base:]))
-    except macho.MachOError:
+    except MachOError:
         return None
     spans = {k: (base + o, n) for k, (o, n) in _linkedit_spans(image).items()}
     captured = {k: _capture(bytes(head), o, n) for k, (o, n) in spans.items()}
@@ -158,14 +160,14 @@ def _capture(head: bytes, offset: int, size: int) -> bytearray:
 
 
 def _linkedit_spans(image: macho.MachO) -> dict[str, tuple[int, int]]:
-    trie = image.commands.get(macho.LC_DYLD_EXPORTS_TRIE)
-    if trie is None and (macho.LC_DYLD_INFO_ONLY in image.commands or macho.LC_DYLD_INFO in image.commands):
-        info = image.commands.get(macho.LC_DYLD_INFO_ONLY) or image.commands[macho.LC_DYLD_INFO]
+    trie = image.commands.get(LC_DYLD_EXPORTS_TRIE)
+    if trie is None and (LC_DYLD_INFO_ONLY in image.commands or LC_DYLD_INFO in image.commands):
+        info = image.commands.get(LC_DYLD_INFO_ONLY) or image.commands[LC_DYLD_INFO]
         trie = info[8:10]
     if trie and trie[1]:
         return {"trie": (trie[0], trie[1])}
-    if macho.LC_SYMTAB in image.commands:
-        symoff, nsyms, stroff, strsize = image.commands[macho.LC_SYMTAB]
+    if LC_SYMTAB in image.commands:
+        symoff, nsyms, stroff, strsize = image.commands[LC_SYMTAB]
         return {"symbols": (symoff, nsyms * (16 if image.is64 else 12)), "strings": (stroff, strsize)}
     return {}
 
@@ -173,13 +175,13 @@ def _linkedit_spans(image: macho.MachO) -> dict[str, tuple[int, int]]:
 def _exports(image: macho.MachO, spans: dict[str, bytes], wanted: set[str] | None) -> set[str]:
     if "trie" in spans:
         if wanted is None:
-            return set(macho.parse_export_trie(spans["trie"]))
-        return {s for s in wanted if macho.trie_lookup(spans["trie"], s) is not None}
+            return set(parse_export_trie(spans["trie"]))
+        return {s for s in wanted if trie_lookup(spans["trie"], s) is not None}
     if "symbols" in spans:
-        _symoff, nsyms, _stroff, strsize = image.commands[macho.LC_SYMTAB]
+        _symoff, nsyms, _stroff, strsize = image.commands[LC_SYMTAB]
         blob = spans["symbols"] + spans["strings"]
-        names = macho.exported_names(macho.parse_nlist(blob, 0, nsyms, len(spans["symbols"]),
-                                                       strsize, image.is64))
+        names = exported_names(parse_nlist(blob, 0, nsyms, len(spans["symbols"]),
+                                           strsize, image.is64))
         return names if wanted is None else names & wanted
     return set()
 

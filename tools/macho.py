@@ -11,7 +11,7 @@ table where there is none), and LC_BUILD_VERSION. Formats: Apple's <mach-o/loade
 
 This module reads the headers and load commands and holds the image; the shared vocabulary is
 in macho_base, symbol tables and export tries in macho_symbols, binds and fixup chains in
-macho_fixups. Every name of those is importable from here, as it was before the split.
+macho_fixups. Import each name from the module that defines it.
 """
 
 from __future__ import annotations
@@ -25,14 +25,11 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (test
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import macho_fixups  # noqa: E402
-from macho_base import (  # noqa: E402,F401  (every name of the vocabulary, as before the split)
+from macho_base import (  # noqa: E402
     CPU_NAMES,
     DYLIB_COMMANDS,
     DYNAMIC_LOOKUP_ORDINAL,
     EXECUTABLE_ORDINAL,
-    EXPORT_KIND_MASK,
-    EXPORT_REEXPORT,
-    EXPORT_STUB_AND_RESOLVER,
     FAT_MAGIC,
     FAT_MAGIC_64,
     FLAT,
@@ -42,12 +39,6 @@ from macho_base import (  # noqa: E402,F401  (every name of the vocabulary, as b
     LC_DYLD_INFO,
     LC_DYLD_INFO_ONLY,
     LC_ID_DYLIB,
-    LC_LAZY_LOAD_DYLIB,
-    LC_LOAD_DYLIB,
-    LC_LOAD_UPWARD_DYLIB,
-    LC_LOAD_WEAK_DYLIB,
-    LC_REEXPORT_DYLIB,
-    LC_REQ_DYLD,
     LC_RPATH,
     LC_SEGMENT,
     LC_SEGMENT_64,
@@ -57,10 +48,7 @@ from macho_base import (  # noqa: E402,F401  (every name of the vocabulary, as b
     MH_MAGIC,
     MH_MAGIC_64,
     MH_TWOLEVEL,
-    N_ABS,
     N_EXT,
-    N_INDR,
-    N_PEXT,
     N_SECT,
     N_STAB,
     N_TYPE,
@@ -73,10 +61,8 @@ from macho_base import (  # noqa: E402,F401  (every name of the vocabulary, as b
     Import,
     MachOError,
     Segment,
-    sleb128,
-    uleb128,
 )
-from macho_symbols import exported_names, parse_export_trie, parse_nlist, trie_lookup  # noqa: E402,F401
+from macho_symbols import exported_names, parse_export_trie, parse_nlist  # noqa: E402
 
 
 @dataclass

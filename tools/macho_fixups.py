@@ -5,13 +5,14 @@ of LC_DYLD_CHAINED_FIXUPS and its import table.
 Each import keeps its weak flag as the format records it (BIND_SYMBOL_FLAGS_WEAK_IMPORT in the
 opcodes, the weak_import bit of a chained import): dyld leaves a missing weak import NULL
 instead of failing the load. Functions of a parsed image (tools/macho.py's MachO, whose methods
-call them); maintainer tooling only.
+call them), typed by what they read of it (ParsedImage) so this module does not import the one
+that imports it; maintainer tooling only.
 """
 
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from macho_base import (
     LC_DYLD_CHAINED_FIXUPS,
@@ -25,11 +26,23 @@ from macho_base import (
     uleb128,
 )
 
-if TYPE_CHECKING:
-    from macho import MachO
+
+class ParsedImage(Protocol):
+    """What the readers here use of a parsed image; tools/macho.py's MachO is one."""
+
+    data: bytes
+    arch: str
+    segments: list[Segment]
+    commands: dict[int, tuple[int, ...]]
+
+    def library(self, ordinal: int) -> str: ...
+
+    def base_address(self) -> int: ...
+
+    def need(self, end: int) -> None: ...
 
 
-def bind_opcodes(image: MachO, off: int, size: int, lazy: bool) -> list[Bind]:
+def bind_opcodes(image: ParsedImage, off: int, size: int, lazy: bool) -> list[Bind]:
     """The binds one dyld-info opcode stream (bind or lazy bind) describes."""
     image.need(off + size)
     data, pos, end = image.data, off, off + size
@@ -92,7 +105,7 @@ def bind_opcodes(image: MachO, off: int, size: int, lazy: bool) -> list[Bind]:
     return out
 
 
-def rebases(image: MachO) -> list[int]:
+def rebases(image: ParsedImage) -> list[int]:
     """Addresses of the pointers dyld slides (dyld-info rebase opcodes)."""
     info = image.commands.get(LC_DYLD_INFO_ONLY) or image.commands.get(LC_DYLD_INFO)
     if info is None:
@@ -137,7 +150,7 @@ def rebases(image: MachO) -> list[int]:
     return out
 
 
-def chained_imports(image: MachO) -> list[Import]:
+def chained_imports(image: ParsedImage) -> list[Import]:
     """The import table of LC_DYLD_CHAINED_FIXUPS (dyld_chained_fixups_header)."""
     off, size = image.commands[LC_DYLD_CHAINED_FIXUPS]
     image.need(off + size)
@@ -166,7 +179,7 @@ def chained_imports(image: MachO) -> list[Import]:
     return out
 
 
-def chained_fixups(image: MachO) -> tuple[list[tuple[int, int]], list[Bind]]:
+def chained_fixups(image: ParsedImage) -> tuple[list[tuple[int, int]], list[Bind]]:
     """Walk the fixup chains of every page: (address, unslid target) of each rebase and
     each bind. Formats DYLD_CHAINED_PTR_64 (2) and _64_OFFSET (6), what arm64 macOS uses."""
     off, size = image.commands[LC_DYLD_CHAINED_FIXUPS]
@@ -212,7 +225,7 @@ def chained_fixups(image: MachO) -> tuple[list[tuple[int, int]], list[Bind]]:
     return rebases, binds
 
 
-def segment_at(image: MachO, index: int) -> Segment:
+def segment_at(image: ParsedImage, index: int) -> Segment:
     """The segment a bind or chain names by index, or a MachOError when there is none."""
     if index >= len(image.segments):
         raise MachOError(f"segment index {index} out of range")

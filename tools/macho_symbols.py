@@ -3,7 +3,8 @@ leaves undefined.
 
 nlist entries (<mach-o/nlist.h>) are read for images without an export trie and for `nm -m -u`
 style imports; dyld's export trie (LC_DYLD_EXPORTS_TRIE or the dyld-info export span) is what
-dyld itself binds against. Maintainer tooling only (tools/macho.py re-exports these names).
+dyld itself binds against. Maintainer tooling only (tools/macho.py's MachO and
+tools/binary_zip.py read images with these).
 """
 
 from __future__ import annotations

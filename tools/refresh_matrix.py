@@ -24,8 +24,7 @@ The parsing and building functions are pure and unit-tested on recorded samples
 (tests/test_refresh_matrix.py). This module is the command line and the merge into the shipped
 file; the parts live beside it: refresh_pip (pip's settings, index pages), refresh_fetch (range
 reads, the sweep), refresh_wheels (what a wheel says about itself) and refresh_build (the
-sections). Their names are importable from here too. Last live run (2026-11-23, pypi.org): 621 wheels, 1107
-requests, 40.8 MB, 84 s.
+sections). Last live run (2026-11-23, pypi.org): 621 wheels, 1107 requests, 40.8 MB, 84 s.
 """
 
 from __future__ import annotations
@@ -43,52 +42,15 @@ from typing import Any, Mapping, Sequence
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (tests, tools)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# the parts, importable from here as before the split (tests and maintainers' scripts use them)
-from refresh_build import TF_DISTRIBUTIONS, build_keras, build_sections, effective_requires  # noqa: E402,F401
-from refresh_fetch import (  # noqa: E402,F401
-    TAIL_BYTES,
-    Http,
-    HttpRangeFile,
-    RangeNotSupported,
-    ZipMember,
-    central_members,
-    fetch_index_files,
-    read_members_from_tail,
-    read_wheel,
-    wheels_from_index,
-)
-from refresh_pip import (  # noqa: E402,F401
-    DEFAULT_INDEX,
-    JSON_ACCEPT,
-    IndexFile,
-    PipSettings,
-    parse_index_page,
-    parse_pip_config_list,
-    pip_settings,
-    read_pip_settings,
-)
-from refresh_wheels import (  # noqa: E402,F401
+from refresh_build import build_sections  # noqa: E402
+from refresh_fetch import Http, wheels_from_index  # noqa: E402
+from refresh_pip import read_pip_settings  # noqa: E402
+from refresh_wheels import (  # noqa: E402
     ARCHES,
-    FIRST_KERAS,
-    FIRST_TF_MINOR,
-    KERAS_PACKAGES,
     ORIGIN_FILENAMES,
-    ORIGIN_INDEX,
     ORIGIN_RECORDS,
-    PACKAGES,
-    PIN_NAMES,
-    TF_PACKAGES,
-    THIN_WHEEL_MAX_BYTES,
-    Metadata,
-    TableRow,
     WheelInfo,
-    WheelName,
-    in_scope,
-    parse_metadata,
-    parse_table_row,
     parse_wheel_name,
-    parse_wheel_tags,
-    table_lines,
     tag_disagreements,
 )
 
