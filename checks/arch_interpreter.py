@@ -179,9 +179,9 @@ def emulated_container(s: Snapshot, d: Derived):
         return None
     apple = host.cpu_implementer.lower() == "0x61"
     fix = Remediation(
-        "Run an arm64 image instead of the amd64 one",
-        ("docker run --platform linux/arm64 IMAGE", "# in a Dockerfile: FROM --platform=linux/arm64 BASE"),
-        "https://github.com/docker/for-mac/issues/5342",
+        "Run an arm64 image instead of the amd64 one (in a Dockerfile: FROM --platform=linux/arm64)",
+        ("docker run --platform linux/arm64 IMAGE",), "https://github.com/docker/for-mac/issues/5342",
+        code=("FROM --platform=linux/arm64 BASE",),
     )
     return emulated_container.finding(
         {**_evidence(s), "cpu_implementer": host.cpu_implementer, "apple_host": apple,

@@ -111,10 +111,10 @@ def no_gpu_kernel(s: Snapshot, d: Derived):
         else:
             text = (f"no GPU kernel for {op}{who}; this environment has no tensorflow-metal, so "
                     "the GPU in the log belongs to another environment")
-        commands = ("with tf.device('/CPU:0'):  # around the layer or call that runs " + op,
-                    "tf.config.set_soft_device_placement(True)")
+        code = ("with tf.device('/CPU:0'):  # around the layer or call that runs " + op,
+                "tf.config.set_soft_device_placement(True)")
         out.append(no_gpu_kernel.finding(evidence(s, match, **facts),
-                                         Remediation(text, commands, PLACEMENT_GUIDE),
+                                         Remediation(text, (), PLACEMENT_GUIDE, code=code),
                                          title=f"No GPU kernel for {op}: {text}"))
     return out
 
@@ -133,22 +133,22 @@ def xla_no_metal(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_XLA_NO_METAL):
         keras, major = _keras(s)
         flags = s.env.get("TF_XLA_FLAGS")
-        commands = ["model.compile(..., jit_compile=False)", "@tf.function  # without jit_compile=True"]
-        if flags:
-            commands.append("unset TF_XLA_FLAGS")
+        code = ["model.compile(..., jit_compile=False)", "@tf.function  # without jit_compile=True"]
+        commands = ("unset TF_XLA_FLAGS",) if flags else ()
         if match.variant == "xla-no-platform-id" and not (d.metal or d.metal_plugins):
             text = ("XLA could not find the platform it compiles for, and no Metal plugin is installed: "
                     "this TensorFlow build has no XLA backend for its device; run without XLA")
             return xla_no_metal.finding(evidence(s, match, TF_XLA_FLAGS=flags),
-                                        Remediation(text, tuple(commands)), title=text, severity=Severity.INFO)
+                                        Remediation(text, commands, code=tuple(code)), title=text,
+                                        severity=Severity.INFO)
         if match.variant == "xla-no-platform-id":
-            commands.insert(1, "optimizer = tf.keras.optimizers.Adam(..., jit_compile=False)  # TF 2.11+")
+            code.insert(1, "optimizer = tf.keras.optimizers.Adam(..., jit_compile=False)  # TF 2.11+")
         text = (f"XLA has no compiler for {match.fields.get('platform', 'METAL')}: remove jit_compile=True"
                 + (" (Keras 3 compiles with jit_compile='auto': pass False explicitly)" if major == 3 else ""))
         return xla_no_metal.finding(
             evidence(s, match, tensorflow_metal=d.metal.version if d.metal else None, keras=keras,
                      TF_XLA_FLAGS=flags),
-            Remediation(text, tuple(commands), "https://github.com/NVlabs/sionna/issues/78"), title=text)
+            Remediation(text, commands, "https://github.com/NVlabs/sionna/issues/78", code=tuple(code)), title=text)
     return None
 
 
@@ -169,6 +169,7 @@ def op_not_registered(s: Snapshot, d: Derived):
         facts: dict[str, Any] = {"tensorflow": d.tf_version, "companion": companion,
                                  "companion_installed": installed.version if installed else None}
         commands: list[str] = []
+        code: list[str] = []
         if companion == "tensorflow-text" and minor:
             want = f"tensorflow-text~={minor}.0"
             first = TEXT_FIRST_ARM64_WHEEL.get(_python(s) or "")
@@ -176,14 +177,15 @@ def op_not_registered(s: Snapshot, d: Derived):
             if installed and installed.version and installed.version.startswith(minor + "."):
                 text = (f"{op} is in tensorflow-text {installed.version}, which matches TensorFlow "
                         f"{d.tf_version}: import tensorflow_text before loading the model")
-                commands = ["import tensorflow_text  # registers its ops, before tf.saved_model.load"]
+                code = ["import tensorflow_text  # registers its ops, before tf.saved_model.load"]
             else:
                 now = f" (installed: {installed.version})" if installed else " (not installed)"
                 text = f"{op} is a tensorflow-text op{now}: install {want} for TensorFlow {d.tf_version}"
                 if d.apple_silicon and first and Version(f"{minor}.0") < Version(first):
                     text += (f"; PyPI has macOS arm64 tensorflow-text wheels for Python {_python(s)} only "
                              f"from {first}, so on this Mac move to TensorFlow {first.rsplit('.', 1)[0]}+")
-                commands = [pip(s, "install", want), "import tensorflow_text  # before loading the model"]
+                commands = [pip(s, "install", want)]
+                code = ["import tensorflow_text  # before loading the model"]
         elif companion == "tensorflow-addons":
             last, date, source = ADDONS_LAST
             facts.update(addons_last_release=last, addons_last_upload=date, addons_source=source)
@@ -199,7 +201,8 @@ def op_not_registered(s: Snapshot, d: Derived):
             text = (f"{op} is not an op of this TensorFlow ({d.tf_version or 'unknown'}): the model was "
                     "saved by a newer TensorFlow or with a custom-op library; load it with that "
                     "version, or install the library that defines the op")
-        out.append(op_not_registered.finding(evidence(s, match, **facts), Remediation(text, tuple(commands)),
+        out.append(op_not_registered.finding(evidence(s, match, **facts),
+                                             Remediation(text, tuple(commands), code=tuple(code)),
                                              title=f"Op {op} not registered: {text}"))
     return out
 
@@ -285,13 +288,15 @@ def optimizer_slowdown(s: Snapshot, d: Derived):
     for match in matches:
         name = (match.fields.get("optimizer") or "Adam").rsplit(".", 1)[-1]
         keras, major = _keras(s)
+        code: tuple[str, ...] = ()
         if major == 3:
             text, commands, facts = _legacy_keras(s, d, f"the legacy {name} exists only in Keras 2")
         else:
             text = f"use tf.keras.optimizers.legacy.{name} (Keras {keras or '2'} has it)"
-            commands, facts = (f"optimizer = tf.keras.optimizers.legacy.{name}(...)",), {"keras": keras}
+            commands, facts = (), {"keras": keras}
+            code = (f"optimizer = tf.keras.optimizers.legacy.{name}(...)",)
         return optimizer_slowdown.finding(evidence(s, match, **facts),
-                                          Remediation(text, commands, OPTIMIZER_ISSUE),
+                                          Remediation(text, commands, OPTIMIZER_ISSUE, code=code),
                                           title=f"The v2.11+ {name} runs slowly on Metal: {text}")
     return None
 
@@ -313,14 +318,15 @@ def optimizer_fallback_failed(s: Snapshot, d: Derived):
             text = ("'str' object has no attribute 'minimize': an optimizer given as a name where an "
                     f"object was expected (Keras {keras or 'unknown'}; not the Apple-silicon fallback)")
             return optimizer_fallback_failed.finding(evidence(s, match, keras=keras), Remediation(
-                text, ("model.compile(optimizer=tf.keras.optimizers.Adam(...), ...)",)), title=text,
+                text, code=("model.compile(optimizer=tf.keras.optimizers.Adam(...), ...)",)), title=text,
                 severity=Severity.INFO)
         text = ("Keras' Apple-silicon fallback to a legacy optimizer failed (AdamW has no legacy "
                 "version): compile with tf.keras.optimizers.legacy.Adam, or move to TensorFlow 2.16+")
         return optimizer_fallback_failed.finding(
             evidence(s, match, keras=keras, tensorflow=d.tf_version),
-            Remediation(text, ("model.compile(optimizer=tf.keras.optimizers.legacy.Adam(learning_rate=1e-3), ...)",),
-                        "https://github.com/keras-team/keras/issues/18224"), title=text)
+            Remediation(text, (), "https://github.com/keras-team/keras/issues/18224",
+                        code=("model.compile(optimizer=tf.keras.optimizers.legacy.Adam(learning_rate=1e-3), ...)",)),
+            title=text)
     return None
 
 

@@ -26,7 +26,8 @@ KINDS = {
     codes.MODEL_CORRUPT: ("corrupt",),
     codes.MODEL_CUSTOM_OBJECTS: ("custom-objects",),
     codes.MODEL_FUNCTION_FAILED: ("no-such-function", "function-raised", "not-a-model-returned"),
-    codes.MODEL_TOO_BIG: ("too-big",),
+    codes.MODEL_TOO_BIG: ("too-big", "archive-too-big"),
+    codes.MODEL_UNTRUSTED_CODE: ("untrusted-code",),
     codes.MODEL_TIMEOUT: ("timeout",),
     codes.MODEL_CRASHED: ("crashed", "no-result"),
     codes.MODEL_NO_GPU_KERNEL: ("no-gpu-kernel",),
@@ -127,6 +128,21 @@ def function_failed(s: Snapshot, d: Derived):
 def too_big(s: Snapshot, d: Derived):
     return _error_finding(too_big, s, "Try a smaller batch; close other programs using memory",
                           "--batch", "1")
+
+
+@rule(codes.MODEL_UNTRUSTED_CODE, "Loading the model would run code from its file",
+      Severity.WARNING,
+      "Loading a model can run code saved in it: a Lambda layer's Python bytecode (an `.h5` on "
+      "Keras 2 runs it as it loads; a `.keras` outside Keras's safe mode), or a SavedModel's "
+      "graph, whose ops (WriteFile among them) run when it is loaded and called. The probe "
+      "loads in Keras's safe mode and refused this file (what it holds is in the evidence); "
+      "nothing from it ran.",
+      "If you trust where the file comes from, examine it with `--trust-model`; a "
+      "`--model module:function` that loads it is your own code and runs as written.",
+      needs=("model",))
+def untrusted_code(s: Snapshot, d: Derived):
+    return _error_finding(untrusted_code, s, "Examine it with --trust-model only if you trust "
+                          "where the file comes from", "--trust-model")
 
 
 @rule(codes.MODEL_TIMEOUT, "The model probe did not finish in time", Severity.ERROR,

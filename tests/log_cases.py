@@ -36,3 +36,8 @@ def one(findings: list, code: str):
 
 def commands(finding) -> str:
     return " ".join(finding.remediation.commands)
+
+
+def code(finding) -> str:
+    """The lines of the user's code a finding asks to change (never shell commands)."""
+    return " ".join(finding.remediation.code)

@@ -13,12 +13,13 @@ def test_matrix_json_is_the_matrix_document():
     assert_no_traceback(run)
     assert run.code == 0
     document = json.loads(run.stdout)  # only JSON on stdout
+    assert document.pop("schema") == "tfdoctor-matrix"  # named (issue 21): `tfdoctor schema matrix`
     assert document == json.loads((REPO / "compat_matrix.json").read_text(encoding="utf-8"))
     assert "for_this_machine" not in document  # not a Mac and not asked for
 
 
 def test_matrix_for_this_machine_on_linux():
-    run = run_tfdoctor("matrix", "--for-this-machine")
+    run = run_tfdoctor("matrix", "--for-this-machine", "--wide")
     assert_no_traceback(run)
     assert run.code == 0
     assert "There is no Metal pairing for Linux" in run.stdout

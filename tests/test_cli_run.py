@@ -55,5 +55,6 @@ def test_log_from_standard_input_and_bad_logs(tmp_path):
     assert run.code in (0, 1) and "log.unreadable" in run.stdout
     assert_no_traceback(run)
     missing = run_tfdoctor("check", "--no-runtime", "--no-probes", "--log", str(tmp_path / "nope.txt"))
-    assert "log.unreadable" in missing.stdout
+    assert missing.code == 2 and missing.stdout == ""  # a usage error (issue 21), not a report
+    assert missing.stderr == f"tfdoctor: error: --log {tmp_path / 'nope.txt'}: no such file\n"
     assert_no_traceback(missing)

@@ -22,7 +22,8 @@ def test_every_code_is_in_the_readme():
 def test_ci_runs_the_readme_test_command():
     readme = (REPO / "README.md").read_text()
     ci = (REPO / ".ci" / "run").read_text()
-    command = 'python3 -m pip install -q -e ".[test]" && python3 -m pytest -q -rs'
+    command = ('python3 -m venv .venv && .venv/bin/python -m pip install -q -e ".[test]" '
+               '&& .venv/bin/python -m pytest -q -rs')
     assert f"```sh\n{command}\n```" in readme
     assert command in ci.splitlines()
 

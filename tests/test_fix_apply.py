@@ -20,9 +20,9 @@ TF = "tensorflow-cpu==2.21.0"
 OLD_PROTOBUF = "protobuf==5.29.5"
 
 
-def _run(*argv, timeout=600, check=True):
+def _run(*argv, timeout=600, check=True, env=None):
     done = subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, env=env)
     if check and done.returncode != 0:
         raise AssertionError(f"{argv} -> {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     return done
@@ -73,7 +73,8 @@ def test_dry_run_then_fix_into_a_new_env(broken):
     assert tree_hash(broken) == before
 
     new = broken.parent / "N"
-    fixed = tfdoctor("fix", "--python", str(broken), "--new-env", str(new), "--yes")
+    fixed = tfdoctor("fix", "--python", str(broken), "--new-env", str(new), "--yes", env=_env())  # pip
+    assert "(with pip)" in fixed.stdout
     assert "installed" in fixed.stderr and "tfdoctor check exit 0" in fixed.stdout
     assert tree_hash(broken) == before  # the diagnosed environment: byte-identical
     assert not list(broken.parent.glob(".*.tfdoctor-fix.lock"))
@@ -113,3 +114,199 @@ def test_failed_install_leaves_no_half_made_env_and_a_held_lock_refuses(broken, 
         with pytest.raises(fix_apply.FixRefused, match="another tfdoctor fix"):
             fix_apply.apply(plan, lines.append)
     assert not target.exists()
+
+
+# --- real processes: Ctrl-C, a full disk, a failed step, two fixes at once, uv ---------------------
+
+
+def _path_without_uv() -> str:
+    return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                           if p and not Path(p, "uv").exists())
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return {**os.environ, "PATH": _path_without_uv(), "PYTHONUNBUFFERED": "1", **extra}
+
+
+class _Fix:
+    """`tfdoctor fix --python BROKEN --new-env NEW --yes` as a real process; stderr read as it comes."""
+
+    def __init__(self, broken: Path, new: Path, env: dict[str, str], *extra: str) -> None:
+        import threading
+
+        self.proc = subprocess.Popen([sys.executable, "-m", "tfdoctor", "fix", "--python", str(broken),
+                                      "--new-env", str(new), "--yes", *extra],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=env)
+        self.lines: list[str] = []
+        self._out: list[str] = []
+        self._readers = [threading.Thread(target=self._read, args=(self.proc.stderr, self.lines), daemon=True),
+                         threading.Thread(target=self._read, args=(self.proc.stdout, self._out), daemon=True)]
+        for reader in self._readers:
+            reader.start()
+
+    @staticmethod
+    def _read(stream, into: list[str]) -> None:
+        for line in stream:
+            into.append(line.rstrip("\n"))
+
+    def wait_for(self, predicate, timeout: float = 300) -> str:
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            hit = next((l for l in self.lines if predicate(l)), None)
+            if hit is not None:
+                return hit
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.finish(5)
+        raise AssertionError(f"not seen in time; stderr so far:\n" + "\n".join(self.lines[-30:]))
+
+    def finish(self, timeout: float = 120) -> int:
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for reader in self._readers:
+            reader.join(10)
+        return self.proc.returncode
+
+    @property
+    def out(self) -> str:
+        return "\n".join(self._out)
+
+    @property
+    def err(self) -> str:
+        return "\n".join(self.lines)
+
+
+def _processes_naming(text: str) -> list[str]:
+    """Command lines of live processes that mention `text` (what a fix left running)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            cmd = Path("/proc", pid, "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmd:
+            found.append(f"{pid}: {cmd[:200]}")
+    return found
+
+
+def _assert_untouched(broken: Path, before: str, new: Path) -> None:
+    assert tree_hash(broken) == before, "the diagnosed environment changed"
+    assert not new.exists(), "the half-made environment is still there"
+    assert not list(new.parent.glob(".*.tfdoctor-fix.lock"))
+    assert not _processes_naming(str(new)), _processes_naming(str(new))
+
+
+def _installing(line: str) -> bool:
+    return "] collecting " in line  # pip's "Collecting ..." of the install step, condensed
+
+
+def test_ctrl_c_during_the_install_removes_the_new_env_and_exits_130(broken, tmp_path):
+    import signal
+
+    before = tree_hash(broken)
+    new = tmp_path / "interrupted"
+    fix = _Fix(broken, new, _env())
+    fix.wait_for(_installing)
+    assert new.is_dir()  # half made: the venv exists, the install is under way
+    fix.proc.send_signal(signal.SIGINT)
+    code = fix.finish()
+    assert code == 130, fix.err
+    assert "interrupted" in fix.err and f"{new} was removed" in fix.err
+    assert "Traceback" not in fix.err
+    _assert_untouched(broken, before, new)
+
+
+def test_failed_install_step_for_real_leaves_the_old_env_as_it_was(broken, tmp_path):
+    before = tree_hash(broken)
+    nowhere = tmp_path / "no-wheels"
+    nowhere.mkdir()
+    new = tmp_path / "failed"
+    # pip finds nothing to install: no index, no configuration, an empty wheel directory
+    fix = _Fix(broken, new, _env(PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(nowhere)))
+    code = fix.finish(300)
+    assert code == 1, fix.err
+    assert "failed (exit 1)" in fix.err and f"{new} was removed" in fix.err
+    assert "No matching distribution" in fix.err or "Could not find a version" in fix.err
+    assert "Traceback" not in fix.err
+    _assert_untouched(broken, before, new)
+
+
+def _small_disk(where: Path, megabytes: int) -> str:
+    """A real filesystem of `megabytes` at `where` (tmpfs; root only); "" when it cannot be made."""
+    where.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={megabytes}m", "tmpfs", str(where)],
+                          capture_output=True, text=True)
+    return f"tmpfs size={megabytes}m" if done.returncode == 0 else ""
+
+
+def test_full_disk_during_the_install_leaves_the_old_env_as_it_was(broken, tmp_path):
+    disk = tmp_path / "disk"
+    how = _small_disk(disk, 60)  # the venv fits (~20 MB), TensorFlow (~600 MB unpacked) does not
+    if not how:
+        pytest.skip("cannot mount a small tmpfs here (not root?)")
+    try:
+        before = tree_hash(broken)
+        new = disk / "N"
+        fix = _Fix(broken, new, _env())
+        code = fix.finish(600)
+        assert code == 1, fix.err
+        assert "No space left on device" in fix.err or "Errno 28" in fix.err, fix.err
+        assert f"{new} was removed" in fix.err and "Traceback" not in fix.err
+        _assert_untouched(broken, before, new)
+        assert os.listdir(disk) == []  # nothing left on the full disk either
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+def test_second_fix_of_the_same_target_refuses_while_the_first_runs(broken, tmp_path):
+    import signal
+
+    before = tree_hash(broken)
+    new = tmp_path / "contested"
+    first = _Fix(broken, new, _env())
+    first.wait_for(lambda l: l.startswith("Create "))  # the lock is held from here on
+    second = _Fix(broken, new, _env())
+    assert second.finish(180) == 1
+    assert "another tfdoctor fix is building this environment" in second.err
+    assert first.proc.poll() is None, "the first fix must go on undisturbed"
+    first.wait_for(_installing)
+    first.proc.send_signal(signal.SIGTERM)  # then stop the first: it cleans up on SIGTERM too
+    assert first.finish() == -signal.SIGTERM
+    assert any("removing the half-made" in l for l in first.lines)
+    _assert_untouched(broken, before, new)
+
+
+def test_with_uv_on_path_the_venv_and_the_install_go_through_uv(broken, tmp_path):
+    import jsonschema
+
+    try:
+        import uv
+        uv_dir = str(Path(uv.find_uv_bin()).parent)
+    except (ImportError, FileNotFoundError):
+        pytest.skip("uv is not installed (it is in the test extra)")
+    before = tree_hash(broken)
+    new = tmp_path / "with-uv"
+    fix = _Fix(broken, new, _env(PATH=f"{uv_dir}{os.pathsep}{_path_without_uv()}"), "--json")
+    assert fix.finish(300) == 0, fix.err
+    doc = json.loads(fix.out)
+    jsonschema.validate(doc, json.loads((Path(__file__).resolve().parent.parent / "tfdoctor" / "schemas"
+                                         / "fix-plan.schema.json").read_text()))
+    assert doc["installer"] == "uv"
+    commands = [st["command"] for st in doc["steps"]]
+    assert commands[0][:2] == ["uv", "venv"] and commands[1][:3] == ["uv", "pip", "install"]
+    assert doc["applied"]["env"] == str(new) and doc["applied"]["verify_exit"] == 0
+    assert any("resolved" in l and "packages in" in l for l in fix.lines), fix.err  # uv's own lines
+    assert "uv = " in (new / "pyvenv.cfg").read_text()  # made by uv venv, not python -m venv
+    report = json.loads(tfdoctor("check", "--python", str(new), "--no-probes", "--json").stdout)
+    versions = {p["name"].replace("_", "-"): p["version"] for p in report["snapshot"]["packages"]}
+    assert versions["tensorflow-cpu"] == "2.21.0"
+    assert tree_hash(broken) == before

@@ -12,7 +12,8 @@ import pytest
 from tfdoctor import codes
 from tfdoctor.engine.diagnose import diagnose
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.fix.plan import SCHEMA, build_plan
+from tfdoctor.fix.document import SCHEMA, plan_document
+from tfdoctor.fix.plan import build_plan
 from tfdoctor.knowledge import best_pair, keras_releases
 from tfdoctor.knowledge.matrix import load_matrix
 
@@ -122,7 +123,7 @@ def test_uv_installer_and_json_document():
     _, plan = plan_for("pair_tf2180_metal110_homebrew39_venv", installer="uv", new_env="/tmp/x")
     assert step(plan, "create-env").command[:2] == ("uv", "venv")
     assert step(plan, "install").command[:5] == ("uv", "pip", "install", "--python", "/tmp/x/bin/python")
-    doc = plan.to_dict()
+    doc = plan_document(plan)
     assert doc["schema"] == SCHEMA == "tfdoctor.fix-plan" and doc["schema_version"] == 1
     assert json.loads(json.dumps(doc))["steps"][1]["answers"]
 
@@ -141,3 +142,114 @@ def test_cli_snapshot_plan_json_and_bad_input():
         assert bad.returncode == 2
         assert bad.stderr.startswith("tfdoctor: error: ") and bad.stderr.count("\n") == 1
         assert "Traceback" not in bad.stderr
+
+
+# --- conda environments ------------------------------------------------------------------------
+
+
+def test_tensorflow_deps_only_for_the_old_tensorflow_macos_releases():
+    from tfdoctor.fix.conda import tensorflow_deps_requirement
+
+    assert tensorflow_deps_requirement("2.5.0") == "tensorflow-deps==2.5.0"
+    assert tensorflow_deps_requirement("2.8.0") == "tensorflow-deps==2.8.0"
+    assert tensorflow_deps_requirement("2.10.1") == "tensorflow-deps==2.10.0"
+    # 2.11 and 2.12: Apple's guide installed it unpinned, which gives the last one
+    assert tensorflow_deps_requirement("2.12.0") == "tensorflow-deps==2.10.0"
+    for newer in ("2.13.0", "2.19.0", "2.4.0", None, "garbage"):
+        assert tensorflow_deps_requirement(newer) is None, newer
+
+
+def test_conda_env_with_an_old_pair_is_rebuilt_by_conda_with_tensorflow_deps():
+    s, plan = plan_for("numpy_abi_api_0xe_numpy_0xd_tfmacos250")
+    assert s.python.conda is not None and plan.installer == "conda" and not plan.blocked
+    env = "/Users/ada/miniforge3/envs/tf25-fixed"
+    assert plan.env == env
+    assert plan.target.requirements == ("tensorflow-macos==2.8.*", "tensorflow-metal==0.4.0")
+    assert [st.kind for st in plan.steps] == ["create-env", "install", "verify"]
+    assert step(plan, "create-env").command == ("conda", "create", "-y", "-p", env, "python=3.9", "pip",
+                                                "-c", "apple", "tensorflow-deps=2.8.0")
+    assert step(plan, "create-env").undo == f"conda env remove -y -p {env}"
+    assert step(plan, "install").command == (f"{env}/bin/python", "-m", "pip", "install",
+                                             "tensorflow-macos==2.8.*", "tensorflow-metal==0.4.0")
+    assert plan.steps[-1].command == ("tfdoctor", "check", "--python", f"{env}/bin/python")
+    assert all(st.runnable for st in plan.steps)
+
+
+def test_conda_env_with_a_new_pair_needs_no_tensorflow_deps_and_prefers_mamba():
+    _, plan = plan_for("pair_metal110_tf218_symbol_not_found", conda_tool="mamba")
+    assert plan.installer == "mamba"
+    create = step(plan, "create-env")
+    assert create.command == ("mamba", "create", "-y", "-p", "/opt/miniconda3/envs/metal-fixed",
+                              "python=3.10", "pip")
+    assert "tensorflow-deps" not in " ".join(create.command)
+    assert step(plan, "install").command[-2:] == ("tensorflow==2.18.1", "tensorflow-metal==1.2.0")
+
+
+def test_conda_env_without_conda_on_path_is_printed_for_the_user_and_never_run():
+    from tfdoctor.fix import apply as fix_apply
+
+    _, plan = plan_for("numpy_abi_api_0xe_numpy_0xd_tfmacos250", conda_tool=None)
+    assert plan.blocked and "neither conda nor mamba" in plan.blocked
+    assert step(plan, "create-env").command[0] == "conda"
+    assert not any(st.runnable for st in plan.steps if st.kind != "verify")
+    assert plan.runnable_steps == ()
+    with pytest.raises(fix_apply.FixRefused, match="only you can take"):
+        fix_apply.apply(plan, lambda _line: None)
+
+
+def test_conda_in_place_installs_tensorflow_deps_with_conda_after_the_restore_file():
+    _, plan = plan_for("numpy_abi_api_0xe_numpy_0xd_tfmacos250", in_place=True)
+    kinds = [(st.kind, st.command[0]) for st in plan.steps]
+    assert kinds[0][0] == "save-restore" and kinds[-1][0] == "verify"
+    conda_install = plan.steps[1]
+    assert conda_install.command == ("conda", "install", "-y", "-p", "/Users/ada/miniforge3/envs/tf25",
+                                     "-c", "apple", "tensorflow-deps=2.8.0")
+    assert "conda remove -y -p /Users/ada/miniforge3/envs/tf25 tensorflow-deps" in conda_install.undo
+    pip_install = plan.steps[-2]
+    assert pip_install.command[1:4] == ("-m", "pip", "install")
+
+
+def test_conda_osx64_scenarios_all_stop_at_a_native_environment():
+    for name in ("conda_osx64_anaconda_base_tf2110_sigill", "conda_osx64_anaconda_no_tensorflow_macos",
+                 "conda_osx64_miniconda_tensorflow_deps_not_found", "rosetta_conda_osx64_intel_installer"):
+        _, plan = plan_for(name)
+        assert plan.blocked and not plan.runnable_steps, name
+        assert all("conda create" not in " ".join(st.command) for st in plan.steps), name
+
+
+# --- --json against its schema ------------------------------------------------------------------
+
+
+SCHEMA_FILE = Path(__file__).resolve().parent.parent / "tfdoctor" / "schemas" / "fix-plan.schema.json"
+
+
+def test_fix_json_validates_against_the_shipped_fix_plan_schema():
+    import jsonschema
+
+    from tfdoctor.render.schemas import SCHEMAS
+
+    schema = json.loads(SCHEMA_FILE.read_text())
+    assert schema == SCHEMAS["fix-plan"]()
+    assert json.loads(subprocess.run([sys.executable, "-m", "tfdoctor", "schema", "fix-plan"],
+                                     capture_output=True, text=True, timeout=60).stdout) == schema
+    properties = set(schema["$defs"]["PlanDoc"]["properties"])
+    seen_kinds = set()
+    for name in ("rosetta_homebrew_usr_local", "pair_tf2180_metal110_homebrew39_venv",
+                 "numpy_abi_api_0xe_numpy_0xd_tfmacos250", "healthy_m2_tf2191_metal120_probed",
+                 "numpy2_with_tf214_static"):
+        run = _cli("--snapshot", str(SCENARIOS / f"{name}.json"), "--json")
+        assert run.returncode == 0, run.stderr
+        doc = json.loads(run.stdout)
+        jsonschema.validate(doc, schema)
+        assert set(doc) == properties, name  # every field written, none unlisted
+        assert doc["applied"] is None  # a plan only printed was not applied
+        seen_kinds |= {st["kind"] for st in doc["steps"]}
+        broken = json.loads(run.stdout)
+        broken["mode"] = "sideways"
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(broken, schema)
+    assert {"instruction", "create-env", "install", "verify"} <= seen_kinds
+    doc = json.loads(_cli("--snapshot", str(SCENARIOS / "two_tensorflows_macos_and_tensorflow.json"),
+                          "--json").stdout)
+    jsonschema.validate(doc, schema)
+    assert doc["not_carried"][0]["name"] == "tensorflow-hub" and "REQUESTED" in doc["not_carried"][0]["why"]

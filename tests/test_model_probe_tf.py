@@ -128,7 +128,7 @@ QUICK = (("timing", False), ("memory", False), ("compare", False))
 CASES = {
     "functional-ok": Case("models/functional.keras", options=(("memory_steps", 10),
                                                               ("sweep", [2, 16]))),
-    "savedmodel": Case("models/saved_model", mode=None, options=QUICK),
+    "savedmodel": Case("models/saved_model", mode=None, options=QUICK + (("trust_model", True),)),
     "wrong-conv": Case("models/sequential.h5", mode="wrong",
                        extra_env=(("SIMGPU_WRONG_OPS", "Conv2D"),),
                        options=(("timing", False), ("memory", False))),

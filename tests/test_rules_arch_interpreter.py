@@ -107,6 +107,7 @@ def test_amd64_container_on_apple_silicon():
     assert codes(findings) == ["arch.emulated-container"]
     assert findings[0].evidence["cpu_has_avx"] is False
     assert "--platform linux/arm64" in findings[0].remediation.commands[0]
+    assert findings[0].remediation.code == ("FROM --platform=linux/arm64 BASE",)  # a Dockerfile line, not shell
 
 
 @pytest.mark.parametrize("builder", [apple_silicon, linux_cpu])

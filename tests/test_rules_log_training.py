@@ -6,7 +6,7 @@ table, the installed Keras, TensorFlow and companion packages, the Mac's memory;
 from __future__ import annotations
 
 import pytest
-from log_cases import ARM, LogRules, commands, one
+from log_cases import ARM, LOGS, WHO, LogRules, code, commands, one
 from snapshots import _pkg, apple_silicon, linux_cpu, snap
 
 from tfdoctor.logtext import keep
@@ -29,7 +29,7 @@ def with_metal(version: str) -> dict:
 def test_rng_read_and_skip_has_no_kernel_before_metal_0_5_1():
     f = one(diagnose(with_metal("0.5.0"), "no_gpu_kernel_rng.txt"), "log.no-gpu-kernel")
     assert f.evidence["metal_gpu_kernel"] is False and f.evidence["first_metal_with_kernel"] == "0.5.1"
-    assert "RandomFlip" in f.title and "with tf.device('/CPU:0')" in commands(f)
+    assert "RandomFlip" in f.title and "with tf.device('/CPU:0')" in code(f)
 
 
 def test_rng_read_and_skip_with_a_plugin_that_has_the_kernel():
@@ -89,7 +89,7 @@ def test_optimizer_slowdown_with_keras_2_uses_the_legacy_optimizer():
     # sktime/sktime#6096: the warning alone, Keras did not switch
     f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "optimizer_slowdown_no_fallback.txt"),
             "log.optimizer-slowdown")
-    assert commands(f) == "optimizer = tf.keras.optimizers.legacy.Adam(...)" and f.severity == Severity.WARNING
+    assert code(f) == "optimizer = tf.keras.optimizers.legacy.Adam(...)" and f.severity == Severity.WARNING
 
 
 def test_optimizer_slowdown_with_keras_3_needs_pinned_tf_keras():
@@ -109,7 +109,7 @@ def test_a_failed_fallback_to_a_legacy_adamw():
     # keras-team/keras#18224: AdamW has no legacy twin on M1/M2 (Keras 2.11-2.14)
     f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "optimizer_fallback_str_minimize.txt"),
             "log.optimizer-fallback-failed")
-    assert f.severity == Severity.ERROR and "tf.keras.optimizers.legacy.Adam" in commands(f)
+    assert f.severity == Severity.ERROR and "tf.keras.optimizers.legacy.Adam" in code(f)
     elsewhere = one(diagnose(apple_silicon(), "optimizer_fallback_str_minimize.txt"), "log.optimizer-fallback-failed")
     assert elsewhere.severity == Severity.INFO and "not the Apple-silicon fallback" in elsewhere.title
 
@@ -117,7 +117,7 @@ def test_a_failed_fallback_to_a_legacy_adamw():
 def test_xla_looking_up_its_platform_on_metal_and_on_a_build_without_metal():
     # tensorflow/tensorflow#58988: TF 2.11 on an M1, the optimizer's XLA ops
     f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "xla_registered_platform_id.txt"), "log.xla-no-metal")
-    assert f.severity == Severity.ERROR and "jit_compile=False" in commands(f)
+    assert f.severity == Severity.ERROR and "jit_compile=False" in code(f)
     no_metal = one(diagnose(linux_cpu(), "xla_registered_platform_id.txt"), "log.xla-no-metal")
     assert no_metal.severity == Severity.INFO and "no Metal plugin" in no_metal.title
 
@@ -181,3 +181,26 @@ def test_no_placement_finding_without_a_gpu():
     s.run = RunFacts(argv=["python"], outcome="exited", returncode=0, placement=True,
                      cpu_ops=[OpPlacement("Einsum", "CPU", 1)], gpu_ops=[])
     assert not [f for f in check.run(s) if f.code == "log.ops-on-cpu"]
+
+
+def test_code_to_change_is_shown_as_code_never_as_a_shell_command():
+    """A `$` line is a shell command the user can paste (issue 21 item 5); the lines of their own
+    code the fix changes are shown under another marker, in the terminal and in markdown."""
+    import io
+
+    from rich.console import Console
+
+    from tfdoctor.engine.diagnose import diagnose as full
+    from tfdoctor.logtext import keep
+    from tfdoctor.render import render
+
+    s = snap(apple_silicon(packages=KERAS2_ENV))
+    s.log = keep.read(LOGS / "xla_registered_platform_id.txt", identity=WHO)
+    report = full(s)
+    out = Console(file=io.StringIO(), width=200, no_color=True)
+    render(report, "text", out)
+    text = out.file.getvalue()
+    assert "│ model.compile(..., jit_compile=False)" in text and "$ model.compile" not in text
+    md = Console(file=io.StringIO(), width=200)
+    render(report, "markdown", md)
+    assert "```python\nmodel.compile(..., jit_compile=False)" in md.file.getvalue()

@@ -66,6 +66,8 @@ def error(kind: str, message: str, stage: str = "load", **extra) -> dict:
      "'usermodels'", "model.function-failed"),
     ("too-big", "load", "training 262656 parameters needs about 4.0 MiB (weights, gradients, two "
      "optimizer slots) but 2.0 MiB are available", "model.too-big"),
+    ("archive-too-big", "load", f"{MODEL} was not inflated: its 3 members declare 4294967280 bytes "
+     "uncompressed, more than the 2147483648 bytes allowed (the memory available)", "model.too-big"),
     ("import-failed", "import", "ImportError: numpy.core.multiarray failed to import",
      "model.probe-failed"),
     ("inputs-failed", "inputs", "ValueError: the model has no input signature: it was never "
@@ -82,6 +84,22 @@ def test_each_bad_input_is_one_finding_with_the_message_and_a_command(kind, stag
     # Custom objects: a module:function that imports them is the way to load the model.
     model = "mymodels:load" if code == "model.custom-objects" else MODEL
     assert finding.remediation.commands[0].startswith(f"tfdoctor probe --model {model} ")
+
+
+@pytest.mark.parametrize("message", [
+    f"{MODEL} holds Python code that loading it would run (Lambda layer evil): not loaded; give "
+    "--trust-model to load it if you trust where it comes from",
+    f"{MODEL} is a SavedModel directory: its graph runs the TensorFlow ops it holds (WriteFile, "
+    "ReadFile, PyFunc among them) when it is loaded and called: not loaded; give --trust-model",
+])
+def test_code_in_a_model_file_is_refused_with_the_flag_that_allows_it(message):
+    found = by_code(rules.run(snapshot(facts(error("untrusted-code", message)))))
+    assert list(found) == ["model.untrusted-code"]
+    (finding,) = found["model.untrusted-code"]
+    assert finding.severity == Severity.WARNING
+    assert message[:60] in finding.title
+    assert finding.remediation.commands[0].startswith(f"tfdoctor probe --model {MODEL} ")
+    assert " --trust-model" in finding.remediation.commands[0]
 
 
 def _child(doc, *, timed_out=False, returncode=0):

@@ -85,7 +85,8 @@ def test_fault_json_report(fault, tmp_path):
     assert fix and fix["commands"], findings[0]
     if fault.fix_contains:
         assert any(fault.fix_contains in c for c in fix["commands"]), fix["commands"]
-    assert proc.stderr == ""  # not a terminal: no spinner, no noise
+    # not a terminal: no spinner, only one line per stage (issue 21), never a traceback
+    assert all(line.startswith("tfdoctor: ") for line in proc.stderr.splitlines()), proc.stderr
     assert_nothing_left(pidfile)
 
 

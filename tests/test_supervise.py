@@ -1,5 +1,5 @@
-"""tfdoctor/gather/supervised_run.py (`tfdoctor run`): real subprocesses that print, fail, die of signals,
-ignore SIGTERM past the timeout, do not exist, leave grandchildren behind; signals forwarded;
+"""tfdoctor/gather/supervised_run.py and run_output.py (`tfdoctor run`): real subprocesses that
+print, fail, die of signals, ignore SIGTERM past the timeout, do not exist, leave grandchildren behind; signals forwarded;
 output passed through live and recorded bounded; and a real TensorFlow run with placement logged."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 
 from tfdoctor.logtext import keep
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.gather import supervised_run
+from tfdoctor.gather import run_output, supervised_run
 from tfdoctor.render.schemas import snapshot_schema
 from tfdoctor.sanitize.redact import Identity
 
@@ -163,7 +163,7 @@ def test_recording_is_bounded_but_output_is_whole(tmp_path):
 
 
 def test_placement_lines_are_counted_not_recorded():
-    recorder = supervised_run._Recorder(1 << 20)
+    recorder = run_output.Recorder(1 << 20)
     recorder.feed(b"2026-11-23 13:10:41.011674: I tensorflow/core/common_runtime/placer.cc:172] "
                   b"MatMul(MatMul) placed on: /job:localhost/replica:0/task:0/device:GPU:0\n"
                   b"Executing op Einsum in device /job:localhost/replica:0/task:0/device:CPU:0\n"

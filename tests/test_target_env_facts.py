@@ -158,11 +158,25 @@ def env_dir(root: Path) -> Path:
     return root
 
 
-def test_plain_install_diagnoses_itself(tmp_path):
-    target = choose_target(None, {"VIRTUAL_ENV": str(env_dir(tmp_path / "venv"))},
-                           prefix=str(tmp_path), executable=sys.executable)
+def test_plain_install_diagnoses_the_active_venv_else_itself(tmp_path):
+    """Issue 21 item 1: the active environment wherever tfdoctor is installed; with none
+    active (or the active one being tfdoctor's own), tfdoctor's own interpreter."""
+    venv = env_dir(tmp_path / "venv")
+    target = choose_target(None, {"VIRTUAL_ENV": str(venv)}, prefix=str(tmp_path / "own"),
+                           executable=sys.executable)
     assert (target.executable, target.chosen_by, target.tool_env) == (
+        str(venv / "bin" / "python"), "VIRTUAL_ENV", None)
+    assert target.reason.startswith(f"VIRTUAL_ENV={venv} is active")
+    alone = choose_target(None, {}, prefix=str(tmp_path), executable=sys.executable)
+    assert (alone.executable, alone.chosen_by, alone.tool_env) == (
         sys.executable, "this interpreter", None)
+    assert "no VIRTUAL_ENV or CONDA_PREFIX is active" in alone.reason
+    itself = choose_target(None, {"VIRTUAL_ENV": str(tmp_path)}, prefix=str(tmp_path),
+                           executable=sys.executable)
+    assert (itself.executable, itself.chosen_by) == (sys.executable, "VIRTUAL_ENV")
+    stale = choose_target(None, {"VIRTUAL_ENV": str(tmp_path / "gone")}, prefix=str(tmp_path),
+                          executable=sys.executable)
+    assert stale.executable == sys.executable and "has no bin/python" in stale.reason
 
 
 def test_pipx_install_diagnoses_the_active_venv(tmp_path, tool_prefix):

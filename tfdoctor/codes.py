@@ -31,6 +31,7 @@ COMPAT_NUMPY_ABI = "compat.numpy-abi"
 COMPAT_OK = "compat.ok"
 COMPAT_PIN_VIOLATION = "compat.pin-violation"
 COMPAT_PINS_OK = "compat.pins-ok"
+COMPAT_STALE_KNOWLEDGE = "compat.stale-knowledge"
 COMPAT_TF_METAL_MISMATCH = "compat.tf-metal-mismatch"
 COMPAT_THIRD_PARTY_PLUGIN = "compat.third-party-plugin"
 
@@ -95,6 +96,7 @@ MODEL_OPTIMIZER_SLOW = "model.optimizer-slow"
 MODEL_PROBE_FAILED = "model.probe-failed"
 MODEL_TIMEOUT = "model.timeout"
 MODEL_TOO_BIG = "model.too-big"
+MODEL_UNTRUSTED_CODE = "model.untrusted-code"
 MODEL_XLA_ON_METAL = "model.xla-on-metal"
 
 # probe.*

@@ -62,14 +62,16 @@ BASES = ("observed", "reported", "table", "inferred")
 
 @dataclass(frozen=True)
 class Remediation:
-    """What to do about a finding: a sentence, the commands to run, and a link where one helps."""
+    """What to do about a finding: a sentence, the shell commands to run, the lines of the user's
+    own code to change (shown as code, never as something to paste into a shell), and a link."""
 
     text: str
     commands: tuple[str, ...] = ()
     link: str | None = None
+    code: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "commands": list(self.commands), "link": self.link}
+        return {"text": self.text, "commands": list(self.commands), "link": self.link, "code": list(self.code)}
 
 
 @dataclass(frozen=True)

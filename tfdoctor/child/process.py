@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from tfdoctor.child.files import read_bounded_fd, read_json_file, stderr_tampered
-from tfdoctor.child.supervisor import TOKEN_VAR, Supervisor
+from tfdoctor.child.supervisor import Supervisor
+from tfdoctor.child.tree import TOKEN_VAR
 
 STDERR_KEEP = 64 * 1024
 """Bytes of stderr kept from each end: enough for a traceback and TensorFlow's log lines."""

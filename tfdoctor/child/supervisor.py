@@ -3,9 +3,9 @@
 Nothing the child starts may outlive tfdoctor (issue 15), so tfdoctor.child.process runs the child
 under a supervisor (this module, run by tfdoctor's own Python as `python -I -S -c`, see
 `Supervisor.start`), which:
-- marks the child's environment with a per-run token and, at the end, kills every process that
-  carries it (psutil reads other processes' environments on macOS and Linux alike): this finds
-  descendants that left the process group with setsid() and double-forked orphans;
+- marks the child's environment with a per-run token and, at the end, kills the whole tree
+  (tfdoctor.child.tree: the group, the descendants it recorded, every process carrying the token,
+  which finds descendants that left the process group with setsid() and double-forked orphans);
 - on Linux, is also a child subreaper (PR_SET_CHILD_SUBREAPER), so orphans are its children;
 - watches tfdoctor through a pipe: when tfdoctor dies, even by SIGKILL, the pipe closes and the
   supervisor kills the child's whole tree and removes the temporary directory.
@@ -27,12 +27,12 @@ import sys
 import threading
 import time
 
+from tfdoctor.child.tree import TOKEN_VAR, exists, kill_tree, record_descendants
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the supervisor process imports no more than it needs (it is on the clock)
-    from typing import Any, Callable
+    from typing import Callable
 
-TOKEN_VAR = "TFDOCTOR_RUN_TOKEN"
-"""Environment variable that marks every process of one run (inherited by all descendants)."""
 
 
 # --- tfdoctor's side -----------------------------------------------------------------------------
@@ -47,17 +47,31 @@ class Supervisor:
         self.started = started
         self.ended: float | None = None
         self.returncode: int | None = None
+        self.leftovers = 0
+        """Processes of the child's tree still alive after it ended (killed by the supervisor)."""
+        self.lost = False
+        """The supervisor ended without reporting (killed, by the child perhaps)."""
         self._buffer = b""
 
     @classmethod
-    def start(cls, argv: list[str], env: dict[str, str], stderr_fd: int, owned: list[str]) -> "Supervisor":
+    def start(cls, argv: list[str], env: dict[str, str], stderr_fd: int, owned: list[str], *,
+              stdout_fd: int | None = None, stdin_fd: int | None = None,
+              watch_parent: bool = False) -> "Supervisor":
+        """`stdout_fd` (default: `stderr_fd`) and `stdin_fd` (default: /dev/null) become the
+        child's; the supervisor closes its copies once the child has them. `watch_parent`
+        (`tfdoctor run`): on Linux the supervisor gets SIGTERM when tfdoctor dies and the child
+        SIGKILL when the supervisor dies (PR_SET_PDEATHSIG), and the supervisor records the
+        child's descendants as they come, so that one that left its group, session and
+        environment is still killed at the end (macOS has no subreaper)."""
         boot = (f"import sys; sys.path[:0] = {_import_paths()!r}; "
                 "from tfdoctor.child.supervisor import supervise; supervise()")
         proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", boot], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                pass_fds=(stderr_fd,), start_new_session=True)
+                                pass_fds=tuple(fd for fd in (stderr_fd, stdout_fd, stdin_fd) if fd is not None),
+                                start_new_session=True)
         config = {"argv": argv, "env": env, "stderr_fd": stderr_fd, "owned": owned,
-                  "parent": os.getpid()}
+                  "parent": os.getpid(), "stdout_fd": stdout_fd, "stdin_fd": stdin_fd,
+                  "watch_parent": watch_parent}
         assert proc.stdin is not None
         try:
             proc.stdin.write(marshal.dumps(config).hex().encode() + b"\n")
@@ -106,13 +120,20 @@ class Supervisor:
                 if tick is not None and tick(time.monotonic() - self.started):
                     raise
 
+    def wait_until(self, deadline: float) -> int | None:
+        """The child's return code once it has ended (None: unknown, see `lost`); TimeoutError
+        at `deadline` (monotonic) while it runs."""
+        return self._ended(self._line(deadline))
+
     def _ended(self, reply: str) -> int | None:
         self.ended = time.monotonic()
         if reply.startswith("exit "):
-            _, code, seconds = reply.split()
-            self.returncode = int(code)
-            self.ended = self.started + float(seconds)
+            parts = reply.split()
+            self.returncode = int(parts[1])
+            self.ended = self.started + float(parts[2])
+            self.leftovers = int(parts[3]) if len(parts) > 3 else 0
         elif self.pid:
+            self.lost = True
             try:  # the supervisor itself died: its child's group at least goes with it
                 os.killpg(self.pid, signal.SIGKILL)
             except OSError:
@@ -164,6 +185,13 @@ def supervise() -> None:
     config = marshal.loads(bytes.fromhex(line.decode("ascii")))
     token = config["env"][TOKEN_VAR]
     out = sys.stdout.buffer
+    watch = bool(config.get("watch_parent"))
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    if watch:
+        _parent_death_signal(signal.SIGTERM)  # tfdoctor dies: SIGTERM here, then the clean-up
+        if os.getppid() != config["parent"]:
+            os._exit(0)  # tfdoctor died before the line above: nothing started yet
 
     def say(text: str) -> None:
         try:
@@ -172,20 +200,27 @@ def supervise() -> None:
         except OSError:
             pass
 
+    stdin_fd, stdout_fd = config.get("stdin_fd"), config.get("stdout_fd")
     try:
-        child = subprocess.Popen(config["argv"], stdin=subprocess.DEVNULL,
-                                 stdout=config["stderr_fd"], stderr=config["stderr_fd"],
-                                 env=config["env"], start_new_session=True)
+        child = subprocess.Popen(config["argv"], stdin=subprocess.DEVNULL if stdin_fd is None else stdin_fd,
+                                 stdout=config["stderr_fd"] if stdout_fd is None else stdout_fd,
+                                 stderr=config["stderr_fd"], env=config["env"], start_new_session=True,
+                                 preexec_fn=_child_death_signal() if watch else None)
     except OSError as exc:
         say(f"error {exc.errno or 0} {exc.strerror or exc}")
         return
+    finally:
+        for fd in {config["stderr_fd"], stdout_fd, stdin_fd} - {None}:
+            try:
+                os.close(fd)  # the child's now: an end of file reaches tfdoctor when its tree is gone
+            except OSError:
+                pass
     started = time.monotonic()
     say(f"started {child.pid}")
     import psutil  # noqa: F401 - imported while the child runs, not while its clean-up is waited for
-    done = threading.Event()
     ended: list[float] = []
     told: list[bytes] = []
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    seen: dict = {}
 
     def wait_child() -> None:
         child.wait()
@@ -201,18 +236,20 @@ def supervise() -> None:
 
     threading.Thread(target=wait_child, daemon=True).start()
     threading.Thread(target=read_parent, daemon=True).start()
+    if watch:
+        threading.Thread(target=record_descendants, args=(seen, done), daemon=True).start()
     done.wait()
     parent_gone = told[:1] == [b""]  # decided now: tfdoctor closes the pipe once it has read "exit"
-    kill_tree(child, token)
+    leftovers = kill_tree(child, token, list(seen.values()))
     child.wait()
     seconds = (ended[0] if ended else time.monotonic()) - started
-    if parent_gone or not _exists(config["parent"]):
+    if parent_gone or not exists(config["parent"]):
         import shutil
 
         for path in config["owned"]:  # tfdoctor died without cleaning up
             shutil.rmtree(path, ignore_errors=True)
     else:
-        say(f"exit {child.returncode} {seconds:.6f}")
+        say(f"exit {child.returncode} {seconds:.6f} {leftovers}")
     os._exit(0)  # not a normal exit: a daemon thread may still be reading stdin
 
 
@@ -260,75 +297,34 @@ def _become_subreaper() -> None:
         pass
 
 
-def kill_tree(child: subprocess.Popen, token: str) -> None:
-    """Kill the child's process group, every descendant of this process and every process
-    carrying the run's token, until none is left (a process that forks while this runs is found
-    in the next round)."""
-    import psutil
-
-    me = os.getpid()
+def _parent_death_signal(signum: int) -> None:
+    """Linux: `signum` to this process when the thread that started it ends (PR_SET_PDEATHSIG)."""
+    if not sys.platform.startswith("linux"):
+        return
     try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except OSError:
-        pass
-    for _round in range(50):
-        found: dict[int, psutil.Process] = {}
-        try:
-            found.update((p.pid, p) for p in psutil.Process(me).children(recursive=True))
-        except psutil.Error:
-            pass
-        for proc in psutil.process_iter():
-            if proc.pid in found or proc.pid == me:
-                continue
-            try:
-                if proc.environ().get(TOKEN_VAR) == token:
-                    found[proc.pid] = proc
-            except (psutil.Error, OSError):
-                continue
-        for pid in found:
-            if pid != child.pid:
-                _reap(pid)  # a zombie re-parented to this subreaper
-        live = [p for p in found.values() if _running(p)]
-        if not live:
-            return
-        stop_processes(live, wait=[p for p in live if p.pid != child.pid])
+        import ctypes
 
-
-def stop_processes(procs: list, wait: list) -> None:
-    """Suspend every process of `procs`, then kill them (stopped first, none can fork a
-    replacement), and wait up to a second for those of `wait` to go."""
-    import psutil
-
-    for action in ("suspend", "kill"):
-        for proc in procs:
-            try:
-                getattr(proc, action)()
-            except psutil.Error:
-                pass
-    psutil.wait_procs(wait, timeout=1)
-
-
-def _reap(pid: int) -> None:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except OSError:  # not our child
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signum), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
         pass
 
 
-def _running(proc: Any) -> bool:
-    import psutil
-
+def _child_death_signal() -> Callable[[], None] | None:
+    """For the child (run between fork and exec): SIGKILL when this supervisor dies, so that a
+    command that kills its supervisor goes with it (Linux; None elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return None
     try:
-        return proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
+        import ctypes
 
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
 
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    def set_it() -> None:
+        prctl(1, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # the supervisor died before the call above
+            os._exit(1)
+
+    return set_it

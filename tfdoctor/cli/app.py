@@ -5,19 +5,53 @@ tfdoctor.cli.main is the entry point."""
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from typing import Annotated, List, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from typer.core import TyperGroup
 
 from tfdoctor import __version__
 from tfdoctor.model import Severity
 from tfdoctor.render.common import safe_console
 from tfdoctor.report.diagnosis import EXIT_INTERNAL, EXIT_USAGE, Report
 
+try:  # typer 0.2x runs a vendored click, whose exceptions are not click's own
+    from typer.core import _click as click
+except ImportError:  # pragma: no cover - typer on click
+    import click
+
+
+class _OneErrorStyle(TyperGroup):
+    """Every usage error of every command, typer's own (an unknown option, a bad value) and
+    tfdoctor's (usage_error), in one style: one line `tfdoctor: error: ...`, exit 2 (issue 21)."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except getattr(click.exceptions, "NoArgsIsHelpError", ()) as exc:
+            exc.show()  # `tfdoctor` alone: the help, as before
+            sys.exit(exc.exit_code)
+        except click.exceptions.ClickException as exc:
+            where = exc.ctx.command_path if getattr(exc, "ctx", None) else "tfdoctor"
+            hint = f" (see '{where} -h')" if isinstance(exc, click.exceptions.UsageError) else ""
+            message = exc.format_message().rstrip(".")
+            if message[:2].istitle():  # "No such option" -> "no such option", as ours read
+                message = message[0].lower() + message[1:]
+            say_error(message + hint)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            err.print("aborted", markup=False)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=_OneErrorStyle,
     help="Diagnose TensorFlow on Apple silicon: what is wrong, why, and the command that fixes it.",
     epilog="Exit codes: 0 no problem at or above --fail-on, 1 problems found, 2 usage error, "
     "3 tfdoctor itself failed.",
@@ -84,13 +118,20 @@ TimeoutOpt = Annotated[float, typer.Option(
     "--timeout", min=1.0, max=MAX_TIMEOUT_S, callback=_finite_timeout,
     help="Seconds the TensorFlow child may take to import and inspect, 1 to 86400 (the probes get their own allowance on top).")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks of tfdoctor's own failures.")]
+QuietOpt = Annotated[bool, typer.Option(
+    "-q", "--quiet", help="No progress on stderr (without a terminal it is one line per stage).")]
 LogOpt = Annotated[Optional[str], typer.Option(
     "--log", help="An error message, traceback, pip/conda output or training log to diagnose with "
     "the environment (a file, or - for standard input).")]
 
 
+def say_error(message: str) -> None:
+    """`tfdoctor: error: MESSAGE` on one line of stderr: the one style of every usage error."""
+    err.print("tfdoctor: error: " + " ".join(message.split()), markup=False, style="red")
+
+
 def usage_error(message: str) -> typer.Exit:
-    err.print(f"[red]error:[/] {escape(message)}")
+    say_error(message)
     return typer.Exit(EXIT_USAGE)
 
 
@@ -127,13 +168,16 @@ def select_rules(only, skip):
 
     try:
         select(load_registry_or_exit(sections=()), only, skip)
-    except UnknownCheck as exc:
-        raise usage_error(str(exc))
+    except UnknownCheck:
+        try:  # said with every area (the rules of all sections loaded), not only the static ones
+            select(load_registry_or_exit(), only, skip)
+        except UnknownCheck as exc:
+            raise usage_error(str(exc))
     return list(only), list(skip)
 
 
 def gather_facts(python: Optional[str], no_runtime: bool, no_probes: bool, timeout: float,
-                 probes: Optional[dict] = None):
+                 probes: Optional[dict] = None, quiet: bool = False):
     """Static facts, then (unless switched off) runtime facts and the speed probes, both from
     one isolated TensorFlow child. `probes` is the probe configuration (default: the quick
     set `check` runs). The static facts may already be on their way (tfdoctor.cli.early)."""
@@ -149,9 +193,21 @@ def gather_facts(python: Optional[str], no_runtime: bool, no_probes: bool, timeo
         from tfdoctor.gather.runtime import inspect
 
         config = None if no_probes else (probes or {"preset": "check"})
-        found = inspect(snapshot.target.python, timeout, progress=err, probes=config)
+        from tfdoctor.render.progress import stage_progress
+
+        progress = None if quiet else stage_progress(err)  # a spinner, or a line per stage
+        found = inspect(snapshot.target.python, timeout, progress=progress, probes=config)
         snapshot.runtime, snapshot.probes = found.runtime, found.probes
     return snapshot
+
+
+def check_log_path(path: Optional[str]) -> None:
+    """A --log file that does not exist is a usage error, said before any work (issue 21); an
+    empty or unreadable one is a finding (log.unreadable)."""
+    import os
+
+    if path is not None and path != "-" and not os.path.exists(path):
+        raise usage_error(f"--log {path}: no such file")
 
 
 def attach_log(snapshot, path: Optional[str], redacted: bool = True) -> None:

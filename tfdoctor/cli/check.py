@@ -22,11 +22,13 @@ from tfdoctor.cli.app import (
     OnlyOpt,
     OutputFormat,
     PythonOpt,
+    QuietOpt,
     SkipOpt,
     TimeoutOpt,
     VerboseOpt,
     app,
     attach_log,
+    check_log_path,
     diagnose_snapshot,
     emit,
     err,
@@ -53,10 +55,12 @@ def check(
     timeout: TimeoutOpt = 60.0,
     log: LogOpt = None,
     debug: DebugOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Diagnose an interpreter's TensorFlow setup and print the fix (with --log: your error too)."""
     chosen = select_rules(only, skip)
-    snapshot = gather_facts(python, no_runtime, no_probes, timeout)
+    check_log_path(log)
+    snapshot = gather_facts(python, no_runtime, no_probes, timeout, quiet=quiet)
     attach_log(snapshot, log)
     report = diagnose_snapshot(snapshot, chosen, debug)
     threshold = Severity(fail_on.value)
@@ -73,11 +77,13 @@ def collect(
     timeout: TimeoutOpt = 60.0,
     log: LogOpt = None,
     no_redact: bool = typer.Option(False, "--no-redact", help="Keep home directory, user and host names."),
+    quiet: QuietOpt = False,
 ) -> None:
     """Write everything tfdoctor gathers as a snapshot file, to diagnose elsewhere."""
     from tfdoctor.gather.snapshot_files import redact_snapshot, snapshot_json
 
-    snapshot = gather_facts(python, no_runtime, no_probes, timeout)
+    check_log_path(log)
+    snapshot = gather_facts(python, no_runtime, no_probes, timeout, quiet=quiet)
     attach_log(snapshot, log, redacted=not no_redact)
     if not no_redact:
         snapshot = redact_snapshot(snapshot)
@@ -111,6 +117,7 @@ def diagnose(
     from tfdoctor.gather.snapshot_files import read_snapshot
 
     chosen = select_rules(only, skip)
+    check_log_path(log)
     threshold = Severity(fail_on.value)
     reports = []
     pasted = None
@@ -147,8 +154,8 @@ def diagnose(
 
 
 @app.command()
-def schema(which: str = typer.Argument("report", help="report (the --json output) or snapshot")) -> None:
-    """Print the JSON Schema of `--json` output or of snapshot files."""
+def schema(which: str = typer.Argument("report", help="report (the --json output), snapshot, or fix-plan (fix --json); also probe, lint, ops, list-checks, matrix, summary (diagnose --summary --json)")) -> None:
+    """Print the JSON Schema of a command's `--json` output or of snapshot files."""
     from tfdoctor.render.schemas import SCHEMAS
 
     if which not in SCHEMAS:

@@ -23,8 +23,8 @@ VALUE_OPTIONS = {
     "collect": ("--python", "--timeout", "--log", "-o", "--output"),
 }
 FLAGS = {
-    "check": ("--json", "-v", "--verbose", "--no-runtime", "--no-probes", "--debug"),
-    "collect": ("--no-runtime", "--no-probes", "--no-redact"),
+    "check": ("--json", "-v", "--verbose", "--no-runtime", "--no-probes", "--debug", "-q", "--quiet"),
+    "collect": ("--no-runtime", "--no-probes", "--no-redact", "-q", "--quiet"),
 }
 """The options of the commands started early (tfdoctor/cli/check.py): anything else, `--help`
 included, and nothing is started."""

@@ -3,7 +3,6 @@ or when asked on a terminal) build it. The plan is tfdoctor.fix.plan's; running 
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, NoReturn, Optional
 
@@ -19,7 +18,10 @@ from tfdoctor.cli.app import (
     gather_facts,
     out,
 )
+from tfdoctor.facts.typed import json_text
 from tfdoctor.report.diagnosis import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+
+EXIT_INTERRUPTED = 130
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -41,7 +43,8 @@ def fix(
     debug: DebugOpt = False,
 ) -> None:
     """Plan (and build) a working TensorFlow environment from the diagnosis."""
-    from tfdoctor.fix.apply import FixRefused, StepFailed, apply, installer_on_path, requested_on_disk
+    from tfdoctor.fix.apply import (FixRefused, StepFailed, apply, conda_tool_on_path, installer_on_path,
+                                    requested_on_disk)
     from tfdoctor.fix.plan import PlanError, build_plan
     from tfdoctor.knowledge.matrix import MatrixError, load_matrix
 
@@ -61,10 +64,10 @@ def fix(
             snapshot = read_snapshot(snapshot_file)
         except SnapshotError as exc:
             fail(str(exc))
-        requested, installer = None, "pip"
+        requested, installer, conda_tool = None, "pip", "conda"  # the other machine's, assumed
     else:
         snapshot = gather_facts(python, no_runtime=False, no_probes=True, timeout=60.0)
-        requested, installer = requested_on_disk(snapshot), installer_on_path()
+        requested, installer, conda_tool = requested_on_disk(snapshot), installer_on_path(), conda_tool_on_path()
         if not in_place:  # applied here: the default ~/venvs/tf-fixed is this machine's home
             import os
 
@@ -78,7 +81,7 @@ def fix(
         fail(f"the bundled compatibility matrix cannot be read: {exc}", 3)
     try:
         plan = build_plan(snapshot, report, matrix, new_env=new_env, in_place=in_place,
-                          requested=requested, installer=installer)
+                          requested=requested, installer=installer, conda_tool=conda_tool)
     except PlanError as exc:
         fail(str(exc))
 
@@ -98,7 +101,9 @@ def fix(
         elif snapshot_file is not None:
             why_not = "plan for a snapshot: never applied"
         if json_output:
-            sys.stdout.write(json.dumps(plan.to_dict(), indent=2) + "\n")
+            from tfdoctor.fix.document import plan_document
+
+            sys.stdout.write(json_text(plan_document(plan), indent=2) + "\n")
         else:
             _print_plan(plan)
             if why_not:
@@ -114,6 +119,10 @@ def _apply(plan: Any, apply: Any, refused: type, failed: type, printed: bool,
     progress = (lambda line: err.print(line, markup=False))
     try:
         done = apply(plan, progress)
+    except KeyboardInterrupt:
+        where = (f"{plan.env} was removed, the diagnosed environment is as it was" if plan.mode == "new-env"
+                 else f"restore with the command in the plan ({plan.restore_file})")
+        fail(f"interrupted: {where}", EXIT_INTERRUPTED)
     except refused as exc:
         fail(str(exc), EXIT_PROBLEMS)
     except failed as exc:
@@ -123,9 +132,10 @@ def _apply(plan: Any, apply: Any, refused: type, failed: type, printed: bool,
             f"; restore with the command in the plan ({plan.restore_file})")
         fail(f"{exc}{where}", EXIT_PROBLEMS)
     if json_output:
-        doc = plan.to_dict()
-        doc["applied"] = {"env": done.env, "seconds": round(done.seconds, 1), "verify_exit": done.verify_exit}
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        from tfdoctor.fix.document import AppliedDoc, plan_document
+
+        doc = plan_document(plan, AppliedDoc(done.env, round(done.seconds, 1), done.verify_exit))
+        sys.stdout.write(json_text(doc, indent=2) + "\n")
     else:
         if done.verify_output:
             out.print(done.verify_output, markup=False)
@@ -162,8 +172,8 @@ def _print_plan(plan: Any) -> None:
         say(f"  carried over (you asked for them): {' '.join(plan.carried)}")
     elif plan.mode == "new-env" and not plan.blocked and plan.requested_known:
         say("  carried over: nothing else you asked for")
-    for name, why in plan.not_carried:
-        say(f"  not carried over: {name}: {why}")
+    for item in plan.not_carried:
+        say(f"  not carried over: {item.name}: {item.why}")
     if plan.restore_file:
         say(f"  restore file: {plan.restore_file}")
     for note in plan.notes:

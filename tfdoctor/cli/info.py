@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import sys
 from typing import Optional
@@ -38,33 +37,34 @@ def all_codes() -> dict[str, CodeDoc]:
 @app.command()
 def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rosetta")) -> None:
     """Explain what a finding code (or a `tfdoctor lint` code) means, why, and how to fix it."""
-    if code.startswith("lint."):
-        from tfdoctor.lint.rules import RULES
+    from tfdoctor.lint.rules import RULES
+    from tfdoctor.render.common import similar_codes, wrapped_prose
 
-        found = next((r for r in RULES if r.code == code), None)
+    found = next((r for r in RULES if r.code == code), None) if code.startswith("lint.") else None
+    codes = all_codes()
+    doc = codes.get(code)
+    if found is None and doc is None:
+        close = similar_codes(code, [*codes, *(r.code for r in RULES)])
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `tfdoctor list-checks` lists them"
+        raise usage_error(f"unknown code {code!r}{hint}")
+    with wrapped_prose(out):  # between words at the console's width (issue 21)
         if found is not None:  # a lint rule's documentation is its module's docstring, as in ruff
             out.print(f"[bold]{escape(code)}[/] ({found.severity}): {escape(found.title)}")
             out.print()
             out.print(escape(found.doc.strip()))
             return
-    codes = all_codes()
-    doc = codes.get(code)
-    if doc is None:
-        close = difflib.get_close_matches(code, list(codes), n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(close)}?" if close else "; `tfdoctor list-checks` lists them"
-        raise usage_error(f"unknown code {code!r}{hint}")
-    out.print(f"[bold]{escape(code)}[/] ({doc.severity.value}): {escape(doc.title)}")
-    out.print()
-    out.print(escape(doc.why))
-    out.print()
-    out.print(f"[bold]Fix:[/] {escape(doc.fix)}")
-    if doc.link:
-        out.print(escape(doc.link))
-    explained = next((r.explains for r in load_registry_or_exit().rules if r.code == code), ())
-    if explained:
+        out.print(f"[bold]{escape(code)}[/] ({doc.severity.value}): {escape(doc.title)}")
         out.print()
-        out.print("[bold]Cause of:[/] " + escape(", ".join(explained)) +
-                  " (when present, they are listed under it and it leads the diagnosis)")
+        out.print(escape(doc.why))
+        out.print()
+        out.print(f"[bold]Fix:[/] {escape(doc.fix)}")
+        if doc.link:
+            out.print(escape(doc.link), soft_wrap=True)  # a link is never broken
+        explained = next((r.explains for r in load_registry_or_exit().rules if r.code == code), ())
+        if explained:
+            out.print()
+            out.print("[bold]Cause of:[/] " + escape(", ".join(explained)) +
+                      " (when present, they are listed under it and it leads the diagnosis)")
 
 
 @app.command("matrix")
@@ -75,6 +75,9 @@ def matrix(
     for_this_machine: Optional[bool] = typer.Option(
         None, "--for-this-machine/--table-only",
         help="Show the recommended install for the diagnosed interpreter (default: on a Mac, or with --python)."),
+    every_column: bool = typer.Option(
+        False, "--wide", help="Every column (wheels, every plugin release, numpy and keras pins); "
+        "the default is a compact view that fits 80 columns."),
 ) -> None:
     """Show the TensorFlow / tensorflow-metal / Python / macOS matrix and what to install here."""
     from tfdoctor.advice.installs import machine_recommendation
@@ -91,11 +94,14 @@ def matrix(
         if for_this_machine or python is not None or snapshot.host.system == "Darwin":
             machine = machine_recommendation(snapshot, m)
     if json_output:
+        from tfdoctor.render.documents import named
+
         document = json.loads(default_path().read_text(encoding="utf-8"))
+        document = named("tfdoctor-matrix", document, document.get("schema_version", 1))
         if machine is not None:
             document["for_this_machine"] = machine
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return
     from tfdoctor.render.matrix import render_matrix
 
-    render_matrix(m, machine, out)
+    render_matrix(m, machine, out, every_column=every_column)

@@ -4,6 +4,7 @@ preset model or the user's own model, in the isolated TensorFlow child."""
 from __future__ import annotations
 
 import math
+import os
 from enum import Enum
 from typing import Optional
 
@@ -17,6 +18,7 @@ from tfdoctor.cli.app import (
     JsonOpt,
     OutputFormat,
     PythonOpt,
+    QuietOpt,
     TimeoutOpt,
     VerboseOpt,
     app,
@@ -61,20 +63,25 @@ def probe(
     repeats: Optional[int] = typer.Option(None, "--repeats", min=3, max=1000, help="Timed repeats per measurement (default 7)."),
     budget: Optional[float] = typer.Option(None, "--budget", min=1.0, max=3600.0, help="Seconds the probes may take in all (default 30, sweep 120, a model 60)."),
     sweep: bool = typer.Option(False, "--sweep", help="Measure a range of sizes (batch sizes for a model) and print the curve."),
+    trust_model: bool = typer.Option(
+        False, "--trust-model", help="Load a --model that runs code from its file (a Lambda layer, a SavedModel's graph); only for files you trust."),
     python: PythonOpt = None,
     json_output: JsonOpt = False,
     verbose: VerboseOpt = False,
     fail_on: FailOnOpt = FailOn.error,
     timeout: TimeoutOpt = 60.0,
     debug: DebugOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Prove the GPU speeds TensorFlow up: micro-probes, a preset model, or your own model (--model)."""
     if model is not None and not model.strip():  # "" would be the current directory
         raise usage_error("--model needs a model: a .keras or .h5 file, a SavedModel folder, "
                           "or module:function")
+    if model is not None and ":" not in model and not os.path.lexists(model):
+        raise usage_error(f"--model {model}: no such file or folder")  # before any work (issue 21)
     if model is not None or workload in MODEL_WORKLOADS:
         _probe_model(model, None if model is not None else workload, batch, plugin, budget, sweep,
-                     python, json_output, verbose, fail_on, debug, timeout)
+                     python, json_output, verbose, fail_on, debug, timeout, trust_model)
     if workload not in MICRO_WORKLOADS:
         raise usage_error(f"unknown workload {workload!r}; choose from {', '.join(MICRO_WORKLOADS + MODEL_WORKLOADS)}")
     config = {"preset": "sweep" if sweep else "probe", "workloads": workload,
@@ -87,7 +94,7 @@ def probe(
         raise usage_error(problem)
     # The interpreter and the installation come first: a probe of nothing must not pass.
     chosen = select_rules(["target", "install", "runtime", "probe"], [])
-    snapshot = gather_facts(python, False, False, timeout, probes=config)
+    snapshot = gather_facts(python, False, False, timeout, probes=config, quiet=quiet)
     report = diagnose_snapshot(snapshot, chosen, debug)
     threshold = Severity(fail_on.value)
     if json_output:
@@ -140,7 +147,7 @@ def _size_problem(config: dict) -> Optional[str]:
 
 
 def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_output, verbose,
-                 fail_on, debug, timeout: float = 60.0) -> None:
+                 fail_on, debug, timeout: float = 60.0, trust_model: bool = False) -> None:
     """`probe --model` / a model preset: the model probe in the isolated TensorFlow child, its
     facts in the snapshot, the model rules (and the interpreter's) on them."""
     import os
@@ -150,7 +157,8 @@ def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_outpu
     try:
         config = user_model.child_config(
             model=model, workload=preset, batch=batch, budget_s=budget or 60.0,
-            sweep=[2, 8, 32, 128] if sweep else None, sys_path=[os.getcwd()])
+            sweep=[2, 8, 32, 128] if sweep else None, sys_path=[os.getcwd()],
+            trust_model=trust_model)
     except ValueError as exc:
         raise usage_error(str(exc))
     problem = user_model.plugin_problem(plugin)
@@ -169,7 +177,12 @@ def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_outpu
     report = diagnose_snapshot(snapshot, chosen, debug)
     threshold = Severity(fail_on.value)
     if not json_output and getattr(snapshot, "model", None) is not None:
-        out.print(escape(user_model.summarize(snapshot.model)), soft_wrap=True)
+        from tfdoctor.render.common import without_block
+
+        summary = user_model.summarize(snapshot.model)
+        if any(f.code == "model.cpu-fallback" for f in report.findings):
+            summary = without_block(summary, "CPU fallback (")  # the finding lists them: once
+        out.print(escape(summary), soft_wrap=False)
         out.print()
     emit(report, OutputFormat.json if json_output else OutputFormat.text, verbose, threshold)
     raise typer.Exit(report.exit_code(threshold))

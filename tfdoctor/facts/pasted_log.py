@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 DEFAULT_LIMIT = 8 * 1024 * 1024
-"""tfdoctor.logtext.DEFAULT_LIMIT (a test keeps them equal)."""
+"""Bytes of a log read at most (half from the head, half from the tail)."""
 
 HEAD_LINES = 15
 TAIL_LINES = 30
@@ -43,35 +43,33 @@ class LogTextMatch:
 
 
 @dataclass
-class LogTextFacts:
-    """A log given with --log (or recorded by `tfdoctor run`): how it was read and what it says."""
+class LogRead:
+    """How a log was read (a file, standard input, a command's output): what was taken and what was
+    left out. tfdoctor.logtext.reader fills it for the text it returns; the snapshot keeps it."""
 
     source: str
-    """"-" for standard input, the file name (redacted), or "run: CMD"."""
+    """"-" for standard input, the file name (redacted in a snapshot), or "run: CMD"."""
     size: int | None = None
+    """Bytes in the whole input (None when standard input ended before we knew)."""
     read_bytes: int = 0
     skipped_bytes: int = 0
     """Bytes in the middle of a log larger than the limit that were not read."""
     gap_after_line: int | None = None
+    """The skipped bytes lie after this line (1-based), when any were skipped."""
     encoding: str = "utf-8"
     replaced: int = 0
+    """Characters that could not be decoded and were replaced with U+FFFD."""
     binary: bool = False
     error: str | None = None
     """Why nothing could be read (missing file, a directory, permission)."""
     lines: int = 0
     notes: list[str] = field(default_factory=list)
-    excerpt: str = ""
-    """The head, the tail and the lines around each match, redacted and bounded."""
-    matches: list[LogTextMatch] = field(default_factory=list)
-    redacted: bool = True
+    cut_after: int | None = None
+    """Standard input had not ended after this many bytes and was left unread from there."""
 
     @property
     def empty(self) -> bool:
         return not self.binary and not self.error and self.lines == 0
-
-    def of(self, *codes: str) -> list[LogTextMatch]:
-        """The matches of these codes, in the order of the log."""
-        return [m for m in self.matches if m.code in codes]
 
     def summary(self) -> str:
         """One line: what was read and what was left out."""
@@ -84,4 +82,22 @@ class LogTextFacts:
             parts.append(f"{self.skipped_bytes} bytes in the middle skipped after line {self.gap_after_line}")
         if self.replaced:
             parts.append(f"{self.replaced} undecodable characters replaced")
+        if self.cut_after is not None:
+            parts.append(f"cut after {self.cut_after} bytes (the input had not ended)")
+        if self.empty:
+            parts.append("empty")
         return "; ".join(parts)
+
+
+@dataclass
+class LogTextFacts(LogRead):
+    """A log given with --log (or recorded by `tfdoctor run`): how it was read and what it says."""
+
+    excerpt: str = ""
+    """The head, the tail and the lines around each match, redacted and bounded."""
+    matches: list[LogTextMatch] = field(default_factory=list)
+    redacted: bool = True
+
+    def of(self, *codes: str) -> list[LogTextMatch]:
+        """The matches of these codes, in the order of the log."""
+        return [m for m in self.matches if m.code in codes]

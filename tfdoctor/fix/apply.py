@@ -25,9 +25,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tfdoctor.child.process import Terminated
-from tfdoctor.child.supervisor import TOKEN_VAR, Supervisor
+from tfdoctor.child.supervisor import Supervisor
+from tfdoctor.child.tree import TOKEN_VAR
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.fix.plan import Plan, Step
+from tfdoctor.fix.conda import TOOLS
+from tfdoctor.fix.plan import Plan
+from tfdoctor.fix.steps import Step
 
 STEP_TIMEOUT_S = 3600.0
 TAIL_LINES = 25
@@ -58,6 +61,11 @@ class Applied:
 def installer_on_path() -> str:
     """"uv" when uv is on PATH, else "pip"."""
     return "uv" if shutil.which("uv") else "pip"
+
+
+def conda_tool_on_path() -> str | None:
+    """"mamba" or "conda" (the first of them on PATH), None when neither is."""
+    return next((tool for tool in TOOLS if shutil.which(tool)), None)
 
 
 def requested_on_disk(s: Snapshot) -> set[str] | None:

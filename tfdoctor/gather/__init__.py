@@ -1,6 +1,7 @@
 """Stage: gather facts. Takes the interpreter to diagnose (interpreter.py chooses it) and gives a
 Snapshot (tfdoctor.facts): static.py runs the collector inside that interpreter, runtime.py
 imports TensorFlow in an isolated child, probes.py runs the speed probes, user_model.py the
-user's own model, supervised_run.py the command of `tfdoctor run`; snapshot_files.py writes and
+user's own model, supervised_run.py the command of `tfdoctor run` (run_output.py records what it
+prints); snapshot_files.py writes and
 reads snapshots as files. Every child is started through tfdoctor.child.
 """

@@ -1,5 +1,6 @@
-"""Which interpreter to diagnose: `--python`, or the environment the user means when tfdoctor
-runs from an isolated tool environment (pipx, uv tool), never tfdoctor's own.
+"""Which interpreter to diagnose: `--python`, or the environment the user means (the active
+VIRTUAL_ENV or CONDA_PREFIX, wherever tfdoctor is installed), and never tfdoctor's own when it
+runs from an isolated tool environment (pipx, uv tool).
 """
 
 from __future__ import annotations
@@ -68,27 +69,38 @@ def tool_environment(prefix: str) -> str | None:
 
 def choose_target(python: str | None, environ: Mapping[str, str] | None = None,
                   prefix: str | None = None, executable: str | None = None) -> Target:
-    """`--python` when given. Else this interpreter, unless tfdoctor runs from an isolated tool
-    environment (pipx, uv tool): then the active VIRTUAL_ENV, else CONDA_PREFIX, else the
-    first python3 on PATH outside that environment: the environment the user means."""
+    """`--python` when given. Else the active environment, wherever tfdoctor is installed:
+    VIRTUAL_ENV, then CONDA_PREFIX (issue 21 item 1). With none active, this interpreter,
+    unless tfdoctor runs from an isolated tool environment (pipx, uv tool): then the first
+    python3 on PATH outside that environment. The reason says which and why."""
     if python is not None:
         return Target(_resolve_path(python), "--python", f"--python {python}")
     environ = os.environ if environ is None else environ
     prefix = sys.prefix if prefix is None else prefix
     executable = sys.executable if executable is None else executable
     tool = tool_environment(prefix)
-    if tool is None:
-        return Target(executable, "this interpreter", "the interpreter tfdoctor runs in")
     own = _real(prefix) or prefix
+    where = f"its own {tool} environment" if tool else prefix
+    stale = []
     for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         value = environ.get(variable)
-        if value and _real(value) not in (None, own):
-            for sub in ("bin/python", "bin/python3", "Scripts/python.exe"):
-                candidate = Path(value) / sub
-                if candidate.is_file() and os.access(candidate, os.X_OK):
-                    return Target(str(candidate), variable,
-                                  f"tfdoctor runs from its own {tool} environment; {variable} "
-                                  f"names the active environment {value}", tool, executable)
+        if not value:
+            continue
+        if _real(value) == own:
+            if tool:
+                continue  # a tool environment is never "the environment the user means"
+            return Target(executable, variable, f"{variable}={value} is active, and tfdoctor "
+                          "runs in it")
+        for sub in ("bin/python", "bin/python3", "Scripts/python.exe"):
+            candidate = Path(value) / sub
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return Target(str(candidate), variable, f"{variable}={value} is active; "
+                              f"tfdoctor itself runs from {where}", tool,
+                              executable if tool else None)
+        stale.append(f"{variable}={value} has no bin/python")
+    if tool is None:
+        why = "; ".join(stale) if stale else "no VIRTUAL_ENV or CONDA_PREFIX is active"
+        return Target(executable, "this interpreter", f"{why}: the Python tfdoctor runs in")
     path = os.pathsep.join(d for d in environ.get("PATH", "").split(os.pathsep)
                            if d and not (_real(d) or own + os.sep).startswith(own + os.sep))
     try:

@@ -1,58 +1,48 @@
 """`tfdoctor run -- CMD ARGS...` as a library: run the user's own command under supervision.
 
-The command runs as given (an argv list, never through a shell) in a session of its own. Its
-stdout and stderr pass through to ours live, chunk by chunk, while a bounded copy is recorded
-(head and tail) for tfdoctor.logtext to recognise. SIGINT, SIGTERM and SIGHUP that reach tfdoctor
-are forwarded to the command's process group (the third one as SIGKILL). With a timeout the group gets SIGTERM, a grace
-period, then SIGKILL. Peak memory is the sampled resident size of the whole process tree. At the
-end every process of the run is gone: the group, the descendants, and anything carrying the
-run's token in its environment (a grandchild that left the group with setsid()).
+The command runs as given (an argv list, never through a shell) in a session of its own, under
+the supervisor `check`'s children have (tfdoctor.child.supervisor): it outlives tfdoctor, so
+that tfdoctor killed outright (SIGKILL, the OOM killer) still takes the command's whole tree with
+it; on Linux it is a subreaper and gets SIGTERM when tfdoctor dies, and the command SIGKILL when
+the supervisor dies. Its stdout and stderr pass through to ours live, chunk by chunk, while a
+bounded copy is recorded (head and tail) for tfdoctor.logtext to recognise. SIGINT, SIGTERM and
+SIGHUP that reach tfdoctor are forwarded, with SIGCONT (a stopped command could not act on them),
+to the command's process group and every descendant seen; the third one is sent as SIGKILL, and
+after SIGTERM or SIGHUP the tree is killed when the grace period is over. With a timeout the tree
+gets SIGTERM, a grace period, then SIGKILL. Peak memory is the sampled resident size of the whole
+process tree. At the end every process of the run is gone: the group, the descendants (a
+grandchild that left the group with setsid() and dropped its environment included: the
+subreaper and the descendants recorded while the command ran find it), and anything carrying the
+run's token in its environment. A command that kills its supervisor ends the run: tfdoctor kills
+what is left and says so.
 
-With `placement=True` TensorFlow is asked to log where it places every op: TF_CPP_VMODULE=placer=1
-turns on the VLOG(1) in tensorflow/core/common_runtime/placer.cc (`LogDeviceAssignment`:
-"NAME(OP) placed on: DEVICE"; verified against tensorflow-cpu 2.19.1 here, where it logs both
-graph nodes and eager ops, which TensorFlow runs as one-node functions), and
-TF_CPP_MIN_LOG_LEVEL=0 lets INFO lines through. Scripts that call
-tf.debugging.set_log_device_placement(True) print "NAME: (OP): DEVICE" and "Executing op OP in
-device DEVICE" (eager/execute.cc): both forms are counted. Placement lines are counted per op and
-device, not recorded, so a long run's log stays small.
+What the command prints is recorded by tfdoctor.gather.run_output.
 """
 
 from __future__ import annotations
 
+import math
 import os
-import re
 import secrets
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass
 from typing import IO, Any, Mapping, Sequence
 
-from tfdoctor.child.supervisor import TOKEN_VAR, stop_processes
-from tfdoctor.facts.run import OpPlacement, RunFacts
+from tfdoctor.child.supervisor import Supervisor
+from tfdoctor.child.tree import TOKEN_VAR, stop_processes
+from tfdoctor.facts.run import RunFacts
+from tfdoctor.gather.run_output import RECORD_LIMIT, Recorder, pump
 from tfdoctor.sanitize.redact import mask_secrets
 
-RECORD_LIMIT = 4 * 1024 * 1024
-"""Bytes of output recorded at most (half head, half tail); the rest passes through unrecorded."""
 GRACE_S = 5.0
 SAMPLE_S = 0.1
 FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP")
 ESCALATE_AFTER = 3
 """The third forwarded signal is sent as SIGKILL (a Ctrl-C the command ignores twice)."""
-MAX_OPS = 200
-
-_PLACED = re.compile(r"(?:^|\] )(?P<node>[^\s()]*)\((?P<op>[A-Za-z0-9_>]+)\) placed on: (?P<device>\S+)")
-_LOGGED = re.compile(r"^(?P<node>[^\s:]+): \((?P<op>[A-Za-z0-9_>]+)\): (?P<device>/\S+)$")
-_EXECUTING = re.compile(r"Executing op (?P<op>[A-Za-z0-9_>]+) in device (?P<device>\S+)")
-_BOOKKEEPING = frozenset({"_Arg", "_Retval", "_DeviceArg", "_DeviceRetval", "NoOp", "Const", "Identity",
-                          "_EagerConst", "IdentityN"})
-"""Ops every function has, placed wherever their neighbours are: not worth reporting."""
-
-
 @dataclass
 class RunResult:
     facts: RunFacts
@@ -85,37 +75,53 @@ def run(argv: Sequence[str], *, timeout: float | None = None, placement: bool = 
             child_env["TF_CPP_VMODULE"] = ",".join(p for p in (vmodule, "placer=1") if p)
     out = stdout if stdout is not None else sys.stdout.buffer
     err = stderr if stderr is not None else sys.stderr.buffer
-    recorder = _Recorder(record_limit)
+    recorder = Recorder(record_limit)
     started = time.monotonic()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    stdin_fd = _our_stdin()
     try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=child_env, start_new_session=True)
-    except FileNotFoundError:
-        facts.outcome, facts.message = "not-found", f"{argv[0]}: command not found"
-        return RunResult(facts, b"")
-    except PermissionError:
-        facts.outcome, facts.message = "not-executable", f"{argv[0]}: permission denied"
-        return RunResult(facts, b"")
+        sup = Supervisor.start(argv, child_env, err_w, [], stdout_fd=out_w, stdin_fd=stdin_fd,
+                               watch_parent=True)
     except OSError as exc:
-        facts.message = f"{argv[0]}: {exc.strerror or exc}"
+        os.close(out_r)
+        os.close(err_r)
+        if isinstance(exc, FileNotFoundError):
+            facts.outcome, facts.message = "not-found", f"{argv[0]}: command not found"
+        elif isinstance(exc, PermissionError):
+            facts.outcome, facts.message = "not-executable", f"{argv[0]}: permission denied"
+        else:
+            facts.message = f"{argv[0]}: {exc.strerror or exc}"
         return RunResult(facts, b"")
-    readers = [threading.Thread(target=_pump, args=(proc.stdout, out, recorder), daemon=True),
-               threading.Thread(target=_pump, args=(proc.stderr, err, recorder), daemon=True)]
+    finally:
+        for fd in (out_w, err_w, stdin_fd):
+            if fd is not None:
+                os.close(fd)  # the supervisor's and the command's now
+    pipes = [os.fdopen(out_r, "rb", buffering=0), os.fdopen(err_r, "rb", buffering=0)]
+    readers = [threading.Thread(target=pump, args=(pipes[0], out, recorder), daemon=True),
+               threading.Thread(target=pump, args=(pipes[1], err, recorder), daemon=True)]
     for t in readers:
         t.start()
-    sampler = _Sampler(proc.pid)
+    sampler = _Sampler(sup.proc.pid, sup.pid)
     sampler.start()
-    with _Forwarding(proc.pid, facts.forwarded):
-        returncode = _wait(proc, timeout, grace, facts)
-    facts.wall_s = round(time.monotonic() - started, 3)
-    sampler.stop()
-    facts.leftovers_killed = _sweep(proc.pid, token)
-    for t in readers:
-        t.join(timeout=2)
-    for pipe in (proc.stdout, proc.stderr):
-        if pipe is not None:
+    try:
+        with _Forwarding(sup.pid, facts.forwarded, sampler) as forwarding:
+            returncode = _wait(sup, timeout, grace, facts, forwarding, sampler)
+    finally:
+        if sup.ended is None:  # an exception on the way (KeyboardInterrupt): no tree left behind
+            sup.kill()
+        facts.wall_s = round(time.monotonic() - started, 3)
+        sampler.stop()
+        facts.leftovers_killed = sup.leftovers + _sweep(sup.pid, token, sampler.seen_processes())
+        for t in readers:
+            t.join(timeout=2)
+        for pipe in pipes:
             pipe.close()
-    if facts.outcome != "timeout":
+    if sup.lost:
+        facts.outcome, facts.signal = "signal", "SIGKILL"
+        facts.message = ("tfdoctor's supervisor was killed while the command ran (by the command?): "
+                         "tfdoctor killed what was left of the command's process tree")
+    elif facts.outcome != "timeout":
         if returncode is not None and returncode < 0:
             facts.outcome, facts.signal = "signal", _signal_name(-returncode)
         else:
@@ -149,24 +155,36 @@ def _unrunnable(program: str, env: Mapping[str, str] | None) -> tuple[str, str] 
     return None
 
 
-def _wait(proc: subprocess.Popen, timeout: float | None, grace: float, facts: RunFacts) -> int | None:
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while True:
-        left = None if deadline is None else deadline - time.monotonic()
-        if left is not None and left <= 0:
-            break
-        try:
-            return proc.wait(timeout=0.1 if left is None else min(0.1, left))
-        except subprocess.TimeoutExpired:
-            continue
-    facts.outcome = "timeout"
-    _killpg(proc.pid, signal.SIGTERM)
+def _our_stdin() -> int | None:
+    """A copy of our standard input for the command (None when there is none)."""
     try:
-        return proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        facts.killed_after_grace = True
-        _killpg(proc.pid, signal.SIGKILL)
-        return proc.wait()
+        return os.dup(0)
+    except OSError:
+        return None
+
+
+def _wait(sup: Supervisor, timeout: float | None, grace: float, facts: RunFacts,
+          forwarding: "_Forwarding", sampler: "_Sampler") -> int | None:
+    """The command's return code: at its end, or once the supervisor has killed its tree (at
+    the timeout or after SIGTERM/SIGHUP reached tfdoctor, each after the grace period)."""
+    deadline = None if timeout is None else sup.started + timeout
+    kill_at: float | None = None
+    while True:
+        now = time.monotonic()
+        if forwarding.terminated_at is not None and kill_at is None:
+            kill_at = forwarding.terminated_at + grace
+        if deadline is not None and now >= deadline and facts.outcome != "timeout":
+            facts.outcome = "timeout"
+            _signal_tree(sup.pid, sampler, signal.SIGTERM)
+            kill_at = min(kill_at or math.inf, now + grace)
+        if kill_at is not None and now >= kill_at:
+            facts.killed_after_grace = True
+            return sup.kill()
+        step = min(t for t in (now + 0.1, deadline, kill_at) if t is not None)
+        try:
+            return sup.wait_until(step)
+        except TimeoutError:
+            continue
 
 
 def _killpg(pgid: int, signum: int) -> None:
@@ -174,6 +192,25 @@ def _killpg(pgid: int, signum: int) -> None:
         os.killpg(pgid, signum)
     except OSError:
         pass
+
+
+def _signal_tree(pgid: int, sampler: "_Sampler", signum: int) -> None:
+    """SIGCONT, then `signum`, to the command's group and to every descendant seen (one that
+    left the group included)."""
+    procs = []
+    for proc in sampler.seen_processes():
+        try:
+            if os.getpgid(proc.pid) != pgid:  # the group's members get it once, from killpg
+                procs.append(proc)
+        except OSError:
+            continue
+    for sig in (signal.SIGCONT, signum):
+        _killpg(pgid, sig)
+        for proc in procs:
+            try:
+                proc.send_signal(sig)  # psutil: never a reused pid
+            except Exception:  # psutil.Error: gone already
+                pass
 
 
 def _signal_name(number: int) -> str:
@@ -184,127 +221,50 @@ def _signal_name(number: int) -> str:
 
 
 class _Forwarding:
-    """Signals that reach tfdoctor go to the command's process group (in the main thread only,
-    where Python lets handlers be set); the old handlers come back afterwards."""
+    """Signals that reach tfdoctor go to the command's tree, with SIGCONT first (in the main
+    thread only, where Python lets handlers be set); the old handlers come back afterwards.
+    After SIGTERM or SIGHUP, `terminated_at` starts the grace period (see _wait)."""
 
-    def __init__(self, pgid: int, record: list[str]) -> None:
-        self.pgid, self.record, self.saved = pgid, record, {}
+    def __init__(self, pgid: int, record: list[str], sampler: "_Sampler") -> None:
+        self.pgid, self.record, self.saved, self.sampler = pgid, record, {}, sampler
+        self.terminated_at: float | None = None
 
     def _forward(self, signum: int, _frame: Any) -> None:
         self.record.append(_signal_name(signum))
+        if signum != signal.SIGINT and self.terminated_at is None:
+            self.terminated_at = time.monotonic()
         # The third time the user asks, a command that ignores the signal is killed outright.
-        _killpg(self.pgid, signal.SIGKILL if len(self.record) >= ESCALATE_AFTER else signum)
+        _signal_tree(self.pgid, self.sampler, signal.SIGKILL if len(self.record) >= ESCALATE_AFTER else signum)
 
-    def __enter__(self) -> None:
+    def __enter__(self) -> "_Forwarding":
         if threading.current_thread() is not threading.main_thread():
-            return
+            return self
         for name in FORWARDED:
             signum = getattr(signal, name, None)
             if signum is not None:
                 self.saved[signum] = signal.signal(signum, self._forward)
+        return self
 
     def __exit__(self, *_exc: Any) -> None:
         for signum, handler in self.saved.items():
             signal.signal(signum, handler)
 
 
-def _pump(pipe: IO[bytes] | None, sink: IO[bytes], recorder: "_Recorder") -> None:
-    """Copy a pipe to our stream as it comes, and to the recorder."""
-    if pipe is None:
-        return
-    fd = pipe.fileno()
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            return
-        if not chunk:
-            return
-        try:
-            sink.write(chunk)
-            sink.flush()
-        except (OSError, ValueError):
-            pass  # our own output closed (a pager quit): keep recording
-        recorder.feed(chunk)
-
-
-class _Recorder:
-    """Head and tail of everything the command printed, placement lines counted instead."""
-
-    def __init__(self, limit: int) -> None:
-        self.half = max(limit // 2, 1024)
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.skipped = 0
-        self.total = 0
-        self.partial = b""
-        self.lock = threading.Lock()
-        self.counts: dict[tuple[str, str], int] = {}
-
-    def feed(self, chunk: bytes) -> None:
-        with self.lock:
-            self.total += len(chunk)
-            lines = (self.partial + chunk).split(b"\n")
-            self.partial = lines.pop()
-            if len(self.partial) > 65536:
-                lines.append(self.partial)
-                self.partial = b""
-            for line in lines:
-                if b"placed on: " in line or b"Executing op " in line or b"): /" in line:
-                    if self._placement(line.decode("utf-8", "replace")):
-                        continue
-                self._keep(line + b"\n")
-
-    def _placement(self, line: str) -> bool:
-        m = _PLACED.search(line) or _EXECUTING.search(line) or _LOGGED.match(line.strip())
-        if not m:
-            return False
-        op, device = m["op"], _device_type(m["device"])
-        if op not in _BOOKKEEPING and device:
-            key = (op, device)
-            self.counts[key] = self.counts.get(key, 0) + 1
-        return True
-
-    def _keep(self, data: bytes) -> None:
-        if len(self.head) < self.half:
-            room = self.half - len(self.head)
-            self.head += data[:room]
-            data = data[room:]
-        if data:
-            self.tail += data
-            if len(self.tail) > self.half:
-                cut = len(self.tail) - self.half
-                del self.tail[:cut]
-                self.skipped += cut
-
-    def data(self) -> bytes:
-        with self.lock:
-            if self.partial:
-                self._keep(self.partial)
-                self.partial = b""
-            gap = b"" if not self.skipped else b"\n[... %d bytes not recorded ...]\n" % self.skipped
-            return bytes(self.head) + gap + bytes(self.tail)
-
-    def placements(self) -> tuple[list[OpPlacement], list[OpPlacement]]:
-        ranked = sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0]))
-        cpu = [OpPlacement(op, dev, n) for (op, dev), n in ranked if dev == "CPU"][:MAX_OPS]
-        gpu = [OpPlacement(op, dev, n) for (op, dev), n in ranked if dev != "CPU"][:MAX_OPS]
-        return cpu, gpu
-
-
-def _device_type(device: str) -> str:
-    """"/job:localhost/replica:0/task:0/device:GPU:0" -> "GPU"."""
-    m = re.search(r"device:([A-Za-z_]+):\d+", device)
-    return m.group(1).upper() if m else ""
-
-
 class _Sampler(threading.Thread):
-    """Peak resident memory and process count of the command's tree, sampled."""
+    """Peak resident memory and process count of the command's tree (everything below the
+    supervisor `pid`), sampled; every process seen is kept, for the final sweep (a supervisor
+    killed by the command no longer has the command's orphans below it)."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, command: int) -> None:
         super().__init__(daemon=True)
-        self.pid, self.peak, self.processes = pid, None, 0
+        self.pid, self.command, self.peak, self.processes = pid, command, None, 0
         self.stopped = threading.Event()
+        self.seen: dict[int, Any] = {}
+        self.lock = threading.Lock()
+
+    def seen_processes(self) -> list:
+        with self.lock:
+            return list(self.seen.values())
 
     def run(self) -> None:
         try:
@@ -315,11 +275,20 @@ class _Sampler(threading.Thread):
             root = psutil.Process(self.pid)
         except psutil.Error:
             return
+        try:
+            first = psutil.Process(self.command)
+            with self.lock:
+                self.seen[first.pid] = first
+        except psutil.Error:
+            pass
         while not self.stopped.is_set():
             try:
-                tree = [root] + root.children(recursive=True)
+                tree = root.children(recursive=True)
             except psutil.Error:
                 return
+            with self.lock:
+                for proc in tree:
+                    self.seen.setdefault(proc.pid, proc)
             total = 0
             for proc in tree:
                 try:
@@ -335,9 +304,10 @@ class _Sampler(threading.Thread):
         self.join(timeout=2)
 
 
-def _sweep(pgid: int, token: str) -> int:
-    """Kill what is left of the run: its process group and every process with its token (a
-    descendant that left the group). Returns how many were still alive."""
+def _sweep(pgid: int, token: str, seen: Sequence[Any] = ()) -> int:
+    """Kill what is left of the run: its process group, every process with its token (a
+    descendant that left the group) and every process of `seen` still running (psutil
+    Processes: a reused pid is told apart). Returns how many were still alive."""
     try:
         import psutil
     except ImportError:
@@ -346,8 +316,11 @@ def _sweep(pgid: int, token: str) -> int:
     me = os.getpid()
     killed: set[int] = set()
     for _round in range(20):
-        found = []
+        found = [p for p in seen if p.pid != me and _alive(p)]
+        known = {p.pid for p in found}
         for proc in psutil.process_iter():
+            if proc.pid in known:
+                continue
             if proc.pid == me:
                 continue
             try:
@@ -361,3 +334,12 @@ def _sweep(pgid: int, token: str) -> int:
         stop_processes(found, wait=found)
         killed.update(p.pid for p in found)
     return len(killed)
+
+
+def _alive(proc: Any) -> bool:
+    import psutil
+
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False

@@ -72,8 +72,12 @@ def default_plugin() -> str | None:
 def child_config(*, model: str | None, workload: str | None, batch: int, budget_s: float,
                  sweep: Sequence[int] | None = None, memory_steps: int = 12,
                  compare: bool = True, timing: bool = True, memory: bool = True,
-                 sys_path: Sequence[str] = ()) -> dict[str, Any]:
-    """The child's configuration; ValueError for a usage error (exit 2 in the CLI)."""
+                 sys_path: Sequence[str] = (), trust_model: bool = False,
+                 memory_limit: int | None = None) -> dict[str, Any]:
+    """The child's configuration; ValueError for a usage error (exit 2 in the CLI).
+    `trust_model` lets the child load what runs code from the model file (a Lambda layer, a
+    SavedModel's graph); `memory_limit` caps the child's memory and the bytes a `.keras` archive
+    may inflate to (default: the memory available now, at least MIN_MEMORY_LIMIT)."""
     if (model is None) == (workload is None):
         raise ValueError("give either a model (PATH or module:function) or a workload")
     if workload is not None and workload not in MODEL_PRESETS:
@@ -91,7 +95,25 @@ def child_config(*, model: str | None, workload: str | None, batch: int, budget_
     return {"model": spec, "workload": workload, "batch": int(batch), "budget_s": float(budget_s),
             "sweep": [int(b) for b in sweep] if sweep else None, "memory_steps": int(memory_steps),
             "compare": compare, "timing": timing, "memory": memory,
-            "sys_path": [os.path.abspath(p) for p in sys_path]}
+            "sys_path": [os.path.abspath(p) for p in sys_path], "trust_model": bool(trust_model),
+            "memory_limit": int(memory_limit or memory_bound()),
+            "inflate_limit": int(memory_limit or memory_bound())}
+
+
+MIN_MEMORY_LIMIT = 2 << 30
+"""Least memory the model child is given (importing TensorFlow and a small model fit in it)."""
+
+
+def memory_bound() -> int:
+    """Bytes the model child may use: the memory available now (more would swap or wake the OOM
+    killer), at least MIN_MEMORY_LIMIT."""
+    import psutil
+
+    try:
+        available = int(psutil.virtual_memory().available)
+    except (OSError, RuntimeError, AttributeError):
+        available = 0
+    return max(MIN_MEMORY_LIMIT, available)
 
 
 def plugin_problem(plugin: str | None) -> str | None:

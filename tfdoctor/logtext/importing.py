@@ -129,7 +129,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/maudzung/SFA3D/issues/82", needle="created directly", key=()),
     sig("log.protobuf-fatal", "protobuf-check-failed", "training",
         "protobuf's C++ runtime aborted the process",
-        r"\[libprotobuf FATAL (?P<where>[^\]]+)\] CHECK failed: (?P<check>[^:\n]+?)\s*:",
+        r"\[libprotobuf FATAL (?P<where>[^\]]+)\] CHECK failed: (?P<check>[^:\n]*[^:\s])\s*:",
         "[libprotobuf FATAL google/protobuf/message_lite.cc:353] CHECK failed: target + size == res: ",
         "https://github.com/tensorflow/tensorflow/issues/64507", needle="libprotobuf FATAL",
         key=("check",)),

@@ -66,8 +66,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "pip found no distribution of a package for this Python and platform",
         # pip 26 says "a final version"; "(from -r requirements.txt (line 3))" nests brackets;
         # a paste may end before the list of versions closes
-        r"Could not find a (?:final )?version that satisfies the requirement (?P<requirement>" + _NAME +
-        r"[^\s;(]*)(?:;\s*(?P<marker>[^(\n]+?))?\s*"
+        r"Could not find a (?:final )?version that satisfies the requirement (?=(?P<requirement>"
+        r"[A-Za-z0-9][^\s;(\[]*(?:\[[^\]]*\][^\s;(]*)?))(?P=requirement)(?:;(?=(?P<marker>[^(\n]*))(?P=marker))?\s*"
         r"(?:\(from (?!versions:)(?P<required_by>[^()\n]*(?:\([^()\n]*\)[^()\n]*)*)\)\s*)?"
         r"\(from versions: (?P<versions>[^)\n]*)\)?",
         "Could not find a version that satisfies the requirement tensorflow-macos==2.12.0 "
@@ -84,7 +84,7 @@ SIGNATURES: tuple[Signature, ...] = (
         outputs=("package", "specifier", "marker")),
     sig("log.pip-unsupported-wheel", "pip-unsupported-wheel", "install",
         "a wheel built for another Python or platform",
-        r"(?P<wheel>[A-Za-z0-9_.]+-[^\s/]+?\.whl) is not a supported wheel on this platform",
+        r"(?<![\w.-])(?P<wheel>[A-Za-z0-9_.]+-[^\s/]+?\.whl) is not a supported wheel on this platform",
         "ERROR: tensorflow-2.6.0-cp38-cp38-macosx_11_0_x86_64.whl is not a supported wheel on this "
         "platform.", "https://github.com/tensorflow/tensorflow/issues/50108",
         needle="is not a supported wheel", derive=_wheel, key=("wheel",),

@@ -8,10 +8,12 @@ with home paths, user and host names and credentials removed.
 from __future__ import annotations
 
 import os
+from dataclasses import fields
 from typing import Any, Iterable
 
 from tfdoctor.facts.pasted_log import (AROUND, DEFAULT_LIMIT, EXCERPT_CHARS, HEAD_LINES, MAX_LINE,
-                                       MAX_MATCHES, TAIL_LINES, LogTextFacts, LogTextMatch)
+                                       MAX_MATCHES, TAIL_LINES, LogRead, LogTextFacts,
+                                       LogTextMatch)
 from tfdoctor.logtext.reader import LogText, read_log, read_log_bytes
 from tfdoctor.logtext.catalog import recognise
 from tfdoctor.logtext.signature import LogMatch
@@ -40,13 +42,10 @@ def from_logtext(log: LogText, identity: Identity | None = None, redacted: bool 
 
     matches = recognise(log.text)[:MAX_MATCHES] if not log.binary and not log.error else []
     lines = log.text.splitlines() if log.text.strip() else []
-    return LogTextFacts(
-        source=clean(log.source), size=log.size, read_bytes=log.read_bytes,
-        skipped_bytes=log.skipped_bytes, gap_after_line=log.gap_after_line, encoding=log.encoding,
-        replaced=log.replaced, binary=log.binary, error=log.error, lines=len(lines),
-        notes=[clean(n) for n in log.notes], excerpt=clean(excerpt(lines, matches)),
-        matches=[_match(m, clean) for m in matches], redacted=redacted,
-    )
+    read = {f.name: getattr(log, f.name) for f in fields(LogRead)}
+    read.update(source=clean(log.source), notes=[clean(n) for n in log.notes])
+    return LogTextFacts(**read, excerpt=clean(excerpt(lines, matches)),
+                        matches=[_match(m, clean) for m in matches], redacted=redacted)
 
 
 def _match(m: LogMatch, clean: Any) -> LogTextMatch:

@@ -14,55 +14,29 @@ import os
 import re
 import stat
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import BinaryIO
 
-DEFAULT_LIMIT = 8 * 1024 * 1024
-"""Bytes kept at most (half from the head, half from the tail)."""
+from tfdoctor.facts.pasted_log import DEFAULT_LIMIT, LogRead
+
+STDIN_FACTOR = 8
+"""Standard input is read to at most this many times the limit (64 MiB by default) and then left
+unread: an endless producer (`yes | tfdoctor check --log -`, a command that never ends) would
+otherwise keep tfdoctor reading forever. The head and the last bytes before the cut are kept."""
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 _CHUNK = 1 << 20
 
 
 @dataclass
-class LogText:
-    """What was read, and what was not: the decoded text plus every caveat about it."""
+class LogText(LogRead):
+    """The decoded text of a log, with every caveat about how it was read (LogRead)."""
 
-    text: str
-    source: str
-    size: int | None = None
-    """Bytes in the whole input (None when standard input ended before we knew)."""
-    read_bytes: int = 0
-    skipped_bytes: int = 0
-    gap_after_line: int | None = None
-    """The skipped bytes lie after this line of `text` (1-based), when any were skipped."""
-    encoding: str = "utf-8"
-    replaced: int = 0
-    """Characters that could not be decoded and were replaced with U+FFFD."""
-    binary: bool = False
-    error: str | None = None
-    """Why nothing could be read (missing file, permission), or None."""
-    notes: list[str] = field(default_factory=list)
+    text: str = ""
 
-    @property
-    def empty(self) -> bool:
-        return not self.text.strip()
-
-    def summary(self) -> str:
-        """One line for a report: what was read and what was left out."""
-        if self.error:
-            return f"{self.source}: {self.error}"
-        if self.binary:
-            return f"{self.source}: a binary file, not a log ({self.size} bytes); nothing read"
-        parts = [f"{self.source}: {self.read_bytes} bytes read ({self.encoding})"]
-        if self.skipped_bytes:
-            parts.append(f"{self.skipped_bytes} bytes in the middle skipped after line "
-                         f"{self.gap_after_line}")
-        if self.replaced:
-            parts.append(f"{self.replaced} undecodable characters replaced")
-        if self.empty:
-            parts.append("empty")
-        return "; ".join(parts)
+    def __post_init__(self) -> None:
+        if self.text.strip() and not self.lines:
+            self.lines = len(self.text.splitlines())
 
 
 def read_log(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> LogText:
@@ -74,12 +48,12 @@ def read_log(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> LogTex
             stream = getattr(sys.stdin, "buffer", None)
             if stream is None:
                 return _decode(sys.stdin.read(limit).encode("utf-8", "replace"), b"", source, None, 0)
-            return _read_stream(stream, source, limit)
+            return _read_stream(stream, source, limit, cap=STDIN_FACTOR * limit)
         info = os.stat(source)
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(source)
         if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
-            return LogText("", source, error="is not a regular file (a pipe? use --log - for standard input)")
+            return LogText(source, error="is not a regular file (a pipe? use --log - for standard input)")
         size = info.st_size
         with open(source, "rb") as handle:
             if size <= limit:
@@ -89,15 +63,15 @@ def read_log(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> LogTex
             tail = handle.read()
             return _decode(head, tail, source, size, size - len(head) - len(tail))
     except IsADirectoryError:
-        return LogText("", source, error="is a directory, not a log file")
+        return LogText(source, error="is a directory, not a log file")
     except FileNotFoundError:
-        return LogText("", source, error="no such file")
+        return LogText(source, error="no such file")
     except PermissionError:
-        return LogText("", source, error="permission denied")
+        return LogText(source, error="permission denied")
     except OSError as exc:
-        return LogText("", source, error=f"could not be read ({exc.strerror or exc})")
+        return LogText(source, error=f"could not be read ({exc.strerror or exc})")
     except ValueError:  # a path with a NUL byte, an unusable number
-        return LogText("", source, error="is not a usable file name")
+        return LogText(source, error="is not a usable file name")
 
 
 def read_log_bytes(data: bytes, source: str = "<text>", limit: int = DEFAULT_LIMIT) -> LogText:
@@ -105,13 +79,20 @@ def read_log_bytes(data: bytes, source: str = "<text>", limit: int = DEFAULT_LIM
     return _read_stream(io.BytesIO(data), source, max(int(limit), 2), size=len(data))
 
 
-def _read_stream(stream: BinaryIO, source: str, limit: int, size: int | None = None) -> LogText:
-    """Head kept whole, tail kept as a rolling window: works for a pipe of any length."""
+def _read_stream(stream: BinaryIO, source: str, limit: int, size: int | None = None,
+                 cap: int | None = None) -> LogText:
+    """Head kept whole, tail kept as a rolling window: works for a pipe of any length; with
+    `cap`, no more than `cap` bytes are read and a stream still going then is left (cut)."""
     head = stream.read(limit // 2) or b""
     tail = bytearray()
     skipped = 0
+    cut = False
     while True:
-        chunk = stream.read(_CHUNK)
+        want = _CHUNK if cap is None else min(_CHUNK, cap - len(head) - len(tail) - skipped)
+        if want <= 0:
+            cut = bool(stream.read(1))
+            break
+        chunk = stream.read(want)
         if not chunk:
             break
         tail += chunk
@@ -120,14 +101,20 @@ def _read_stream(stream: BinaryIO, source: str, limit: int, size: int | None = N
             skipped += cut
             del tail[:cut]
     total = len(head) + len(tail) + skipped
-    return _decode(head, bytes(tail), source, size if size is not None else total, skipped)
+    if not cut:
+        return _decode(head, bytes(tail), source, size if size is not None else total, skipped)
+    log = _decode(head, bytes(tail), source, None, skipped)
+    log.cut_after = total
+    log.notes.append(f"{'standard input' if source == '-' else source} was cut after {total} "
+                     f"bytes: it had not ended (at most {cap} bytes are read)")
+    return log
 
 
 def _decode(head: bytes, tail: bytes, source: str, size: int | None, skipped: int) -> LogText:
     encoding = _sniff(head)
     sample = head[:8192]
     if encoding == "utf-8" and _looks_binary(sample):
-        return LogText("", source, size=size, read_bytes=len(head) + len(tail), binary=True,
+        return LogText(source, size=size, read_bytes=len(head) + len(tail), binary=True,
                        encoding="binary")
     if skipped and encoding.startswith("utf-16") and len(tail) % 2:
         tail = tail[1:]  # keep the tail on a code-unit boundary
@@ -147,7 +134,7 @@ def _decode(head: bytes, tail: bytes, source: str, size: int | None, skipped: in
         notes.append(f"log larger than the limit: {skipped} bytes in the middle were not read")
     if encoding != "utf-8":
         notes.append(f"decoded as {encoding}")
-    return LogText(text, source, size=size, read_bytes=len(head) + len(tail), skipped_bytes=skipped,
+    return LogText(source, text=text, size=size, read_bytes=len(head) + len(tail), skipped_bytes=skipped,
                    gap_after_line=gap, encoding=encoding, replaced=replaced_head + replaced_tail,
                    notes=notes)
 

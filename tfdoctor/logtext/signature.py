@@ -40,8 +40,9 @@ class Signature:
     derive: Callable[[Fields], Fields] | None = None
     """Post-processing of the extracted groups (split a requirement, name a companion package)."""
     applies: Callable[[Fields, str], bool] | None = None
-    """The signature's scope: whether a match (its fields, the whole text) is the failure it
-    names, e.g. a missing symbol of a TensorFlow library rather than of any extension."""
+    """The signature's scope: whether a match (its fields, the text around it: WINDOW characters
+    each side, so that judging every match stays linear) is the failure it names, e.g. a missing
+    symbol of a TensorFlow library rather than of any extension."""
     code_for: Callable[[Fields], str] | None = None
     """A more specific code for some matches (conda missing tensorflow-deps)."""
     outputs: tuple[str, ...] = ()
@@ -102,7 +103,8 @@ def _collect(signature: Signature, view: View, regex: re.Pattern[str],
         if signature.derive is not None:
             fields = signature.derive(fields)
         fields = {k: " ".join(v.split()) for k, v in fields.items() if v}
-        if signature.applies is not None and not signature.applies(fields, view.text):
+        around = view.text[max(0, m.start() - WINDOW):m.end() + WINDOW]
+        if signature.applies is not None and not signature.applies(fields, around):
             continue
         matched += 1
         code = signature.code_for(fields) if signature.code_for else signature.code
@@ -158,7 +160,7 @@ def _matches(signature: Signature, text: str, regex: re.Pattern[str]) -> Iterabl
             # matches starting in the window's second half may be cut at `high`: the next
             # window (from the first needle there) finds them whole
             keep = len(text) if high == len(text) else text.rfind("\n", 0, high - WINDOW) + 1
-            keep = max(keep, low + 1)
+            keep = keep if keep > low else max(low + 1, high - WINDOW)  # one long line
             for m in regex.finditer(text, low, high):
                 if m.start() < keep and m.start() not in starts:
                     starts.add(m.start())

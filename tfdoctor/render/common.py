@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from difflib import SequenceMatcher
+
 from rich.console import RenderHook
 
 from tfdoctor.model import Severity
@@ -31,8 +34,10 @@ def target_line(report: Report) -> str:
     if host.memory_bytes:
         parts.append(f"{host.memory_bytes / 2**30:.0f} GiB RAM")
     chosen = ""
-    if snap.target.chosen_by in ("VIRTUAL_ENV", "CONDA_PREFIX", "PATH"):
-        chosen = f" ({snap.target.chosen_reason or 'chosen by ' + snap.target.chosen_by})"
+    if snap.target.chosen_reason and snap.target.chosen_by != "--python":
+        chosen = f" ({snap.target.chosen_reason})"  # which environment, and why (issue 21)
+    elif snap.target.chosen_by in ("VIRTUAL_ENV", "CONDA_PREFIX", "PATH"):
+        chosen = f" (chosen by {snap.target.chosen_by})"
     return f"{snap.target.python}{chosen}: " + (", ".join(parts) if parts else "no facts gathered")
 
 
@@ -48,8 +53,8 @@ def wide(console, width: int = 132):
     `width`, so that tables keep their columns in logs and CI output."""
     from rich.console import Console
 
-    if console.is_terminal:
-        return console
+    if console.is_terminal or getattr(console, "_width", None) is not None:
+        return console  # a terminal, or a width asked for (COLUMNS=80, Console(width=80))
     return safe_console(Console(file=console.file, highlight=False, soft_wrap=True, width=width,
                                 no_color=console.no_color))
 
@@ -84,3 +89,72 @@ def safe_console(console):
     colours stay: rich adds them from styles, after this)."""
     console.push_render_hook(_NeutraliseHook())
     return console
+
+
+class wrapped_prose:
+    """`with wrapped_prose(console):` prose printed inside wraps between words at the console's
+    width (80 columns on macOS Terminal) instead of running on for the terminal to cut mid-word
+    (issue 21); outside, the console keeps its soft wrapping for commands and JSON."""
+
+    def __init__(self, console) -> None:
+        self.console, self.before = console, console.soft_wrap
+
+    def __enter__(self):
+        self.console.soft_wrap = False
+        return self.console
+
+    def __exit__(self, *exc) -> None:
+        self.console.soft_wrap = self.before
+
+
+_EVIDENCE_ID = re.compile(r" ?\\?\[[a-z0-9][a-z0-9._]*(?:-[a-z0-9._]+){2,}\]")
+"""A matrix evidence id quoted after its own summary (`... 2.18.1 and 2.19
+[metal-1.2.0-works-on-tf-2.18.1-and-2.19]`, escaped or not): the words before it say it all."""
+_APPLE_ROW = re.compile(r"\|\s*v?([0-9][0-9.]*(?:\s*-\s*v?[0-9.]+)?)\s*\|\s*v?([0-9.]+)\s*\|"
+                        r"\s*([0-9.]+\+?)\s*\|([^|]*)\|")
+"""A row of Apple's tensorflow-metal table as the matrix keeps it: |TF|plugin|macOS|features|."""
+
+
+def in_words(text: str) -> str:
+    """Internal tokens in what a person reads become words (issue 21): evidence ids go, and
+    Apple's table rows read `TensorFlow 2.14-2.18, tensorflow-metal 1.1.0, macOS 12.1+`."""
+
+    def row(found: re.Match) -> str:
+        tf = found.group(1).replace("v", "").replace(" ", "")
+        words = f"TensorFlow {tf}, tensorflow-metal {found.group(2)}, macOS {found.group(3)}"
+        note = " ".join(found.group(4).split())
+        return f"{words}: {note}" if note else words
+
+    return _APPLE_ROW.sub(row, _EVIDENCE_ID.sub("", text))
+
+
+def similar_codes(query: str, names: list[str], n: int = 3) -> list[str]:
+    """The codes most like `query`, compared with the whole code, with its name after the area
+    (`rosetta` is arch.rosetta) and with its words (`sigill` is runtime.import-sigill)."""
+    query = query.strip().lower()
+    scored = []
+    for name in set(names):
+        tail = name.split(".", 1)[-1]
+        score = max(SequenceMatcher(None, query, name).ratio(),
+                    SequenceMatcher(None, query, tail).ratio())
+        if query and query in name.replace(".", "-").split("-"):
+            score = max(score, 0.9)
+        elif len(query) >= 3 and query in name:
+            score = max(score, 0.8)
+        if score >= 0.6:
+            scored.append((-score, name))
+    return [name for _, name in sorted(scored)[:n]]
+
+
+def without_block(text: str, head: str) -> str:
+    """`text` without the line that starts with `head` and the indented lines under it."""
+    kept, skipping = [], False
+    for line in text.splitlines():
+        if line.startswith(head):
+            skipping = True
+            continue
+        if skipping and line.startswith("  "):
+            continue
+        skipping = False
+        kept.append(line)
+    return "\n".join(kept)

@@ -9,18 +9,26 @@ from rich.console import Console
 from rich.markup import escape
 
 from tfdoctor.lint.results import LintEnv, LintResult
+from tfdoctor.render.common import wrapped_prose
+from tfdoctor.render.documents import named
 from tfdoctor.sanitize.terminal import json_safe
 
 _STYLES = {"error": "red", "warning": "yellow", "info": "blue"}
 
 
 def render_lint(result: LintResult, env: LintEnv, as_json: bool, out: Console) -> None:
-    if as_json:
-        doc = {"environment": {"tensorflow": env.tensorflow, "keras_major": env.keras_major,
-                               "metal_plugin": env.metal_plugin},
-               "exit_code": result.exit_code(), **result.to_dict()}
-        out.file.write(json_safe(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
+    if not as_json:
+        with wrapped_prose(out):  # between words at the console's width (issue 21)
+            _render_text(result, env, out)
         return
+    doc = named("tfdoctor-lint", {
+        "environment": {"tensorflow": env.tensorflow, "keras_major": env.keras_major,
+                        "metal_plugin": env.metal_plugin},
+        "exit_code": result.exit_code(), **result.to_dict()})
+    out.file.write(json_safe(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
+
+
+def _render_text(result: LintResult, env: LintEnv, out: Console) -> None:
     for f in result.findings:
         style = _STYLES.get(f.severity, "")
         out.print(f"[bold]{escape(f.location())}[/] {escape(f.code)} [{style}]{f.severity}[/]: "

@@ -10,6 +10,8 @@ from rich.markup import escape
 
 from tfdoctor.engine.diagnose import areas
 from tfdoctor.engine.registry import Registry
+from tfdoctor.render.common import wrapped_prose
+from tfdoctor.render.documents import named
 
 
 def listing(registry: Registry) -> dict:
@@ -24,7 +26,8 @@ def listing(registry: Registry) -> dict:
             "rules": [{"code": r.code, "severity": r.doc.severity.value, "title": r.doc.title,
                        "module": getattr(r.func, "__module__", None)} for r in rules],
         })
-    return {"checks": found, "load_failures": [f.__dict__ for f in registry.failures]}
+    return named("tfdoctor-list-checks",
+                 {"checks": found, "load_failures": [f.__dict__ for f in registry.failures]})
 
 
 def render_listing(registry: Registry, as_json: bool, out: Console, err: Console) -> None:
@@ -32,6 +35,11 @@ def render_listing(registry: Registry, as_json: bool, out: Console, err: Console
     if as_json:
         out.file.write(json.dumps(data, indent=2) + "\n")
         return
+    with wrapped_prose(out):
+        _render_text(data, registry, out, err)
+
+
+def _render_text(data: dict, registry: Registry, out: Console, err: Console) -> None:
     for area in data["checks"]:
         out.print(f"[bold]{escape(area['name'])}[/]  {escape(area['area'])}: {escape(area['summary'])}")
         for r in area["rules"]:

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 from tfdoctor import __version__
 from tfdoctor.facts.typed import clean_text, json_text
 from tfdoctor.model import Severity
-from tfdoctor.render.common import MARKS, summary_line, target_line
+from tfdoctor.render.common import MARKS, in_words, summary_line, target_line
 from tfdoctor.report.diagnosis import Report
 from tfdoctor.sanitize.redact import Identity, redact
 from tfdoctor.sanitize.terminal import neutralise
@@ -57,7 +57,7 @@ def render_markdown(report: Report, fail_on: Severity, identity: Identity | None
     who = identity or Identity.current()
 
     def text(value: Any) -> str:
-        return escape_inline(redact(clean_text(str(value)), who))
+        return escape_inline(redact(clean_text(in_words(str(value))), who))
 
     def code(value: Any) -> str:
         return code_span(redact(clean_text(str(value)), who))
@@ -73,12 +73,16 @@ def render_markdown(report: Report, fail_on: Severity, identity: Identity | None
             lines.append(f"**Fix:** {text(diagnosis.remediation.text)}")
             if diagnosis.remediation.commands:
                 lines += ["", *code_block((plain(c) for c in diagnosis.remediation.commands), "sh")]
+            if diagnosis.remediation.code:
+                lines += ["", *code_block((plain(c) for c in diagnosis.remediation.code), "python")]
             lines.append("")
     areas = report.areas()
     if areas:
         lines += ["| | area | finding |", "|---|---|---|"]
         for area in areas:
-            lines.append(f"| {MARKS[area.severity]} | {text(area.area)} | {text(area.headline)} |")
+            said = area.finding is diagnosis and area.headline == diagnosis.title  # said once
+            lines.append(f"| {MARKS[area.severity]} | {text(area.area)} | "
+                         f"{'the diagnosis above' if said else text(area.headline)} |")
         lines.append("")
     lines += ["### Findings", ""]
     for finding in report.findings:

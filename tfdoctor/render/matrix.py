@@ -84,8 +84,42 @@ def matrix_rows(m: CompatMatrix, arch: str = ARM64) -> list[dict[str, Any]]:
     return rows
 
 
-def render_matrix(m: CompatMatrix, machine: dict[str, Any] | None, out: Console) -> None:
-    """Print the table, its legend and notes, then the recommendation for this machine."""
+def _compact_metal(metals: list[dict[str, Any]], words: dict[str, str]) -> str:
+    """The tensorflow-metal releases of the compact view: those reported to work, else those
+    Apple documents, else those whose binary loads; the others are in --wide."""
+    for status in ("known-working", "documented", "loads-untested"):
+        chosen = []
+        for x in metals:  # "known-broken (2.18.0), known-working (2.18.1)": 1.1.0 (2.18.1)
+            part = next((p for p in x["status"].split(", ") if p.split(" ", 1)[0] == status), None)
+            if part is not None:
+                chosen.append(x["tensorflow_metal"] + (" " + part.split(" ", 1)[1] if " " in part else ""))
+        if chosen:
+            more = f" (+{len(chosen) - 3})" if len(chosen) > 3 else ""
+            return f"{', '.join(chosen[:3])}{more} {words[status]}"
+    broken = [x["tensorflow_metal"] for x in metals]
+    return f"{', '.join(broken[:3])} broken" if broken else "-"
+
+
+def _legend(out: Console, every_column: bool) -> None:
+    """What the columns mean, said before the table (issue 21), wrapped between words."""
+    if every_column:
+        text = ("tensorflow-metal: works / broken from runtime reports and the plugin binary's "
+                "load check (they win), loads: the binary resolves against that TensorFlow, "
+                "untested at run time; documented from Apple's table. macOS: wheel tag / the "
+                "plugin's floor with Apple's table. --json prints every fact with its source.")
+    else:
+        text = ("tensorflow-metal: the releases reported to work with that TensorFlow, else the "
+                "ones Apple documents, else the ones whose binary loads. macOS: the oldest its "
+                "wheels support / the plugin's floor. --wide shows every column (wheels, every "
+                "plugin release, numpy and keras pins); --json every fact with its source.")
+    out.print(f"[dim]{escape(text)}[/]", soft_wrap=False)
+    out.print()
+
+
+def render_matrix(m: CompatMatrix, machine: dict[str, Any] | None, out: Console,
+                  every_column: bool = False) -> None:
+    """Print the legend, the table (compact: what fits 80 columns; `every_column`: the wheels,
+    every plugin release and the pins too) and its notes, then the recommendation here."""
     def span(values: list) -> str:
         return "-" if not values else values[0] if len(values) == 1 else f"{values[0]}-{values[-1]}"
 
@@ -94,9 +128,12 @@ def render_matrix(m: CompatMatrix, machine: dict[str, Any] | None, out: Console)
              "undocumented": "undocumented"}
     table = Table(title=f"TensorFlow on macOS arm64 (wheel facts read {m.facts_read})",
                   box=box.SIMPLE_HEAD, title_justify="left")
-    for column, wrap in (("TF", False), ("arm64 wheel", True), ("Python", False),
-                         ("tensorflow-metal", True), ("macOS", False), ("numpy", True), ("keras", True)):
+    columns = ((("TF", False), ("arm64 wheel", True), ("Python", False), ("tensorflow-metal", True),
+                ("macOS", False), ("numpy", True), ("keras", True)) if every_column else
+               (("TF", False), ("Python", False), ("tensorflow-metal", True), ("macOS", False)))
+    for column, wrap in columns:
         table.add_column(column, no_wrap=not wrap, overflow="fold")
+    _legend(out, every_column)
     notes = []
     for row in matrix_rows(m):
         code = ", ".join(row["code"]) or "none"
@@ -108,37 +145,39 @@ def render_matrix(m: CompatMatrix, machine: dict[str, Any] | None, out: Console)
         macos = row["min_macos"] or "-"
         if row["metal_min_macos"] and row["metal_min_macos"] != row["min_macos"]:
             macos += f"/{row['metal_min_macos']}"
-        table.add_row(escape(row["tensorflow"]), escape(code), span(row["python"]), escape(metals),
-                      macos, escape(row["numpy"] or "-"), escape(row["keras"] or "-"))
+        if every_column:
+            table.add_row(escape(row["tensorflow"]), escape(code), span(row["python"]),
+                          escape(metals), macos, escape(row["numpy"] or "-"),
+                          escape(row["keras"] or "-"))
+        else:
+            table.add_row(escape(row["tensorflow"]), span(row["python"]),
+                          escape(_compact_metal(row["tensorflow_metal"], words)), macos)
         for version, kind in row["tensorflow_macos_shims"].items():
             notes.append(f"tensorflow-macos {version} is " + (
                 "a self-shim: it depends only on itself and installs no TensorFlow"
                 if kind == "self-shim" else f"a {kind} shim onto tensorflow"))
-    wide(out).print(table)
-    out.print("[dim]tensorflow-metal: works / broken from runtime reports and the plugin binary's load "
-              "check (they win), loads: the binary resolves against that TensorFlow, untested at run "
-              "time; documented from "
-              "Apple's table. macOS: wheel tag / the plugin's floor with Apple's table.[/]")
-    for note in notes:
-        out.print(f"[dim]{escape(note)}[/]")
-    out.print("[dim]--json prints every fact with its source.[/]")
+    (wide(out) if every_column else out).print(table)
+    for note in notes if every_column else ():
+        out.print(f"[dim]{escape(note)}[/]", soft_wrap=False)
     if machine is None:
         return
     out.print()
     if "error" in machine:
         out.print(f"[bold]For this machine:[/] could not gather facts from {escape(str(machine['python']))}: "
-                  f"{escape(str(machine['error']))}")
+                  f"{escape(str(machine['error']))}", soft_wrap=False)
         return
     where = f"{machine['system']}" + (f" {machine['macos']}" if machine.get("macos") else "")
     out.print(f"[bold]For this machine:[/] {escape(machine['python'])}: Python "
-              f"{escape(machine['python_version'])}, {escape(machine['arch'] or '')}, {escape(where)}")
+              f"{escape(machine['python_version'])}, {escape(machine['arch'] or '')}, {escape(where)}",
+              soft_wrap=False)
     if machine["requirements"]:
         sources = ", ".join(short_source(x) for x in machine["sources"])
         out.print("  Recommended: " + escape(" + ".join(machine["requirements"])
-                                            + (f" ({machine['status']}; {sources})" if machine["status"] else "")))
+                                            + (f" ({machine['status']}; {sources})" if machine["status"] else "")),
+                  soft_wrap=False)
     if not machine["requirements"] or not machine["metal"]:
-        out.print(f"  {escape(machine['reason'])}")
+        out.print(f"  {escape(machine['reason'])}", soft_wrap=False)
     for note in machine["notes"]:
-        out.print(f"  [dim]{escape(note)}[/]")
+        out.print(f"  [dim]{escape(note)}[/]", soft_wrap=False)
     for command in machine["commands"]:
         out.print(f"  [bold cyan]$ {escape(command)}[/]")

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from tfdoctor.knowledge.kernels import KernelTable
+from tfdoctor.render.documents import named
 
 
 def ops_document(table: KernelTable, names: list[str], how: str, uncovered: str | None = None) -> dict:
@@ -19,11 +20,12 @@ def ops_document(table: KernelTable, names: list[str], how: str, uncovered: str 
              "dtypes": sorted(table.dtypes(op)),
              "host_memory": sorted({h for k in table.kernels.get(op, ()) for h in k.host_memory})}
             for op in asked]
-    return {"tensorflow_metal": table.plugin_version, "chosen": how, "wheel": table.wheel,
+    return named("tfdoctor-ops", {
+            "tensorflow_metal": table.plugin_version, "chosen": how, "wheel": table.wheel,
             "method": table.method, "read_on": table.read_on, "ops": rows,
             "without_gpu_kernel": [r["op"] for r in rows if not r["gpu_kernel"]],
             "installed": uncovered or (table.plugin_version if how == "installed" else None),
-            "covered": uncovered is None}
+            "covered": uncovered is None})
 
 
 def render_ops(table: KernelTable, names: list[str], how: str, as_json: bool, out: Console,

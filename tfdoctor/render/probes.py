@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -37,23 +38,34 @@ def render_probes(facts: ProbeFacts | None, console: Console, sweep: bool = Fals
         if facts is not None and facts.message:
             console.print(escape(facts.message))
         return
+    # Fits 80 columns (issue 21): no vertical rules, headers that wrap between words, figures
+    # never cut (no_wrap, so a column is never narrower than its longest figure).
     table = Table(title=f"Speed probes ({facts.outcome}"
                   + (f", {facts.elapsed_s:.1f} s" if facts.elapsed_s is not None else "") + ")",
-                  title_justify="left")
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=0)
     for column in ("workload", "device", "size", "median ms", "IQR ms", "1st call ms", "rate",
                    "vs CPU", "ran on", "agrees"):
-        table.add_column(column, justify="right" if column not in ("workload", "device", "ran on") else "left")
+        text = column in ("workload", "device", "ran on")
+        table.add_column(column.replace(" ", "\n") if not text else column,
+                         justify="left" if text else "right", no_wrap=column != "rate",
+                         overflow="fold", min_width=9 if column == "rate" else None)
     runs = sorted(facts.runs, key=lambda r: (r.workload, r.size, r.device)) if sweep else facts.runs
+    notes = []
     for run in runs:
         timing = run.timing
-        if not run.measured:
-            note = run.skipped or run.error or "not measured"
-            table.add_row(run.workload, run.device, str(run.size), "", "", "", escape(note), "", "", "")
+        if not run.measured:  # the why under the table, where it has the whole width
+            word = "skipped" if run.skipped else "failed" if run.error else "not measured"
+            if run.skipped or run.error:
+                notes.append(f"{run.workload} {run.size} on {run.device}: "
+                             f"{run.skipped or run.error}")
+            table.add_row(run.workload, run.device, str(run.size), "", "", "", word, "", "", "")
             continue
         agrees = "" if run.agreement is None else ("yes" if run.agreement.ok else "NO")
         table.add_row(run.workload, run.device, str(run.size), _ms(timing.median_s), _ms(timing.iqr_s),
                       _ms(timing.first_call_s), _rate(run), _speedup(facts, run),
                       (run.placed_on or "").rsplit("device:", 1)[-1], agrees)
     wide(console).print(table)
+    for note in notes:
+        console.print(escape(note), soft_wrap=False)
     if facts.message:
         console.print(escape(facts.message))

@@ -8,6 +8,7 @@ from typing import Any
 
 from tfdoctor.facts import typed
 from tfdoctor.facts.snapshot import SCHEMA_VERSION, Snapshot
+from tfdoctor.fix import document as fix_document
 from tfdoctor.report.diagnosis import REPORT_SCHEMA_VERSION, ReportDoc
 
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -30,4 +31,49 @@ def report_schema() -> dict[str, Any]:
             **root, "$defs": defs}
 
 
-SCHEMAS = {"snapshot": snapshot_schema, "report": report_schema}
+def fix_plan_schema() -> dict[str, Any]:
+    """The document `tfdoctor fix --json` prints."""
+    defs: dict[str, Any] = {}
+    root = typed.json_schema(fix_document.PlanDoc, defs)
+    return {"$schema": _DIALECT, "$id": "tfdoctor-fix-plan", "title": "tfdoctor fix --json",
+            "description": f"tfdoctor's fix plan, schema_version {fix_document.SCHEMA_VERSION}.",
+            **root, "$defs": defs}
+
+
+SCHEMAS = {"snapshot": snapshot_schema, "report": report_schema, "fix-plan": fix_plan_schema}
+
+
+def _document_schema(tp: Any, name: str, title: str, version: str) -> Any:
+    """The JSON Schema of one of tfdoctor.render.documents' documents (issue 21 item 8)."""
+
+    def make() -> dict[str, Any]:
+        defs: dict[str, Any] = {}
+        root = typed.json_schema(tp, defs)
+        return {"$schema": _DIALECT, "$id": f"tfdoctor-{name}", "title": title,
+                "description": f"The document `{title}` prints, schema_version {version}.",
+                **root, "$defs": defs}
+
+    return make
+
+
+def _documents() -> dict[str, Any]:
+    import json
+
+    from tfdoctor.knowledge.matrix import default_path
+    from tfdoctor.render import documents as d
+
+    matrix_version = json.loads(default_path().read_text(encoding="utf-8"))["schema_version"]
+    v = str(d.SCHEMA_VERSION)
+    return {"lint": _document_schema(d.LintDoc, "lint", "tfdoctor lint --json", v),
+            "ops": _document_schema(d.OpsDoc, "ops", "tfdoctor ops --json", v),
+            "list-checks": _document_schema(d.ListChecksDoc, "list-checks",
+                                            "tfdoctor list-checks --json", v),
+            "matrix": _document_schema(d.MatrixDoc, "matrix", "tfdoctor matrix --json",
+                                       str(matrix_version)),
+            "summary": _document_schema(d.SummaryDoc, "summary",
+                                        "tfdoctor diagnose --summary --json", v),
+            "probe": report_schema}
+
+
+SCHEMAS.update(_documents())
+"""`probe --json` prints the report document (schema tfdoctor-report): `schema probe` is it."""

@@ -10,7 +10,7 @@ from rich.text import Text
 from tfdoctor import __version__
 from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Finding, Severity
-from tfdoctor.render.common import MARKS, summary_line, target_line
+from tfdoctor.render.common import MARKS, in_words, summary_line, target_line
 from tfdoctor.report.diagnosis import Report
 
 STYLES = {Severity.OK: "green", Severity.INFO: "cyan", Severity.WARNING: "yellow",
@@ -20,7 +20,7 @@ STYLES = {Severity.OK: "green", Severity.INFO: "cyan", Severity.WARNING: "yellow
 def _say(console: Console, markup: str, indent: str = "", hang: int = 4) -> None:
     """Print prose wrapped at the console's width between words, continuation lines indented
     under the first (macOS Terminal opens 80 columns wide); commands are never passed here."""
-    text = Text.from_markup(markup)
+    text = Text.from_markup(in_words(markup))
     width = max(40, (console.width or 80) - len(indent) - hang)
     lines = text.wrap(console, width, overflow="fold")
     for i, line in enumerate(lines):
@@ -35,15 +35,17 @@ def render_text(report: Report, console: Console, verbose: bool, fail_on: Severi
     if diagnosis:
         style = STYLES[diagnosis.severity]
         _say(console, f"[bold {style}]Diagnosis:[/] {escape(diagnosis.title)} [dim]({diagnosis.code})[/]")
-        explained = report.consequences(diagnosis)
-        if explained:
-            _say(console, f"[dim]explains: {', '.join(f.code for f in explained)}[/]", "  ")
+        explained = list(dict.fromkeys(f.code for f in report.consequences(diagnosis)))
+        if explained:  # each present code once
+            _say(console, f"[dim]explains: {', '.join(explained)}[/]", "  ")
         _print_fix(console, diagnosis, indent="  ")
         console.print()
     for area in report.areas():
         head = area.finding
+        headline = ("the diagnosis above" if head is diagnosis and area.headline == head.title
+                    else area.headline)  # said once, at the top
         _say(console, f"[{STYLES[area.severity]}]\\[{MARKS[area.severity]}][/] [bold]{escape(area.area)}[/]: "
-                      f"{escape(area.headline)} [dim]({head.code})[/]")
+                      f"{escape(headline)} [dim]({head.code})[/]")
         _print_body(console, report, head, diagnosis, verbose, indent="    ")
         for finding in report.findings:
             if finding.check == area.check and finding is not head and (
@@ -86,5 +88,7 @@ def _print_fix(console: Console, finding: Finding, indent: str) -> None:
     _say(console, f"[bold]Fix:[/] {escape(fix.text)}", indent, 5)
     for command in fix.commands:  # whole, on one line, so it can be copied as it is
         console.print(f"{indent}  [bold cyan]$ {escape(command)}[/]", soft_wrap=True)
+    for line in fix.code:  # the user's code, not a command: another marker
+        console.print(f"{indent}  [cyan]│ {escape(line)}[/]", soft_wrap=True)
     if fix.link:
         console.print(f"{indent}  [dim]{escape(fix.link)}[/]", soft_wrap=True)

@@ -52,6 +52,8 @@ class RemediationDoc:
     text: str
     commands: list[str]
     link: str | None = None
+    code: list[str] = field(default_factory=list)
+    """Lines of the user's code to change: not shell commands."""
 
 
 @dataclass
@@ -99,7 +101,7 @@ class ReportDoc:
 def _finding_doc(f: Finding, explained_by: list[str] | None = None) -> FindingDoc:
     fix = f.remediation
     return FindingDoc(f.code, f.severity.value, f.title, f.detail, dict(f.evidence),
-                      RemediationDoc(fix.text, list(fix.commands), fix.link) if fix else None,
+                      RemediationDoc(fix.text, list(fix.commands), fix.link, list(fix.code)) if fix else None,
                       list(f.explains), f.check, f.basis if f.basis in BASES else "observed",
                       explained_by or [])
 

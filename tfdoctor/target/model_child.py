@@ -5,7 +5,8 @@ the GPU and the CPU disagree, how fast each runs it, and whether memory grows st
 
 CONFIG_JSON: {"model": PATH or "module:function" or null, "workload": preset name or null,
 "batch": 8, "budget_s": 30, "train_steps": 3, "memory_steps": 12, "sweep": [batches] or null,
-"compare": true, "timing": true, "memory": true, "sys_path": [dirs]}. Run by tfdoctor.gather.user_model
+"compare": true, "timing": true, "memory": true, "sys_path": [dirs], "trust_model": false,
+"memory_limit": bytes or null, "inflate_limit": bytes or null}. Run by tfdoctor.gather.user_model
 through tfdoctor.child.process.run_child (own process group, hard timeout). The result document is
 rewritten atomically after every stage, so a crash or a hang still leaves what was found.
 
@@ -46,7 +47,29 @@ from model_state import STATE, Budget, describe, error, is_oom, stage_error, wri
 
 DEFAULTS = {"model": None, "workload": None, "batch": 8, "budget_s": 30.0, "train_steps": 3,
             "memory_steps": 12, "sweep": None, "compare": True, "timing": True, "memory": True,
-            "sys_path": [], "repeats": 5, "repeat_s": 0.05, "seed": 1234}
+            "sys_path": [], "repeats": 5, "repeat_s": 0.05, "seed": 1234, "trust_model": False,
+            "memory_limit": None, "inflate_limit": None}
+
+
+def limit_memory(limit):
+    """The child's data size (heap and private mappings) capped at `limit` bytes, so a model
+    that asks for more (an HDF5 dataset declaring gigabytes, an archive member inflating to
+    them) ends in MemoryError, a finding, not in swapping or the OOM killer. RLIMIT_DATA, not
+    RLIMIT_AS: TensorFlow reserves address space it never uses. Linux only: macOS does not
+    enforce it for mmap'd memory. Recorded in the result as "memory_limit"."""
+    if not limit:
+        return
+    try:
+        import resource
+        which = resource.RLIMIT_DATA
+        if not sys.platform.startswith("linux"):
+            raise OSError("not enforced on %s" % sys.platform)
+        soft, hard = resource.getrlimit(which)
+        value = int(limit) if hard == resource.RLIM_INFINITY else min(int(limit), hard)
+        resource.setrlimit(which, (value, value))
+        STATE["memory_limit"] = {"resource": "RLIMIT_DATA", "bytes": value}
+    except (ImportError, AttributeError, OSError, ValueError) as exc:
+        STATE["memory_limit"] = {"resource": None, "bytes": None, "why": describe(exc)}
 
 
 def run(tf, cfg):
@@ -137,6 +160,7 @@ def main(argv):
     except ValueError as exc:
         error("config", "bad-config", describe(exc))
     STATE["config"] = cfg
+    limit_memory(cfg.get("memory_limit"))
     keep_keras_config_untouched()
     write("started")
     try:

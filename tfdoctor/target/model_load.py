@@ -5,17 +5,39 @@ or returns something else, a model too big for memory) becomes an entry in "erro
 
 Nothing is written next to the model: Keras only reads it. Standard library and TensorFlow only;
 Python 3.8+.
+
+Nothing from a model file runs unless the user said they trust it (cfg "trust_model", from
+`--trust-model`): Keras loads in its safe mode where it has one (Keras 3, tf-keras 2.13+), a
+`.keras` or `.h5` whose model config holds a Lambda layer or a serialised Python lambda is refused
+before Keras sees it (older Keras runs their bytecode), and so is a SavedModel directory (its graph
+runs whatever ops it holds, WriteFile included, when loaded and called). A `.keras` archive whose
+members declare more bytes than the bound (cfg "inflate_limit"), or that inflate more than
+ARCHIVE_RATIO times, is refused before anything is inflated.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
+import json
 import os
 import sys
 
 from model_state import STATE, describe, error, is_oom
 from preset_models import model_preset
 
+ARCHIVE_LIMIT = 2 << 30
+"""Bytes the members of a `.keras` archive may declare uncompressed in all, when the parent gave
+no bound (it gives the memory available, at least this)."""
+ARCHIVE_RATIO = 100
+"""Inflating more than this many times is refused (a zip bomb); Keras stores its members."""
+ARCHIVE_RATIO_FLOOR = 256 << 20
+"""Archives declaring less than this are not judged by their ratio (a small JSON config may
+compress very well)."""
+CONFIG_LIMIT = 64 << 20
+"""Bytes of a model config read to look for code in it."""
+UNSAFE_MARKERS = ("arbitrary code", "safe_mode", "unsafe_deserialization")
+"""Keras's safe mode refusing to deserialise code."""
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 ZIP_MAGIC = b"PK\x03\x04"
 CUSTOM_MARKERS = ("Unknown layer", "Could not locate class", "custom_objects", "Unknown loss",
@@ -48,6 +70,8 @@ def classify_load_error(exc):
     if is_oom(exc):
         return "too-big"
     text = "%s %s" % (type(exc).__name__, exc)
+    if any(m in text for m in UNSAFE_MARKERS):
+        return "untrusted-code"
     if any(m in text for m in CUSTOM_MARKERS):
         return "custom-objects"
     if any(m in text for m in CORRUPT_MARKERS) or isinstance(exc, (EOFError, OSError)):
@@ -71,9 +95,96 @@ def file_kind(path):
     return None
 
 
-def load_from_path(tf, path):
+def archive_problem(archive, limit):
+    """Why a `.keras` archive must not be inflated (judged by the sizes its members declare), or
+    None: more bytes in all than `limit`, or a zip bomb's ratio."""
+    infos = archive.infolist()
+    total = sum(max(0, int(i.file_size)) for i in infos)
+    packed = sum(max(0, int(i.compress_size)) for i in infos)
+    if total > limit:
+        return ("its %d members declare %d bytes uncompressed, more than the %d bytes allowed "
+                "(the memory available)" % (len(infos), total, limit))
+    if total > ARCHIVE_RATIO_FLOOR and total > ARCHIVE_RATIO * max(packed, 1):
+        return ("its members declare %d bytes uncompressed from %d compressed (%.0f times; "
+                "more than %d times is a zip bomb, Keras stores its members)"
+                % (total, packed, total / float(max(packed, 1)), ARCHIVE_RATIO))
+    return None
+
+
+def code_in_config(config):
+    """Lambda layers and serialised Python lambdas in a Keras model config (JSON): the code that
+    deserialising it would run, by name."""
+    found = []
+    stack = [config]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            kind = node.get("class_name")
+            if kind in ("Lambda", "__lambda__"):
+                inner = node.get("config") if isinstance(node.get("config"), dict) else {}
+                name = ("Lambda layer %s" % (inner.get("name") or node.get("name") or "?")
+                        if kind == "Lambda" else "a serialised Python lambda")
+                if name not in found:
+                    found.append(name)
+                if kind == "Lambda":  # its function is the lambda already named
+                    continue
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def model_config(path, kind):
+    """The model config a `.keras` archive (config.json) or an `.h5` file (its model_config
+    attribute) holds, or None when it cannot be read (Keras then fails on it as it would)."""
+    try:
+        if kind == "keras":
+            import zipfile
+            with zipfile.ZipFile(path) as archive:
+                info = archive.getinfo("config.json")
+                if info.file_size > CONFIG_LIMIT:
+                    return None
+                with archive.open(info) as handle:
+                    text = handle.read(CONFIG_LIMIT)
+        else:
+            import h5py
+            with h5py.File(path, "r") as handle:
+                text = handle.attrs.get("model_config")
+        if text is None:
+            return None
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        return json.loads(str(text))
+    except Exception:  # noqa: BLE001 - unreadable here: Keras says why when it loads it
+        return None
+
+
+def untrusted(path, kind):
+    """Why loading `path` would run code from it (None when it would not, as far as can be
+    seen before loading)."""
+    if kind == "savedmodel":
+        return ("%s is a SavedModel directory: its graph runs the TensorFlow ops it holds "
+                "(WriteFile, ReadFile, PyFunc among them) when it is loaded and called" % path)
+    found = code_in_config(model_config(path, kind))
+    if found:
+        return ("%s holds Python code that loading it would run (%s)" % (path, ", ".join(found[:5])))
+    return None
+
+
+def load_options(keras, trust):
+    """Keras's safe mode where load_model has one (Keras 3, tf-keras 2.13+): off only when
+    trusted."""
+    try:
+        params = inspect.signature(keras.models.load_model).parameters
+    except (TypeError, ValueError):
+        params = {}
+    return {"safe_mode": not trust} if "safe_mode" in params else {}
+
+
+def load_from_path(tf, path, trust=False, inflate_limit=None):
     """(model, kind) or (None, None) with an error recorded. SavedModels that Keras cannot load
-    as a model (Keras 3 reads only .keras/.h5) are wrapped for inference only."""
+    as a model (Keras 3 reads only .keras/.h5) are wrapped for inference only. Without `trust`
+    nothing that would run code from the file is loaded (module docstring)."""
     if not os.path.exists(path):
         error("load", "not-found", "no such file or directory: %s" % path)
         return None, None
@@ -90,6 +201,10 @@ def load_from_path(tf, path):
         import zipfile
         try:
             with zipfile.ZipFile(path) as archive:
+                problem = archive_problem(archive, inflate_limit or ARCHIVE_LIMIT)
+                if problem is not None:
+                    error("load", "archive-too-big", "%s was not inflated: %s" % (path, problem))
+                    return None, None
                 damaged = archive.testzip()
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
             error("load", "corrupt", "%s is a damaged or truncated .keras archive: %s"
@@ -99,17 +214,25 @@ def load_from_path(tf, path):
             error("load", "corrupt", "%s: member %s of the .keras archive is damaged"
                   % (path, damaged))
             return None, None
+    risk = None if trust else untrusted(path, kind)
+    if risk is not None:
+        error("load", "untrusted-code", "%s: not loaded; give --trust-model to load it if you "
+              "trust where it comes from" % risk)
+        return None, None
     keras = tf.keras
+    options = load_options(keras, trust)
     try:
         if kind == "savedmodel":
             try:
-                return keras.models.load_model(path, compile=True), kind
+                return keras.models.load_model(path, compile=True, **options), kind
             except Exception:  # noqa: BLE001 - Keras 3 refuses SavedModel directories
                 return saved_model_wrapper(tf, path), "savedmodel-inference"
         try:
-            return keras.models.load_model(path, compile=True), kind
+            return keras.models.load_model(path, compile=True, **options), kind
         except Exception as exc:  # noqa: BLE001 - e.g. Keras 3 cannot restore an .h5's "mse"
-            model = keras.models.load_model(path, compile=False)
+            if classify_load_error(exc) == "untrusted-code":
+                raise
+            model = keras.models.load_model(path, compile=False, **options)
             STATE["assumptions"].append({"assumed": "no training configuration", "why":
                                          "loading it failed (%s): loaded without it"
                                          % describe(exc)[:300]})
@@ -117,6 +240,10 @@ def load_from_path(tf, path):
     except Exception as exc:  # noqa: BLE001 - every failure of the loader becomes a finding
         kind = classify_load_error(exc)
         message = describe(exc)
+        if kind == "untrusted-code":
+            message = ("%s holds code that Keras's safe mode refuses to run: not loaded; give "
+                       "--trust-model to load it if you trust where it comes from (%s)"
+                       % (path, message[:300]))
         if kind == "custom-objects":
             names = custom_names(str(exc))
             message = ("the model needs custom objects that are not importable here%s; give "
@@ -165,7 +292,7 @@ def load(tf, cfg):
     spec = cfg.get("model") or ""
     if ":" in spec and not os.path.exists(spec):
         return load_from_function(tf, spec, cfg.get("sys_path")), "function"
-    return load_from_path(tf, spec)
+    return load_from_path(tf, spec, bool(cfg.get("trust_model")), cfg.get("inflate_limit"))
 
 
 def saved_model_wrapper(tf, path):

@@ -1,0 +1,140 @@
+"""The long fuzz run over every command (issue 22 class 7): the generators and the property of
+tests/test_fuzz_commands.py (which runs a short fixed-seed set in CI), with random seeds, for
+as long as asked. Prints the cases run, and how many were hangs (no end within HANG_S s),
+tracebacks, exit 3 (an exception escaping a command), other exit codes and invalid JSON under
+--json, with the first few failing cases of each kind.
+
+    python benchmarks/fuzz_long.py [--minutes 10] [--seed N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "tests"), str(REPO)]
+
+from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from hypothesis import seed as hypothesis_seed  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import test_fuzz_commands as fz  # noqa: E402
+
+TARGETS = ("arguments", "snapshot", "log", "lint")
+
+
+class TimeUp(BaseException):
+    """Ends hypothesis' run (a BaseException: hypothesis does not treat it as a failure)."""
+
+
+def one_case(data, target: str, tmp: Path, pool) -> fz.Outcome:
+    if target == "arguments":
+        name = data.draw(st.sampled_from(fz.ALL_COMMANDS))
+        return fz.invoke(data.draw(fz.argv_for(name, pool)),
+                         data.draw(st.sampled_from([b"", b"\xff\x00 junk\n"])))
+    if target == "snapshot":
+        path = tmp / "mutated.json"
+        path.write_text(data.draw(fz.mutated_snapshot()), encoding="utf-8", errors="surrogatepass")
+        how = data.draw(st.sampled_from([["diagnose", str(path)], ["diagnose", str(path), "--json"],
+                                         ["diagnose", str(path), "--format", "markdown", "-v"],
+                                         ["fix", "--dry-run", "--snapshot", str(path)],
+                                         ["fix", "--dry-run", "--snapshot", str(path), "--json"]]))
+        return fz.invoke(how)
+    if target == "log":
+        text = data.draw(fz.pasted_log())
+        path = tmp / "pasted.txt"
+        path.write_bytes(text)
+        flags = data.draw(st.sampled_from([[], ["--json"], ["--format", "markdown"]]))
+        if data.draw(st.integers(0, 4)) == 0:
+            return fz.invoke(["check", "--no-runtime", "--no-probes", "--log", "-", *flags], text)
+        return fz.invoke(["check", "--no-runtime", "--no-probes", "--log", str(path), *flags])
+    folder = tmp / "lintme"
+    folder.mkdir(exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    files = []
+    for index in range(data.draw(st.integers(1, 3))):
+        if data.draw(st.booleans()):
+            path = folder / f"s{index}.py"
+            path.write_bytes(data.draw(fz.script_bytes()))
+        else:
+            path = folder / f"n{index}.ipynb"
+            path.write_bytes(data.draw(fz.notebook_bytes()))
+        files.append(str(path))
+    targets = data.draw(st.sampled_from([files, [str(folder)], files[:1]]))
+    flags = data.draw(st.sampled_from([["--json"], [], ["--tensorflow", "2.15.0", "--keras", "2",
+                                                         "--plugin", "1.1.0", "--json"]]))
+    return fz.invoke(["lint", *targets, *flags])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args()
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    tmp = Path(tempfile.mkdtemp(prefix="tfdoctor-fuzz-"))
+    os.chdir(tmp)  # `collect -o FILE` and friends write here, not in the repository
+    pool = fz.make_pool(tmp / "pool", fz.base_snapshot())
+    counts: collections.Counter = collections.Counter()
+    per_target: collections.Counter = collections.Counter()
+    examples: dict[str, list[str]] = collections.defaultdict(list)
+    end = time.monotonic() + args.minutes * 60
+    slowest = [0.0, None]
+
+    @settings(max_examples=10**9, database=None, deadline=None, derandomize=False,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def case(data):
+        if time.monotonic() >= end:
+            raise TimeUp
+        target = data.draw(st.sampled_from(TARGETS))
+        started = time.monotonic()
+        outcome = one_case(data, target, tmp, pool)
+        took = time.monotonic() - started
+        if took > slowest[0]:
+            slowest[:] = [took, outcome.argv[:6]]
+        counts["cases"] += 1
+        per_target[target] += 1
+        for problem in outcome.problems:
+            kind = problem.split(":", 1)[0].split(" ")[0]
+            counts[kind] += 1
+            if len(examples[kind]) < 3:
+                examples[kind].append(f"{outcome.argv!r}: {problem[:600]}")
+            print(f"{kind}: {outcome.argv!r}: {problem[:300]}", file=sys.stderr, flush=True)
+        if counts["cases"] % 200 == 0:
+            print(f"... {counts['cases']} cases, {dict(counts)}", file=sys.stderr, flush=True)
+
+    started = time.monotonic()
+    rounds = 0
+    while time.monotonic() < end:
+        rounds += 1
+        try:
+            hypothesis_seed(seed + rounds)(case)()
+        except TimeUp:
+            break
+        except Exception as exc:  # the property never raises: a failure of this harness
+            if time.monotonic() >= end:
+                break  # the clock stopped a case half drawn: hypothesis calls that flaky
+            counts["harness"] += 1
+            examples["harness"].append(repr(exc)[:300])
+    minutes = (time.monotonic() - started) / 60
+    print(f"seed {seed}, {minutes:.1f} min, per target: {dict(per_target)}")
+    print(f"cases {counts['cases']}, hangs {counts['hang']}, tracebacks {counts['traceback']}, "
+          f"exit 3 {counts['exit3']}, other exit codes {counts['exit']}, invalid JSON {counts['json']}"
+          f"{', harness errors ' + str(counts['harness']) if counts['harness'] else ''}")
+    print(f"slowest case {slowest[0]:.1f} s (bound {fz.HANG_S:g} s): {slowest[1]!r}")
+    for kind, found in examples.items():
+        for line in found:
+            print(f"  {kind}: {line}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Progress while tfdoctor waits on a child (issue 21 item 4): on a terminal, the spinner line
+fitted to the terminal's width; without one (CI logs, pipes), one line per stage on stderr, so a
+log shows where the time went. `--quiet` passes no progress console at all.
+
+tfdoctor.gather.runtime drives it as it drives a rich console: `is_terminal`, then
+`status(text)` with `start()`, `update(text)` and `stop()`; the text is "<Stage> in a child
+process… N s (limit)"."""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Console
+
+_ELAPSED = re.compile(r"…\s*(\d+) s")
+
+
+def stage_progress(console: Console) -> "StageProgress":
+    return StageProgress(console)
+
+
+class StageProgress:
+    is_terminal = True
+    """Always asks for the status line: on a terminal it is the spinner, elsewhere lines."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def status(self, text: str, spinner: str = "dots"):
+        if self.console.is_terminal:
+            return _Fitted(self.console, spinner, text)
+        return _StageLines(self.console, text)
+
+
+def fit(text: str, width: int) -> str:
+    """The status text within `width` columns (the spinner and its space take 2): the limit in
+    parentheses goes first, then the words that do not fit."""
+    room = max(10, width - 3)
+    if len(text) <= room:
+        return text
+    text = re.sub(r"\s*\([^()]*\)\s*$", "", text)
+    if len(text) <= room:
+        return text
+    return text[:room - 1].rsplit(" ", 1)[0] + "…"
+
+
+class _Fitted:
+    def __init__(self, console: Console, spinner: str, text: str) -> None:
+        self.console = console
+        self.status = console.status(fit(text, console.width), spinner=spinner)
+
+    def start(self) -> None:
+        self.status.start()
+
+    def update(self, text: str) -> None:
+        self.status.update(fit(text, self.console.width))
+
+    def stop(self) -> None:
+        self.status.stop()
+
+
+class _StageLines:
+    """One line per stage: `tfdoctor: importing TensorFlow in a child process (0 s in,
+    timeout 60 s)`; the seconds alone changing prints nothing."""
+
+    def __init__(self, console: Console, text: str) -> None:
+        self.console, self.text, self.said = console, text, None
+
+    def start(self) -> None:
+        self._say(self.text)
+
+    def update(self, text: str) -> None:
+        self._say(text)
+
+    def stop(self) -> None:
+        pass
+
+    def _say(self, text: str) -> None:
+        stage = _ELAPSED.split(text, maxsplit=1)[0].strip().rstrip("…").strip()
+        if not stage or stage == self.said:
+            return
+        self.said = stage
+        elapsed = _ELAPSED.search(text)
+        limit = re.search(r"\(([^()]*)\)\s*$", text)
+        when = ", ".join(x for x in (f"{elapsed.group(1)} s in" if elapsed else "",
+                                     limit.group(1) if limit else "") if x)
+        line = f"tfdoctor: {stage[0].lower()}{stage[1:]}" + (f" ({when})" if when else "")
+        self.console.print(line, soft_wrap=True, highlight=False)
