@@ -272,3 +272,22 @@ def test_plugin_scan_is_skipped_only_when_no_plugin_can_exist(tmp_path):
     assert may_have_plugins([str(tmp_path)]) is True
     (tmp_path / "bundle.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
     assert may_have_plugins([str(tmp_path / "bundle.zip")]) is True
+
+
+def test_shell_completion_completes_explain_codes():
+    """Issue 21 item 10: the shell completes `tfdoctor explain` with finding and lint codes, through
+    typer's own completion protocol (what `tfdoctor --install-completion` wires into the shell)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "_TFDOCTOR_COMPLETE": "complete_bash", "COMP_WORDS": "tfdoctor explain arch.ros",
+           "COMP_CWORD": "2"}
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "tfdoctor"  # the console script: its name keys the protocol
+    run = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert "arch.rosetta" in run.stdout.split() and "Traceback" not in run.stderr
+    from tfdoctor.cli.info import complete_codes
+
+    assert "lint.xla-on-metal" in complete_codes("lint.xla")

@@ -56,3 +56,18 @@ def test_explain_knows_every_lint_code():
         run = run_tfdoctor("explain", rule.code)
         flowed = " ".join(run.stdout.split())  # wrapped between words at the console's width
         assert run.code == 0 and flowed.startswith(f"{rule.code} ({rule.severity}): {rule.title}")
+
+
+def test_a_script_for_a_mac_linted_without_tensorflow_metal_says_how_to_include_its_rules():
+    """Issue 21 item 10: from an environment without tensorflow-metal the Metal rules do not run;
+    the output says so and names the option that lints for a Mac, which then finds jit_compile."""
+    script = str(DATA / "xla_on_metal_fires.py")
+    plain = run_tfdoctor("lint", script, "--tensorflow", "2.19.1", "--keras", "3")
+    text = " ".join(plain.stdout.split())
+    assert "lint.xla-on-metal not run" in text
+    from tfdoctor.knowledge.kernels import releases
+
+    newest = releases()[0]
+    assert f"tfdoctor lint --plugin {newest} PATH..." in text
+    hinted = run_tfdoctor("lint", script, "--tensorflow", "2.19.1", "--keras", "3", "--plugin", newest)
+    assert hinted.code == 1 and "lint.xla-on-metal" in hinted.stdout

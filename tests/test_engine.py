@@ -52,3 +52,15 @@ def test_the_error_the_user_brought_leads_among_equals():
     env = Finding("install.no-tensorflow", Severity.ERROR, "TensorFlow is not installed")
     pasted = Finding("log.pip-no-matching-distribution", Severity.ERROR, "pip found no tensorflow-macos")
     assert Report(s, [env, pasted], [], derive(s)).diagnosis() is pasted
+
+
+def test_json_explains_names_each_present_code_once():
+    """Issue 21 item 6: the JSON `explains` of a finding lists only the codes present in the report,
+    each once (a rule declares every code it may explain)."""
+    s = snap(linux_cpu())
+    cause = Finding("x.cause", Severity.ERROR, "the cause",
+                    explains=("x.symptom", "x.absent", "x.symptom"))
+    symptom = Finding("x.symptom", Severity.WARNING, "the symptom")
+    doc = Report(s, [cause, symptom], [], derive(s)).to_dict(Severity.ERROR)
+    (cause_doc,) = [f for f in doc["findings"] if f["code"] == "x.cause"]
+    assert cause_doc["explains"] == ["x.symptom"] and doc["diagnosis"]["explains"] == ["x.symptom"]

@@ -253,3 +253,15 @@ def test_fix_json_validates_against_the_shipped_fix_plan_schema():
                           "--json").stdout)
     jsonschema.validate(doc, schema)
     assert doc["not_carried"][0]["name"] == "tensorflow-hub" and "REQUESTED" in doc["not_carried"][0]["why"]
+
+
+@pytest.mark.parametrize("name", ["rosetta_homebrew_usr_local", "rosetta_conda_subdir_osx64",
+                                  "pair_tf2180_metal110_homebrew39_venv", "keras3_env_without_tfkeras"])
+def test_every_line_of_a_plan_is_a_shell_command_to_paste(name):
+    """Issue 21 item 5: a `$` line is a shell command; what comes next is a command too."""
+    import shlex
+
+    for s in plan_for(name)[1].steps:
+        for line in s.display():
+            words = shlex.split(line, comments=True)
+            assert words and not words[0].endswith(":"), line

@@ -145,6 +145,7 @@ CASES = {
     "custom-objects": Case("models/custom.keras", mode=None, options=QUICK),
     "raises": Case("usermodels:raises", mode=None, options=QUICK),
     "not-a-model-returned": Case("usermodels:not_a_model", mode=None, options=QUICK),
+    "not-on-path": Case("no_such_usermodels:build", mode=None, options=QUICK),
     "too-big": Case("usermodels:big", mode=None, extra_env=(("TFDOCTOR_MODEL_MEMORY_MB", "2"),),
                     options=QUICK),
 }
@@ -329,6 +330,7 @@ def test_cifar_cnn_preset_on_the_simulated_gpu(runs):
     ("custom-objects", "custom-objects", "userpkg>Scale"),
     ("raises", "function-raised", "cannot reach the data server"),
     ("not-a-model-returned", "not-a-model-returned", "returned dict"),
+    ("not-on-path", "import-failed", "is not on the diagnosed Python's path"),  # issue 21 item 5
     ("too-big", "too-big", "parameters needs about"),
 ])
 def test_bad_input_is_a_clear_error(runs, name, kind, words):

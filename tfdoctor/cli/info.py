@@ -34,8 +34,20 @@ def all_codes() -> dict[str, CodeDoc]:
     return codes
 
 
+def complete_codes(incomplete: str) -> list[str]:
+    """Shell completion for `explain`: every finding and lint code that starts so."""
+    try:
+        from tfdoctor.lint.rules import RULES
+
+        known = set(all_codes()) | {r.code for r in RULES}
+        return sorted(c for c in known if c.startswith(incomplete))
+    except Exception:  # noqa: BLE001 - completion must never print a traceback into a shell
+        return []
+
+
 @app.command()
-def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rosetta")) -> None:
+def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rosetta",
+                                       autocompletion=complete_codes)) -> None:
     """Explain what a finding code (or a `tfdoctor lint` code) means, why, and how to fix it."""
     from tfdoctor.lint.rules import RULES
     from tfdoctor.render.common import similar_codes, wrapped_prose

@@ -32,7 +32,8 @@ def user_steps(s: Snapshot, by_code: dict[str, Finding], found: set[str], matrix
     """Steps tfdoctor cannot run, and why the plan stops there; None when it can go on."""
     py = s.python
     assert py is not None
-    then = f"then: tfdoctor fix --python NEW_ENV (or --new-env {env})"
+    # every line is a shell command to paste (issue 21): the next run of tfdoctor too
+    again = f"tfdoctor fix --python {shell_word(py.executable)} --new-env {shell_word(env)}"
     if s.host.system == "Darwin" and s.host.hw_arm64:
         conda_x86 = codes.ARCH_CONDA_OSX_64 in found or (py.conda and py.conda.subdir == "osx-64")
         if conda_x86:
@@ -44,7 +45,7 @@ def user_steps(s: Snapshot, by_code: dict[str, Finding], found: set[str], matrix
                     "created with conda first", [Step(
                         "instruction", "Create an osx-arm64 conda environment (conda's, not tfdoctor's)",
                         (), "creates a new conda environment", "conda env remove -n tf-arm64", False,
-                        answers, (*lines, then))])
+                        answers, (*lines, "tfdoctor fix  # in the activated tf-arm64 environment"))])
         archs = {normalise(a) for a in py.binary.archs}
         x86_only = normalise(py.process_arch) != ARM64 and (not archs or ARM64 not in archs)
         if x86_only:
@@ -62,7 +63,7 @@ def user_steps(s: Snapshot, by_code: dict[str, Finding], found: set[str], matrix
                           "python.org's universal2 installer), from a native shell", (),
                           "installs Homebrew for Apple silicon and its Python (outside tfdoctor)",
                           "/opt/homebrew/bin/brew uninstall python@" + py.minor, False, answers,
-                          (*lines, new, f"then: tfdoctor fix --python {shell_word(env)}"))])
+                          (*lines, new, f"tfdoctor fix --python {shell_word(env)}"))])
         rec = best_pair.recommended_install(matrix, py.minor, ARM64, derive(s).macos)
         if not rec.requirements:
             macos_old = codes.COMPAT_MACOS_TOO_OLD in found or "macOS" in rec.reason
@@ -70,7 +71,7 @@ def user_steps(s: Snapshot, by_code: dict[str, Finding], found: set[str], matrix
                 return (rec.reason, [Step("instruction", "Update macOS (System Settings > General > "
                                           "Software Update)", (), "updates macOS", "-", False,
                                           tuple(sorted(found & {codes.COMPAT_MACOS_TOO_OLD})),
-                                          ("softwareupdate --list", then))])
+                                          ("softwareupdate --list", again))])
             newest = best_pair.newest_python_with_working_pair(matrix, ARM64)
             if newest:
                 return (rec.reason, [Step(
@@ -80,6 +81,6 @@ def user_steps(s: Snapshot, by_code: dict[str, Finding], found: set[str], matrix
                     tuple(sorted(found & {codes.COMPAT_NO_WHEEL_FOR_PYTHON})),
                     (f"/opt/homebrew/bin/brew install python@{newest}",
                      f"arch -arm64 /opt/homebrew/bin/python{newest} -m venv {shell_word(env)}",
-                     f"then: tfdoctor fix --python {shell_word(env)}"))])
+                     f"tfdoctor fix --python {shell_word(env)}"))])
             return rec.reason, []
     return None

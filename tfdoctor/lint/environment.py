@@ -37,3 +37,18 @@ def from_snapshot(snapshot: Any) -> LintEnv:
     return LintEnv(tensorflow, keras_major(tensorflow, snapshot.package("tf-keras") is not None,
                                            snapshot.env.get("TF_USE_LEGACY_KERAS")),
                    metal.version if metal is not None else None)
+
+
+def include_hints(skipped: dict[str, str]) -> list[str]:
+    """How to lint for what the environment lacks: a script meant for a Mac, linted from an
+    environment without tensorflow-metal (or without TensorFlow), names the options that supply it."""
+    from tfdoctor.knowledge.kernels import releases
+
+    reasons = " ".join(skipped.values())
+    hints = []
+    if "no tensorflow-metal" in reasons:
+        newest = next(iter(releases()), "1.2.0")
+        hints.append(f"to lint for a Mac with tensorflow-metal: tfdoctor lint --plugin {newest} PATH...")
+    if "version unknown" in reasons:
+        hints.append("to lint for a TensorFlow and Keras: tfdoctor lint --tensorflow 2.19.1 --keras 3 PATH...")
+    return hints

@@ -8,6 +8,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
+from tfdoctor.lint.environment import include_hints
 from tfdoctor.lint.results import LintEnv, LintResult
 from tfdoctor.render.common import wrapped_prose
 from tfdoctor.render.documents import named
@@ -39,6 +40,8 @@ def _render_text(result: LintResult, env: LintEnv, out: Console) -> None:
         out.print(f"[bold]{escape(where)}[/] [red]not linted[/] ({escape(p.kind)}): {escape(p.message)}")
     for code, why in sorted(result.skipped_rules.items()):
         out.print(f"[dim]{escape(code)} not run: {escape(why)}[/]")
+    for hint in include_hints(result.skipped_rules):
+        out.print(f"[dim]{escape(hint)}[/]")
     known = (f"TensorFlow {env.tensorflow or 'unknown'}, Keras {env.keras_major or 'unknown'}, "
              f"tensorflow-metal {env.metal_plugin or 'none'}")
     n = len(result.findings)

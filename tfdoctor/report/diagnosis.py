@@ -98,11 +98,15 @@ class ReportDoc:
     snapshot: Snapshot
 
 
-def _finding_doc(f: Finding, explained_by: list[str] | None = None) -> FindingDoc:
+def _finding_doc(f: Finding, explained_by: list[str] | None = None,
+                 present: set[str] | None = None) -> FindingDoc:
+    """A finding as JSON; `explains` names each code it is the cause of once, and only those
+    present in the report (`present`) when given."""
     fix = f.remediation
+    explains = [c for c in dict.fromkeys(f.explains) if present is None or c in present]
     return FindingDoc(f.code, f.severity.value, f.title, f.detail, dict(f.evidence),
                       RemediationDoc(fix.text, list(fix.commands), fix.link, list(fix.code)) if fix else None,
-                      list(f.explains), f.check, f.basis if f.basis in BASES else "observed",
+                      explains, f.check, f.basis if f.basis in BASES else "observed",
                       explained_by or [])
 
 
@@ -163,6 +167,7 @@ class Report:
 
     def document(self, fail_on: Severity) -> ReportDoc:
         diagnosis = self.diagnosis()
+        present = {f.code for f in self.findings}
         return ReportDoc(
             schema="tfdoctor-report",
             schema_version=REPORT_SCHEMA_VERSION,
@@ -170,10 +175,11 @@ class Report:
             exit_code=self.exit_code(fail_on),
             fail_on=fail_on.value,
             counts=self.counts(),
-            diagnosis=_finding_doc(diagnosis) if diagnosis else None,
+            diagnosis=_finding_doc(diagnosis, [o.code for o in self.explained_by(diagnosis)], present)
+            if diagnosis else None,
             root_causes=[f.code for f in self.root_causes()],
             areas=[AreaDoc(a.check, a.area, a.severity.value, a.headline) for a in self.areas()],
-            findings=[_finding_doc(f, [o.code for o in self.explained_by(f)]) for f in self.findings],
+            findings=[_finding_doc(f, [o.code for o in self.explained_by(f)], present) for f in self.findings],
             snapshot=self.snapshot,
         )
 

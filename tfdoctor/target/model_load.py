@@ -262,6 +262,15 @@ def load_from_function(tf, spec, extra_paths):
             sys.path.insert(0, path)
     try:
         module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.split(".")[0] == exc.name.split(".")[0]:
+            # the module itself, not one it imports: say where Python looked
+            error("load", "import-failed", "%s is not on the diagnosed Python's path (it looked in the "
+                  "current directory %s and sys.path): run from the folder that holds %s.py, or add "
+                  "that folder to PYTHONPATH" % (module_name, os.getcwd(), module_name.split(".")[0]))
+        else:
+            error("load", "import-failed", "importing %s: %s" % (module_name, describe(exc)))
+        return None
     except Exception as exc:  # noqa: BLE001
         error("load", "import-failed", "importing %s: %s" % (module_name, describe(exc)))
         return None
