@@ -64,3 +64,19 @@ def test_json_explains_names_each_present_code_once():
     doc = Report(s, [cause, symptom], [], derive(s)).to_dict(Severity.ERROR)
     (cause_doc,) = [f for f in doc["findings"] if f["code"] == "x.cause"]
     assert cause_doc["explains"] == ["x.symptom"] and doc["diagnosis"]["explains"] == ["x.symptom"]
+
+
+def test_a_screen_never_prescribes_the_command_just_run():
+    """Issue 21 item 5: a fix that would run `tfdoctor probe --model m.keras` again is dropped from
+    the screen of `tfdoctor probe --model m.keras --budget 5`; other commands stay."""
+    from tfdoctor.model import Remediation
+    from tfdoctor.render.common import without_rerun
+
+    s = snap(linux_cpu())
+    fix = Remediation("build the LSTM with use_cudnn=False, then probe it again",
+                      ("tfdoctor probe --model m.keras --python /venv/bin/python", "pip install x"))
+    report = Report(s, [Finding("model.cudnn-rnn", Severity.ERROR, "cuDNN path", remediation=fix)], [], derive(s))
+    shown = without_rerun(report, ["probe", "--model", "m.keras", "--budget", "5"])
+    assert shown.findings[0].remediation.commands == ("pip install x",)
+    other = without_rerun(report, ["check", "--log", "err.txt"])
+    assert other.findings[0].remediation.commands == fix.commands

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import run_tfdoctor
 from rich.console import Console
 from test_collector import make_venv
@@ -44,3 +45,19 @@ def test_the_spinner_line_fits_the_terminal():
     assert fit(text, 80) == "Running the speed probes in a child process… 12 s"
     assert len(fit(text, 40)) <= 37 and fit(text, 40).endswith("…")
     assert fit("Importing TensorFlow in a child process… 1 s (timeout 60 s)", 80).endswith("(timeout 60 s)")
+
+
+@pytest.mark.tf
+def test_the_model_probe_says_its_stage_and_budget():
+    """Issue 21 item 4: the model probe's stages (load, ..., timing) with the budget, one line each
+    without a terminal; --quiet says nothing."""
+    from support import tfenv
+
+    python = str(tfenv.tf_python())
+    run = run_tfdoctor("probe", "--python", python, "--workload", "mnist-dense", "--budget", "5")
+    stages = [line for line in run.stderr.splitlines() if line.startswith("tfdoctor: ")]
+    assert any(line.startswith("tfdoctor: loading the model in a child process (") for line in stages), stages
+    assert any("timing the model" in line for line in stages), stages
+    assert all("budget 5 s" in line for line in stages)
+    quiet = run_tfdoctor("probe", "--python", python, "--workload", "mnist-dense", "--budget", "5", "--quiet")
+    assert not [line for line in quiet.stderr.splitlines() if line.startswith("tfdoctor: ")]

@@ -96,7 +96,7 @@ def run_child(
     """
     tmp = tempfile.mkdtemp(prefix="tfdoctor-")
     try:
-        with _terminate_on_signals():
+        with terminate_on_signals():
             return _run(python, script, args, tmp, timeout, env, tick, tick_interval,
                         [tmp, *map(str, also_remove)])
     except Terminated as stop:
@@ -166,7 +166,7 @@ def _remove(tmp: str) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-class _terminate_on_signals:
+class terminate_on_signals:
     """SIGTERM and SIGHUP raise Terminated while a child runs (main thread only: elsewhere
     Python cannot install handlers, and the supervisor still cleans up when tfdoctor dies)."""
 

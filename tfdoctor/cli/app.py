@@ -228,5 +228,8 @@ def diagnose_snapshot(snapshot, chosen, debug: bool) -> Report:
 
 def emit(report: Report, fmt: OutputFormat, verbose: bool, threshold: Severity) -> None:
     from tfdoctor.render import render
+    from tfdoctor.render.common import without_rerun
 
+    if fmt.value != "json":  # a screen never tells the user to run what they just ran
+        report = without_rerun(report, sys.argv[1:])
     render(report, fmt.value, out, verbose=verbose, fail_on=threshold)

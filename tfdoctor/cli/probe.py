@@ -81,7 +81,7 @@ def probe(
         raise usage_error(f"--model {model}: no such file or folder")  # before any work (issue 21)
     if model is not None or workload in MODEL_WORKLOADS:
         _probe_model(model, None if model is not None else workload, batch, plugin, budget, sweep,
-                     python, json_output, verbose, fail_on, debug, timeout, trust_model)
+                     python, json_output, verbose, fail_on, debug, timeout, trust_model, quiet)
     if workload not in MICRO_WORKLOADS:
         raise usage_error(f"unknown workload {workload!r}; choose from {', '.join(MICRO_WORKLOADS + MODEL_WORKLOADS)}")
     config = {"preset": "sweep" if sweep else "probe", "workloads": workload,
@@ -147,7 +147,8 @@ def _size_problem(config: dict) -> Optional[str]:
 
 
 def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_output, verbose,
-                 fail_on, debug, timeout: float = 60.0, trust_model: bool = False) -> None:
+                 fail_on, debug, timeout: float = 60.0, trust_model: bool = False,
+                 quiet: bool = False) -> None:
     """`probe --model` / a model preset: the model probe in the isolated TensorFlow child, its
     facts in the snapshot, the model rules (and the interpreter's) on them."""
     import os
@@ -172,8 +173,11 @@ def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_outpu
                       f"(budget {config['budget_s']:g} s)...[/]")
         # --timeout is the allowance for importing TensorFlow and loading the model; the model's
         # budget comes on top, twice (a call that started just before it ran out may finish).
+        from tfdoctor.render.progress import stage_progress
+
         snapshot.model = user_model.probe_model(snapshot.target.python, config, plugin=plugin,
-                                                timeout=timeout + 2.0 * config["budget_s"])
+                                                timeout=timeout + 2.0 * config["budget_s"],
+                                                progress=None if quiet else stage_progress(err))
     report = diagnose_snapshot(snapshot, chosen, debug)
     threshold = Severity(fail_on.value)
     if not json_output and getattr(snapshot, "model", None) is not None:

@@ -14,17 +14,15 @@ import fcntl
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from tfdoctor.child.process import Terminated
+from tfdoctor.child.process import terminate_on_signals
 from tfdoctor.child.supervisor import Supervisor
 from tfdoctor.child.tree import TOKEN_VAR
 from tfdoctor.facts.snapshot import Snapshot
@@ -99,7 +97,7 @@ def apply(plan: Plan, progress: Callable[[str], None], tfdoctor_argv: list[str] 
             if os.path.lexists(env):
                 raise FixRefused(f"{env} exists already: choose another --new-env PATH or remove it")
             try:
-                with _signals_raise():
+                with terminate_on_signals():
                     for step in plan.runnable_steps:
                         if step.kind != "verify":
                             _run_step(step, progress, owned=[env], env_dir=env)
@@ -108,7 +106,7 @@ def apply(plan: Plan, progress: Callable[[str], None], tfdoctor_argv: list[str] 
                 shutil.rmtree(env, ignore_errors=True)
                 raise
     else:
-        with _signals_raise():
+        with terminate_on_signals():
             for step in plan.runnable_steps:
                 if step.kind == "save-restore":
                     _save_restore(step, plan.restore_file or "tfdoctor-restore.txt", progress)
@@ -119,7 +117,7 @@ def apply(plan: Plan, progress: Callable[[str], None], tfdoctor_argv: list[str] 
     if verify is not None:
         argv = [*tfdoctor_argv, *verify.command[1:]] if verify.command[0] == "tfdoctor" else list(verify.command)
         progress(f"verifying: {' '.join(verify.command)}")
-        with _signals_raise():
+        with terminate_on_signals():
             code, tail = _supervised(argv, lambda _line: None, [], keep=10_000)
         output = "\n".join(tail)
     return Applied(env, time.monotonic() - started, code, output)
@@ -255,28 +253,3 @@ class _locked:
             except OSError:
                 pass
             os.close(self.fd)
-
-
-class _signals_raise:
-    """SIGTERM and SIGHUP raise Terminated (so the half-made environment is removed on the way
-    out, and tfdoctor's entry point then dies of the signal); main thread only."""
-
-    SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
-
-    def __enter__(self) -> None:
-        self.saved: dict[int, Any] = {}
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for signum in self.SIGNALS:
-            previous = signal.getsignal(signum)
-            if previous is signal.SIG_IGN:
-                continue
-            self.saved[signum] = previous
-            signal.signal(signum, self._raise)
-
-    def _raise(self, signum: int, _frame: Any) -> None:
-        raise Terminated(signum, self.saved.get(signum))
-
-    def __exit__(self, *_exc: Any) -> None:
-        for signum, previous in self.saved.items():
-            signal.signal(signum, previous)

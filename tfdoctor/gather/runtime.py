@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from rich.console import Console
-from rich.markup import escape
 
-from tfdoctor.child.files import read_json_file
 from tfdoctor.child.process import ChildResult, run_child
 from tfdoctor.facts import typed
 from tfdoctor.facts.probes import ProbeFacts, from_runtime
 from tfdoctor.facts.runtime import STAGE_DOING, STAGES, STDERR_TAIL, ImportFailure, RuntimeFacts
+from tfdoctor.gather.child_status import ChildStatus
 from tfdoctor.gather.static import private_scripts
 from tfdoctor.logtext import stderr
 from tfdoctor.sanitize.redact import mask_plain, mask_secrets
@@ -85,7 +84,8 @@ def inspect(python: str, timeout: float, progress: Console | None = None,
     if probes is not None:
         hard_limit += probe_timeout(budget_of(probes))
         args = ["--probes", json.dumps(dict(probes)), "--hard-timeout", f"{hard_limit:g}"]
-    status = _Status(progress, python, timeout)
+    budget = budget_of(probes) if probes is not None else None
+    status = ChildStatus(progress, _doing, lambda stage, doc: _limit(stage, doc, timeout, budget))
 
     def tick(result_path: Path, elapsed: float) -> bool:
         stage = status.tick(result_path, elapsed)
@@ -243,42 +243,30 @@ def _first_line(text: str) -> str:
     return ""
 
 
+def _doing(stage: str | None, document: dict) -> str:
+    """What the runtime child does at this stage, in words; for the probes, the measurement the
+    child last finished (workload, size, device), so a sweep shows its current size."""
+    if stage in (None, "started"):
+        return "importing TensorFlow"
+    doing = STAGE_DOING.get(stage, "importing TensorFlow")
+    runs = (document.get("probes") or {}).get("runs") if stage == "probes" else None
+    if isinstance(runs, list) and runs and isinstance(runs[-1], dict):
+        last = runs[-1]
+        doing += (f" ({len(runs)} measured, last {last.get('workload')} at size {last.get('size')} "
+                  f"on {last.get('device')})")
+    return doing
+
+
+def _limit(stage: str | None, document: dict, timeout: float, budget: float | None) -> str:
+    """What bounds the wait: the timeout, or for the probes the budget and what is left of it."""
+    if stage != "probes" or budget is None:
+        return f"timeout {timeout:g} s"
+    spent = (document.get("probes") or {}).get("elapsed_s")
+    if isinstance(spent, (int, float)) and not isinstance(spent, bool):
+        return f"budget {budget:g} s, {max(0.0, budget - spent):.0f} s left"
+    return f"budget {budget:g} s"
+
+
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return lines[-1][:300] if lines else ""
-
-
-class _Status:
-    """A rich spinner on the progress console (a terminal), following the child's stage."""
-
-    def __init__(self, console: Console | None, python: str, timeout: float) -> None:
-        self.active = bool(console is not None and console.is_terminal)
-        self.timeout = timeout
-        self.stage: str | None = None
-        self._status = None
-        if self.active:
-            assert console is not None
-            self._status = console.status(self._text(0.0), spinner="dots")
-            self._status.start()
-
-    def _text(self, elapsed: float) -> str:
-        doing = STAGE_DOING.get(self.stage, "importing TensorFlow")
-        if self.stage in (None, "started"):
-            doing = "importing TensorFlow"
-        limit = ("the probes have their own allowance" if self.stage == "probes"
-                 else f"timeout {self.timeout:g} s")
-        return escape(f"{doing[0].upper()}{doing[1:]} in a child process… {elapsed:.0f} s ({limit})")
-
-    def tick(self, result_path: Path, elapsed: float) -> str | None:
-        """Follow the child's stage (returned) and show it."""
-        document, _error = read_json_file(result_path)  # bounded: the file is untrusted
-        stage = document.get("stage") if isinstance(document, dict) else self.stage
-        self.stage = stage if isinstance(stage, str) else self.stage
-        if self._status is not None:
-            self._status.update(self._text(elapsed))
-        return self.stage
-
-    def stop(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None

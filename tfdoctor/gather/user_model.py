@@ -29,6 +29,7 @@ from tfdoctor.facts.user_model import (
     SpeedFacts,
     Timing,
 )
+from tfdoctor.gather.child_status import ChildStatus
 from tfdoctor.gather.static import private_scripts
 
 CHILD = Path(__file__).resolve().parents[1] / "target" / "model_child.py"
@@ -129,10 +130,22 @@ def plugin_problem(plugin: str | None) -> str | None:
     return None
 
 
+MODEL_DOING = {
+    None: "importing TensorFlow for the model probe", "load": "loading the model",
+    "ops": "listing the model's ops", "placement": "checking where the model's ops run",
+    "agreement": "comparing the GPU's outputs with the CPU's", "speed": "timing the model",
+    "sweep": "timing the model over a range of batch sizes", "memory": "watching memory over steps",
+    "losses": "comparing the training losses of GPU and CPU",
+}
+"""What the model child does at each stage it announces (model_state.doing), in words."""
+
+
 def probe_model(python: str, config: Mapping[str, Any], *, plugin: str | None = None,
-                env: Mapping[str, str] | None = None, timeout: float | None = None) -> ModelFacts:
+                env: Mapping[str, str] | None = None, timeout: float | None = None,
+                progress: Any | None = None) -> ModelFacts:
     """Run the model probe in `python`; never raises for anything the child does (ValueError
-    for a `plugin` without a kernel table: a usage error, checked before anything runs)."""
+    for a `plugin` without a kernel table: a usage error, checked before anything runs).
+    `progress` (a console) shows the stage the child is at and the budget."""
     problem = plugin_problem(plugin)
     if problem:
         raise ValueError(problem)
@@ -140,13 +153,20 @@ def probe_model(python: str, config: Mapping[str, Any], *, plugin: str | None = 
         timeout = IMPORT_ALLOWANCE_S + 2.0 * float(config.get("budget_s", 30.0))
     child_env = dict(os.environ if env is None else env)
     child_env.setdefault("PYTHONUNBUFFERED", "1")
+    budget = float(config.get("budget_s", 30.0))
+    status = ChildStatus(progress, lambda stage, _doc: MODEL_DOING.get(stage, f"the model probe's {stage}"),
+                         lambda _stage, _doc: f"budget {budget:g} s, timeout {timeout:g} s", key="doing")
     try:
         with private_scripts() as scripts:  # the interpreter never gets tfdoctor's own files
             child = run_child(python, scripts / CHILD.name, [json.dumps(dict(config))],
-                              timeout=timeout, env=child_env, also_remove=[scripts])
+                              timeout=timeout, env=child_env, also_remove=[scripts],
+                              tick=(lambda path, elapsed: status.tick(path, elapsed) and False)
+                              if status.active else None)
     except OSError as exc:
         return ModelFacts(outcome="error", errors=[ModelError("start", "not-run",
                                                               f"{python} could not be started: {exc}")])
+    finally:
+        status.stop()
     facts = facts_from_child(child, timeout, plugin)
     # What was asked, even when the child ended before it said (a timeout while loading).
     facts.source.setdefault("spec", config.get("workload") or config.get("model"))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from difflib import SequenceMatcher
+from typing import Sequence
 
 from rich.console import RenderHook
 
-from tfdoctor.model import Severity
+from tfdoctor.model import Finding, Severity
 from tfdoctor.report.diagnosis import Report
 from tfdoctor.sanitize.terminal import neutralise
 
@@ -158,3 +160,37 @@ def without_block(text: str, head: str) -> str:
         skipping = False
         kept.append(line)
     return "\n".join(kept)
+
+
+def without_rerun(report: Report, argv: Sequence[str]) -> Report:
+    """The report without the `tfdoctor ...` commands that would run again what `argv` (the
+    command line just run) ran: the same subcommand, with no argument the user did not give
+    (`--python`, which names the same interpreter in another spelling, aside)."""
+    import shlex
+
+    def given(words: Sequence[str]) -> set[str]:
+        return {w for w in words if not w.startswith("--python")}
+
+    def reruns(command: str) -> bool:
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            return False
+        if len(words) < 2 or words[0] != "tfdoctor" or not argv or words[1] != argv[0]:
+            return False
+        rest, i = [], 2
+        while i < len(words):  # drop "--python VALUE" pairs
+            if words[i] == "--python":
+                i += 2
+                continue
+            rest.append(words[i])
+            i += 1
+        return given(rest) <= given(argv[1:])
+
+    def trimmed(finding: Finding) -> Finding:
+        fix = finding.remediation
+        if fix is None or not any(reruns(c) for c in fix.commands):
+            return finding
+        return replace(finding, remediation=replace(fix, commands=tuple(c for c in fix.commands if not reruns(c))))
+
+    return replace(report, findings=[trimmed(f) for f in report.findings])

@@ -43,7 +43,7 @@ from model_inputs import synthetic_batch  # noqa: E402
 from model_load import load  # noqa: E402
 from model_measure import measure_speed, memory_series, sweep  # noqa: E402
 from model_ops import LayerNames, graph_ops, placement  # noqa: E402
-from model_state import STATE, Budget, describe, error, is_oom, stage_error, write  # noqa: E402
+from model_state import STATE, Budget, describe, doing, error, is_oom, stage_error, write  # noqa: E402
 
 DEFAULTS = {"model": None, "workload": None, "batch": 8, "budget_s": 30.0, "train_steps": 3,
             "memory_steps": 12, "sweep": None, "compare": True, "timing": True, "memory": True,
@@ -79,6 +79,7 @@ def run(tf, cfg):
     STATE["gpus"] = gpus
     if gpus:
         devices.append("/GPU:0")
+    doing("load")
     model, kind = load(tf, cfg)
     STATE["source"] = {"kind": kind, "spec": cfg.get("workload") or cfg.get("model"),
                        "workload": bool(cfg.get("workload"))}
@@ -103,6 +104,7 @@ def run(tf, cfg):
     write("settings")
     calls = Calls(tf, model, bundle)
     names = LayerNames(model)
+    doing("ops")
     try:
         STATE["ops"] = graph_ops(tf, model, bundle, calls)
     except Exception as exc:  # noqa: BLE001
@@ -131,6 +133,7 @@ def run(tf, cfg):
             tf, model, bundle, cfg["train_steps"], calls, budget, STATE["agreement"],
             describe) if STATE.get("agreement") else None))
     for name, func in stages:
+        doing(name)
         try:
             value = func()
             if name != "losses":

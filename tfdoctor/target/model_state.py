@@ -28,6 +28,16 @@ def write(stage):
     """Record reaching `stage` and rewrite the result file atomically."""
     STATE["stage"] = stage
     STATE["stage_s"][stage] = round(time.monotonic() - T0, 4)
+    _dump()
+
+
+def doing(what):
+    """Record what runs now (the parent shows it while it waits) and rewrite the result file."""
+    STATE["doing"] = what
+    _dump()
+
+
+def _dump():
     tmp = RESULT_PATH[0] + ".tmp"
     with open(tmp, "w") as handle:
         json.dump(STATE, handle, default=str)
