@@ -200,7 +200,7 @@ def test_missing_builtin_rules_are_tfdoctors_own_failure(monkeypatch, capsys):
     assert "built-in rules could not be loaded" in err and "lost_rules" in err and "Traceback" not in err
 
 
-# --- the static collector started before the command line is parsed (tfdoctor.cli.early) ------
+# --- the static collector started before the command line is parsed (tfdoctor.cli.main) ------
 
 
 @pytest.mark.parametrize("argv, expected", [
@@ -220,7 +220,7 @@ def test_missing_builtin_rules_are_tfdoctors_own_failure(monkeypatch, capsys):
     ([], None),
 ])
 def test_early_start_reads_only_what_it_is_sure_of(argv, expected):
-    from tfdoctor.cli.early import early_request
+    from tfdoctor.cli.main import early_request
 
     assert early_request(argv) == expected
 

@@ -180,7 +180,7 @@ def gather_facts(python: Optional[str], no_runtime: bool, no_probes: bool, timeo
                  probes: Optional[dict] = None, quiet: bool = False):
     """Static facts, then (unless switched off) runtime facts and the speed probes, both from
     one isolated TensorFlow child. `probes` is the probe configuration (default: the quick
-    set `check` runs). The static facts may already be on their way (tfdoctor.cli.early)."""
+    set `check` runs). The static facts may already be on their way (tfdoctor.cli.main)."""
     from tfdoctor.gather import static
     from tfdoctor.gather.snapshot_files import mask_snapshot_secrets
 

@@ -26,7 +26,7 @@ from tfdoctor.gather.interpreter import Target, TargetNotFound, choose_target  #
 from tfdoctor.target.collector_core import RESULT_LOST, RESULT_LOST_EXIT
 
 if TYPE_CHECKING:  # imported where the snapshot is built: `tfdoctor check` starts the collector
-    from tfdoctor.facts.snapshot import Snapshot  # (tfdoctor.cli.early) before the rest of tfdoctor
+    from tfdoctor.facts.snapshot import Snapshot  # (tfdoctor.cli.main) before the rest of tfdoctor
 
 Outcome = dict
 """TargetOutcome's fields as keyword arguments (the dataclass is built with the snapshot)."""
@@ -190,7 +190,7 @@ def _snapshot(target: Target, outcome: Outcome, child: ChildResult | None) -> Sn
         return Snapshot(target=bad, tfdoctor_version=__version__)
 
 
-# --- started early (tfdoctor.cli.early): the collector runs while tfdoctor imports the rest -----
+# --- started early (tfdoctor.cli.main): the collector runs while tfdoctor imports the rest -----
 
 POLL_S = 0.05
 """How often a collection started early looks whether it was called off."""
@@ -201,11 +201,11 @@ class Cancelled(Exception):
 
 
 _STARTED: list[Any] = []
-"""The collection started early, not yet adopted (at most one): tfdoctor.cli.early.Started."""
+"""The collection started early, not yet adopted (at most one): tfdoctor.cli.main.Started."""
 
 
 def started_early(run: Any) -> None:
-    """Register a collection started early (tfdoctor.cli.early) for gather_static to adopt.
+    """Register a collection started early (tfdoctor.cli.main) for gather_static to adopt.
     Call cancel_started() before exiting in any case."""
     cancel_started()
     _STARTED.append(run)
