@@ -135,7 +135,7 @@ def test_probe_model_honours_timeout(tmp_path, monkeypatch):
 
     seen = {}
 
-    def fake_probe_model(python, config, *, plugin=None, env=None, timeout=None):
+    def fake_probe_model(python, config, *, plugin=None, env=None, timeout=None, progress=None):
         seen["timeout"] = timeout
         return ModelFacts(outcome="timeout")
 
