@@ -27,51 +27,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 import test_fuzz_commands as fz  # noqa: E402
 
-TARGETS = ("arguments", "snapshot", "log", "lint")
-
-
 class TimeUp(BaseException):
     """Ends hypothesis' run (a BaseException: hypothesis does not treat it as a failure)."""
-
-
-def one_case(data, target: str, tmp: Path, pool) -> fz.Outcome:
-    if target == "arguments":
-        name = data.draw(st.sampled_from(fz.ALL_COMMANDS))
-        return fz.invoke(data.draw(fz.argv_for(name, pool)),
-                         data.draw(st.sampled_from([b"", b"\xff\x00 junk\n"])))
-    if target == "snapshot":
-        path = tmp / "mutated.json"
-        path.write_text(data.draw(fz.mutated_snapshot()), encoding="utf-8", errors="surrogatepass")
-        how = data.draw(st.sampled_from([["diagnose", str(path)], ["diagnose", str(path), "--json"],
-                                         ["diagnose", str(path), "--format", "markdown", "-v"],
-                                         ["fix", "--dry-run", "--snapshot", str(path)],
-                                         ["fix", "--dry-run", "--snapshot", str(path), "--json"]]))
-        return fz.invoke(how)
-    if target == "log":
-        text = data.draw(fz.pasted_log())
-        path = tmp / "pasted.txt"
-        path.write_bytes(text)
-        flags = data.draw(st.sampled_from([[], ["--json"], ["--format", "markdown"]]))
-        if data.draw(st.integers(0, 4)) == 0:
-            return fz.invoke(["check", "--no-runtime", "--no-probes", "--log", "-", *flags], text)
-        return fz.invoke(["check", "--no-runtime", "--no-probes", "--log", str(path), *flags])
-    folder = tmp / "lintme"
-    folder.mkdir(exist_ok=True)
-    for old in folder.iterdir():
-        old.unlink()
-    files = []
-    for index in range(data.draw(st.integers(1, 3))):
-        if data.draw(st.booleans()):
-            path = folder / f"s{index}.py"
-            path.write_bytes(data.draw(fz.script_bytes()))
-        else:
-            path = folder / f"n{index}.ipynb"
-            path.write_bytes(data.draw(fz.notebook_bytes()))
-        files.append(str(path))
-    targets = data.draw(st.sampled_from([files, [str(folder)], files[:1]]))
-    flags = data.draw(st.sampled_from([["--json"], [], ["--tensorflow", "2.15.0", "--keras", "2",
-                                                         "--plugin", "1.1.0", "--json"]]))
-    return fz.invoke(["lint", *targets, *flags])
 
 
 def main() -> None:
@@ -95,9 +52,9 @@ def main() -> None:
     def case(data):
         if time.monotonic() >= end:
             raise TimeUp
-        target = data.draw(st.sampled_from(TARGETS))
+        target = data.draw(st.sampled_from(fz.TARGETS))
         started = time.monotonic()
-        outcome = one_case(data, target, tmp, pool)
+        outcome = fz.invoke(*fz.draw_case(data, target, tmp, pool))
         took = time.monotonic() - started
         if took > slowest[0]:
             slowest[:] = [took, outcome.argv[:6]]

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import random
 import re
 import signal
@@ -412,44 +411,31 @@ def pool(tmp_path_factory) -> Pool:
     return make_pool(tmp_path_factory.mktemp("fuzzcmd"), base_snapshot())
 
 
+TARGETS = ("arguments", "snapshot", "log", "lint")
 
 
-@budget(60)
-@given(data=st.data())
-def test_every_command_with_odd_arguments(pool, data):
-    name = data.draw(st.sampled_from(ALL_COMMANDS))
-    check(data.draw(argv_for(name, pool)), stdin=data.draw(st.sampled_from([b"", b"\xff\x00 junk\n"])))
-
-
-@budget()
-@given(data=st.data())
-def test_snapshots_mutated_from_collect(tmp_path_factory, data):
-    path = tmp_path_factory.getbasetemp() / "mutated.json"
-    path.write_text(data.draw(mutated_snapshot()), encoding="utf-8", errors="surrogatepass")
-    how = data.draw(st.sampled_from([["diagnose", str(path)], ["diagnose", str(path), "--json"],
-                                     ["diagnose", str(path), "--format", "markdown", "-v"],
-                                     ["fix", "--dry-run", "--snapshot", str(path)],
-                                     ["fix", "--dry-run", "--snapshot", str(path), "--json"]]))
-    check(how)
-
-
-@budget()
-@given(data=st.data())
-def test_pasted_logs(tmp_path_factory, data):
-    path = tmp_path_factory.getbasetemp() / "pasted.txt"
-    text = data.draw(pasted_log())
-    path.write_bytes(text)
-    json_flag = data.draw(st.sampled_from([[], ["--json"], ["--format", "markdown"]]))
-    if data.draw(st.integers(0, 4)) == 0:
-        check(["check", "--no-runtime", "--no-probes", "--log", "-", *json_flag], stdin=text)
-    else:
-        check(["check", "--no-runtime", "--no-probes", "--log", str(path), *json_flag])
-
-
-@budget()
-@given(data=st.data())
-def test_scripts_and_notebooks(tmp_path_factory, data):
-    folder = tmp_path_factory.getbasetemp() / "lintme"
+def draw_case(data, target: str, tmp: Path, pool: Pool) -> tuple[list[str], bytes]:
+    """One fuzz case of `target` (argv, standard input), its files written under `tmp`: what
+    the tests below run with fixed seeds and benchmarks/fuzz_long.py runs for minutes."""
+    if target == "arguments":
+        name = data.draw(st.sampled_from(ALL_COMMANDS))
+        return data.draw(argv_for(name, pool)), data.draw(st.sampled_from([b"", b"\xff\x00 junk\n"]))
+    if target == "snapshot":
+        path = tmp / "mutated.json"
+        path.write_text(data.draw(mutated_snapshot()), encoding="utf-8", errors="surrogatepass")
+        return data.draw(st.sampled_from([["diagnose", str(path)], ["diagnose", str(path), "--json"],
+                                          ["diagnose", str(path), "--format", "markdown", "-v"],
+                                          ["fix", "--dry-run", "--snapshot", str(path)],
+                                          ["fix", "--dry-run", "--snapshot", str(path), "--json"]])), b""
+    if target == "log":
+        path = tmp / "pasted.txt"
+        text = data.draw(pasted_log())
+        path.write_bytes(text)
+        json_flag = data.draw(st.sampled_from([[], ["--json"], ["--format", "markdown"]]))
+        if data.draw(st.integers(0, 4)) == 0:
+            return ["check", "--no-runtime", "--no-probes", "--log", "-", *json_flag], text
+        return ["check", "--no-runtime", "--no-probes", "--log", str(path), *json_flag], b""
+    folder = tmp / "lintme"
     folder.mkdir(exist_ok=True)
     for old in folder.iterdir():
         old.unlink()
@@ -465,7 +451,31 @@ def test_scripts_and_notebooks(tmp_path_factory, data):
     targets = data.draw(st.sampled_from([files, [str(folder)], files[:1]]))
     flags = data.draw(st.sampled_from([["--json"], [], ["--tensorflow", "2.15.0", "--keras", "2", "--plugin", "1.1.0", "--json"],
                                        ["--tensorflow", "nonsense", "--keras", "3", "--plugin", "x"]]))
-    check(["lint", *targets, *flags])
+    return ["lint", *targets, *flags], b""
+
+
+@budget(60)
+@given(data=st.data())
+def test_every_command_with_odd_arguments(pool, data):
+    check(*draw_case(data, "arguments", Path("."), pool))
+
+
+@budget()
+@given(data=st.data())
+def test_snapshots_mutated_from_collect(tmp_path_factory, pool, data):
+    check(*draw_case(data, "snapshot", tmp_path_factory.getbasetemp(), pool))
+
+
+@budget()
+@given(data=st.data())
+def test_pasted_logs(tmp_path_factory, pool, data):
+    check(*draw_case(data, "log", tmp_path_factory.getbasetemp(), pool))
+
+
+@budget()
+@given(data=st.data())
+def test_scripts_and_notebooks(tmp_path_factory, pool, data):
+    check(*draw_case(data, "lint", tmp_path_factory.getbasetemp(), pool))
 
 
 def test_every_command_is_fuzzed():
