@@ -17,14 +17,14 @@ from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
-from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, matching_metal,
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, good_metal_releases, install_commands,
                                      metal_macos_floors, move_python, span)
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
 from tfdoctor.knowledge import best_pair
 from tfdoctor.knowledge.matrix import CompatMatrix
-from tfdoctor.knowledge.records import GOOD_STATUSES, version_of, version_or_none
+from tfdoctor.knowledge.records import version_of, version_or_none
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 _MACOS_TAG = re.compile(r"macosx_(\d+)_(\d+)_")
@@ -111,11 +111,9 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
     if tf is None:
         return None
     # metal wheels exist for this Python: does one of them go with the installed TensorFlow?
-    best = matching_metal(m, tf.version, py, arch)
-    good_elsewhere = [release for release in sorted(m.metal_releases.values(), key=lambda r: Version(r.version),
-                                                    reverse=True)
-                      if arch in release.wheels and not release.has(py, arch)
-                      and best_pair.pairing(m, tf.version, release.version).status in GOOD_STATUSES]
+    good = good_metal_releases(m, tf.version, arch)
+    best = next((release for release in good if release.has(py, arch)), None)
+    good_elsewhere = [release for release in good if not release.has(py, arch)]
     rec = best_pair.recommended_install(m, py, arch, d.macos)
     if best is not None:
         status = best_pair.pairing(m, tf.version, best.version).status

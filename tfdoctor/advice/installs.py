@@ -110,15 +110,18 @@ def move_python(s: Snapshot, m: CompatMatrix, arch: str) -> tuple[str | None, li
     return target, [venv_command(target, reqs)], reqs
 
 
-def matching_metal(m: CompatMatrix, tf_version: str, python: str, arch: str) -> MetalRelease | None:
-    """The newest tensorflow-metal with a wheel for this Python and arch that goes with this
-    TensorFlow (reported to work or documented): what "install the plugin" means here."""
+def good_metal_releases(m: CompatMatrix, tf_version: str, arch: str) -> list[MetalRelease]:
+    """The tensorflow-metal releases with wheels for `arch` that go with this TensorFlow
+    (reported to work or documented), newest first."""
     from tfdoctor.knowledge.records import GOOD_STATUSES
 
-    for release in sorted(m.metal_releases.values(), key=lambda r: Version(r.version), reverse=True):
-        if release.has(python, arch) and best_pair.pairing(m, tf_version, release.version).status in GOOD_STATUSES:
-            return release
-    return None
+    return [release for release in sorted(m.metal_releases.values(), key=lambda r: Version(r.version), reverse=True)
+            if arch in release.wheels and best_pair.pairing(m, tf_version, release.version).status in GOOD_STATUSES]
+
+
+def matching_metal(m: CompatMatrix, tf_version: str, python: str, arch: str) -> MetalRelease | None:
+    """The newest of those with a wheel for this Python: what "install the plugin" means here."""
+    return next((r for r in good_metal_releases(m, tf_version, arch) if r.has(python, arch)), None)
 
 
 def metal_macos_floors(m: CompatMatrix, metal: MetalRelease, arch: str) -> dict[str, Any]:

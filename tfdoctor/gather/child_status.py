@@ -45,6 +45,11 @@ class ChildStatus:
             self._status.update(self._text(elapsed))
         return self.stage
 
+    def follow(self, result_path: Path, elapsed: float) -> bool:
+        """`tick` for run_child when the status is only shown: never asks to stop the child."""
+        self.tick(result_path, elapsed)
+        return False
+
     def stop(self) -> None:
         if self._status is not None:
             self._status.stop()

@@ -160,8 +160,7 @@ def probe_model(python: str, config: Mapping[str, Any], *, plugin: str | None = 
         with private_scripts() as scripts:  # the interpreter never gets tfdoctor's own files
             child = run_child(python, scripts / CHILD.name, [json.dumps(dict(config))],
                               timeout=timeout, env=child_env, also_remove=[scripts],
-                              tick=(lambda path, elapsed: status.tick(path, elapsed) and False)
-                              if status.active else None)
+                              tick=status.follow if status.active else None)
     except OSError as exc:
         return ModelFacts(outcome="error", errors=[ModelError("start", "not-run",
                                                               f"{python} could not be started: {exc}")])

@@ -103,8 +103,8 @@ def _collect(signature: Signature, view: View, regex: re.Pattern[str],
         if signature.derive is not None:
             fields = signature.derive(fields)
         fields = {k: " ".join(v.split()) for k, v in fields.items() if v}
-        around = view.text[max(0, m.start() - WINDOW):m.end() + WINDOW]
-        if signature.applies is not None and not signature.applies(fields, around):
+        if signature.applies is not None and not signature.applies(
+                fields, view.text[max(0, m.start() - WINDOW):m.end() + WINDOW]):
             continue
         matched += 1
         code = signature.code_for(fields) if signature.code_for else signature.code
