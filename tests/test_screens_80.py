@@ -82,7 +82,24 @@ def test_lint_wraps_between_words(tmp_path):
     script.write_text("import tensorflow as tf\n"
                       "model.compile(optimizer=tf.keras.optimizers.Adam(), loss='mse', "
                       "jit_compile=True)\n")
-    shown = run_tfdoctor("lint", str(script), env={"COLUMNS": "80"})
-    assert shown.code in (0, 1), shown.stderr
+    shown = run_tfdoctor("lint", str(script), "--tensorflow", "2.15.0", "--keras", "2",
+                         "--plugin", "1.1.0", env={"COLUMNS": "80"})
+    assert shown.code == 1, shown.stderr
     assert "linted for" in shown.stdout
-    assert_fits(shown.stdout)
+    heads = [line for line in shown.stdout.splitlines() if line.startswith(str(script))]
+    assert heads and all(re.fullmatch(r".*:\d+:\d+ lint\.[a-z-]+ (error|warning|info):", h) for h in heads)
+    assert_fits("\n".join(line for line in shown.stdout.splitlines() if line not in heads))
+
+
+def test_lint_location_stays_on_one_line_however_long_the_path(tmp_path):
+    """Editors and grep read `path:line:col code severity` as a compiler's location: a deep
+    folder (a CI checkout) must not break it, while the message under it still wraps."""
+    deep = tmp_path.joinpath(*["a_rather_long_folder_name"] * 4)
+    deep.mkdir(parents=True)
+    script = deep / "train.py"
+    script.write_text("model.compile(optimizer='adam', jit_compile=True)\n")
+    shown = run_tfdoctor("lint", str(script), "--tensorflow", "2.15.0", "--keras", "2",
+                         "--plugin", "1.1.0", env={"COLUMNS": "80"})
+    assert shown.code == 1, shown.stderr
+    assert f"{script}:1:45 lint.xla-on-metal error:\n" in shown.stdout
+    assert_fits("\n".join(line for line in shown.stdout.splitlines() if not line.startswith(str(script))))

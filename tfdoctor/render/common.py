@@ -7,7 +7,8 @@ from dataclasses import replace
 from difflib import SequenceMatcher
 from typing import Sequence
 
-from rich.console import RenderHook
+from rich.console import Console, RenderHook
+from rich.text import Text
 
 from tfdoctor.model import Finding, Severity
 from tfdoctor.report.diagnosis import Report
@@ -194,3 +195,14 @@ def without_rerun(report: Report, argv: Sequence[str]) -> Report:
         return replace(finding, remediation=replace(fix, commands=tuple(c for c in fix.commands if not reruns(c))))
 
     return replace(report, findings=[trimmed(f) for f in report.findings])
+
+
+def say(console: Console, markup: str, indent: str = "", hang: int = 4) -> None:
+    """Print prose wrapped at the console's width between words, continuation lines indented
+    under the first (macOS Terminal opens 80 columns wide); commands are never passed here."""
+    text = Text.from_markup(in_words(markup))
+    width = max(40, (console.width or 80) - len(indent) - hang)
+    lines = text.wrap(console, width, overflow="fold")
+    for i, line in enumerate(lines):
+        line.rstrip()
+        console.print(Text(indent + (" " * hang if i else "")) + line, soft_wrap=True)

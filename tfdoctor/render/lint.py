@@ -1,5 +1,8 @@
 """`tfdoctor lint` output: one block per finding (location, code, severity, message, fix), the
-files that could not be linted, and the rules the environment did not allow to run."""
+files that could not be linted, and the rules the environment did not allow to run.
+
+A block's first line, `path:line:col code severity`, is never broken however long the path:
+editors and grep read it as a compiler's location; the prose under it wraps at 80 columns."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from rich.markup import escape
 
 from tfdoctor.lint.environment import include_hints
 from tfdoctor.lint.results import LintEnv, LintResult
-from tfdoctor.render.common import wrapped_prose
+from tfdoctor.render.common import say, wrapped_prose
 from tfdoctor.render.documents import named
 from tfdoctor.sanitize.terminal import json_safe
 
@@ -32,12 +35,14 @@ def render_lint(result: LintResult, env: LintEnv, as_json: bool, out: Console) -
 def _render_text(result: LintResult, env: LintEnv, out: Console) -> None:
     for f in result.findings:
         style = _STYLES.get(f.severity, "")
-        out.print(f"[bold]{escape(f.location())}[/] {escape(f.code)} [{style}]{f.severity}[/]: "
-                  f"{escape(f.message)}")
-        out.print(f"  [dim]fix:[/] {escape(f.fix)}")
+        out.print(f"[bold]{escape(f.location())}[/] {escape(f.code)} [{style}]{f.severity}[/]:",
+                  soft_wrap=True)
+        say(out, escape(f.message), "  ", hang=0)
+        say(out, f"[dim]fix:[/] {escape(f.fix)}", "  ")
     for p in result.problems:
         where = f"{p.path}:{p.line}" if p.line else p.path
-        out.print(f"[bold]{escape(where)}[/] [red]not linted[/] ({escape(p.kind)}): {escape(p.message)}")
+        out.print(f"[bold]{escape(where)}[/] [red]not linted[/] ({escape(p.kind)}):", soft_wrap=True)
+        say(out, escape(p.message), "  ", hang=0)
     for code, why in sorted(result.skipped_rules.items()):
         out.print(f"[dim]{escape(code)} not run: {escape(why)}[/]")
     for hint in include_hints(result.skipped_rules):
@@ -45,5 +50,5 @@ def _render_text(result: LintResult, env: LintEnv, out: Console) -> None:
     known = (f"TensorFlow {env.tensorflow or 'unknown'}, Keras {env.keras_major or 'unknown'}, "
              f"tensorflow-metal {env.metal_plugin or 'none'}")
     n = len(result.findings)
-    out.print(f"{result.files} file{'s' if result.files != 1 else ''} linted for {known}: "
-              f"{n} finding{'s' if n != 1 else ''}, {len(result.problems)} not linted")
+    say(out, f"{result.files} file{'s' if result.files != 1 else ''} linted for {escape(known)}: "
+             f"{n} finding{'s' if n != 1 else ''}, {len(result.problems)} not linted", hang=0)

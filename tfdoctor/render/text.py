@@ -5,46 +5,34 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.markup import escape
-from rich.text import Text
 
 from tfdoctor import __version__
 from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Finding, Severity
-from tfdoctor.render.common import MARKS, in_words, summary_line, target_line
+from tfdoctor.render.common import MARKS, say, summary_line, target_line
 from tfdoctor.report.diagnosis import Report
 
 STYLES = {Severity.OK: "green", Severity.INFO: "cyan", Severity.WARNING: "yellow",
           Severity.ERROR: "red"}
 
 
-def _say(console: Console, markup: str, indent: str = "", hang: int = 4) -> None:
-    """Print prose wrapped at the console's width between words, continuation lines indented
-    under the first (macOS Terminal opens 80 columns wide); commands are never passed here."""
-    text = Text.from_markup(in_words(markup))
-    width = max(40, (console.width or 80) - len(indent) - hang)
-    lines = text.wrap(console, width, overflow="fold")
-    for i, line in enumerate(lines):
-        line.rstrip()
-        console.print(Text(indent + (" " * hang if i else "")) + line, soft_wrap=True)
-
-
 def render_text(report: Report, console: Console, verbose: bool, fail_on: Severity) -> None:
-    _say(console, f"[bold]tfdoctor {__version__}[/] · {escape(target_line(report))}")
+    say(console, f"[bold]tfdoctor {__version__}[/] · {escape(target_line(report))}")
     console.print()
     diagnosis = report.diagnosis()
     if diagnosis:
         style = STYLES[diagnosis.severity]
-        _say(console, f"[bold {style}]Diagnosis:[/] {escape(diagnosis.title)} [dim]({diagnosis.code})[/]")
+        say(console, f"[bold {style}]Diagnosis:[/] {escape(diagnosis.title)} [dim]({diagnosis.code})[/]")
         explained = list(dict.fromkeys(f.code for f in report.consequences(diagnosis)))
         if explained:  # each present code once
-            _say(console, f"[dim]explains: {', '.join(explained)}[/]", "  ")
+            say(console, f"[dim]explains: {', '.join(explained)}[/]", "  ")
         _print_fix(console, diagnosis, indent="  ")
         console.print()
     for area in report.areas():
         head = area.finding
         headline = ("the diagnosis above" if head is diagnosis and area.headline == head.title
                     else area.headline)  # said once, at the top
-        _say(console, f"[{STYLES[area.severity]}]\\[{MARKS[area.severity]}][/] [bold]{escape(area.area)}[/]: "
+        say(console, f"[{STYLES[area.severity]}]\\[{MARKS[area.severity]}][/] [bold]{escape(area.area)}[/]: "
                       f"{escape(headline)} [dim]({head.code})[/]")
         _print_body(console, report, head, diagnosis, verbose, indent="    ")
         for finding in report.findings:
@@ -54,13 +42,13 @@ def render_text(report: Report, console: Console, verbose: bool, fail_on: Severi
     console.print()
     code = report.exit_code(fail_on)
     hint = "" if verbose else " · -v for evidence"
-    _say(console, f"{summary_line(report)} · exit {code} (--fail-on {fail_on.value}){hint}")
+    say(console, f"{summary_line(report)} · exit {code} (--fail-on {fail_on.value}){hint}")
 
 
 def _print_finding(console: Console, report: Report, finding: Finding, diagnosis: Finding | None,
                    verbose: bool) -> None:
     style = STYLES[finding.severity]
-    _say(console, f"[{style}]{MARKS[finding.severity]}[/] {escape(finding.title)} [dim]({finding.code})[/]", "    ", 2)
+    say(console, f"[{style}]{MARKS[finding.severity]}[/] {escape(finding.title)} [dim]({finding.code})[/]", "    ", 2)
     _print_body(console, report, finding, diagnosis, verbose, indent="      ")
 
 
@@ -70,22 +58,22 @@ def _print_body(console: Console, report: Report, finding: Finding, diagnosis: F
     is printed once, at the top), evidence (-v)."""
     causes = report.explained_by(finding)
     if causes:
-        _say(console, f"[dim]because of: {', '.join(c.code for c in causes)}[/]", indent, 0)
+        say(console, f"[dim]because of: {', '.join(c.code for c in causes)}[/]", indent, 0)
     if finding.detail and (verbose or finding.severity >= Severity.WARNING):
-        _say(console, escape(finding.detail), indent, 0)
+        say(console, escape(finding.detail), indent, 0)
     if finding.severity >= Severity.WARNING and not causes and finding is not diagnosis:
         _print_fix(console, finding, indent=indent)
     if verbose and finding.evidence:
         for key, value in finding.evidence.items():
             shown = value if isinstance(value, str) else json_text(value)
-            _say(console, f"[dim]{escape(key)}: {escape(shown)}[/]", indent, 2)
+            say(console, f"[dim]{escape(key)}: {escape(shown)}[/]", indent, 2)
 
 
 def _print_fix(console: Console, finding: Finding, indent: str) -> None:
     fix = finding.remediation
     if not fix:
         return
-    _say(console, f"[bold]Fix:[/] {escape(fix.text)}", indent, 5)
+    say(console, f"[bold]Fix:[/] {escape(fix.text)}", indent, 5)
     for command in fix.commands:  # whole, on one line, so it can be copied as it is
         console.print(f"{indent}  [bold cyan]$ {escape(command)}[/]", soft_wrap=True)
     for line in fix.code:  # the user's code, not a command: another marker
