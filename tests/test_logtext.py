@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -47,6 +48,11 @@ def test_each_signature_is_tested_by_a_real_text_and_its_example_is_verbatim(sig
     assert any(_norm(signature.example) in _norm(t) for t in texts), "example is not a real text"
     assert signature.regex.search(signature.example)
     assert signature.source and signature.code.startswith("log.")
+    if signature.head:  # a head is where the message starts: the full message begins with it
+        head = re.compile(signature.head)
+        found = signature.regex.search(signature.example)
+        assert head.match(signature.example, found.start()), "the head is not the message's start"
+        assert signature.needle and signature.needle in head.pattern.replace("\\", "")
 
 
 def test_variants_are_unique() -> None:

@@ -1,5 +1,6 @@
 """The README's set-up works verbatim on a fresh machine whose python3 refuses installs outside
-a venv (PEP 668), and .ci/run runs exactly the README's test command (issue 21 item 2)."""
+a venv (PEP 668), .ci/run runs exactly the README's test command (issue 21 item 2), and what
+the README counts is what the code has."""
 
 from __future__ import annotations
 
@@ -95,3 +96,12 @@ def test_the_setup_command_works_verbatim_with_a_pep668_python3(tmp_path):
     assert first.startswith(f"tfdoctor 0.1.0 · {active / 'bin' / 'python'} (VIRTUAL_ENV={active} "
                             "is active; tfdoctor itself runs from "), first
     assert str(clone / ".tfdoctor") in first
+
+
+def test_readme_counts_the_signatures_and_the_signature_table_lists_each():
+    from tfdoctor.logtext.catalog import SIGNATURES
+
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert f"recognises {len(SIGNATURES)} real messages" in readme
+    table = (REPO / "tfdoctor" / "logtext" / "README.md").read_text(encoding="utf-8")
+    assert all(f"| {s.variant} |" in table for s in SIGNATURES)

@@ -92,7 +92,8 @@ SIGNATURES: tuple[Signature, ...] = (
         stderr.INCOMPATIBLE_ARCHITECTURE.regex,
         "(mach-o file, but is an incompatible architecture (have (x86_64), need (arm64e)))",
         "https://github.com/tensorflow/tensorflow/issues/57483",
-        needle="incompatible architecture", key=("have", "need")),
+        needle="incompatible architecture", key=("have", "need"),
+        head=r"incompatible architecture \(have '?\(?(?P<have>\w+)"),
     sig("log.arch-mismatch", "wrong-architecture", "import",
         "a binary of the other architecture (x86_64 vs arm64)",
         stderr.WRONG_ARCHITECTURE.regex,
@@ -138,5 +139,5 @@ SIGNATURES: tuple[Signature, ...] = (
         r"platform is already registered with name: \"?(?P<platform>[A-Za-z0-9_]+)",
         "status: INTERNAL: platform is already registered with name: \"METAL\"",
         "https://github.com/bmaltais/kohya_ss/issues/563", needle="already registered",
-        key=("platform",)),
+        key=("platform",), head="platform is already registered"),
 )

@@ -88,6 +88,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "ERROR: tensorflow-2.6.0-cp38-cp38-macosx_11_0_x86_64.whl is not a supported wheel on this "
         "platform.", "https://github.com/tensorflow/tensorflow/issues/50108",
         needle="is not a supported wheel", derive=_wheel, key=("wheel",),
+        head=r"(?<![\w.-])(?P<wheel>[A-Za-z0-9_.]+-[^\s/]+?\.whl) is not a supported wheel",
         outputs=("wheel", "package", "version", "python_tag", "abi_tag", "platform_tag")),
     sig("log.h5py-build", "h5py-hdf5-missing", "install",
         "h5py was built from source and found no HDF5 library",

@@ -50,6 +50,10 @@ class Signature:
     key: tuple[str, ...] | None = None
     """Fields that identify one occurrence: matches with equal key fields are merged (`()`: all
     matches of the code are one occurrence; None: one per line)."""
+    head: str = ""
+    """The start of the message that already tells it apart (a regex holding the needle): a
+    paste cut after it, where the text ends or an ellipsis marks the cut, is still this message,
+    without the fields the cut took."""
 
 
     @property
@@ -83,14 +87,17 @@ def match_all(text: str, signatures: Iterable[Signature]) -> list[LogMatch]:
     """Every signature's matches in `text`, merged per occurrence, in the order of the text.
 
     The text is read as pasted (tfdoctor.logtext.pasted): first line by line, then, for the
-    signatures that found nothing, with its lines joined and case ignored."""
+    signatures that found nothing, with its lines joined and case ignored, and last, for those
+    that still found nothing, as a message cut after its head."""
     if not text:
         return []
     clean, flat = views(text)
     found: dict[tuple[str, ...], LogMatch] = {}
     missed = [s for s in signatures if not _collect(s, clean, s.regex, found)]
+    missed = [s for s in missed if not _collect(s, flat, _tolerant(s.regex), found)]
     for signature in missed:
-        _collect(signature, flat, _tolerant(signature.regex), found)
+        if signature.head:
+            _collect(signature, flat, _tolerant(_cut(signature.head)), found)
     return sorted(found.values(), key=lambda match: (match.line, match.code))
 
 
@@ -125,6 +132,14 @@ def _collect(signature: Signature, view: View, regex: re.Pattern[str],
 
 
 _TOLERANT: dict[re.Pattern[str], re.Pattern[str]] = {}
+
+CUT_AFTER = 300
+"""Characters a cut may take off a message's head: more and the message went on uncut."""
+
+
+def _cut(head: str) -> re.Pattern[str]:
+    """A message cut after `head`: the text ends, or an ellipsis comes, soon after it."""
+    return re.compile(f"(?:{head})(?=.{{0,{CUT_AFTER}}}?(?:…|\\.\\.\\.|\\Z))", re.DOTALL)
 
 
 def _tolerant(regex: re.Pattern[str]) -> re.Pattern[str]:

@@ -104,7 +104,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "InvalidArgumentError: Cannot assign a device for operation loader/GeneratorDataset: Could "
         "not satisfy explicit device specification '/device:GPU:0' because no supported kernel for "
         "GPU devices is available.", "https://github.com/tensorflow/tensorflow/issues/53026",
-        needle="no supported kernel", derive=_kernel, key=("op",), outputs=("op", "device")),
+        needle="no supported kernel", derive=_kernel, key=("op",), outputs=("op", "device"),
+        head=r"Cannot assign a device for operation (?P<assign_op>[^:\s]+): Could not satisfy "
+             r"explicit device specification '[^']*' because no supported kernel"),
     sig("log.no-gpu-kernel", "no-opkernel-registered", "training",
         "no kernel at all for an op with these attributes (a CUDA-only op such as CudnnRNNV3)",
         r"No OpKernel was registered to support Op '(?P<op>[^']+)'",
@@ -128,7 +130,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"Insufficient Memory \((?:00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory|IOAF code 8)\)",
         "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
         "https://github.com/ggml-org/llama.cpp/issues/9701 (Metal's own text; a llama.cpp thread)",
-        needle="Insufficient Memory", key=()),
+        needle="Insufficient Memory", key=(), head=r"Insufficient Memory \((?:00000008|IOAF)"),
     # PyTorch's aten/src/ATen/mps/MPSAllocator.mm: a Metal error of another framework, named as such
     sig("log.metal-oom", "mps-out-of-memory", "training",
         "PyTorch's MPS backend ran out of Metal memory (not TensorFlow)",
@@ -173,7 +175,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "device configuration changed after TensorFlow initialised its devices (it has no effect)",
         r"(?P<what>Visible|Physical|Virtual|Logical) devices cannot be modified after being initialized",
         "RuntimeError: Visible devices cannot be modified after being initialized",
-        "https://github.com/Planet-AI-GmbH/tfaip/pull/10", needle="cannot be modified", key=("what",)),
+        "https://github.com/Planet-AI-GmbH/tfaip/pull/10", needle="cannot be modified", key=("what",),
+        head=r"(?P<what>Visible|Physical|Virtual|Logical) devices cannot be modified"),
     sig("log.keras3-api", "keras3-legacy-optimizer", "training",
         "Keras 3 has no tf.keras.optimizers.legacy",
         r"`?keras\.optimizers\.legacy`? is not supported in Keras 3",
@@ -223,7 +226,7 @@ SIGNATURES: tuple[Signature, ...] = (
         outputs=("api", "method")),
     sig("log.keras3-api", "keras3-layers-experimental", "training",
         "Keras 3 has no layers.experimental (the preprocessing layers are in keras.layers)",
-        r"module '[\w.]*\blayers' has no attribute 'experimental'"
+        r"module '[\w.]*\blayers' has no attribute 'experimental\b"
         r"|No module named '(?:tensorflow\.)?keras\.layers\.experimental",
         "AttributeError: module 'keras._tf_keras.keras.layers' has no attribute 'experimental'",
         "https://github.com/tensorflow/tensorflow/issues/64349", needle="experimental",
