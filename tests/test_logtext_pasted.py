@@ -51,12 +51,8 @@ KNOWN_MISSES = {
     **{(name, "cut"): "cut before what tells the message apart" for name in (
         "conda_resolve_tensorflow_deps.txt", "custom_op_undefined_symbol.txt",
         "gpu_list_empty_tf215.txt")},
-    # multi-line signatures that rely on the message's own line breaks
-    **{(name, "wrapped at 80"): "multi-line signature" for name in (
-        "conda_tensorflow_deps_osx64.txt", "metal_command_buffer_internal_error.txt",
-        "metal_command_buffer_ignored.txt")},
 }
-"""Pastes not recognised yet (strict xfail: a fix makes the test fail until it is removed here)."""
+"""Pastes left without what names them (strict xfail: a fix makes the test fail until it is removed here)."""
 
 
 @pytest.mark.parametrize("way", WAYS)

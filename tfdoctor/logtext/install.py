@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tfdoctor.logtext.signature import Fields, Signature, sig
+from tfdoctor.logtext.signature import Fields, Signature, sig, wrappable
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]*\])?"
 _REQUIREMENT = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(?P<spec>.*)$")
@@ -107,8 +107,8 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="h5py", key=()),
     sig("log.conda-packages-not-found", "conda-packages-not-found", "install",
         "conda found no such package on the channels of this platform",
-        r"PackagesNotFoundError: The following packages are not available from current channels:"
-        r"\s*\n(?P<packages>(?:[ \t]*-[ \t]*\S+[ \t]*\n)+)(?:\s*Current channels:\s*\n\s*"
+        wrappable("PackagesNotFoundError: The following packages are not available from current channels:")
+        + r"\s*\n(?P<packages>(?:[ \t]*-[ \t]*\S+[ \t]*\n)+)(?:\s*Current channels:\s*\n\s*"
         r"(?P<channels>(?:[ \t]*-[ \t]*\S+[ \t]*(?:\n|$))+))?",
         "PackagesNotFoundError: The following packages are not available from current channels:\n\n"
         "  - tensorflow-deps\n\nCurrent channels:\n\n  - https://conda.anaconda.org/apple/osx-64",

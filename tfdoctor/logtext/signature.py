@@ -83,6 +83,13 @@ def sig(code: str, variant: str, stage: str, title: str, pattern: str | re.Patte
     return Signature(code, variant, stage, title, regex, example, source, **kwargs)  # type: ignore[arg-type]
 
 
+def wrappable(sentence: str) -> str:
+    """One sentence of a message that spans lines, as a regex a terminal's or a forum's wrap
+    cannot break: each space may be a line break. (The flat view cannot serve a signature that
+    reads the message's own line breaks.)"""
+    return r"(?:[ \t]*\n[ \t]*|[ \t]+)".join(re.escape(word) for word in sentence.split(" "))
+
+
 def match_all(text: str, signatures: Iterable[Signature]) -> list[LogMatch]:
     """Every signature's matches in `text`, merged per occurrence, in the order of the text.
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tfdoctor.logtext import stderr
-from tfdoctor.logtext.signature import Fields, Signature, sig
+from tfdoctor.logtext.signature import Fields, Signature, sig, wrappable
 
 COMPANION_OPS: tuple[tuple[str, str, str], ...] = (
     # (op name or prefix ending in ">", package, source)
@@ -142,8 +142,9 @@ SIGNATURES: tuple[Signature, ...] = (
         outputs=("allocated", "other", "max_allowed", "framework")),
     sig("log.metal-command-buffer", "command-buffer-error", "training",
         "a Metal command buffer failed: results of that step may be wrong",
-        r"Error: command buffer exited with error status\.\s*\n\s*The Metal Performance Shaders "
-        r"operations encoded on it may not have completed\.\s*\n\s*Error:\s*\n\s*\(null\)\s*\n\s*"
+        r"Error: command buffer exited with error status\.\s*\n\s*"
+        + wrappable("The Metal Performance Shaders operations encoded on it may not have completed.")
+        + r"\s*\n\s*Error:\s*\n\s*\(null\)\s*\n\s*"
         r"(?P<status>[^\n]*?)\s*\((?P<status_code>[^()\n]*)\)[ \t]*$(?:\n(?:.*\n){0,4}?\s*name = (?P<device>[^\n]+?)\s*$)?",
         "Error: command buffer exited with error status.\n\tThe Metal Performance Shaders operations "
         "encoded on it may not have completed.\n\tError: \n\t(null)\n\tInternal Error "
