@@ -25,7 +25,7 @@ from typing import Any, Optional, Sequence, Tuple
 
 COMMAND_MODULES = ("tfdoctor.cli.check", "tfdoctor.cli.probe", "tfdoctor.cli.tools", "tfdoctor.cli.info",
                    "tfdoctor.cli.fix")
-"""Imported in this order, which is the order of the commands in `tfdoctor --help`."""
+"""The command groups, in the order of `tfdoctor --help`."""
 EXIT_INTERNAL = 3
 
 
@@ -37,6 +37,10 @@ def load_app() -> Any:
         importlib.import_module(name)
     from tfdoctor.cli.app import app
 
+    # a module imported earlier by other code registered its commands earlier: order by group
+    app.registered_commands.sort(key=lambda c: COMMAND_MODULES.index(c.callback.__module__)
+                                 if c.callback and c.callback.__module__ in COMMAND_MODULES
+                                 else len(COMMAND_MODULES))
     return app
 
 
