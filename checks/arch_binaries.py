@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import normalise
 from tfdoctor.facts.snapshot import Snapshot
@@ -66,7 +67,16 @@ def wheel_mismatch(s: Snapshot, d: Derived):
         {"interpreter_arch": arch, "packages": wheels},
         Remediation(f"Reinstall them from this {arch} interpreter",
                     (pip(s, "install", "--force-reinstall", "--no-deps", "--no-cache-dir", *names),)),
-        title=f"{n} installed wheel{'s are' if n != 1 else ' is'} not built for {arch}: {', '.join(names[:5])}")
+        title=f"{n} installed wheel{'s are' if n != 1 else ' is'} not built for {arch}: {', '.join(names[:5])}",
+        explains=_log_errors_about(s, wheels))
+
+
+def _log_errors_about(s: Snapshot, wheels: list[dict]) -> tuple[str, ...]:
+    """The user's "incompatible architecture" error is this finding's consequence when it names
+    one of the foreign binaries (another package's error has another cause)."""
+    files = {b["path"].rsplit("/", 1)[-1] for w in wheels for b in w["binaries"]}
+    named = any(f in m.text for m in matches_of(s, codes.LOG_ARCH_MISMATCH) for f in files)
+    return (codes.LOG_ARCH_MISMATCH,) if named else ()
 
 
 @rule(codes.ARCH_PLUGIN_MISMATCH, "A TensorFlow plugin binary is of the wrong format or architecture",

@@ -54,3 +54,33 @@ def test_x86_64_metal_plugin_in_arm64_python():
 def test_elf_file_in_mac_plugin_dir():
     findings = binaries.run(snap(apple_silicon(plugins=[{**metal_plugin(), "format": "elf", "archs": ["arm64"]}])))
     assert findings[0].code == "arch.plugin-mismatch"
+
+
+def _with_log(data: dict, name: str):
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.logtext import keep
+
+    s = snap(data)
+    s.log = keep.read(LOGS / name, identity=WHO)
+    return s
+
+
+def test_a_foreign_wheel_explains_the_users_error_about_its_own_binary():
+    """The error the user brought (tensorflow/tensorflow#57483) names the x86_64 library this
+    finding found: the wheel is the cause, the error its consequence."""
+    data = apple_silicon()
+    data["packages"].append(_with_binary(
+        _pkg("tensorflow", "2.10.0", ["cp310-cp310-macosx_10_14_x86_64"]),
+        "tensorflow/python/_pywrap_tensorflow.so", "mach-o", ["x86_64"]))
+    (f,) = binaries.run(_with_log(data, "arch_incompatible_pywrap.txt"))
+    assert f.code == "arch.wheel-mismatch" and "log.arch-mismatch" in f.explains
+
+
+def test_a_foreign_wheel_does_not_explain_an_error_about_another_packages_binary():
+    data = apple_silicon()
+    data["packages"].append(_with_binary(
+        _pkg("numpy", "1.26.4", ["cp311-cp311-macosx_10_9_x86_64"]),
+        "numpy/core/_multiarray_umath.cpython-311-darwin.so", "mach-o", ["x86_64"]))
+    (f,) = binaries.run(_with_log(data, "arch_incompatible_pywrap.txt"))
+    assert f.code == "arch.wheel-mismatch" and "log.arch-mismatch" not in f.explains
