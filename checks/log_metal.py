@@ -19,7 +19,8 @@ COMMAND_BUFFER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/57058"
 
 _FRAMEWORKS = (
     ("PyTorch (MPS)", re.compile(r"\btorch[/.]|MPS backend|PYTORCH_MPS")),
-    ("MLX", re.compile(r"\bmlx[/:.]|mlx::core")),
+    # MLX's check_error (mlx/backend/metal/eval.cpp) prefixes Metal's text with "[METAL] "
+    ("MLX", re.compile(r"\bmlx[/:.]|mlx::core|\[METAL\] Command buffer execution failed")),
     ("llama.cpp", re.compile(r"\bggml_|llama_|llama\.cpp")),
 )
 _TENSORFLOW = re.compile(r"tensorflow|metal_plugin|keras", re.IGNORECASE)

@@ -50,3 +50,11 @@ def test_metals_own_text_with_another_frameworks_frames_is_that_frameworks():
                             "llama.log", identity=WHO)
     (f,) = [f for f in check.run(s) if f.code == "log.metal-oom"]
     assert f.severity == Severity.INFO and f.evidence["framework"] == "llama.cpp"
+
+
+def test_mlxs_metal_error_is_named_as_mlxs_from_its_own_prefix():
+    # ml-explore/mlx#479: MLX's check_error prints Metal's text behind "[METAL] Command buffer
+    # execution failed: ", with no frame or path of MLX around it
+    f = one(diagnose(apple_silicon(), "mlx_metal_oom.txt"), "log.metal-oom")
+    assert f.severity == Severity.INFO and f.evidence["framework"] == "MLX"
+    assert "comes from MLX, not TensorFlow" in f.title
