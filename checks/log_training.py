@@ -90,6 +90,9 @@ def no_gpu_kernel(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_NO_GPU_KERNEL):
         node = match.fields.get("op", "")
+        if not node:  # a colocation error pasted without its debug info: the op is not named
+            out.append(_unnamed_op(s, d, match))
+            continue
         op = node.rsplit("/", 1)[-1]  # "loader/GeneratorDataset": a node named after its op
         facts = _kernel_facts(d, op)
         if node != op:
@@ -117,6 +120,19 @@ def no_gpu_kernel(s: Snapshot, d: Derived):
                                          Remediation(text, (), PLACEMENT_GUIDE, code=code),
                                          title=f"No GPU kernel for {op}: {text}"))
     return out
+
+
+def _unnamed_op(s: Snapshot, d: Derived, match):
+    """A colocation error whose paste lost the debug info that names the op without a kernel."""
+    plugin = f"tensorflow-metal {d.metal.version}" if d.metal else "the GPU plugin"
+    text = (f"an op colocated with nodes pinned to the GPU has no GPU kernel in {plugin}: the "
+            "error's 'Colocation Debug Info' names it (the op type listed with CPU only); run "
+            "that part on the CPU, or replace it")
+    code = ("with tf.device('/CPU:0'):  # around the layer or call that runs that op",
+            "tf.config.set_soft_device_placement(True)")
+    return no_gpu_kernel.finding(evidence(s, match, tensorflow_metal=d.metal.version if d.metal else None),
+                                 Remediation(text, (), PLACEMENT_GUIDE, code=code),
+                                 title=f"No GPU kernel for an op of a colocation group: {text}")
 
 
 @rule(codes.LOG_XLA_NO_METAL, "XLA (jit_compile) was asked for on Metal", Severity.ERROR,

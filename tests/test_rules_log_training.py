@@ -43,6 +43,29 @@ def test_generator_dataset_pinned_to_the_gpu():
     assert "from_generator" in f.title
 
 
+def test_a_colocation_error_names_the_op_its_debug_info_lists_with_cpu_only():
+    # chychkan/DeepFaceLab_MacOS#81: TensorFlow's placer text, not an op pinned by the user
+    f = one(diagnose(apple_silicon(), "colocation_assign_cpu_only.txt"), "log.no-gpu-kernel")
+    assert f.evidence["metal_gpu_kernel"] is False and f.title.startswith("No GPU kernel for Assign")
+
+
+def test_a_colocation_error_pasted_without_its_debug_info_says_where_the_op_is_named():
+    text = (LOGS / "colocation_assign_cpu_only.txt").read_text().splitlines()[0]
+    s = snap(apple_silicon())
+    s.log = keep.from_bytes(text.encode(), "colocation.log", identity=WHO)
+    (f,) = [f for f in check.run(s) if f.code == "log.no-gpu-kernel"]
+    assert "Colocation Debug Info" in f.title and "tensorflow-metal 1.2.0" in f.title
+    assert "with tf.device('/CPU:0')" in code(f)
+
+
+def test_a_colocation_error_for_another_device_type_is_not_a_gpu_kernel():
+    text = ((LOGS / "colocation_assign_cpu_only.txt").read_text()
+            .replace("'/device:GPU:0'", "'/device:TPU:0'"))
+    s = snap(apple_silicon())
+    s.log = keep.from_bytes(text.encode(), "colocation.log", identity=WHO)
+    assert [f for f in check.run(s) if f.code == "log.no-gpu-kernel"] == []
+
+
 def test_cudnn_rnn_v3_before_metal_0_2_has_no_kernel():
     f = one(diagnose(with_metal("0.1.2"), "no_opkernel_cudnnrnnv3.txt"), "log.no-gpu-kernel")
     assert f.evidence["metal_gpu_kernel"] is False and f.evidence["first_metal_with_kernel"] == "0.2.0"

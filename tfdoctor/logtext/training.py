@@ -47,6 +47,14 @@ def _kernel(fields: Fields) -> Fields:
     return out
 
 
+def _colocated(fields: Fields) -> Fields:
+    """The device type the group required (`/device:GPU:0` -> GPU) and the op that has no
+    kernel for it, when the paste kept the debug info."""
+    device = re.search(r"device:([A-Za-z_]+)", fields.get("required", ""))
+    out = {"device": device.group(1).upper() if device else fields.get("required", "")}
+    return {**out, "op": fields["op"]} if fields.get("op") else out
+
+
 def _fallback(fields: Fields) -> Fields:
     return {**fields, "fallback": "yes"}
 
@@ -107,6 +115,21 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="no supported kernel", derive=_kernel, key=("op",), outputs=("op", "device"),
         head=r"Cannot assign a device for operation (?P<assign_op>[^:\s]+): Could not satisfy "
              r"explicit device specification '[^']*' because no supported kernel"),
+    # TensorFlow's placer (common_runtime/colocation_graph.cc): a node colocated with an op that has
+    # no kernel for the group's device; the debug info lists each op type with the devices it has
+    # kernels for, and the type without the GPU is the op to move
+    sig("log.no-gpu-kernel", "colocated-incompatible-device", "training",
+        "an op colocated with GPU-pinned nodes has no GPU kernel in the plugin",
+        r"because the node (?:\{\{colocation_node [^}]*\}\} )?was colocated with a group of nodes "
+        r"that required incompatible device '(?P<required>[^']*)'"
+        r"(?:[\s\S]{0,3000}?^[ \t]*(?P<op>[A-Z]\w*): CPU[ \t]*$)?",
+        "Could not satisfy explicit device specification '' because the node {{colocation_node "
+        "encoder/down1/downs_0/conv1/weight/Initializer/random_uniform/RandomUniform}} was colocated "
+        "with a group of nodes that required incompatible device '/device:GPU:0'.",
+        "https://github.com/chychkan/DeepFaceLab_MacOS/issues/81",
+        needle="was colocated with a group of nodes", derive=_colocated,
+        applies=lambda fields, _around: fields.get("device") == "GPU", key=("op",),
+        outputs=("op", "device")),
     sig("log.no-gpu-kernel", "no-opkernel-registered", "training",
         "no kernel at all for an op with these attributes (a CUDA-only op such as CudnnRNNV3)",
         r"No OpKernel was registered to support Op '(?P<op>[^']+)'",
