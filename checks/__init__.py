@@ -18,6 +18,7 @@ BUILTIN_MODULES = (
     "compat_third_party",
     "log_install",
     "log_import",
+    "log_dependencies",
     "log_training",
     "log_metal",
     "runtime_import",
@@ -31,7 +32,8 @@ BUILTIN_MODULES = (
 """The built-in rule modules, in report order within each area."""
 
 MODULE_NEEDS = {
-    "log_install": "log", "log_import": "log", "log_training": "log", "log_metal": "log",
+    "log_install": "log", "log_import": "log", "log_dependencies": "log", "log_training": "log",
+    "log_metal": "log",
     "runtime_import": "runtime", "runtime_crash": "runtime", "runtime_devices": "runtime",
     "probe_health": "probes", "probe_speed": "probes",
     "model_health": "model", "model_speed": "model",

@@ -1,10 +1,10 @@
 """Import errors in a pasted log, diagnosed with this environment: the wrong CPU (Rosetta 2, an
 emulated container), a plugin built for another TensorFlow, binaries of the other architecture,
-NumPy and protobuf outside TensorFlow's pins, two plugins registering one platform, no GPU listed.
+two plugins registering one platform, no GPU listed (NumPy and protobuf: log_dependencies.py).
 
 The log says what broke; the snapshot says why here: is this Python translated, which
 tensorflow-metal pairs with the installed TensorFlow, what do TensorFlow's pins allow. Where an
-environment rule finds the same cause (arch.rosetta, compat.tf-metal-mismatch, compat.numpy-abi),
+environment rule finds the same cause (arch.rosetta, compat.tf-metal-mismatch),
 that finding is the root: these findings never claim to explain it.
 """
 
@@ -13,20 +13,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, matching_metal, pair_fix,
-                                     recommended_requirements, tf_requirement)
+                                     recommended_requirements)
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
-PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
-NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
 PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/20200624-pluggable-device-for-tensorflow.md"
 _PACKAGE_DIRS = {"tensorflow_text": "tensorflow-text", "tensorflow_addons": "tensorflow-addons",
                  "tensorflow_io": "tensorflow-io", "tensorflow_decision_forests": "tensorflow-decision-forests",
@@ -205,107 +202,6 @@ def arch_mismatch(s: Snapshot, d: Derived):
             commands = (pip(s, "install", "--force-reinstall", "--no-cache-dir", dist),) if dist else ()
         return arch_mismatch.finding(evidence(s, match, binary_arch=have, needed=need, **facts),
                                      Remediation(text, commands), title=f"Architecture mismatch: {text}")
-    return None
-
-
-@rule(codes.LOG_NUMPY_ABI, "A module was built for another NumPy", Severity.ERROR,
-      "Compiled modules built against NumPy 1.x cannot run under NumPy 2 ('A module that was "
-      "compiled using NumPy 1.x cannot be run in NumPy 2.0.0', '_ARRAY_API not found'); TensorFlow "
-      "is built against NumPy 2 only from 2.18. A module built for a newer NumPy C API fails on an "
-      "older NumPy ('module compiled against API version 0xf but this version of numpy is 0xe').",
-      "Install the NumPy the installed TensorFlow allows (the finding names the requirement).",
-      NUMPY2_GUIDE, needs=("log",))
-def numpy_abi(s: Snapshot, d: Derived):
-    matches = matches_of(s, codes.LOG_NUMPY_ABI)
-    if not matches:
-        return None
-    match = matches[0]
-    numpy = s.package("numpy")
-    spec = tf_requirement(s, d, "numpy")
-    f = match.fields
-    newer_struct = f.get("expected", "0").isdigit() and f.get("got", "0").isdigit() and \
-        int(f.get("expected", "0")) > int(f.get("got", "0"))
-    if match.variant == "numpy-api-version" or newer_struct:
-        req = f"numpy{spec}" if spec else "numpy"
-        built = (f"C API ({f['compiled']})" if f.get("compiled")
-                 else f"({f.get('what', 'numpy.dtype')} of {f.get('expected')} bytes, not {f.get('got')})")
-        text = (f"a module needs a newer NumPy {built} than NumPy "
-                f"{numpy.version if numpy else ''} provides: upgrade NumPy within TensorFlow's pin ({req})")
-        args = ("install", "--upgrade", req)
-    elif _tf_at_least(d, "2.18"):
-        text = (f"TensorFlow {d.tf_version} is built for NumPy 2 (from 2.18); another compiled module "
-                f"in the traceback was built for NumPy 1.x: upgrade that module, or install numpy<2 "
-                f"(TensorFlow allows numpy{spec or ''})")
-        args = ("install", "numpy<2")
-    else:
-        req = f"numpy{spec}" if spec and "<" in spec and not spec.startswith(">=2") else "numpy<2"
-        if not spec or "<2" not in req.replace(" ", ""):
-            req = "numpy<2"
-        text = (f"NumPy {numpy.version if numpy else '2.x'} is installed but TensorFlow "
-                f"{d.tf_version or ''} was built for NumPy 1.x (NumPy 2 needs TensorFlow 2.18+): "
-                f"install {req}")
-        args = ("install", req)
-    facts = {"numpy": numpy.version if numpy else None, "numpy_allowed_by_tensorflow": spec,
-             "tensorflow": d.tf_version}
-    return numpy_abi.finding(evidence(s, match, **facts),
-                             Remediation(text.replace("  ", " "), (pip(s, *args),), NUMPY2_GUIDE),
-                             title=text.replace("  ", " "))
-
-
-def _tf_at_least(d: Derived, minor: str) -> bool:
-    try:
-        return bool(d.tf_version) and Version(d.tf_version) >= Version(minor)
-    except InvalidVersion:
-        return False
-
-
-@rule(codes.LOG_PROTOBUF_DESCRIPTORS, "protobuf is newer than TensorFlow's generated code",
-      Severity.ERROR,
-      "protobuf 4 (2022) refuses the _pb2.py files generated by older protoc that TensorFlow "
-      "before 2.12 ships: 'Descriptors cannot be created directly' (maudzung/SFA3D#82).",
-      "Install the protobuf TensorFlow allows (the finding names it).", PROTOBUF_NEWS, needs=("log",))
-def protobuf_descriptors(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_PROTOBUF_DESCRIPTORS):
-        protobuf = s.package("protobuf")
-        spec = tf_requirement(s, d, "protobuf")
-        req = f"protobuf{spec}" if spec and "<" in spec else "protobuf==3.20.3"
-        text = (f"protobuf {protobuf.version if protobuf else ''} is too new for TensorFlow "
-                f"{d.tf_version or ''}: install {req} (or set PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION="
-                "python, which is slow)").replace("  ", " ")
-        return protobuf_descriptors.finding(
-            evidence(s, match, protobuf=protobuf.version if protobuf else None,
-                     protobuf_allowed_by_tensorflow=spec, tensorflow=d.tf_version),
-            Remediation(text, (pip(s, "install", req),), PROTOBUF_NEWS), title=text)
-    return None
-
-
-@rule(codes.LOG_PROTOBUF_FATAL, "protobuf's C++ runtime aborted the process", Severity.ERROR,
-      "A '[libprotobuf FATAL ...] CHECK failed' abort comes from C++ protobuf code, typically when "
-      "two libraries carrying different protobuf runtimes meet in one process (TensorFlow and a "
-      "plugin or add-on built for another TensorFlow, or a protobuf outside TensorFlow's pin); "
-      "tensorflow/tensorflow#64507 shows it with TensorFlow 2.16.1 on an M1.",
-      "Keep protobuf within TensorFlow's pin and every plugin/add-on at the version built for the "
-      "installed TensorFlow.", needs=("log",))
-def protobuf_fatal(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_PROTOBUF_FATAL):
-        protobuf = s.package("protobuf")
-        spec = tf_requirement(s, d, "protobuf")
-        commands = []
-        if spec:
-            commands.append(pip(s, "install", f"protobuf{spec}"))
-        facts: dict[str, Any] = {"protobuf": protobuf.version if protobuf else None,
-                                 "protobuf_allowed_by_tensorflow": spec, "tensorflow": d.tf_version}
-        if d.metal:
-            reqs, why, pair = pair_fix(s, d)
-            facts.update(pair, tensorflow_metal=d.metal.version)
-            if pair.get("pair_status") not in (None, "known-working", "documented"):
-                commands += install_commands(s, reqs)
-        commands.append(pip(s, "check"))
-        text = ("protobuf's C++ runtime aborted: check that protobuf is within TensorFlow's pin "
-                f"({spec or 'unknown'}) and that plugins and add-ons were built for TensorFlow "
-                f"{d.tf_version or ''}").strip()
-        return protobuf_fatal.finding(evidence(s, match, **facts), Remediation(text, tuple(commands)),
-                                      title=f"protobuf FATAL ({match.fields.get('check', 'CHECK failed')})")
     return None
 
 

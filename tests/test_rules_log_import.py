@@ -1,7 +1,6 @@
 """checks/log_import.py: import errors from real public threads (tests/data/logs/, sources in
 SOURCES.json), each diagnosed with the facts that change the answer: translated or native, the
-installed TensorFlow/tensorflow-metal pair, TensorFlow's NumPy and protobuf pins, the plugins
-installed, the system."""
+installed TensorFlow/tensorflow-metal pair, the plugins installed, the system."""
 
 from __future__ import annotations
 
@@ -111,43 +110,6 @@ def test_registered_twice_through_the_environment_variable():
     assert commands(f) == "unset TF_PLUGGABLE_DEVICE_LIBRARY_PATH"
 
 
-# --- NumPy and protobuf --------------------------------------------------------------------------------
-
-
-def test_numpy_2_with_tensorflow_2_15_needs_numpy_1():
-    data = apple_silicon(packages=[_pkg("tensorflow", "2.15.0", ARM, ["numpy<2.0.0,>=1.23.5"]),
-                                   _pkg("numpy", "2.0.0", ARM)])
-    f = one(diagnose(data, "numpy2_tensorflow_import.txt"), "log.numpy-abi")
-    assert "built for NumPy 1.x" in f.title and "numpy<2.0.0,>=1.23.5" in commands(f)
-
-
-def test_numpy_2_with_tensorflow_2_19_blames_another_module():
-    f = one(diagnose(apple_silicon(), "numpy2_array_api_tf_session.txt"), "log.numpy-abi")
-    assert "another compiled module" in f.title
-
-
-def test_numpy_c_api_too_old():
-    data = apple_silicon(packages=[_pkg("tensorflow", "2.19.1", ARM, ["numpy<2.2.0,>=1.26.0"]),
-                                   _pkg("numpy", "1.26.0", ARM)])
-    for name in ("numpy_api_version_0xe.txt", "numpy_api_0x10_m1_notebook.txt"):
-        f = one(diagnose(data, name), "log.numpy-abi")
-        assert "newer NumPy C API" in f.title and "--upgrade 'numpy<2.2.0,>=1.26.0'" in commands(f)
-
-
-def test_protobuf_4_with_tensorflow_macos_2_9():
-    data = apple_silicon(python={"version": "3.9.13"},
-                         packages=[_pkg("tensorflow-macos", "2.9.0", ["cp39-cp39-macosx_11_0_arm64"]),
-                                   _pkg("protobuf", "4.21.1", ["cp37-abi3-macosx_10_9_universal2"])])
-    f = one(diagnose(data, "protobuf_descriptors.txt"), "log.protobuf-descriptors")
-    assert f.evidence["protobuf"] == "4.21.1" and "protobuf==3.20.3" in commands(f)
-
-
-def test_protobuf_fatal_with_a_broken_metal_pair_includes_the_pair():
-    data = apple_silicon(packages=pair("2.18.0", "1.1.0"))
-    f = one(diagnose(data, "protobuf_fatal_tf216.txt"), "log.protobuf-fatal")
-    assert f.evidence["log_check"] == "target + size == res" and "tensorflow-metal==1.2.0" in commands(f)
-
-
 # --- no GPU --------------------------------------------------------------------------------------------
 
 
@@ -177,24 +139,3 @@ def test_avx_and_illegal_instruction_in_one_log_lead_with_the_avx_message(tmp_pa
     report = check.report(s)
     assert [f.code for f in report.root_causes()] == ["log.avx-missing"]
     assert [f.code for f in report.consequences(report.diagnosis())] == ["log.illegal-instruction"]
-
-
-def test_a_module_built_for_a_newer_numpys_structs():
-    # tensorflow/tensorflow#98406: Cython's check, dtype of 96 bytes expected, 88 found
-    f = one(diagnose(apple_silicon(), "numpy_dtype_size_changed.txt"), "log.numpy-abi")
-    assert "newer NumPy (numpy.dtype of 96 bytes, not 88)" in f.title and "--upgrade" in commands(f)
-
-
-def test_the_ufunc_table_of_numpy_1_headers_is_numpys_abi_too():
-    # numpy 1.x's generated __ufunc_api.h prints this beside _ARRAY_API (numpy's own template)
-    from tfdoctor.logtext.catalog import recognise
-
-    assert "log.numpy-abi" in {m.code for m in recognise("AttributeError: _UFUNC_API not found")}
-
-
-def test_numpy_2s_renamed_core_is_read_from_the_runtime_childs_stderr():
-    # numpy 2's headers: "numpy._core.multiarray failed to import" (numpy.core before 2.0)
-    from tfdoctor.logtext import stderr
-
-    kinds = [e.kind for e in stderr.parse("ImportError: numpy._core.multiarray failed to import").events]
-    assert kinds == ["numpy-multiarray"]

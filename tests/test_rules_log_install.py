@@ -13,6 +13,7 @@ from log_cases import LOGS, SOURCES, WHO, LogRules, commands
 from log_cases import one as observed_one
 from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, snap
 
+from tfdoctor.checks import MODULE_NEEDS
 from tfdoctor.facts import pasted_log
 
 from tfdoctor.logtext import keep
@@ -23,6 +24,7 @@ from tfdoctor.sanitize.redact import Identity
 
 check = LogRules("log_install")
 diagnose = check.diagnose
+LOG_MODULES = tuple(m for m, section in MODULE_NEEDS.items() if section == "log")
 
 
 def one(findings: list, code: str):
@@ -252,7 +254,7 @@ def test_every_real_text_reaches_a_log_finding(name):
     from tfdoctor.engine.diagnose import run_rules
     from tfdoctor.engine.registry import Registry
 
-    all_log = RuleModules("log_install", "log_import", "log_training", "log_metal")
+    all_log = RuleModules(*LOG_MODULES)
     s = snap(apple_silicon())
     s.log = keep.read(LOGS / name, identity=WHO)
     found = run_rules(s, Registry(rules=all_log.rules))
@@ -273,7 +275,7 @@ def test_no_log_no_log_findings():
     from tfdoctor.engine.diagnose import run_rules
     from tfdoctor.engine.registry import Registry
 
-    rules = RuleModules("log_install", "log_import", "log_training").rules
+    rules = RuleModules(*LOG_MODULES).rules
     assert run_rules(snap(apple_silicon()), Registry(rules=rules)) == []
 
 

@@ -1,0 +1,189 @@
+"""NumPy and protobuf errors in a pasted log, judged by what is installed: TensorFlow's pins say
+which NumPy or protobuf it needs, the installed version says whether this environment can have
+printed the message, and where the pin already fits, the failing module is another package's.
+
+The message alone would always blame TensorFlow; the environment can show it was not (issue 19:
+what tfdoctor observed outranks what it read). Where compat.numpy-abi finds the same pin broken
+from the environment alone, that finding is the root and explains these.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from tfdoctor import codes
+from tfdoctor.advice.commands import pip
+from tfdoctor.advice.installs import install_commands, pair_fix, tf_requirement
+from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.derived import Derived
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.model import Remediation, Severity, rule
+
+PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
+NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
+WHICH_PYTHON = 'python3 -c "import sys, {module}; print(sys.executable, {module}.__version__)"'
+"""Run where the error happened: which Python printed it, and its version of the module."""
+
+
+@rule(codes.LOG_NUMPY_ABI, "A module was built for another NumPy", Severity.ERROR,
+      "Compiled modules built against NumPy 1.x cannot run under NumPy 2 ('A module that was "
+      "compiled using NumPy 1.x cannot be run in NumPy 2.0.0', '_ARRAY_API not found'); TensorFlow "
+      "is built against NumPy 2 only from 2.18. A module built for a newer NumPy C API fails on an "
+      "older NumPy ('module compiled against API version 0xf but this version of numpy is 0xe'). "
+      "A NumPy 2 message where NumPy 1.x is installed came from another environment (information).",
+      "Install the NumPy the installed TensorFlow allows (the finding names the requirement).",
+      NUMPY2_GUIDE, needs=("log",))
+def numpy_abi(s: Snapshot, d: Derived):
+    matches = matches_of(s, codes.LOG_NUMPY_ABI)
+    if not matches:
+        return None
+    match = matches[0]
+    numpy = s.package("numpy")
+    spec = tf_requirement(s, d, "numpy")
+    f = match.fields
+    newer_struct = f.get("expected", "0").isdigit() and f.get("got", "0").isdigit() and \
+        int(f.get("expected", "0")) > int(f.get("got", "0"))
+    facts = {"numpy": numpy.version if numpy else None, "numpy_allowed_by_tensorflow": spec,
+             "tensorflow": d.tf_version}
+    if match.variant == "numpy-api-version" or newer_struct:
+        req = f"numpy{spec}" if spec else "numpy"
+        built = (f"C API ({f['compiled']})" if f.get("compiled")
+                 else f"({f.get('what', 'numpy.dtype')} of {f.get('expected')} bytes, not {f.get('got')})")
+        text = (f"a module needs a newer NumPy {built} than NumPy "
+                f"{numpy.version if numpy else ''} provides: upgrade NumPy within TensorFlow's pin ({req})")
+        args = ("install", "--upgrade", req)
+    elif numpy and _below(numpy.version, "2"):  # the message is NumPy 2's: observed beats read
+        text = (f"the message comes from a NumPy 2, but this environment has NumPy {numpy.version}: "
+                "another environment printed it")
+        return numpy_abi.finding(evidence(s, match, **facts),
+                                 Remediation(text + ". Where the error happened, find that Python and "
+                                             "run `tfdoctor check --python` with the path it prints",
+                                             (WHICH_PYTHON.format(module="numpy"),), NUMPY2_GUIDE),
+                                 title=text, severity=Severity.INFO)
+    elif _tf_at_least(d, "2.18"):
+        text = (f"TensorFlow {d.tf_version} is built for NumPy 2 (from 2.18); another compiled module "
+                f"in the traceback was built for NumPy 1.x: upgrade that module, or install numpy<2 "
+                f"(TensorFlow allows numpy{spec or ''})")
+        args = ("install", "numpy<2")
+    else:
+        req = f"numpy{spec}" if spec and "<" in spec and not spec.startswith(">=2") else "numpy<2"
+        if not spec or "<2" not in req.replace(" ", ""):
+            req = "numpy<2"
+        text = (f"NumPy {numpy.version if numpy else '2.x'} is installed but TensorFlow "
+                f"{d.tf_version or ''} was built for NumPy 1.x (NumPy 2 needs TensorFlow 2.18+): "
+                f"install {req}")
+        args = ("install", req)
+    return numpy_abi.finding(evidence(s, match, **facts),
+                             Remediation(text.replace("  ", " "), (pip(s, *args),), NUMPY2_GUIDE),
+                             title=text.replace("  ", " "))
+
+
+def _below(version: str, bound: str) -> bool:
+    try:
+        return Version(version) < Version(bound)
+    except InvalidVersion:
+        return False
+
+
+def _allows(spec: str | None, version: str) -> bool:
+    try:
+        return bool(spec) and SpecifierSet(spec).contains(version, prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return False
+
+
+def _tf_at_least(d: Derived, minor: str) -> bool:
+    try:
+        return bool(d.tf_version) and Version(d.tf_version) >= Version(minor)
+    except InvalidVersion:
+        return False
+
+
+@rule(codes.LOG_PROTOBUF_DESCRIPTORS, "protobuf is newer than TensorFlow's generated code",
+      Severity.ERROR,
+      "protobuf 4 (2022) refuses the _pb2.py files generated by older protoc that TensorFlow "
+      "before 2.12 ships: 'Descriptors cannot be created directly' (maudzung/SFA3D#82). What is "
+      "installed decides whose it is: a protobuf older than 4.21 cannot print it (another "
+      "environment did), and one the pin of TensorFlow 2.12+ allows runs TensorFlow's code (the "
+      "_pb2.py is another package's); both are information, not a TensorFlow diagnosis.",
+      "Install the protobuf TensorFlow allows (the finding names it).", PROTOBUF_NEWS, needs=("log",))
+def protobuf_descriptors(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_PROTOBUF_DESCRIPTORS):
+        protobuf = s.package("protobuf")
+        spec = tf_requirement(s, d, "protobuf")
+        facts = {"protobuf": protobuf.version if protobuf else None,
+                 "protobuf_allowed_by_tensorflow": spec, "tensorflow": d.tf_version}
+        owner = _PB2_OWNER.search(s.log.excerpt if s.log else "")
+        owner_name = owner.group(1) if owner else None
+        ours_fit = _tf_at_least(d, "2.12") and _allows(spec, protobuf.version) if protobuf else False
+        if protobuf and (_below(protobuf.version, "4.21") or (ours_fit and owner_name != "tensorflow")):
+            return _not_tensorflows_descriptors(s, match, protobuf.version, spec, owner_name, facts)
+        req = f"protobuf{spec}" if spec and "<" in spec else "protobuf==3.20.3"
+        text = (f"protobuf {protobuf.version if protobuf else ''} is too new for TensorFlow "
+                f"{d.tf_version or ''}: install {req} (or set PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION="
+                "python, which is slow)").replace("  ", " ")
+        return protobuf_descriptors.finding(
+            evidence(s, match, **facts), Remediation(text, (pip(s, "install", req),), PROTOBUF_NEWS),
+            title=text)
+    return None
+
+
+_PB2_OWNER = re.compile(r"site-packages/([^/\s\"']+)/[^\s\"']*_pb2\.py")
+
+
+def _not_tensorflows_descriptors(s: Snapshot, match, version: str, spec: str | None,
+                                 owner: str | None, facts: dict[str, Any]):
+    """The installed protobuf cannot be what refused TensorFlow's generated code: older than the
+    4.21 that refuses old generated code, or one the pin of a TensorFlow whose generated code is
+    new (2.12+) allows. (Before 2.12 the pins had no upper bound: tensorflow-macos 2.9.0 says
+    protobuf>=3.9.2 and breaks under 4.21.)"""
+    if _below(version, "4.21"):
+        text = (f"the message comes from protobuf 4.21 or later, but this environment has protobuf "
+                f"{version}: another environment printed it")
+        fix = Remediation(text + ". Where the error happened, find that Python and run "
+                          "`tfdoctor check --python` with the path it prints",
+                          (WHICH_PYTHON.format(module="google.protobuf"),), PROTOBUF_NEWS)
+    else:
+        installed = s.package(owner) if owner else None
+        whose = f"{owner}'s" if owner else "another package's"
+        text = (f"protobuf {version} is one TensorFlow {facts['tensorflow'] or ''} allows ({spec}): the "
+                f"out-of-date generated code (_pb2.py) is {whose}, not TensorFlow's; upgrade that "
+                "package, or keep protobuf below 4.21 if it has no newer release").replace("  ", " ")
+        fix = Remediation(text, (pip(s, "install", "--upgrade", installed.name),) if installed else (),
+                          PROTOBUF_NEWS)
+    return protobuf_descriptors.finding(evidence(s, match, **facts), fix, title=text,
+                                        severity=Severity.INFO)
+
+
+@rule(codes.LOG_PROTOBUF_FATAL, "protobuf's C++ runtime aborted the process", Severity.ERROR,
+      "A '[libprotobuf FATAL ...] CHECK failed' abort comes from C++ protobuf code, typically when "
+      "two libraries carrying different protobuf runtimes meet in one process (TensorFlow and a "
+      "plugin or add-on built for another TensorFlow, or a protobuf outside TensorFlow's pin); "
+      "tensorflow/tensorflow#64507 shows it with TensorFlow 2.16.1 on an M1.",
+      "Keep protobuf within TensorFlow's pin and every plugin/add-on at the version built for the "
+      "installed TensorFlow.", needs=("log",))
+def protobuf_fatal(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_PROTOBUF_FATAL):
+        protobuf = s.package("protobuf")
+        spec = tf_requirement(s, d, "protobuf")
+        commands = []
+        if spec:
+            commands.append(pip(s, "install", f"protobuf{spec}"))
+        facts: dict[str, Any] = {"protobuf": protobuf.version if protobuf else None,
+                                 "protobuf_allowed_by_tensorflow": spec, "tensorflow": d.tf_version}
+        if d.metal:
+            reqs, why, pair = pair_fix(s, d)
+            facts.update(pair, tensorflow_metal=d.metal.version)
+            if pair.get("pair_status") not in (None, "known-working", "documented"):
+                commands += install_commands(s, reqs)
+        commands.append(pip(s, "check"))
+        text = ("protobuf's C++ runtime aborted: check that protobuf is within TensorFlow's pin "
+                f"({spec or 'unknown'}) and that plugins and add-ons were built for TensorFlow "
+                f"{d.tf_version or ''}").strip()
+        return protobuf_fatal.finding(evidence(s, match, **facts), Remediation(text, tuple(commands)),
+                                      title=f"protobuf FATAL ({match.fields.get('check', 'CHECK failed')})")
+    return None

@@ -1,0 +1,101 @@
+"""checks/log_dependencies.py: NumPy and protobuf errors from real public threads (tests/data/logs/,
+sources in SOURCES.json), judged by what is installed: TensorFlow's pins, the installed NumPy and
+protobuf (can this environment have printed it?), and whose generated code failed."""
+
+from __future__ import annotations
+
+from log_cases import ARM, LOGS, WHO, LogRules, commands, one
+from snapshots import _pkg, apple_silicon, snap
+
+from tfdoctor.logtext import keep
+from tfdoctor.model import Severity
+
+check = LogRules("log_dependencies")
+diagnose = check.diagnose
+
+
+def test_numpy_2_with_tensorflow_2_15_needs_numpy_1():
+    data = apple_silicon(packages=[_pkg("tensorflow", "2.15.0", ARM, ["numpy<2.0.0,>=1.23.5"]),
+                                   _pkg("numpy", "2.0.0", ARM)])
+    f = one(diagnose(data, "numpy2_tensorflow_import.txt"), "log.numpy-abi")
+    assert "built for NumPy 1.x" in f.title and "numpy<2.0.0,>=1.23.5" in commands(f)
+
+
+def test_numpy_2_with_tensorflow_2_19_blames_another_module():
+    f = one(diagnose(apple_silicon(), "numpy2_array_api_tf_session.txt"), "log.numpy-abi")
+    assert "another compiled module" in f.title
+
+
+def test_numpy_c_api_too_old():
+    data = apple_silicon(packages=[_pkg("tensorflow", "2.19.1", ARM, ["numpy<2.2.0,>=1.26.0"]),
+                                   _pkg("numpy", "1.26.0", ARM)])
+    for name in ("numpy_api_version_0xe.txt", "numpy_api_0x10_m1_notebook.txt"):
+        f = one(diagnose(data, name), "log.numpy-abi")
+        assert "newer NumPy C API" in f.title and "--upgrade 'numpy<2.2.0,>=1.26.0'" in commands(f)
+
+
+def test_protobuf_4_with_tensorflow_macos_2_9():
+    data = apple_silicon(python={"version": "3.9.13"},
+                         packages=[_pkg("tensorflow-macos", "2.9.0", ["cp39-cp39-macosx_11_0_arm64"]),
+                                   _pkg("protobuf", "4.21.1", ["cp37-abi3-macosx_10_9_universal2"])])
+    f = one(diagnose(data, "protobuf_descriptors.txt"), "log.protobuf-descriptors")
+    assert f.evidence["protobuf"] == "4.21.1" and "protobuf==3.20.3" in commands(f)
+
+
+def test_a_numpy_2_message_where_numpy_1_is_installed_came_from_another_environment():
+    # observed beats read: this environment's NumPy cannot have printed a NumPy 2 message
+    data = apple_silicon(packages=[_pkg("tensorflow", "2.15.0", ARM, ["numpy<2.0.0,>=1.23.5"]),
+                                   _pkg("numpy", "1.26.4", ARM)])
+    f = one(diagnose(data, "numpy2_tensorflow_import.txt"), "log.numpy-abi")
+    assert f.severity == Severity.INFO and "NumPy 1.26.4: another environment printed it" in f.title
+    assert "import sys, numpy" in commands(f)
+
+
+def test_protobuf_descriptors_under_a_pin_of_tensorflow_2_12_plus_are_another_packages():
+    # TensorFlow 2.12+ ships generated code protobuf 4 accepts and pins protobuf to it
+    pin = ["protobuf!=4.21.0,!=4.21.1,!=4.21.2,!=4.21.3,!=4.21.4,!=4.21.5,<5.0.0dev,>=3.20.3"]
+    data = apple_silicon(packages=[_pkg("tensorflow", "2.16.1", ARM, pin),
+                                   _pkg("protobuf", "4.25.3", ["cp37-abi3-macosx_10_9_universal2"]),
+                                   _pkg("onnx", "1.12.0", ARM)])
+    s = snap(data)
+    text = (LOGS / "protobuf_descriptors.txt").read_text()
+    s.log = keep.from_bytes((text + '  File "/Users/ada/venv/lib/python3.11/site-packages/onnx/'
+                             'onnx_ml_pb2.py", line 5\n').encode(), "onnx.log", identity=WHO)
+    (f,) = [f for f in check.run(s) if f.code == "log.protobuf-descriptors"]
+    assert f.severity == Severity.INFO and "is onnx's, not TensorFlow's" in f.title
+    assert "--upgrade onnx" in commands(f)
+
+
+def test_protobuf_descriptors_where_protobuf_3_is_installed_came_from_another_environment():
+    data = apple_silicon(python={"version": "3.9.13"},
+                         packages=[_pkg("tensorflow-macos", "2.9.0", ["cp39-cp39-macosx_11_0_arm64"]),
+                                   _pkg("protobuf", "3.19.6", ["cp39-cp39-macosx_10_9_x86_64"])])
+    f = one(diagnose(data, "protobuf_descriptors.txt"), "log.protobuf-descriptors")
+    assert f.severity == Severity.INFO and "another environment printed it" in f.title
+
+
+def test_protobuf_fatal_with_a_broken_metal_pair_includes_the_pair():
+    data = apple_silicon(packages=[_pkg("tensorflow", "2.18.0", ARM), _pkg("tensorflow-metal", "1.1.0", ARM)])
+    f = one(diagnose(data, "protobuf_fatal_tf216.txt"), "log.protobuf-fatal")
+    assert f.evidence["log_check"] == "target + size == res" and "tensorflow-metal==1.2.0" in commands(f)
+
+
+def test_a_module_built_for_a_newer_numpys_structs():
+    # tensorflow/tensorflow#98406: Cython's check, dtype of 96 bytes expected, 88 found
+    f = one(diagnose(apple_silicon(), "numpy_dtype_size_changed.txt"), "log.numpy-abi")
+    assert "newer NumPy (numpy.dtype of 96 bytes, not 88)" in f.title and "--upgrade" in commands(f)
+
+
+def test_the_ufunc_table_of_numpy_1_headers_is_numpys_abi_too():
+    # numpy 1.x's generated __ufunc_api.h prints this beside _ARRAY_API (numpy's own template)
+    from tfdoctor.logtext.catalog import recognise
+
+    assert "log.numpy-abi" in {m.code for m in recognise("AttributeError: _UFUNC_API not found")}
+
+
+def test_numpy_2s_renamed_core_is_read_from_the_runtime_childs_stderr():
+    # numpy 2's headers: "numpy._core.multiarray failed to import" (numpy.core before 2.0)
+    from tfdoctor.logtext import stderr
+
+    kinds = [e.kind for e in stderr.parse("ImportError: numpy._core.multiarray failed to import").events]
+    assert kinds == ["numpy-multiarray"]
