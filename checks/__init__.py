@@ -20,6 +20,7 @@ BUILTIN_MODULES = (
     "log_import",
     "log_dependencies",
     "log_training",
+    "log_companions",
     "log_metal",
     "runtime_import",
     "runtime_crash",
@@ -33,7 +34,7 @@ BUILTIN_MODULES = (
 
 MODULE_NEEDS = {
     "log_install": "log", "log_import": "log", "log_dependencies": "log", "log_training": "log",
-    "log_metal": "log",
+    "log_companions": "log", "log_metal": "log",
     "runtime_import": "runtime", "runtime_crash": "runtime", "runtime_devices": "runtime",
     "probe_health": "probes", "probe_speed": "probes",
     "model_health": "model", "model_speed": "model",

@@ -53,7 +53,8 @@ def _mismatched_plugins(s: Snapshot, arch: str) -> list[dict]:
       "hold no code for the architecture the interpreter runs as. Importing them fails with "
       "'incompatible architecture "
       "(have 'x86_64', need 'arm64')'. It happens when an environment was filled by a pip run "
-      "under Rosetta 2 or site-packages were copied from another machine.",
+      "under Rosetta 2 or site-packages were copied from another machine. An error you bring "
+      "(--log) that names one of these binaries is its consequence (log.arch-mismatch).",
       "Reinstall those packages from the native interpreter (`--force-reinstall --no-deps`).",
       explains=(codes.RUNTIME_LIBRARY_ARCH_MISMATCH, codes.RUNTIME_IMPORT_FAILED), needs=("python",))
 def wheel_mismatch(s: Snapshot, d: Derived):

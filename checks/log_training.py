@@ -1,7 +1,8 @@
 """Training errors in a pasted or recorded log, diagnosed with this environment: ops without a
 Metal kernel (checked against the installed plugin's kernel table), XLA on Metal, ops of a
-companion package, the slow v2.11+ optimizers, device configuration made too late, Keras 3 breaking Keras 2 code; and, from
-`tfdoctor run --placement`, which ops TensorFlow placed on the CPU.
+the slow v2.11+ optimizers, device configuration made too late, Keras 3 breaking Keras 2 code; and,
+from `tfdoctor run --placement`, which ops TensorFlow placed on the CPU. (Ops of companion packages:
+log_companions.py.)
 """
 
 from __future__ import annotations
@@ -23,13 +24,6 @@ from tfdoctor.model import Remediation, Severity, rule
 PLACEMENT_GUIDE = "https://www.tensorflow.org/guide/gpu#manual_device_placement"
 KERAS3_MIGRATION = "https://keras.io/guides/migrating_to_keras_3/"
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
-TEXT_FIRST_ARM64_WHEEL = {"3.9": "2.17.0", "3.10": "2.17.0", "3.11": "2.17.0", "3.12": "2.18.1",
-                          "3.13": "2.20.1"}
-"""Python -> first tensorflow-text with a macOS arm64 wheel on PyPI (file names in
-https://pypi.org/pypi/tensorflow-text/json, e.g. tensorflow_text-2.17.0-cp311-cp311-macosx_11_0_arm64.whl;
-read 2026-11-23). Older releases have no Apple-silicon wheel (tensorflow/text#1128)."""
-ADDONS_LAST = ("0.23.0", "2023-11-28", "https://pypi.org/pypi/tensorflow-addons/json (last release; "
-               "macosx_11_0_arm64 wheels for cp39-cp311); development ended: https://github.com/tensorflow/addons")
 OP_USERS = {
     "RngReadAndSkip": ("the random preprocessing layers of Keras 2 (RandomFlip, RandomRotation, "
                        "RandomZoom, ...), which draw from tf.random.Generator",
@@ -83,7 +77,10 @@ def _kernel_facts(d: Derived, op: str) -> dict[str, Any]:
       "tensorflow-metal registers GPU kernels for about 170 ops (read from its binary); an op "
       "without one fails when pinned to the GPU ('No registered 'RngReadAndSkip' OpKernel for "
       "'GPU' devices', mrdbourke/tensorflow-deep-learning#298) or runs on the CPU when TensorFlow "
-      "may move it. The op is checked against the installed plugin's kernel table.",
+      "may move it. TensorFlow's placer says the same of an op colocated with GPU-pinned nodes "
+      "('was colocated with a group of nodes that required incompatible device'); its Colocation "
+      "Debug Info lists the op type with CPU only. The op is checked against the installed "
+      "plugin's kernel table.",
       "Run the layer that uses the op on the CPU (`with tf.device('/CPU:0'):`), allow soft "
       "placement, or replace the layer (the finding names it).", PLACEMENT_GUIDE, needs=("log",))
 def no_gpu_kernel(s: Snapshot, d: Derived):
@@ -166,61 +163,6 @@ def xla_no_metal(s: Snapshot, d: Derived):
                      TF_XLA_FLAGS=flags),
             Remediation(text, commands, "https://github.com/NVlabs/sionna/issues/78", code=tuple(code)), title=text)
     return None
-
-
-@rule(codes.LOG_OP_NOT_REGISTERED, "An op of a companion package is not registered", Severity.ERROR,
-      "Ops such as SentencepieceOp or RegexSplitWithOffsets live in tensorflow-text (Addons>... in "
-      "tensorflow-addons, IO>... in tensorflow-io), not in TensorFlow: loading a model that uses "
-      "them fails with 'Op type not registered' when the package is not installed, not imported "
-      "before loading, or built for another TensorFlow (tensorflow/tensorflow#38597, "
-      "tensorflow/text#261). tensorflow-text's versions follow TensorFlow's minors.",
-      "Install the companion at the version matching the installed TensorFlow and import it "
-      "before loading the model.", needs=("log",))
-def op_not_registered(s: Snapshot, d: Derived):
-    out = []
-    for match in matches_of(s, codes.LOG_OP_NOT_REGISTERED):
-        op, companion = match.fields.get("op", ""), match.fields.get("companion")
-        minor = ".".join((d.tf_version or "").split(".")[:2])
-        installed = s.package(companion) if companion else None
-        facts: dict[str, Any] = {"tensorflow": d.tf_version, "companion": companion,
-                                 "companion_installed": installed.version if installed else None}
-        commands: list[str] = []
-        code: list[str] = []
-        if companion == "tensorflow-text" and minor:
-            want = f"tensorflow-text~={minor}.0"
-            first = TEXT_FIRST_ARM64_WHEEL.get(_python(s) or "")
-            facts.update(companion_requirement=want, first_arm64_wheel_for_this_python=first)
-            if installed and installed.version and installed.version.startswith(minor + "."):
-                text = (f"{op} is in tensorflow-text {installed.version}, which matches TensorFlow "
-                        f"{d.tf_version}: import tensorflow_text before loading the model")
-                code = ["import tensorflow_text  # registers its ops, before tf.saved_model.load"]
-            else:
-                now = f" (installed: {installed.version})" if installed else " (not installed)"
-                text = f"{op} is a tensorflow-text op{now}: install {want} for TensorFlow {d.tf_version}"
-                if d.apple_silicon and first and Version(f"{minor}.0") < Version(first):
-                    text += (f"; PyPI has macOS arm64 tensorflow-text wheels for Python {_python(s)} only "
-                             f"from {first}, so on this Mac move to TensorFlow {first.rsplit('.', 1)[0]}+")
-                commands = [pip(s, "install", want)]
-                code = ["import tensorflow_text  # before loading the model"]
-        elif companion == "tensorflow-addons":
-            last, date, source = ADDONS_LAST
-            facts.update(addons_last_release=last, addons_last_upload=date, addons_source=source)
-            newer = bool(minor) and Version(f"{minor}.0") >= Version("2.16.0")
-            text = (f"{op} is a tensorflow-addons op; tensorflow-addons ended with {last} ({date}), "
-                    + (f"before TensorFlow {minor} existed: replace the addon (core Keras or KerasCV/KerasNLP)"
-                       if newer else "install it and import tensorflow_addons before loading the model"))
-            commands = [] if newer else [pip(s, "install", f"tensorflow-addons=={last}")]
-        elif companion:
-            text = f"{op} is a {companion} op: install the {companion} release built for TensorFlow {d.tf_version}"
-            commands = [pip(s, "index", "versions", companion)]
-        else:
-            text = (f"{op} is not an op of this TensorFlow ({d.tf_version or 'unknown'}): the model was "
-                    "saved by a newer TensorFlow or with a custom-op library; load it with that "
-                    "version, or install the library that defines the op")
-        out.append(op_not_registered.finding(evidence(s, match, **facts),
-                                             Remediation(text, tuple(commands), code=tuple(code)),
-                                             title=f"Op {op} not registered: {text}"))
-    return out
 
 
 def _legacy_keras(s: Snapshot, d: Derived, what: str) -> tuple[str, tuple[str, ...], dict[str, Any]]:

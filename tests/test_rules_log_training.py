@@ -1,6 +1,6 @@
 """checks/log_training.py: training errors from real public threads (tests/data/logs/, sources in
 SOURCES.json), each diagnosed with the facts that change the answer: the installed plugin's kernel
-table, the installed Keras, TensorFlow and companion packages, the Mac's memory; and the ops
+table, the installed Keras and TensorFlow, the Mac's memory; and the ops
 `tfdoctor run --placement` saw on the CPU."""
 
 from __future__ import annotations
@@ -81,28 +81,6 @@ def test_xla_on_metal_with_keras_3_and_tf_xla_flags():
 def test_xla_on_metal_with_keras_2():
     f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "xla_no_metal_compiler.txt"), "log.xla-no-metal")
     assert "auto" not in f.title and f.evidence["keras"] == "2.15.0"
-
-
-# --- companion ops ----------------------------------------------------------------------------------------
-
-
-def test_sentencepiece_op_names_tensorflow_text_for_the_installed_minor():
-    f = one(diagnose(apple_silicon(), "op_not_registered_sentencepiece.txt"), "log.op-not-registered")
-    assert f.evidence["companion"] == "tensorflow-text"
-    assert "install 'tensorflow-text~=2.19.0'" in commands(f)
-
-
-def test_sentencepiece_op_on_tensorflow_2_15_has_no_arm64_text_wheel():
-    f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "op_not_registered_sentencepiece.txt"),
-            "log.op-not-registered")
-    assert f.evidence["companion_requirement"] == "tensorflow-text~=2.15.0"
-    assert "only from 2.17.0" in f.title
-
-
-def test_regex_split_with_the_matching_text_installed_needs_the_import():
-    data = apple_silicon(packages=[_pkg("tensorflow", "2.19.1", ARM), _pkg("tensorflow-text", "2.19.0", ARM)])
-    f = one(diagnose(data, "op_not_registered_regex_split.txt"), "log.op-not-registered")
-    assert "import tensorflow_text before loading" in f.title
 
 
 # --- Keras: optimizers, Keras 3 -----------------------------------------------------------------------------
