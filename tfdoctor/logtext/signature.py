@@ -141,7 +141,8 @@ def _collect(signature: Signature, view: View, regex: re.Pattern[str],
 _TOLERANT: dict[re.Pattern[str], re.Pattern[str]] = {}
 
 CUT_AFTER = 300
-"""Characters a cut may take off a message's head: more and the message went on uncut."""
+"""How soon after a head the paste must end (or an ellipsis come) to count as a cut there:
+later, and the message went on in words no signature knows."""
 
 
 def _cut(head: str) -> re.Pattern[str]:
