@@ -9,13 +9,12 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfdoctor.advice.commands import pip
 from tfdoctor.derived import Derived, derive
-from tfdoctor.derived.markers import requirement_on
+from tfdoctor.derived.markers import requirement_names, requirement_on
 from tfdoctor.facts.archnames import ARM64, normalise
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
 from tfdoctor.facts.versions import parse_version
@@ -76,13 +75,7 @@ def install_commands(s: Snapshot, requirements: tuple[str, ...] | list[str]) -> 
     overwriting each other's files)."""
     if not requirements:
         return []
-    wanted = set()
-    for text in requirements:
-        try:
-            wanted.add(canonicalize_name(Requirement(text).name))
-        except InvalidRequirement:
-            continue
-    tf_wanted = wanted & set(TENSORFLOW_DISTRIBUTIONS)
+    tf_wanted = requirement_names(requirements) & set(TENSORFLOW_DISTRIBUTIONS)
     installed = {d.key: d.name for d in s.tensorflow_distributions()}
     commands = []
     if tf_wanted and set(installed) - tf_wanted:

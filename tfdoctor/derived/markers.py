@@ -5,6 +5,7 @@ for the Python tfdoctor itself runs on."""
 from __future__ import annotations
 
 import functools
+from typing import Iterable
 
 from packaging.markers import (
     InvalidMarker,
@@ -52,6 +53,11 @@ def _parsed(text: str) -> Requirement | None:
         return Requirement(text)
     except InvalidRequirement:
         return None
+
+
+def requirement_names(texts: Iterable[str]) -> set[str]:
+    """Canonical names of the requirements among `texts` that parse (the others are skipped)."""
+    return {canonicalize_name(req.name) for req in map(_parsed, texts) if req is not None}
 
 
 @functools.lru_cache(maxsize=8192)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from tfdoctor.advice.installs import tf_requirement
+from tfdoctor.derived.markers import requirement_names
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
 from tfdoctor.fix.target import Target
 
@@ -74,12 +74,6 @@ def carry_over(s: Snapshot, d: Any, matrix: "CompatMatrix", target: Target, tf_v
 
 def _leaves(s: Snapshot) -> list[str]:
     """Installed distributions nothing else installed requires (the likely top-level ones)."""
-    needed: set[str] = set()
-    for pkg in s.packages:
-        for text in pkg.requires_dist:
-            try:
-                needed.add(canonicalize_name(Requirement(text).name))
-            except InvalidRequirement:
-                continue
+    needed = requirement_names(text for pkg in s.packages for text in pkg.requires_dist)
     return sorted(p.name or p.key for p in s.packages
                   if p.key and p.key not in needed and p.key not in MANAGED)

@@ -10,9 +10,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Literal
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-
+from tfdoctor.derived.markers import requirement_names
 from tfdoctor.facts.archnames import ARM64, normalise
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
 
@@ -70,14 +68,8 @@ def install_argv(installer: str, launch: tuple[str, ...], python: str,
 
 def switching_tf(s: Snapshot, reqs: list[str]) -> list[str]:
     """The installed TensorFlow distributions an in-place fix must remove before installing."""
-    wanted = set()
-    for text in reqs:
-        try:
-            wanted.add(canonicalize_name(Requirement(text).name))
-        except InvalidRequirement:
-            continue
     installed = {d.key: d.name or d.key for d in s.tensorflow_distributions()}
-    tf_wanted = wanted & set(TENSORFLOW_DISTRIBUTIONS)
+    tf_wanted = requirement_names(reqs) & set(TENSORFLOW_DISTRIBUTIONS)
     extra = set(installed) - tf_wanted
     # both (all) of them: they overwrote each other's files, so the wanted one is broken too
     return sorted(installed.values()) if tf_wanted and (extra or len(installed) > 1) else []
