@@ -21,6 +21,7 @@ from tfdoctor.advice.installs import install_commands, pair_fix, tf_requirement
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.versions import parse_version
 from tfdoctor.model import Remediation, Severity, rule
 
 PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
@@ -83,10 +84,8 @@ def numpy_abi(s: Snapshot, d: Derived):
 
 
 def _below(version: str, bound: str) -> bool:
-    try:
-        return Version(version) < Version(bound)
-    except InvalidVersion:
-        return False
+    parsed = parse_version(version)
+    return parsed is not None and parsed < Version(bound)
 
 
 def _allows(spec: str | None, version: str) -> bool:
@@ -97,10 +96,8 @@ def _allows(spec: str | None, version: str) -> bool:
 
 
 def _tf_at_least(d: Derived, minor: str) -> bool:
-    try:
-        return bool(d.tf_version) and Version(d.tf_version) >= Version(minor)
-    except InvalidVersion:
-        return False
+    parsed = parse_version(d.tf_version)
+    return parsed is not None and parsed >= Version(minor)
 
 
 @rule(codes.LOG_PROTOBUF_DESCRIPTORS, "protobuf is newer than TensorFlow's generated code",

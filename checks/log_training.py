@@ -111,12 +111,16 @@ def no_gpu_kernel(s: Snapshot, d: Derived):
         else:
             text = (f"no GPU kernel for {op}{who}; this environment has no tensorflow-metal, so "
                     "the GPU in the log belongs to another environment")
-        code = ("with tf.device('/CPU:0'):  # around the layer or call that runs " + op,
-                "tf.config.set_soft_device_placement(True)")
         out.append(no_gpu_kernel.finding(evidence(s, match, **facts),
-                                         Remediation(text, (), PLACEMENT_GUIDE, code=code),
+                                         Remediation(text, (), PLACEMENT_GUIDE, code=_on_the_cpu(op)),
                                          title=f"No GPU kernel for {op}: {text}"))
     return out
+
+
+def _on_the_cpu(op: str) -> tuple[str, str]:
+    """The lines of the user's code that run `op` where it has a kernel."""
+    return ("with tf.device('/CPU:0'):  # around the layer or call that runs " + op,
+            "tf.config.set_soft_device_placement(True)")
 
 
 def _unnamed_op(s: Snapshot, d: Derived, match):
@@ -125,10 +129,8 @@ def _unnamed_op(s: Snapshot, d: Derived, match):
     text = (f"an op colocated with nodes pinned to the GPU has no GPU kernel in {plugin}: the "
             "error's 'Colocation Debug Info' names it (the op type listed with CPU only); run "
             "that part on the CPU, or replace it")
-    code = ("with tf.device('/CPU:0'):  # around the layer or call that runs that op",
-            "tf.config.set_soft_device_placement(True)")
     return no_gpu_kernel.finding(evidence(s, match, tensorflow_metal=d.metal.version if d.metal else None),
-                                 Remediation(text, (), PLACEMENT_GUIDE, code=code),
+                                 Remediation(text, (), PLACEMENT_GUIDE, code=_on_the_cpu("that op")),
                                  title=f"No GPU kernel for an op of a colocation group: {text}")
 
 

@@ -8,6 +8,7 @@ match into a diagnosis (with the environment's facts) is the job of the checks.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
@@ -104,7 +105,7 @@ def match_all(text: str, signatures: Iterable[Signature]) -> list[LogMatch]:
     missed = [s for s in missed if not _collect(s, flat, _tolerant(s.regex), found)]
     for signature in missed:
         if signature.head:
-            _collect(signature, flat, _tolerant(_cut(signature.head)), found)
+            _collect(signature, flat, _cut(signature.head), found)
     return sorted(found.values(), key=lambda match: (match.line, match.code))
 
 
@@ -138,23 +139,22 @@ def _collect(signature: Signature, view: View, regex: re.Pattern[str],
     return matched > 0
 
 
-_TOLERANT: dict[re.Pattern[str], re.Pattern[str]] = {}
-
 CUT_AFTER = 300
 """How soon after a head the paste must end (or an ellipsis come) to count as a cut there:
 later, and the message went on in words no signature knows."""
 
 
+@functools.lru_cache(maxsize=None)
 def _cut(head: str) -> re.Pattern[str]:
-    """A message cut after `head`: the text ends, or an ellipsis comes, soon after it."""
-    return re.compile(f"(?:{head})(?=.{{0,{CUT_AFTER}}}?(?:…|\\.\\.\\.|\\Z))", re.DOTALL)
+    """A message cut after `head`: the text ends, or an ellipsis comes, soon after it (compiled
+    once per head, read tolerantly like every flat-view pattern)."""
+    return tolerant(re.compile(f"(?:{head})(?=.{{0,{CUT_AFTER}}}?(?:…|\\.\\.\\.|\\Z))", re.DOTALL))
 
 
+@functools.lru_cache(maxsize=None)
 def _tolerant(regex: re.Pattern[str]) -> re.Pattern[str]:
     """tfdoctor.logtext.pasted.tolerant, compiled once per signature."""
-    if regex not in _TOLERANT:
-        _TOLERANT[regex] = tolerant(regex)
-    return _TOLERANT[regex]
+    return tolerant(regex)
 
 
 WINDOW = 4000
