@@ -187,7 +187,11 @@ def supervise() -> None:
     out = sys.stdout.buffer
     watch = bool(config.get("watch_parent"))
     done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    # Only a note: the handler runs in the main thread wherever it is interrupted, possibly inside
+    # done.wait() holding the event's lock, so a done.set() here could deadlock (it did, about
+    # once in 15 runs under load: the tree outlived tfdoctor). The wait below looks at the note.
+    terminated: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, _frame: terminated.append(signum))
     if watch:
         _parent_death_signal(signal.SIGTERM)  # tfdoctor dies: SIGTERM here, then the clean-up
         if os.getppid() != config["parent"]:
@@ -238,7 +242,9 @@ def supervise() -> None:
     threading.Thread(target=read_parent, daemon=True).start()
     if watch:
         threading.Thread(target=record_descendants, args=(seen, done), daemon=True).start()
-    done.wait()
+    while not terminated and not done.wait(0.05):
+        pass
+    done.set()  # from here, not from the handler: stops record_descendants
     parent_gone = told[:1] == [b""]  # decided now: tfdoctor closes the pipe once it has read "exit"
     leftovers = kill_tree(child, token, list(seen.values()))
     child.wait()

@@ -260,7 +260,9 @@ class _Sampler(threading.Thread):
         self.pid, self.command, self.peak, self.processes = pid, command, None, 0
         self.stopped = threading.Event()
         self.seen: dict[int, Any] = {}
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
+        """Re-entrant: the signal forwarder reads `seen` from a handler, which may interrupt the
+        main thread inside seen_processes (a plain lock would deadlock there)."""
 
     def seen_processes(self) -> list:
         with self.lock:
