@@ -66,10 +66,25 @@ def ops(
     python: PythonOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
-    """Which ops and dtypes have a Metal GPU kernel in a tensorflow-metal release (read from its binary)."""
-    from tfdoctor.knowledge.kernels import UnknownPluginRelease, kernel_table, releases
-    from tfdoctor.render.ops import render_ops
+    """Which ops and dtypes have a Metal GPU kernel in a tensorflow-metal release (read from its binary).
 
+    Op names are TensorFlow's (MatMul, Conv2D); a name that differs only in case from one op is
+    taken as that op, and a name that is no op at all is a usage error (exit 2)."""
+    from tfdoctor.knowledge.kernels import UnknownPluginRelease, kernel_table, releases
+    from tfdoctor.knowledge.op_names import OpName, known_ops
+    from tfdoctor.knowledge.tensorflow_ops import OpListMissing
+    from tfdoctor.render.ops import render_ops, unknown_ops_message
+
+    asked: list[OpName] = []
+    if names:  # checked first: a name that is no op gets no kernel fact, whatever the release
+        try:
+            known = known_ops()
+        except OpListMissing as exc:
+            raise usage_error(f"{exc}: reinstall tfdoctor")
+        asked = [known.resolve(name) for name in names]
+        unknown = [name for name in asked if name.op is None]
+        if unknown:
+            raise usage_error(unknown_ops_message(unknown, known.tensorflow))
     version, how = plugin, "--plugin"
     if version is None:
         from tfdoctor.gather.static import TargetNotFound, gather_static
@@ -100,7 +115,7 @@ def ops(
         table = kernel_table(known[0])
         how = (f"newest known; the installed tensorflow-metal {version} is not covered by "
                f"tfdoctor's kernel table")
-    missing = render_ops(table, list(names or []), how, json_output, out, uncovered=uncovered)
+    missing = render_ops(table, asked, how, json_output, out, uncovered=uncovered)
     raise typer.Exit(1 if missing else 0)
 
 

@@ -116,6 +116,12 @@ def releases(raw: Mapping[str, Any] | None = None) -> list[str]:
     return sorted(_section(raw).get("releases", {}), key=key, reverse=True)
 
 
+def ops_of_every_release(raw: Mapping[str, Any] | None = None) -> frozenset[str]:
+    """Every op some tensorflow-metal release has a GPU kernel for: real op names, even the few
+    the plugin registers itself (`_FusedBatchMatMulV2`) that TensorFlow's own registry lacks."""
+    return frozenset(op for version in releases(raw) for op in kernel_table(version, raw).ops())
+
+
 def kernel_table(version: str, raw: Mapping[str, Any] | None = None) -> KernelTable:
     """The kernel table of a tensorflow-metal release; UnknownPluginRelease when none is shipped."""
     section = _section(raw)

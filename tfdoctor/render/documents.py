@@ -51,6 +51,9 @@ class LintDoc:
 @dataclass
 class OpRow:
     op: str
+    """The op as TensorFlow spells it."""
+    asked: Optional[str]
+    """What the user typed, where it differs from `op` (`matmul` for MatMul); else null."""
     gpu_kernel: bool
     dtypes: list[str]
     host_memory: list[str]

@@ -1,5 +1,6 @@
 """`tfdoctor ops`: the Metal GPU kernels of one tensorflow-metal release, or, for the ops asked
-about, which have a GPU kernel (with its dtypes) and which run on the CPU."""
+about, which have a GPU kernel (with its dtypes) and which run on the CPU; and the one-line
+error that names the op names that are no op at all."""
 
 from __future__ import annotations
 
@@ -9,17 +10,23 @@ from rich.console import Console
 from rich.markup import escape
 
 from tfdoctor.knowledge.kernels import KernelTable
+from tfdoctor.knowledge.op_names import OpName
 from tfdoctor.render.documents import named
 
+SHOWN = 60
+"""Characters of a typed name an error repeats: enough for any real op name, not for a paste."""
 
-def ops_document(table: KernelTable, names: list[str], how: str, uncovered: str | None = None) -> dict:
-    """The answer as data; `uncovered` is an installed release the bundled table does not cover
-    (the answer is then the newest release's, and `covered` says so)."""
-    asked = names or sorted(table.ops())
-    rows = [{"op": op, "gpu_kernel": table.has_kernel(op),
-             "dtypes": sorted(table.dtypes(op)),
-             "host_memory": sorted({h for k in table.kernels.get(op, ()) for h in k.host_memory})}
-            for op in asked]
+
+def ops_document(table: KernelTable, names: list[OpName], how: str, uncovered: str | None = None) -> dict:
+    """The answer as data, by TensorFlow's names (`asked`: what the user typed, where it differs);
+    `uncovered` is an installed release the bundled table does not cover (the answer is then the
+    newest release's, and `covered` says so)."""
+    asked = names or [OpName(op, op) for op in sorted(table.ops())]
+    rows = [{"op": name.op, "asked": name.asked if name.respelled else None,
+             "gpu_kernel": table.has_kernel(name.op),
+             "dtypes": sorted(table.dtypes(name.op)),
+             "host_memory": sorted({h for k in table.kernels.get(name.op, ()) for h in k.host_memory})}
+            for name in asked if name.op is not None]
     return named("tfdoctor-ops", {
             "tensorflow_metal": table.plugin_version, "chosen": how, "wheel": table.wheel,
             "method": table.method, "read_on": table.read_on, "ops": rows,
@@ -28,7 +35,7 @@ def ops_document(table: KernelTable, names: list[str], how: str, uncovered: str 
             "covered": uncovered is None})
 
 
-def render_ops(table: KernelTable, names: list[str], how: str, as_json: bool, out: Console,
+def render_ops(table: KernelTable, names: list[OpName], how: str, as_json: bool, out: Console,
                uncovered: str | None = None) -> list[str]:
     """Print the answer; return the asked ops that have no GPU kernel (they decide the exit code)."""
     doc = ops_document(table, names, how, uncovered)
@@ -40,6 +47,10 @@ def render_ops(table: KernelTable, names: list[str], how: str, as_json: bool, ou
         out.print(f"[yellow]note:[/] tfdoctor's kernel table does not cover the installed "
                   f"tensorflow-metal {escape(uncovered)}; the answer below is for "
                   f"{escape(table.plugin_version)}, the newest release it has", soft_wrap=True)
+    respelled = [f"{escape(n.asked)} -> {escape(n.op or '')}" for n in names if n.respelled]
+    if respelled:
+        out.print(f"[yellow]note:[/] taken as TensorFlow spells them: {', '.join(respelled)}",
+                  soft_wrap=True)
     out.print(f"tensorflow-metal {escape(table.plugin_version)} ({escape(how)}): "
               f"{len(table.ops())} ops with a GPU kernel, read from {escape(table.wheel)} on {table.read_on}")
     for row in doc["ops"]:
@@ -50,3 +61,25 @@ def render_ops(table: KernelTable, names: list[str], how: str, as_json: bool, ou
             out.print(f"  [yellow]CPU[/] {escape(row['op'])}: no Metal GPU kernel, runs on the CPU "
                       "(or fails where pinned to the GPU)", soft_wrap=True)
     return missing
+
+
+def unknown_ops_message(unknown: list[OpName], tensorflow: str) -> str:
+    """The usage error for names that are no op: each quoted (cut to SHOWN characters), where the
+    names were looked for, and the near spellings, by name when several were unknown."""
+    quoted = ", ".join(_quoted(n.asked) for n in unknown)
+    head = (f"unknown op{'s' if len(unknown) > 1 else ''} {quoted} (not in the op registry of "
+            f"{tensorflow}, nor an op tensorflow-metal has a kernel for)")
+    if len(unknown) == 1:
+        hints = [_either(unknown[0].suggestions)] if unknown[0].suggestions else []
+    else:
+        hints = [f"{_either(n.suggestions)} for {_quoted(n.asked)}" for n in unknown if n.suggestions]
+    return head + (f"; did you mean {'; '.join(hints)}?" if hints else "")
+
+
+def _quoted(asked: str) -> str:
+    """repr() quotes the name and writes control characters as escapes, never raw."""
+    return repr(asked if len(asked) <= SHOWN else asked[:SHOWN] + "...")
+
+
+def _either(names: tuple[str, ...]) -> str:
+    return " or ".join(filter(None, (", ".join(names[:-1]), names[-1])))
