@@ -15,6 +15,7 @@ BUILTIN_MODULES = (
     "compat_pairing",
     "compat_platform",
     "compat_pins",
+    "compat_requirements",
     "compat_third_party",
     "log_install",
     "log_import",

@@ -34,6 +34,7 @@ COMPAT_PINS_OK = "compat.pins-ok"
 COMPAT_STALE_KNOWLEDGE = "compat.stale-knowledge"
 COMPAT_TF_METAL_MISMATCH = "compat.tf-metal-mismatch"
 COMPAT_THIRD_PARTY_PLUGIN = "compat.third-party-plugin"
+COMPAT_UNMET_REQUIREMENTS = "compat.unmet-requirements"
 
 # install.*
 INSTALL_METAL_WITHOUT_TENSORFLOW = "install.metal-without-tensorflow"
