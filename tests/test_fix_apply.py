@@ -92,6 +92,8 @@ def test_dry_run_then_fix_into_a_new_env(broken):
 def test_failed_install_leaves_no_half_made_env_and_a_held_lock_refuses(broken, tmp_path):
     from tfdoctor.engine.diagnose import diagnose
     from tfdoctor.fix import apply as fix_apply
+    from tfdoctor.fix.errors import FixRefused, StepFailed
+    from tfdoctor.fix.guard import EnvLock
     from tfdoctor.fix.plan import build_plan
     from tfdoctor.gather.static import gather_static
     from tfdoctor.knowledge.matrix import load_matrix
@@ -104,14 +106,14 @@ def test_failed_install_leaves_no_half_made_env_and_a_held_lock_refuses(broken, 
                   if st.kind == "install" else st for st in plan.steps)
     bad = dataclasses.replace(plan, steps=steps)
     lines: list[str] = []
-    with pytest.raises(fix_apply.StepFailed) as failed:
+    with pytest.raises(StepFailed) as failed:
         fix_apply.apply(bad, lines.append)
     assert failed.value.step.kind == "install"
     assert not target.exists() and any("removing the half-made" in l for l in lines)
     assert tree_hash(broken) == before
 
-    with fix_apply._locked(str(target)):
-        with pytest.raises(fix_apply.FixRefused, match="another tfdoctor fix"):
+    with EnvLock(str(target)):
+        with pytest.raises(FixRefused, match="another tfdoctor fix"):
             fix_apply.apply(plan, lines.append)
     assert not target.exists()
 
@@ -276,7 +278,7 @@ def test_second_fix_of_the_same_target_refuses_while_the_first_runs(broken, tmp_
     first.wait_for(lambda l: l.startswith("Create "))  # the lock is held from here on
     second = _Fix(broken, new, _env())
     assert second.finish(180) == 1
-    assert "another tfdoctor fix is building this environment" in second.err
+    assert "another tfdoctor fix is changing this environment" in second.err
     assert first.proc.poll() is None, "the first fix must go on undisturbed"
     first.wait_for(_installing)
     first.proc.send_signal(signal.SIGTERM)  # then stop the first: it cleans up on SIGTERM too

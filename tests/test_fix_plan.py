@@ -12,7 +12,7 @@ import pytest
 from tfdoctor import codes
 from tfdoctor.engine.diagnose import diagnose
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.fix.document import SCHEMA, plan_document
+from tfdoctor.fix.document import SCHEMA, OutcomeDoc, plan_document
 from tfdoctor.fix.plan import build_plan
 from tfdoctor.knowledge import best_pair, keras_releases
 from tfdoctor.knowledge.matrix import load_matrix
@@ -61,7 +61,7 @@ def test_tf_metal_mismatch_takes_the_pair_the_matrix_gives():
                                                  "/Users/ada/test_tf_latest/.venv-fixed")
     install = step(plan, "install")
     assert install.command == ("/Users/ada/test_tf_latest/.venv-fixed/bin/python", "-m", "pip", "install",
-                               "tensorflow==2.18.1", "tensorflow-metal==1.2.0")
+                               "--", "tensorflow==2.18.1", "tensorflow-metal==1.2.0")
     assert codes.COMPAT_TF_METAL_MISMATCH in install.answers
     assert plan.steps[-1].command == ("tfdoctor", "check", "--python",
                                       "/Users/ada/test_tf_latest/.venv-fixed/bin/python")
@@ -84,14 +84,18 @@ def test_numpy2_with_tf_built_for_numpy1_moves_to_a_tensorflow_built_for_numpy2(
     assert install.command[-2:] == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")
     # unknown REQUESTED markers: nothing carried, and the likely top-level packages are named
     assert plan.carried == () and not plan.requested_known
-    # with them known, numpy is carried at a version 2.19's pin admits
+    # with them known (the snapshot's REQUESTED facts), numpy is carried at a version 2.19's pin admits
     pins = load_matrix().tf_pins("2.19.0", "3.11")
-    _, known = plan_for("numpy2_with_tf214_static", requested={"numpy", "tensorflow"})
+    s, _ = plan_for("numpy2_with_tf214_static")
+    for pkg in s.packages:
+        pkg.requested = pkg.key in ("numpy", "tensorflow")
+    known = build_plan(s, diagnose(s), load_matrix())
+    assert known.requested_known
     [numpy] = known.carried
     assert numpy in ("numpy==2.3.4", f"numpy{pins['numpy']}")
 
 
-def test_two_tensorflows_new_env_has_one_and_in_place_removes_both_after_a_restore_file():
+def test_two_tensorflows_new_env_has_one_and_in_place_removes_both_after_a_restore_record():
     _, plan = plan_for("two_tensorflows_macos_and_tensorflow")
     install = step(plan, "install")
     tf = [a for a in install.command if a.split("==")[0] in ("tensorflow", "tensorflow-macos")]
@@ -99,10 +103,21 @@ def test_two_tensorflows_new_env_has_one_and_in_place_removes_both_after_a_resto
     assert codes.INSTALL_MULTIPLE_TENSORFLOW in install.answers
     _, inplace = plan_for("two_tensorflows_macos_and_tensorflow", in_place=True)
     kinds = [s.kind for s in inplace.steps]
-    assert kinds == ["save-restore", "uninstall", "install", "verify"]
-    assert step(inplace, "uninstall").command[-3:] == ("-y", "tensorflow", "tensorflow-macos")  # both: they overwrote each other
-    assert inplace.restore_file == "/Users/ada/openvino_env/tfdoctor-restore.txt"
-    assert "--force-reinstall --no-deps -r /Users/ada/openvino_env/tfdoctor-restore.txt" in step(inplace, "install").undo
+    # tf-keras stays (tensorflow-hub needs it) on TensorFlow 2.19, whose tf.keras is Keras 3: the
+    # environment's activate script sets TF_USE_LEGACY_KERAS=1, and its undo removes that line
+    assert kinds == ["resolve", "save-restore", "uninstall", "install", "set-variable", "verify"]
+    variable = step(inplace, "set-variable")
+    assert variable.command[-2:] == ("/Users/ada/openvino_env/bin/activate", "export TF_USE_LEGACY_KERAS=1")
+    assert "/Users/ada/openvino_env/bin/activate" in variable.undo and "rm -rf" not in variable.undo
+    assert step(inplace, "uninstall").command[-4:] == ("-y", "--", "tensorflow", "tensorflow-macos")  # both: they overwrote each other
+    assert inplace.restore_record == "/Users/ada/openvino_env/tfdoctor-restore"
+    resolve = step(inplace, "resolve").command
+    assert resolve[1:6] == ("-m", "pip", "install", "--dry-run", "--ignore-installed")
+    install = step(inplace, "install").command
+    assert resolve[resolve.index("--"):] == install[install.index("--"):]  # the same set
+    exe = "/Users/ada/openvino_env/bin/python"
+    assert inplace.env_dir == "/Users/ada/openvino_env"
+    assert step(inplace, "install").undo == step(inplace, "uninstall").undo == f"tfdoctor fix --undo --python {exe}"
 
 
 def test_conda_osx64_stops_at_a_native_conda_environment():
@@ -123,8 +138,8 @@ def test_uv_installer_and_json_document():
     _, plan = plan_for("pair_tf2180_metal110_homebrew39_venv", installer="uv", new_env="/tmp/x")
     assert step(plan, "create-env").command[:2] == ("uv", "venv")
     assert step(plan, "install").command[:5] == ("uv", "pip", "install", "--python", "/tmp/x/bin/python")
-    doc = plan_document(plan)
-    assert doc["schema"] == SCHEMA == "tfdoctor.fix-plan" and doc["schema_version"] == 1
+    doc = plan_document(plan, OutcomeDoc("planned", 0))
+    assert doc["schema"] == SCHEMA == "tfdoctor.fix-plan" and doc["schema_version"] == 2
     assert json.loads(json.dumps(doc))["steps"][1]["answers"]
 
 
@@ -169,7 +184,7 @@ def test_conda_env_with_an_old_pair_is_rebuilt_by_conda_with_tensorflow_deps():
     assert step(plan, "create-env").command == ("conda", "create", "-y", "-p", env, "python=3.9", "pip",
                                                 "-c", "apple", "tensorflow-deps=2.8.0")
     assert step(plan, "create-env").undo == f"conda env remove -y -p {env}"
-    assert step(plan, "install").command == (f"{env}/bin/python", "-m", "pip", "install",
+    assert step(plan, "install").command == (f"{env}/bin/python", "-m", "pip", "install", "--",
                                              "tensorflow-macos==2.8.*", "tensorflow-metal==0.4.0")
     assert plan.steps[-1].command == ("tfdoctor", "check", "--python", f"{env}/bin/python")
     assert all(st.runnable for st in plan.steps)
@@ -197,16 +212,17 @@ def test_conda_env_without_conda_on_path_is_printed_for_the_user_and_never_run()
         fix_apply.apply(plan, lambda _line: None)
 
 
-def test_conda_in_place_installs_tensorflow_deps_with_conda_after_the_restore_file():
+def test_conda_in_place_installs_tensorflow_deps_with_conda_after_the_restore_record():
     _, plan = plan_for("numpy_abi_api_0xe_numpy_0xd_tfmacos250", in_place=True)
     kinds = [(st.kind, st.command[0]) for st in plan.steps]
-    assert kinds[0][0] == "save-restore" and kinds[-1][0] == "verify"
-    conda_install = plan.steps[1]
+    assert [k for k, _ in kinds[:2]] == ["resolve", "save-restore"] and kinds[-1][0] == "verify"
+    conda_install = plan.steps[2]
     assert conda_install.command == ("conda", "install", "-y", "-p", "/Users/ada/miniforge3/envs/tf25",
                                      "-c", "apple", "tensorflow-deps=2.8.0")
-    assert "conda remove -y -p /Users/ada/miniforge3/envs/tf25 tensorflow-deps" in conda_install.undo
+    assert conda_install.undo == ("conda remove -y -p /Users/ada/miniforge3/envs/tf25 tensorflow-deps && "
+                                  "tfdoctor fix --undo --python /Users/ada/miniforge3/envs/tf25/bin/python")
     pip_install = plan.steps[-2]
-    assert pip_install.command[1:4] == ("-m", "pip", "install")
+    assert pip_install.command[1:5] == ("-m", "pip", "install", "--")
 
 
 def test_conda_osx64_scenarios_all_stop_at_a_native_environment():

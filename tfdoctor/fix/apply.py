@@ -1,51 +1,41 @@
-"""Run a fix plan's steps: build the new environment (or change the diagnosed one in place, after
-saving a restore file), with condensed progress on stderr.
+"""Run a fix plan's steps as one transaction: the environment ends fixed, or as it was.
 
-Every command runs under tfdoctor's supervisor (tfdoctor.child.supervisor): in a process group of
-its own, killed with its descendants when it ends, when tfdoctor is interrupted, or when tfdoctor
-dies outright, in which case the supervisor also removes the half-made environment. A failed
-step or Ctrl-C removes it too; the diagnosed environment is never written to in a new-env plan.
-A lock file beside the new environment makes a second fix of the same target refuse.
+- A new environment is built under the lock and journal of tfdoctor.fix.guard; a failed step, a
+  full disk, Ctrl-C (twice), SIGTERM remove it again, and a SIGKILL leaves a journal from which
+  the next fix removes it first. The diagnosed environment is not written to.
+- In place: pip resolves the new set first (nothing is removed before it is known to install),
+  the restore record keeps the installed set and hard links to what will be replaced
+  (tfdoctor.fix.restore), then the environment changes; a failure or a signal returns it to the
+  recorded set, offline, and a SIGKILL leaves a journal from which the next fix does so.
+Every command runs under tfdoctor's supervisor (tfdoctor.fix.runner).
 """
 
 from __future__ import annotations
 
-import fcntl
+import dataclasses
+import json
 import os
-import re
 import shutil
-import subprocess
+import signal
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Callable
+from typing import Callable, NoReturn
 
-from tfdoctor.child.process import terminate_on_signals
-from tfdoctor.child.supervisor import Supervisor
-from tfdoctor.child.tree import TOKEN_VAR
-from tfdoctor.facts.snapshot import Snapshot
+from packaging.utils import canonicalize_name
+
+from tfdoctor.child.process import Terminated, terminate_on_signals
+from tfdoctor.fix import restore
 from tfdoctor.fix.conda import TOOLS
-from tfdoctor.fix.plan import Plan
+from tfdoctor.fix.errors import FixFailed, FixRefused, Interrupted, StepFailed
+from tfdoctor.fix.guard import EnvLock, Journal, JournalEntry, new_entry, remove_tree, shielded
+from tfdoctor.fix.leftovers import LISTING
+from tfdoctor.fix.plan import RESTORE_RECORD, Plan
+from tfdoctor.fix.runner import Ran, run_command
 from tfdoctor.fix.steps import Step
 
-STEP_TIMEOUT_S = 3600.0
-TAIL_LINES = 25
-
-
-class FixRefused(RuntimeError):
-    """The plan cannot be applied here: its target exists, another fix holds it, it is blocked."""
-
-
-class StepFailed(RuntimeError):
-    """A step exited non-zero (or was killed); `tail` is the end of its output."""
-
-    def __init__(self, step: Step, returncode: int | None, tail: list[str]) -> None:
-        super().__init__(f"{step.title} failed (exit {returncode})")
-        self.step = step
-        self.returncode = returncode
-        self.tail = tail
+Progress = Callable[[str], None]
+Verify = Callable[[], "tuple[int | None, str]"]
 
 
 @dataclass
@@ -66,190 +56,216 @@ def conda_tool_on_path() -> str | None:
     return next((tool for tool in TOOLS if shutil.which(tool)), None)
 
 
-def requested_on_disk(s: Snapshot) -> set[str] | None:
-    """The distributions pip marked REQUESTED (what the user asked for), read from the
-    dist-info directories the snapshot names; None when none of them is on this disk."""
-    seen_any, asked = False, set()
-    for pkg in s.packages:
-        if not pkg.location or not pkg.location.endswith(".dist-info"):
-            continue
-        where = Path(pkg.location)
-        if where.is_dir():
-            seen_any = True
-            if (where / "REQUESTED").exists() and pkg.key:
-                asked.add(pkg.key)
-    return asked if seen_any else None
-
-
-def apply(plan: Plan, progress: Callable[[str], None], tfdoctor_argv: list[str] | None = None) -> Applied:
-    """Run the plan's runnable steps in order. Raises FixRefused before changing anything,
-    StepFailed (after removing the half-made environment) when a step fails."""
+def apply(plan: Plan, progress: Progress, tfdoctor_argv: list[str] | None = None) -> Applied:
+    """Run the plan's runnable steps in order. FixRefused before changing anything; FixFailed
+    (StepFailed for a step) or Interrupted once the environments are as they were (or, when
+    that could not be done, its `cleanup` says what is left)."""
     if plan.blocked:
         raise FixRefused(f"the plan stops at a step only you can take: {plan.blocked}")
-    if plan.nothing_to_do:
+    if plan.nothing_to_do or not plan.env_dir:
         return Applied(plan.env, 0.0, None, "")
     started = time.monotonic()
-    env = os.path.expanduser(plan.env) if plan.env else None
-    tfdoctor_argv = tfdoctor_argv or [sys.executable, "-m", "tfdoctor"]
-    if plan.mode == "new-env":
-        assert env is not None
-        with _locked(env):
-            if os.path.lexists(env):
-                raise FixRefused(f"{env} exists already: choose another --new-env PATH or remove it")
-            try:
-                with terminate_on_signals():
-                    for step in plan.runnable_steps:
-                        if step.kind != "verify":
-                            _run_step(step, progress, owned=[env], env_dir=env)
-            except BaseException:
-                progress(f"removing the half-made {env}")
-                shutil.rmtree(env, ignore_errors=True)
-                raise
-    else:
+    env_dir = os.path.expanduser(plan.env_dir)
+    verify = lambda: _verify(plan, tfdoctor_argv or [sys.executable, "-m", "tfdoctor"], progress)  # noqa: E731
+    with EnvLock(env_dir):
+        said = recover(env_dir, progress)
+        if said:
+            progress(said)
+        if plan.mode == "new-env":
+            code, output = _build(plan, env_dir, progress, verify)
+        else:
+            code, output = _change_in_place(plan, env_dir, progress, verify)
+    return Applied(env_dir if plan.mode == "new-env" else plan.env, time.monotonic() - started, code, output)
+
+
+# --- a fix that was killed ----------------------------------------------------------------------
+
+
+def interrupted(env_dirs: list[str]) -> list[JournalEntry]:
+    """The journals that killed fixes left for these environments (nothing is changed)."""
+    return [entry for entry in (Journal(os.path.expanduser(d)).read() for d in env_dirs) if entry]
+
+
+def recover_all(env_dirs: list[str], progress: Progress) -> list[str]:
+    """Clean up (or restore) after fixes of these environments that were killed, each under its
+    lock; what was done, a sentence each."""
+    done = []
+    for env_dir in dict.fromkeys(os.path.expanduser(d) for d in env_dirs):
+        if Journal(env_dir).read() is None:
+            continue
+        with EnvLock(env_dir):
+            said = recover(env_dir, progress)
+        if said:
+            done.append(said)
+    return done
+
+
+def recover(env_dir: str, progress: Progress) -> str | None:
+    """With the lock held: the journal of a fix of `env_dir` that was killed, acted on (the
+    half-made environment removed, or the changed one restored); None when there is none."""
+    journal = Journal(env_dir)
+    entry = journal.read()
+    if entry is None:
+        return None
+    what = (f"an earlier tfdoctor fix of {entry.env_dir} (pid {entry.pid}, started {entry.started}) "
+            f"was interrupted at step {entry.step}")
+    progress(f"{what}: cleaning up first")
+    with shielded():
+        if entry.mode == "new-env":
+            left = remove_tree(entry.env_dir) if entry.step != "locked" else None
+            if left:
+                raise FixRefused(f"{what}, and its half-made environment cannot be removed: {left}")
+            journal.remove()
+            return f"{what}: its half-made environment was removed"
+        try:
+            said = restore.undo(tuple(entry.launch), entry.python, entry.record or "", progress, entry.listing)
+        except (FixFailed, OSError) as exc:
+            raise FixRefused(f"{what}, and the environment cannot be restored: {exc}") from None
+        journal.remove()
+        return f"{what}: the environment was restored ({said})"
+
+
+def undo_in_place(prefix: str, python: str, launch: tuple[str, ...], progress: Progress) -> str:
+    """`fix --undo`: the environment at `prefix` back to its restore record, under its lock (a
+    journal left by a killed in-place fix is done with too)."""
+    with EnvLock(prefix):
+        journal = Journal(prefix)
+        killed = journal.read()
+        said = restore.undo(launch, python, os.path.join(prefix, RESTORE_RECORD), progress,
+                            killed.listing if killed else None)
+        journal.remove()
+    return said
+
+
+# --- a new environment --------------------------------------------------------------------------
+
+
+def _build(plan: Plan, env: str, progress: Progress, verify: Verify) -> tuple[int | None, str]:
+    """Create and fill the new environment; its check is part of it (interrupted, it goes too)."""
+    if os.path.lexists(env):
+        raise FixRefused(f"{env} exists already: choose another --new-env PATH or remove it")
+    journal = Journal(env)
+    entry = new_entry("new-env", env, os.path.join(env, "bin", "python"), None, plan.launch)
+    journal.write(entry)
+    try:
         with terminate_on_signals():
             for step in plan.runnable_steps:
-                if step.kind == "save-restore":
-                    _save_restore(step, plan.restore_file or "tfdoctor-restore.txt", progress)
-                elif step.kind != "verify":
-                    _run_step(step, progress, owned=[], env_dir=None)
-    verify = next((s for s in plan.steps if s.kind == "verify"), None)
-    code, output = None, ""
-    if verify is not None:
-        argv = [*tfdoctor_argv, *verify.command[1:]] if verify.command[0] == "tfdoctor" else list(verify.command)
-        progress(f"verifying: {' '.join(verify.command)}")
-        with terminate_on_signals():
-            code, tail = _supervised(argv, lambda _line: None, [], keep=10_000)
-        output = "\n".join(tail)
-    return Applied(env, time.monotonic() - started, code, output)
+                journal.write(dataclasses.replace(entry, step=step.kind))
+                if step.kind != "verify":
+                    _run_step(step, progress, owned=[env])
+            checked = verify()
+    except BaseException as exc:  # noqa: BLE001 - every way out removes the half-made environment
+        with shielded():
+            progress(f"removing the half-made {env}")
+            left = remove_tree(env)
+            if left is None:
+                journal.remove()
+        cleanup = (f"the half-made {env} was removed; the diagnosed environment is as it was"
+                   if left is None else
+                   f"the half-made {env} could not be removed completely ({left}): the next "
+                   "tfdoctor fix removes it first, or remove it yourself")
+        _raise_after_cleanup(exc, cleanup)
+    journal.remove()
+    return checked
 
 
-# --- running one step ---------------------------------------------------------------------------
+# --- in place -----------------------------------------------------------------------------------
 
 
-_PIP_LINES = (
-    (re.compile(r"^Collecting (\S+)"), "collecting {0}"),
-    (re.compile(r"^Installing collected packages: (.*)"), "installing {n} packages"),
-    (re.compile(r"^Successfully installed (.*)"), "installed {n} packages"),
-    (re.compile(r"^Resolved (\d+) packages? in (.*)"), "resolved {0} packages in {1}"),
-    (re.compile(r"^Prepared (\d+) packages? in (.*)"), "downloaded/built {0} packages in {1}"),
-    (re.compile(r"^Installed (\d+) packages? in (.*)"), "installed {0} packages in {1}"),
-    (re.compile(r"^Using (?:CPython|Python) (\S+)"), "python {0}"),
-    (re.compile(r"^(ERROR: .*|error: .*)"), "{0}"),
-)
-
-
-def condense(line: str) -> str | None:
-    """One line of pip's or uv's output as a short progress line, None for the rest."""
-    line = line.strip()
-    for pattern, text in _PIP_LINES:
-        found = pattern.match(line)
-        if found:
-            groups = found.groups()
-            n = len(groups[0].replace(",", " ").split()) if groups else 0
-            return text.format(*groups, n=n)
-    return None
-
-
-def _run_step(step: Step, progress: Callable[[str], None], owned: list[str], env_dir: str | None) -> None:
-    t0 = time.monotonic()
-    progress(f"{step.title}")
-
-    def show(line: str) -> None:
-        short = condense(line)
-        if short:
-            progress(f"  [{time.monotonic() - t0:6.1f}s] {short}")
-
-    code, tail = _supervised(list(step.command), show, owned)
-    if code != 0:
-        raise StepFailed(step, code, tail)
-    progress(f"  done in {time.monotonic() - t0:.1f}s")
-
-
-def _supervised(argv: list[str], on_line: Callable[[str], None], owned: list[str],
-                keep: int = TAIL_LINES) -> tuple[int | None, list[str]]:
-    """Run argv under the supervisor, its output to a private file read as it grows."""
-    tmp = tempfile.mkdtemp(prefix="tfdoctor-fix-")
-    child_env = {**os.environ, TOKEN_VAR: os.urandom(16).hex(), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-                 "PYTHONUNBUFFERED": "1"}
-    child_env.pop("VIRTUAL_ENV", None)
-    fd = os.open(os.path.join(tmp, "output.txt"), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-    tail: list[str] = []
-    state = {"pos": 0, "partial": b""}
-
-    def drain(final: bool = False) -> None:
-        data = os.pread(fd, 1 << 20, state["pos"])
-        while data:
-            state["pos"] += len(data)
-            state["partial"] += data
-            data = os.pread(fd, 1 << 20, state["pos"])
-        *lines, state["partial"] = state["partial"].split(b"\n")
-        if final and state["partial"]:
-            lines.append(state["partial"])
-            state["partial"] = b""
-        for raw in lines:
-            line = raw.decode("utf-8", "replace").rstrip("\r")
-            tail.append(line)
-            del tail[:-keep]
-            on_line(line)
-
+def _change_in_place(plan: Plan, env_dir: str, progress: Progress, verify: Verify) -> tuple[int | None, str]:
+    """Resolve, keep the record, then change the environment; its check is part of it."""
+    python, record = plan.env or "", plan.restore_record or ""
+    steps = [s for s in plan.runnable_steps if s.kind != "verify"]
+    preparing = [s for s in steps if s.kind in ("resolve", "save-restore")]
+    replaced: set[str] = set()
+    for step in steps:
+        if step.kind == "uninstall":
+            replaced |= {canonicalize_name(n) for n in step.command[step.command.index("--") + 1:]}
     try:
-        supervisor = Supervisor.start(argv, child_env, fd, [tmp, *owned])
-        try:
-            code = supervisor.wait(STEP_TIMEOUT_S, lambda _elapsed: drain(), 0.2)
-        except BaseException:
-            supervisor.kill()
-            raise
-        drain(final=True)
-        return code, tail
-    except OSError as exc:
-        return 127, [f"cannot run {argv[0]}: {exc.strerror or exc}"]
-    finally:
-        os.close(fd)
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _save_restore(step: Step, path: str, progress: Callable[[str], None]) -> None:
-    """`pip freeze --all` of the diagnosed environment into the restore file (written whole)."""
-    progress(f"{step.title}")
-    done = subprocess.run(list(step.command), capture_output=True, text=True, timeout=300,
-                          start_new_session=True)
-    if done.returncode != 0:
-        raise StepFailed(step, done.returncode, done.stderr.splitlines()[-TAIL_LINES:])
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(done.stdout)
-    os.replace(tmp, path)
-    progress(f"  saved {len(done.stdout.splitlines())} requirements to {path}")
-
-
-# --- guards -------------------------------------------------------------------------------------
-
-
-class _locked:
-    """An exclusive lock on `<parent>/.<name>.tfdoctor-fix.lock`; FixRefused when held."""
-
-    def __init__(self, env: str) -> None:
-        parent, name = os.path.split(os.path.abspath(env))
-        self.path = os.path.join(parent, f".{name}.tfdoctor-fix.lock")
-        self.fd: int | None = None
-
-    def __enter__(self) -> "_locked":
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise FixRefused(f"another tfdoctor fix is building this environment (lock {self.path})") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self.fd = fd
-        return self
-
-    def __exit__(self, *_exc: Any) -> None:
-        if self.fd is not None:
+        with terminate_on_signals():
+            for step in preparing:
+                if step.kind == "resolve":
+                    replaced |= _resolved(_run_step(step, progress, owned=[], stdout_apart=True))
+                else:
+                    progress(step.title)
+                    progress("  " + restore.save(plan.launch, python, record, replaced, progress))
+    except BaseException as exc:  # noqa: BLE001
+        _raise_after_cleanup(exc, f"nothing was changed in {env_dir}")
+    journal = Journal(env_dir)
+    entry = new_entry("in-place", env_dir, python, record, plan.launch, os.path.join(record, LISTING))
+    try:
+        with terminate_on_signals():
+            for step in steps:
+                if step not in preparing:
+                    journal.write(dataclasses.replace(entry, step=step.kind))
+                    _run_step(step, progress, owned=[])
+            journal.write(dataclasses.replace(entry, step="verify"))
+            checked = verify()
+    except BaseException as exc:  # noqa: BLE001 - every way out restores the recorded set
+        with shielded():
+            progress(f"restoring {env_dir} to the recorded set")
             try:
-                os.unlink(self.path)
-            except OSError:
-                pass
-            os.close(self.fd)
+                said = restore.undo(plan.launch, python, record, progress, entry.listing)
+                journal.remove()
+                cleanup = f"{env_dir} was restored: {said}"
+            except (FixFailed, OSError) as why:
+                cleanup = (f"{env_dir} could not be restored ({why}): the next tfdoctor fix tries "
+                           f"again first, or run `tfdoctor fix --undo --python {python}`")
+        _raise_after_cleanup(exc, cleanup)
+    journal.remove()
+    try:
+        restore.prune(record)
+    except OSError:
+        pass  # housekeeping: the record is whole either way
+    return checked
+
+
+def _resolved(ran: Ran) -> set[str]:
+    """Canonical names of what pip's --report says the install takes (so what it may replace)."""
+    try:
+        return {canonicalize_name(item["metadata"]["name"]) for item in json.loads(ran.stdout)["install"]}
+    except (ValueError, KeyError, TypeError) as exc:
+        raise FixFailed(f"pip's report of what it would install cannot be read ({exc})") from None
+
+
+# --- running steps ------------------------------------------------------------------------------
+
+
+def _run_step(step: Step, progress: Progress, owned: list[str], stdout_apart: bool = False) -> Ran:
+    started = time.monotonic()
+    progress(step.title)
+    ran = run_command(step.command, progress, owned, stdout_apart=stdout_apart)
+    if ran.code != 0:
+        raise StepFailed(step, ran.code, ran.tail, ran.index)
+    progress(f"  done in {time.monotonic() - started:.1f}s")
+    return ran
+
+
+def _verify(plan: Plan, tfdoctor_argv: list[str], progress: Progress) -> tuple[int | None, str]:
+    verify = next((s for s in plan.steps if s.kind == "verify"), None)
+    if verify is None:
+        return None, ""
+    argv = [*tfdoctor_argv, *verify.command[1:]] if verify.command[0] == "tfdoctor" else list(verify.command)
+    progress(f"verifying: {' '.join(verify.command)}")
+    ran = run_command(argv, progress, [], keep=10_000, quiet=True)
+    return ran.code, "\n".join(ran.tail)
+
+
+def _raise_after_cleanup(exc: BaseException, cleanup: str) -> NoReturn:
+    """Raise what the CLI reports for `exc`, now that the clean-up is done."""
+    if isinstance(exc, FixFailed):
+        exc.cleanup = cleanup
+        raise exc
+    if isinstance(exc, KeyboardInterrupt):
+        raise Interrupted(signal.SIGINT, cleanup, exc) from None
+    if isinstance(exc, Terminated):
+        raise Interrupted(exc.signum, cleanup, exc) from None
+    if isinstance(exc, OSError):
+        raise FixFailed(os_error(exc), cleanup) from None
+    raise exc  # tfdoctor's own failure: reported as one, after the clean-up
+
+
+def os_error(exc: OSError) -> str:
+    """An OSError as one line: what failed, on which path."""
+    where = f": {exc.filename}" if exc.filename else ""
+    return f"{exc.strerror or exc}{where}"

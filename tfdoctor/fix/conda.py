@@ -11,7 +11,7 @@ and TensorFlow 2.13 and later need none.
 from __future__ import annotations
 
 from tfdoctor.facts.versions import parse_version
-from tfdoctor.fix.steps import Step, shell_word
+from tfdoctor.fix.steps import Step, install_argv, shell_line
 
 TOOLS = ("mamba", "conda")
 """Preferred first when both are on PATH (mamba solves far faster, same command line)."""
@@ -41,22 +41,23 @@ def conda_spec(requirement: str) -> str:
 
 
 def new_env_steps(tool: str, runnable: bool, python_minor: str, env: str, deps: str | None,
-                  reqs: list[str], answers: tuple[str, ...]) -> list[Step]:
+                  reqs: list[str], editables: tuple[str, ...], answers: tuple[str, ...]) -> list[Step]:
     """`TOOL create -p ENV python=X.Y pip [-c apple tensorflow-deps=V]`, then pip in ENV."""
     apple = ("-c", "apple", conda_spec(deps)) if deps else ()
     create = (tool, "create", "-y", "-p", env, f"python={python_minor}", "pip", *apple)
     new_python = f"{env.rstrip('/')}/bin/python"
+    remove = shell_line((tool, "env", "remove", "-y", "-p", env))
     return [
         Step("create-env", f"Create the conda environment {env}" + (f" with {deps}" if deps else ""),
              create, f"creates the directory {env}; the diagnosed environment is not touched",
-             f"{tool} env remove -y -p {shell_word(env)}", runnable),
-        Step("install", f"Install {' '.join(reqs)}", (new_python, "-m", "pip", "install", *reqs),
-             f"installs into {env} only", f"{tool} env remove -y -p {shell_word(env)}", runnable, answers),
+             remove, runnable),
+        Step("install", f"Install {' '.join(reqs)}", install_argv("pip", (), new_python, reqs, editables),
+             f"installs into {env} only", remove, runnable, answers),
     ]
 
 
 def in_place_steps(tool: str, runnable: bool, prefix: str, deps: str | None,
-                   restore_cmd: str, answers: tuple[str, ...]) -> list[Step]:
+                   undo: str, answers: tuple[str, ...]) -> list[Step]:
     """`TOOL install -p PREFIX -c apple tensorflow-deps=V` when the target needs it (pip's
     steps follow, as for any environment)."""
     if not deps:
@@ -64,5 +65,5 @@ def in_place_steps(tool: str, runnable: bool, prefix: str, deps: str | None,
     return [Step("install", f"Install {deps} from the apple channel",
                  (tool, "install", "-y", "-p", prefix, "-c", "apple", conda_spec(deps)),
                  f"installs {deps} (and the packages it pins) into {prefix} with {tool}",
-                 f"{tool} remove -y -p {shell_word(prefix)} tensorflow-deps; then {restore_cmd}",
+                 shell_line((tool, "remove", "-y", "-p", prefix, "tensorflow-deps")) + " && " + undo,
                  runnable, answers)]

@@ -12,7 +12,7 @@ from tfdoctor import codes
 from tfdoctor.derived import derive
 from tfdoctor.facts.archnames import ARM64, normalise
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.fix.steps import Step, shell_word
+from tfdoctor.fix.steps import Step, shell_line
 from tfdoctor.knowledge import best_pair
 from tfdoctor.model import Finding
 
@@ -33,12 +33,13 @@ def user_steps(s: Snapshot, by_code: dict[str, Finding], found: set[str], matrix
     py = s.python
     assert py is not None
     # every line is a shell command to paste (issue 21): the next run of tfdoctor too
-    again = f"tfdoctor fix --python {shell_word(py.executable)} --new-env {shell_word(env)}"
+    again = shell_line(("tfdoctor", "fix", "--python", py.executable, "--new-env", env))
     if s.host.system == "Darwin" and s.host.hw_arm64:
         conda_x86 = codes.ARCH_CONDA_OSX_64 in found or (py.conda and py.conda.subdir == "osx-64")
         if conda_x86:
             lines = _commands(by_code.get(codes.ARCH_CONDA_OSX_64)) or (
-                f"CONDA_SUBDIR=osx-arm64 conda create -n tf-arm64 python={py.minor}",
+                "CONDA_SUBDIR=osx-arm64 " + shell_line(("conda", "create", "-n", "tf-arm64",
+                                                        f"python={py.minor}")),
                 "conda activate tf-arm64", "conda config --env --set subdir osx-arm64")
             answers = tuple(sorted(found & ARCH_CODES))
             return ("the conda environment is osx-64 (Intel): an osx-arm64 environment must be "
@@ -53,17 +54,17 @@ def user_steps(s: Snapshot, by_code: dict[str, Finding], found: set[str], matrix
             if not lines:
                 lines = ("arch -arm64 /bin/bash -c \"$(curl -fsSL "
                          "https://raw.githubusercontent.com/Homebrew/install/HEAD/install.sh)\"",
-                         f"/opt/homebrew/bin/brew install python@{py.minor}")
+                         shell_line(("/opt/homebrew/bin/brew", "install", f"python@{py.minor}")))
             lines = tuple(x for x in lines if " -m venv " not in x)
-            new = f"arch -arm64 /opt/homebrew/bin/python{py.minor} -m venv {shell_word(env)}"
+            new = shell_line(("arch", "-arm64", f"/opt/homebrew/bin/python{py.minor}", "-m", "venv", env))
             answers = tuple(sorted(found & ARCH_CODES))
             return (f"{py.binary.path or py.executable} is x86_64 only: it runs under Rosetta 2 "
                     "and cannot load the arm64 TensorFlow + tensorflow-metal pair",
                     [Step("instruction", "Install an arm64 Python (Homebrew in /opt/homebrew, or "
                           "python.org's universal2 installer), from a native shell", (),
                           "installs Homebrew for Apple silicon and its Python (outside tfdoctor)",
-                          "/opt/homebrew/bin/brew uninstall python@" + py.minor, False, answers,
-                          (*lines, new, f"tfdoctor fix --python {shell_word(env)}"))])
+                          shell_line(("/opt/homebrew/bin/brew", "uninstall", f"python@{py.minor}")),
+                          False, answers, (*lines, new, shell_line(("tfdoctor", "fix", "--python", env))))])
         rec = best_pair.recommended_install(matrix, py.minor, ARM64, derive(s).macos)
         if not rec.requirements:
             macos_old = codes.COMPAT_MACOS_TOO_OLD in found or "macOS" in rec.reason
@@ -77,10 +78,10 @@ def user_steps(s: Snapshot, by_code: dict[str, Finding], found: set[str], matrix
                 return (rec.reason, [Step(
                     "instruction", f"Install Python {newest} for arm64", (),
                     f"installs Python {newest} (outside tfdoctor)",
-                    f"/opt/homebrew/bin/brew uninstall python@{newest}", False,
+                    shell_line(("/opt/homebrew/bin/brew", "uninstall", f"python@{newest}")), False,
                     tuple(sorted(found & {codes.COMPAT_NO_WHEEL_FOR_PYTHON})),
-                    (f"/opt/homebrew/bin/brew install python@{newest}",
-                     f"arch -arm64 /opt/homebrew/bin/python{newest} -m venv {shell_word(env)}",
-                     f"tfdoctor fix --python {shell_word(env)}"))])
+                    (shell_line(("/opt/homebrew/bin/brew", "install", f"python@{newest}")),
+                     shell_line(("arch", "-arm64", f"/opt/homebrew/bin/python{newest}", "-m", "venv", env)),
+                     shell_line(("tfdoctor", "fix", "--python", env))))])
             return rec.reason, []
     return None

@@ -16,6 +16,7 @@ from packaging.utils import canonicalize_name
 
 from tfdoctor import codes
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.fix.sources import is_version
 from tfdoctor.knowledge import best_pair, keras_releases
 
 if TYPE_CHECKING:
@@ -65,11 +66,15 @@ def choose_target(s: Snapshot, d: Any, matrix: "CompatMatrix", arch: str, found:
         return Target(py.minor, arch, tuple(reqs), desc, status, sources)
     # Elsewhere no Metal pair: keep the TensorFlow that is installed (the newest of several).
     dists = sorted(s.tensorflow_distributions(), key=lambda p: _version_key(p.version))
+    req = "tensorflow"
     if dists:
         tf = dists[-1]
-        req = f"{canonicalize_name(tf.name or 'tensorflow')}=={tf.version}"
-    else:
-        req = "tensorflow"
+        req = canonicalize_name(tf.name or "tensorflow")
+        if is_version(tf.version):
+            req += f"=={tf.version}"
+        else:
+            notes.append(f"the installed {req} has no version pip can pin ({tf.version!r}): "
+                         "the target takes the newest")
     reqs = [req]
     keras = "Keras 3"
     if legacy and dists:

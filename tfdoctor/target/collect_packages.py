@@ -1,6 +1,9 @@
 """The installed distributions, read inside the diagnosed interpreter from each site directory's
-*.dist-info / *.egg-info: name, version, Requires-Dist, wheel tags, installer, and the headers of
-the first compiled libraries each installed.
+*.dist-info / *.egg-info (and the *.egg-link files of old editable installs): name, version,
+Requires-Dist, wheel tags, installer, whether the user asked for it (pip's REQUESTED marker),
+where it came from when that was not an index (PEP 610's direct_url.json: a path, a VCS, a URL,
+editable or not; credentials in the URL masked here, before they reach any snapshot), and the
+headers of the first compiled libraries each installed.
 
 METADATA is read by read_headers, which takes the header block the way the standard library's
 email.parser (compat32, headersonly) does, without importing the email package: that import and
@@ -11,8 +14,10 @@ Standard library only, Python 3.8+.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from urllib.parse import quote
 
 import binfmt
 import collector_core as core
@@ -68,10 +73,72 @@ def read_text(path, limit=1 << 20):
         return None
 
 
+MASK = "<redacted>"
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)@")
+_ENV_VARS = re.compile(r"^\$\{[A-Za-z0-9_]+\}(:\$\{[A-Za-z0-9_]+\})?$")
+"""PEP 610's ${USER}:${PASSWORD} form: names of variables, not credentials."""
+
+
+def masked_url(url):
+    """`url` with the password of its user part masked (https://user:<redacted>@host), and a
+    user part long enough to be a token (https://<redacted>@host); git's ssh user and
+    PEP 610 environment-variable forms are kept."""
+    found = _USERINFO.match(url)
+    if not found:
+        return url
+    userinfo = found.group(2)
+    if userinfo == "git" or _ENV_VARS.match(userinfo):
+        return url
+    user, colon, _password = userinfo.partition(":")
+    if colon:
+        kept = user + ":" + MASK
+    elif len(user) >= 20:
+        kept = MASK
+    else:
+        return url
+    return found.group(1) + kept + "@" + url[found.end():]
+
+
+def _text_or_none(value):
+    return value if isinstance(value, str) else None
+
+
+def direct_url_facts(dist_path):
+    """Where a distribution was installed from when not from an index (PEP 610), as PackageFacts
+    fields; {} for one from an index (no direct_url.json)."""
+    path = os.path.join(dist_path, "direct_url.json")
+    if not os.path.lexists(path):
+        return {}
+    text = read_text(path, limit=1 << 16)
+    try:
+        data = json.loads(text) if text is not None else None
+    except ValueError:
+        data = None
+    url = data.get("url") if isinstance(data, dict) else None
+    if not isinstance(url, str):
+        return {"direct_kind": "unreadable"}
+    facts = {"direct_url": masked_url(url), "direct_kind": "unreadable",
+             "subdirectory": _text_or_none(data.get("subdirectory"))}
+    for kind in ("vcs", "archive", "dir"):
+        info = data.get(kind + "_info")
+        if isinstance(info, dict):
+            facts["direct_kind"] = kind
+            if kind == "dir":
+                facts["editable"] = info.get("editable") is True
+            elif kind == "vcs":
+                facts["vcs"] = _text_or_none(info.get("vcs"))
+                facts["vcs_commit"] = _text_or_none(info.get("commit_id"))
+            break
+    return facts
+
+
 def read_dist(site_dir, entry):
     path = os.path.join(site_dir, entry)
     record = {"location": path, "name": None, "version": None, "wheel_tags": [],
               "requires_dist": [], "requires_python": None, "installer": None, "error": None}
+    if entry.endswith(".dist-info"):
+        record["requested"] = core.is_regular_file(os.path.join(path, "REQUESTED"))
+        record.update(direct_url_facts(path))
     meta_name = "METADATA" if entry.endswith(".dist-info") else "PKG-INFO"
     text = read_text(os.path.join(path, meta_name))
     if text is None:
@@ -140,4 +207,32 @@ def package_facts(site_dirs, errors):
         for entry in entries:
             if entry.endswith((".dist-info", ".egg-info")):
                 packages.append(read_dist(site_dir, entry))
+            elif entry.endswith(".egg-link"):
+                linked = read_egg_link(site_dir, entry)
+                if linked is not None:
+                    packages.append(linked)
     return packages
+
+
+def read_egg_link(site_dir, entry):
+    """An old editable install (`setup.py develop`): the .egg-link names the source directory,
+    whose .egg-info holds the metadata; None when that cannot be found."""
+    text = read_text(os.path.join(site_dir, entry), limit=1 << 12)
+    source = text.splitlines()[0].strip() if text and text.strip() else ""
+    if not source:
+        return None
+    source = os.path.normpath(os.path.join(site_dir, source))
+    wanted = re.sub(r"[-_.]+", "-", entry[:-len(".egg-link")]).lower()
+    for where in (source, os.path.join(source, "src")):
+        try:
+            names = sorted(os.listdir(where))
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".egg-info") and re.sub(r"[-_.]+", "-", name[:-9].split("-")[0]).lower() == wanted:
+                record = read_dist(where, name)
+                record.update({"location": os.path.join(site_dir, entry), "direct_kind": "dir",
+                               "direct_url": "file://" + quote(source), "editable": True,
+                               "binaries": []})
+                return record
+    return None

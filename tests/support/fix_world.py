@@ -1,0 +1,69 @@
+"""A broken environment and the local index that can fix it, for tests that run `fix` for real.
+
+The index folder holds tiny wheels: a fake tensorflow-cpu 2.21.0 (a `tensorflow/__init__.py`
+with its version) requiring protobuf>=6.31.1,<8 (as the real one does), numpy and absl-py, and
+those. The template environment (a venv with pip, for in-place fixes) has that TensorFlow with
+protobuf 5.29.5 (below the pin) and without absl-py, so an in-place fix both changes a
+distribution and adds one. Tests work on copies of it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from support.fix_process import path_without_uv
+from support.local_index import LocalIndex, pip_env
+from support.wheels import build_wheel
+
+
+@dataclass
+class FixWorld:
+    root: Path
+    wheels: Path
+    nowhere: Path
+    template: Path
+
+    def copy(self, name: str) -> Path:
+        """A copy of the broken environment (venvs copy: their interpreter finds pyvenv.cfg)."""
+        dest = self.root / name
+        shutil.copytree(self.template, dest, symlinks=True)
+        return dest
+
+    def env(self, url: str, **extra: str) -> dict[str, str]:
+        """The environment of a `tfdoctor fix` whose pip uses `url` alone (and not uv)."""
+        return {**pip_env(url, self.nowhere), "PATH": path_without_uv(), "NO_COLOR": "1",
+                "PYTHONUNBUFFERED": "1", "COLUMNS": "200", **extra}
+
+
+def make_world(root: Path) -> FixWorld:
+    wheels, nowhere = root / "index", root / "nowhere"
+    nowhere.mkdir(parents=True)
+    build_wheel(wheels, "tensorflow-cpu", "2.21.0", {"tensorflow/__init__.py": '__version__ = "2.21.0"\n'},
+                ["protobuf>=6.31.1,<8.0.0", "numpy>=1.26.0", "absl-py>=1.0.0"])
+    for version in ("5.29.5", "6.31.1"):
+        build_wheel(wheels, "protobuf", version, {"google/protobuf/__init__.py": f"__version__ = '{version}'\n"})
+    build_wheel(wheels, "numpy", "2.1.0", {"numpy/__init__.py": "__version__ = '2.1.0'\n"})
+    build_wheel(wheels, "absl-py", "2.0.0", {"absl/__init__.py": ""})
+    template = root / "broken"
+    subprocess.run([sys.executable, "-m", "venv", str(template)], check=True, timeout=300)
+    python = str(template / "bin" / "python")
+    with LocalIndex(wheels) as index:
+        env = pip_env(index.url, nowhere)
+        for args in (["tensorflow-cpu==2.21.0"], ["--no-deps", "protobuf==5.29.5"]):
+            subprocess.run([python, "-m", "pip", "install", "-q", *args], check=True, timeout=300, env=env)
+        subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", "absl-py"], check=True, timeout=300, env=env)
+    return FixWorld(root, wheels, nowhere, template)
+
+
+def beside(env: Path) -> list[str]:
+    """The lock and journal files of fixes of `env` (none once a fix is over or cleaned up)."""
+    return sorted(p.name for p in env.parent.glob(f".{env.name}.tfdoctor-fix.*"))
+
+
+def index(world: FixWorld, mode: str = "serve", delay: float = 0.0) -> LocalIndex:
+    return LocalIndex(world.wheels, mode, delay)
+
