@@ -17,6 +17,7 @@ BUILTIN_MODULES = (
     "compat_pins",
     "compat_requirements",
     "compat_third_party",
+    "compat_knowledge",
     "log_install",
     "log_import",
     "log_dependencies",

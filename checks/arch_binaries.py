@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.installs import reinstall_commands
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import normalise
-from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.snapshot import PackageFacts, Snapshot
 from tfdoctor.model import Remediation, Severity, rule
 
 _FORMATS = {"Darwin": ("mach-o", "mach-o-fat"), "Linux": ("elf",), "Windows": ("pe",)}
@@ -67,7 +68,7 @@ def wheel_mismatch(s: Snapshot, d: Derived):
     return wheel_mismatch.finding(
         {"interpreter_arch": arch, "packages": wheels},
         Remediation(f"Reinstall them from this {arch} interpreter",
-                    (pip(s, "install", "--force-reinstall", "--no-deps", "--no-cache-dir", *names),)),
+                    tuple(reinstall_commands(s, d, [p for p in map(s.package, names) if p is not None]))),
         title=f"{n} installed wheel{'s are' if n != 1 else ' is'} not built for {arch}: {', '.join(names[:5])}",
         explains=_log_errors_about(s, wheels))
 
@@ -98,7 +99,7 @@ def plugin_mismatch(s: Snapshot, d: Derived):
          "plugins": plugins},
         Remediation("Reinstall the plugin's distribution (tensorflow-metal on a Mac) for this "
                     "interpreter, or remove the stray file",
-                    (pip(s, "install", "--force-reinstall", "--no-deps", "tensorflow-metal"),)
+                    (pip(s, "install", "--force-reinstall", "--no-deps", _same_release(d.metal)),)
                     if d.is_mac else ()),
         title=f"{n} file{'s' if n != 1 else ''} in tensorflow-plugins/ cannot load into this {arch} "
               f"{s.host.system or 'system'} process")
@@ -115,3 +116,11 @@ def binaries_match(s: Snapshot, d: Derived):
     return binaries_match.finding(
         {"interpreter_arch": d.process_arch, "packages": len(s.packages), "plugins": len(s.plugins)},
         title=f"{len(s.packages)} packages and {len(s.plugins)} plugin files fit {d.process_arch}")
+
+
+def _same_release(pkg: PackageFacts | None) -> str:
+    """A reinstall of what is installed, never an upgrade (`--force-reinstall` of a bare name
+    installs the newest release)."""
+    if pkg is None:
+        return "tensorflow-metal"
+    return f"{pkg.key}=={pkg.version}" if pkg.version else pkg.key

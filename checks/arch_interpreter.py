@@ -7,10 +7,11 @@ from __future__ import annotations
 import shlex
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import python_cmd
+from tfdoctor.advice.commands import python_cmd, venv_command
 from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64, X86_64
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge import best_pair
 from tfdoctor.model import Remediation, Severity, rule
 
 ROSETTA_CONSEQUENCES = (
@@ -88,7 +89,7 @@ def x86_only_interpreter(s: Snapshot, d: Derived):
             "environment with its Python",
             ("arch -arm64 /bin/bash -c \"$(curl -fsSL https://raw.githubusercontent.com/Homebrew/install/HEAD/install.sh)\"",
              "/opt/homebrew/bin/brew install python@3.11",
-             "/opt/homebrew/bin/python3.11 -m venv ~/venvs/tf"),
+             venv_command("3.11", _arm64_pair(d, "3.11"), maker="/opt/homebrew/bin/python3.11")),
             "https://docs.brew.sh/Installation",
         )
     elif "/.pyenv/" in real:
@@ -198,3 +199,11 @@ def native(s: Snapshot, d: Derived):
     host = s.host
     where = "on Apple silicon" if host.hw_arm64 else (f"on {host.system}" if host.system else "")
     return native.finding(_evidence(s), title=f"Python runs natively as {s.python.process_arch} {where}".strip())
+
+
+def _arm64_pair(d: Derived, python: str) -> tuple[str, ...]:
+    """What to install into the new arm64 environment: the recommended pair for that Python on
+    this macOS (nothing where none fits: the environment is made and the macOS finding says why)."""
+    if d.matrix is None:
+        return ()
+    return tuple(best_pair.recommended_install(d.matrix, python, ARM64, d.macos).requirements)

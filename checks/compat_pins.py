@@ -5,6 +5,7 @@ interpreter), and Keras 3 where the environment expects Keras 2 (tf-keras, TF_US
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from packaging.requirements import Requirement
@@ -13,7 +14,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip
+from tfdoctor.advice.commands import export_variable, pip
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable, marker_env, satisfies
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
@@ -224,10 +225,10 @@ def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Findi
     }
     keras_now = (f"tf.keras is Keras {keras.version}" if keras
                  else "tf.keras has no Keras to load (keras is not installed)")
-    export = "export TF_USE_LEGACY_KERAS=1"
+    export = export_variable("TF_USE_LEGACY_KERAS", "1")
     persist = []
     if s.python and s.python.in_venv:
-        persist = [f"echo 'export TF_USE_LEGACY_KERAS=1' >> {s.python.prefix}/bin/activate"]
+        persist = [f"echo 'export TF_USE_LEGACY_KERAS=1' >> {shlex.quote(s.python.prefix + '/bin/activate')}"]
     if legacy and tfk is None:
         return _keras3(
             Severity.ERROR,

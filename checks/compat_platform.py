@@ -17,6 +17,7 @@ from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, good_metal_releases, install_commands,
                                      metal_macos_floors, move_python, span)
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
@@ -24,7 +25,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
 from tfdoctor.knowledge import best_pair
 from tfdoctor.knowledge.matrix import CompatMatrix
-from tfdoctor.knowledge.records import version_of, version_or_none
+from tfdoctor.knowledge.records import version_of
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 _MACOS_TAG = re.compile(r"macosx_(\d+)_(\d+)_")
@@ -117,11 +118,21 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
     rec = best_pair.recommended_install(m, py, arch, d.macos)
     if best is not None:
         status = best_pair.pairing(m, tf.version, best.version).status
+        floor = m.metal_min_macos(best, arch)
+        if d.macos and version_of(d.macos) < version_of(floor):  # it would not load here
+            return no_metal.finding(
+                {**evidence, "matching_metal": best.version, "status": status, "needs_macos": floor},
+                Remediation(f"tensorflow-metal {best.version} ({STATUS_WORDS[status]} with TensorFlow "
+                            f"{tf.version}) needs macOS {floor}: update macOS to use the GPU",
+                            (), APPLE_PLUGIN_PAGE), severity=Severity.INFO,
+                title=f"tensorflow-metal is not installed, and the one for {tf.name} {tf.version} "
+                      f"needs macOS {floor} (this Mac runs {d.macos}): TensorFlow uses the CPU")
         return no_metal.finding(
             {**evidence, "matching_metal": best.version, "status": status},
             Remediation(f"For the Apple GPU install tensorflow-metal {best.version} "
                         f"({STATUS_WORDS[status]} with TensorFlow {tf.version})",
-                        (pip(s, "install", f"tensorflow-metal=={best.version}"),), APPLE_PLUGIN_PAGE),
+                        tuple(install_commands(s, [f"tensorflow-metal=={best.version}"], d=d)),
+                        APPLE_PLUGIN_PAGE),
             title=f"tensorflow-metal is not installed: {tf.name} {tf.version} runs on the CPU only")
     if good_elsewhere:
         other = good_elsewhere[0]
@@ -204,8 +215,10 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
     evidence["recommended_for_this_macos"] = list(rec.requirements) or rec.reason
     severity = None
     if d.gpu_ran and all(src.startswith("Apple's table") for _, _, src in short):
-        # The wheel tags allow this macOS and the GPU ran work here: Apple's table is advice.
+        # The wheel tags allow this macOS and the GPU ran work here: Apple's table is advice,
+        # and the plugin that works is never removed.
         severity = Severity.INFO
+        commands = []
         title += f" (yet it ran work on {d.gpu_ran} here)"
         evidence["observed"] = f"TensorFlow ran a matmul pinned to {d.gpu_ran} on macOS {macos}"
     return macos_too_old.finding(evidence, Remediation(text, tuple(commands), APPLE_PLUGIN_PAGE),
@@ -258,7 +271,7 @@ def no_wheel_for_python(s: Snapshot, d: Derived):
       "Install the tensorflow-metal release that goes with this TensorFlow (the finding names "
       "it), or the recommended pair when none does.",
       APPLE_PLUGIN_PAGE, explains=(codes.RUNTIME_NO_GPU, codes.PROBE_CPU_ONLY, codes.LOG_NO_GPU_LISTED),
-      needs=("python",))
+      needs=("python", "packages"))
 def no_metal(s: Snapshot, d: Derived):
     found = _route(s, d)
     if found is None or found.code != no_metal.code:
@@ -274,12 +287,27 @@ def no_metal(s: Snapshot, d: Derived):
       "Apple's tensorflow-metal table asks for more than the tags: 12.0+ for 0.1.2-0.4.0 and "
       "12.1+ from 0.5.0, while the wheels from 0.5.1 on are tagged 12.0, so pip installs them "
       "on 12.0 and cannot enforce 12.1. The finding says which of the two sets the floor.",
-      "Update macOS, or install the older pair that supports this macOS when one exists.",
-      APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES, needs=("python",))
+      "Update macOS, or install the older pair that supports this macOS when one exists. An "
+      "error that shows a binary missing a symbol of macOS's own libraries (log.macos-too-old) "
+      "is this finding observed, whatever the tables say.",
+      APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES + (codes.LOG_MACOS_TOO_OLD,), needs=("python",))
 def macos_too_old(s: Snapshot, d: Derived):
-    if not judgeable(s, d):
-        return None
-    return _macos(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, d.hardware_arch)
+    found = _macos(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, d.hardware_arch) \
+        if judgeable(s, d) else None
+    seen = matches_of(s, codes.LOG_MACOS_TOO_OLD)
+    if found is not None or not seen:
+        return found
+    built_for = next((m.fields["built_for"] for m in seen if m.fields.get("built_for")), None)
+    if built_for and d.macos and version_of(d.macos) >= version_of(built_for):
+        return None  # this macOS is new enough: the error came from elsewhere
+    need = f"macOS {built_for} or later" if built_for else "a newer macOS"
+    return macos_too_old.finding(
+        {"macos": d.macos, "built_for": built_for, "observed_in": seen[0].text,
+         "library": seen[0].fields.get("provider")},
+        Remediation(f"Update macOS to {built_for} or later" if built_for else "Update macOS",
+                    ("sw_vers -productVersion",), APPLE_PLUGIN_PAGE),
+        title=f"macOS {d.macos or '(version not stated)'} is too old: the error shows a library built "
+              f"for {need} missing a symbol of macOS's own frameworks")
 
 
 @rule(codes.COMPAT_OK, "TensorFlow, tensorflow-metal, Python and macOS go together",
@@ -323,54 +351,3 @@ def compat_ok(s: Snapshot, d: Derived):
          "tensorflow_metal": metal.version if metal else None,
          "python": py, "arch": arch, "macos": host.macos_version, "matrix_facts_read": m.facts_read},
         title=headline)
-
-
-STALE_AFTER_DAYS = 120
-"""How old the bundled matrix's facts may be (against the snapshot's date) before the report
-says so, as `brew doctor` and `flutter doctor` say an outdated install is outdated."""
-
-
-def _newest(versions) -> Version | None:
-    return max((v for v in map(version_or_none, versions) if v is not None), default=None)
-
-
-@rule(codes.COMPAT_STALE_KNOWLEDGE, "tfdoctor's compatibility knowledge may be out of date",
-      Severity.INFO,
-      "Every pairing verdict comes from the compatibility matrix bundled with tfdoctor "
-      "(compat_matrix.json), read on the date it names. TensorFlow and tensorflow-metal keep "
-      f"releasing: when those facts are more than {STALE_AFTER_DAYS} days older than the "
-      "snapshot, or the installed TensorFlow or tensorflow-metal is newer than every release "
-      "the matrix knows, verdicts about it are guesses from older releases. tfdoctor never goes "
-      "to the network for this on its own.",
-      "Update tfdoctor for a newer matrix: git pull in its checkout and install it again the way "
-      "you did (its matrix is bundled, so an update brings the new facts); maintainers rebuild "
-      "the matrix from the package index with python tools/refresh_matrix.py --write.")
-def stale_knowledge(s: Snapshot, d: Derived):
-    m = d.matrix
-    reasons, evidence = [], {"facts_read": m.facts_read, "snapshot_created": s.created or None}
-    try:
-        import datetime
-
-        read = datetime.date.fromisoformat(m.facts_read[:10])
-        created = datetime.datetime.fromisoformat(s.created).date() if s.created else None
-    except ValueError:
-        read = created = None
-    if read and created and (created - read).days > STALE_AFTER_DAYS:
-        evidence["age_days"] = (created - read).days
-        reasons.append(f"its facts were read on {m.facts_read}, {(created - read).days} days "
-                       "before this snapshot")
-    newest_tf = _newest(v for minor in m.minors.values() for v in
-                        [minor.newest_patch, *(r.version for r in minor.releases)])
-    newest_metal = _newest(m.metal_releases)
-    for package, newest, kind in ((d.tensorflow, newest_tf, "TensorFlow"),
-                                  (d.metal, newest_metal, "tensorflow-metal")):
-        installed = version_or_none(package.version) if package is not None and package.version else None
-        if installed is not None and newest is not None and installed > newest:
-            evidence[f"newest_known_{kind.lower().replace('-', '_')}"] = str(newest)
-            reasons.append(f"the installed {package.name} {package.version} is newer than every "
-                           f"{kind} release it knows (newest: {newest})")
-    if not reasons:
-        return None
-    return stale_knowledge.finding(
-        evidence, Remediation(stale_knowledge.doc.fix),
-        title=f"tfdoctor's compatibility knowledge may be out of date: {'; '.join(reasons)}")

@@ -4,18 +4,22 @@ hollow shims); these rules judge the result."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
-from tfdoctor.advice.installs import pair_fix, recommended_requirements
+from tfdoctor.advice.installs import install_commands, pair_fix, recommended_requirements, with_metal
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable
 from tfdoctor.derived.providers import missing_target_evidence, self_shim_evidence
-from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
+from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
 from tfdoctor.facts.versions import parse_version
-from tfdoctor.knowledge import metal_plugins
+from tfdoctor.knowledge import best_pair, metal_plugins
+from tfdoctor.knowledge.records import GOOD_STATUSES
 from tfdoctor.model import Remediation, Severity, rule
 
 _TF_KEYS = set(TENSORFLOW_DISTRIBUTIONS)
@@ -66,7 +70,7 @@ def self_shim(s: Snapshot, d: Derived):
       "requirement (Poetry, uv lock files made on another platform: tensorflow/tensorflow#61477, "
       "python-poetry/poetry#8271) leave the shim alone, and `import tensorflow` fails.",
       "Install the distribution the shim names, at the same version (the finding says which).",
-      explains=(codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_NOT_INSTALLED), needs=("python",))
+      explains=(codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_NOT_INSTALLED), needs=("python", "packages"))
 def shim_target_missing(s: Snapshot, d: Derived):
     if d.providers or d.self_shims or not d.hollow_shims:
         return None
@@ -77,7 +81,7 @@ def shim_target_missing(s: Snapshot, d: Derived):
     return shim_target_missing.finding(
         {"shims": evidence, "tensorflow_metal": _metal_version(d)},
         Remediation("Install the distribution the shim requires, at the same version",
-                    (pip(s, "install", *wanted),),
+                    tuple(install_commands(s, with_metal(s, d, wanted))),
                     "https://github.com/tensorflow/tensorflow/issues/61477"),
         title=f"{first.name} {first.version} is a shim: its code is in {', '.join(wanted)}, which "
               "is not installed")
@@ -89,14 +93,14 @@ def _nothing_installed(d: Derived) -> bool:
 
 def _install_fix(s: Snapshot) -> Remediation:
     reqs = recommended_requirements(s)
-    return Remediation(reqs.text, (pip(s, "install", *reqs.requirements),) if reqs.requirements else ())
+    return Remediation(reqs.text, tuple(install_commands(s, reqs.requirements)))
 
 
 @rule(codes.INSTALL_NO_TENSORFLOW, "TensorFlow is not installed",
       Severity.ERROR,
       "No distribution that provides the `tensorflow` package is installed in this "
       "interpreter's site-packages.",
-      "Install the pair tfdoctor recommends for this machine (shown in the finding).", needs=("python",))
+      "Install the pair tfdoctor recommends for this machine (shown in the finding).", needs=("python", "packages"))
 def no_tensorflow(s: Snapshot, d: Derived):
     if not _nothing_installed(d) or d.metal:
         return None
@@ -117,7 +121,7 @@ def no_tensorflow(s: Snapshot, d: Derived):
       Severity.ERROR,
       "tensorflow-metal's wheels declare no dependency on TensorFlow, so pip installs it alone "
       "without complaint; the plugin is useless until a matching TensorFlow is installed.",
-      "Install the TensorFlow that matches the plugin (shown in the finding).", needs=("python",))
+      "Install the TensorFlow that matches the plugin (shown in the finding).", needs=("python", "packages"))
 def metal_without_tensorflow(s: Snapshot, d: Derived):
     if not _nothing_installed(d) or not d.metal:
         return None
@@ -138,10 +142,8 @@ def multiple_tensorflow(s: Snapshot, d: Derived):
     real = d.providers
     if len(real) < 2:
         return None
-    keep = recommended_requirements(s)
-    commands = [pip(s, "uninstall", "-y", *sorted(p.name for p in real + d.shims))]
-    if keep.requirements:
-        commands.append(pip(s, "install", *keep.requirements))
+    keep = recommended_requirements(s).requirements or (_one_to_keep(d),)
+    commands = install_commands(s, keep, d=d, remove=sorted(p.name or p.key for p in real + d.shims))
     return multiple_tensorflow.finding(
         {"providers": {p.name: p.version for p in real}, "shims": {p.name: p.version for p in d.shims}},
         Remediation("Uninstall every TensorFlow distribution, then install one", tuple(commands)),
@@ -190,7 +192,7 @@ def two_metal_plugins(s: Snapshot, d: Derived):
       "tensorflow-macos: both write the same `tensorflow` import package.",
       "Install such packages with --no-deps, or move to TensorFlow 2.16+, where tensorflow itself "
       "is the distribution on macOS.",
-      explains=(codes.INSTALL_MULTIPLE_TENSORFLOW,), needs=("python",))
+      explains=(codes.INSTALL_MULTIPLE_TENSORFLOW,), needs=("python", "packages"))
 def requires_tensorflow_name(s: Snapshot, d: Derived):
     if len(d.providers) != 1 or d.providers[0].key != "tensorflow-macos":
         return None
@@ -226,3 +228,15 @@ def install_ok(s: Snapshot, d: Derived):
     if d.self_shims:  # beside a real TensorFlow an empty self-shim is harmless: it installed no files
         evidence["self_shims"] = {p.name: p.version for p in d.self_shims}
     return install_ok.finding(evidence, title=f"{main.name} {main.version}{via}")
+
+
+def _one_to_keep(d: Derived) -> str:
+    """Where nothing is recommended for this Python: the installed provider that pairs with the
+    installed Metal plugin (else the newest), reinstalled at its version."""
+    def rank(p: PackageFacts) -> tuple[bool, Any]:
+        good = bool(d.metal and d.matrix and p.version and d.metal.version
+                    and best_pair.pairing(d.matrix, p.version, d.metal.version).status in GOOD_STATUSES)
+        return good, parse_version(p.version) or Version("0")
+
+    best = max(d.providers, key=rank)
+    return f"{best.key}=={best.version}" if best.version else best.key

@@ -11,11 +11,12 @@ that finding is the root: these findings never claim to explain it.
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Any
 
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip
+from tfdoctor.advice.commands import pip, unset_variable
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, matching_metal, pair_fix,
                                      recommended_requirements)
 from tfdoctor.derived import Derived
@@ -46,7 +47,7 @@ def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) 
                  "x86_64 TensorFlow needs it (see arch.rosetta for where this Python comes from)")
         reqs = recommended_requirements(s).requirements
         return cause, Remediation(cause + ". Use an arm64 Python and install the arm64 wheels",
-                                  tuple(["arch", "file " + (s.python.executable if s.python else "python3")]
+                                  tuple(["arch", "file " + shlex.quote(s.python.executable if s.python else "python3")]
                                         + install_commands(s, reqs)), ARM64_PYTHON)
     if emulator or (s.host.container and s.host.cpu_implementer == "0x61") or \
             (s.host.system == "Linux" and s.host.cpu_flags and "avx" not in s.host.cpu_flags):
@@ -177,6 +178,31 @@ def symbol_not_found(s: Snapshot, d: Derived):
     return out
 
 
+@rule(codes.LOG_MACOS_TOO_OLD, "A binary needs a newer macOS than this one", Severity.ERROR,
+      "dyld names where it expected a missing symbol ('Expected in: ...'). When that is one of "
+      "macOS's own libraries or frameworks (/System/Library/Frameworks/..., /usr/lib/libSystem, "
+      "libc++), the library that needs it was built for a newer macOS, whose system has the "
+      "symbol (its 'Referenced from' line often says 'which was built for Mac OS X 12.0'): not "
+      "a TensorFlow pairing problem. compat.macos-too-old names the release that fits when the "
+      "versions are known.",
+      "Update macOS to the version the library was built for, or install the release of that "
+      "package built for this macOS.", needs=("log",))
+def log_macos_too_old(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_MACOS_TOO_OLD):
+        built_for = match.fields.get("built_for")
+        needs = f"macOS {built_for} or later" if built_for else "a newer macOS"
+        text = (f"{match.fields.get('provider_name') or 'a system library'} of this macOS "
+                f"({d.macos or 'version not known'}) lacks {match.fields.get('symbol')}: the library "
+                f"that needs it was built for {needs}. Update macOS (System Settings > General > "
+                "Software Update), or install a release built for this macOS")
+        out.append(log_macos_too_old.finding(
+            evidence(s, match, macos=d.macos), Remediation(text, ("sw_vers -productVersion",)),
+            title=f"A library needs {match.fields.get('symbol')} from macOS's "
+                  f"{match.fields.get('provider_name') or 'system libraries'}: it was built for {needs}"))
+    return out
+
+
 @rule(codes.LOG_ARCH_MISMATCH, "A binary of the other architecture was loaded", Severity.ERROR,
       "macOS refuses to load a library built for the other architecture: 'incompatible "
       "architecture (have (x86_64), need (arm64e))' (tensorflow/tensorflow#57483). It happens "
@@ -228,7 +254,7 @@ def plugin_registered_twice(s: Snapshot, d: Derived):
         elif env_path:
             text = ("TF_PLUGGABLE_DEVICE_LIBRARY_PATH loads a plugin that tensorflow-plugins/ already "
                     "loads: unset it")
-            commands = ["unset TF_PLUGGABLE_DEVICE_LIBRARY_PATH"]
+            commands = [unset_variable("TF_PLUGGABLE_DEVICE_LIBRARY_PATH")]
         elif len(libraries) > 1:
             text = f"{len(libraries)} plugin libraries are installed: keep the one for {platform}"
         else:

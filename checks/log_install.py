@@ -24,7 +24,7 @@ from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.advice.pip_refusal import TF_DISTS, prerelease, refusal, then_versus_now, version_key
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair
-from tfdoctor.model import Remediation, Severity, rule
+from tfdoctor.model import Command, Remediation, Severity, rule
 
 MINIFORGE = "https://github.com/conda-forge/miniforge"
 TENSORFLOW_DEPS = {"channel": "apple", "platform": "osx-arm64 only",
@@ -219,8 +219,8 @@ def h5py_build(s: Snapshot, d: Derived):
                "it from source and found no HDF5 library")
         commands = [pip(s, "install", "--only-binary=h5py", f"h5py>={first}" if first else "h5py")]
         if d.is_mac:
-            commands = ["brew install hdf5",
-                        'HDF5_DIR="$(brew --prefix hdf5)" ' + pip(s, "install", "--no-binary=h5py", "h5py")]\
+            build = pip(s, "install", "--no-binary=h5py", "h5py")
+            commands = ["brew install hdf5", Command('HDF5_DIR="$(brew --prefix hdf5)" ' + build, build.changes)]\
                 if not first else commands
         fix = Remediation(why + ": install an h5py that has a wheel here", tuple(commands),
                           "https://docs.h5py.org/en/stable/build.html")

@@ -12,7 +12,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip
+from tfdoctor.advice.commands import export_variable, pip, unset_variable
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.facts.snapshot import Snapshot
@@ -149,7 +149,7 @@ def xla_no_metal(s: Snapshot, d: Derived):
         keras, major = _keras(s)
         flags = s.env.get("TF_XLA_FLAGS")
         code = ["model.compile(..., jit_compile=False)", "@tf.function  # without jit_compile=True"]
-        commands = ("unset TF_XLA_FLAGS",) if flags else ()
+        commands = (unset_variable("TF_XLA_FLAGS"),) if flags else ()
         if match.variant == "xla-no-platform-id" and not (d.metal or d.metal_plugins):
             text = ("XLA could not find the platform it compiles for, and no Metal plugin is installed: "
                     "this TensorFlow build has no XLA backend for its device; run without XLA")
@@ -184,7 +184,7 @@ def _legacy_keras(s: Snapshot, d: Derived, what: str) -> tuple[str, tuple[str, .
     return (f"{what}: keep Keras 2 with {pin.requirement} (pinned: an unpinned tf-keras "
             f"{'would replace TensorFlow' if pin.unpinned_moves_tensorflow else 'may drift'}) and "
             "TF_USE_LEGACY_KERAS=1, or port the code to Keras 3",
-            (pip(s, "install", pin.requirement), "export TF_USE_LEGACY_KERAS=1"), facts)
+            (pip(s, "install", pin.requirement), export_variable("TF_USE_LEGACY_KERAS", "1")), facts)
 
 
 _KERAS3_PORT = {

@@ -11,9 +11,9 @@ import os
 import shlex
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip, python_cmd
+from tfdoctor.advice.commands import pip, python_cmd, venv_command
 from tfdoctor.advice.import_outcome import crash_evidence, when_classified
-from tfdoctor.advice.installs import pair_fix
+from tfdoctor.advice.installs import move_python, pair_fix
 from tfdoctor.advice.runtime_evidence import base_evidence, doing, metal_version, reinstall_tf, stderr_lines
 from tfdoctor.derived import Derived
 from tfdoctor.facts.runtime import RuntimeFacts
@@ -32,20 +32,27 @@ def _arm64_fix(s: Snapshot, d: Derived) -> Remediation:
                            "https://github.com/docker/for-mac/issues/5342")
     if d.apple_silicon or s.host.system == "Darwin":
         reqs: tuple[str, ...] = ("tensorflow",)
+        minor = s.python.minor if s.python else "3"
+        why = ""
         matrix = d.matrix
         if matrix is not None and s.python:
             try:
                 rec = best_pair.recommended_install(matrix, s.python.minor, "arm64", s.host.macos_version or None)
                 reqs = tuple(rec.requirements) or reqs
+                if not rec.requirements:  # no pair for this Python on arm64: the newest Python that has one
+                    target, _venv, target_reqs = move_python(s, matrix, "arm64")
+                    minor, reqs = (target, tuple(target_reqs)) if target else (minor, reqs)
+                    why = "" if target_reqs else rec.reason  # nothing installs here yet (an old macOS)
             except Exception:  # noqa: BLE001
                 pass
-        minor = s.python.minor if s.python else "3"
+        python = "arch -arm64 python" + shlex.quote(minor)
+        check = f"{python} -c \"import platform; print(platform.machine())\""
+        if why:
+            return Remediation(f"An arm64 Python is the fix, but first: {why}", (check,), import_sigill.doc.link)
         return Remediation(
             "Make an environment with an arm64 Python and install TensorFlow into it (check that "
             "the first command prints arm64)",
-            (f"arch -arm64 python{minor} -c \"import platform; print(platform.machine())\"",
-             f"arch -arm64 python{minor} -m venv ~/venvs/tf-arm64",
-             "~/venvs/tf-arm64/bin/python -m pip install " + " ".join(shlex.quote(r) for r in reqs)),
+            (check, venv_command(minor, reqs, directory="~/venvs/tf-arm64", maker=python)),
             import_sigill.doc.link)
     return Remediation("This CPU lacks the instructions (AVX) TensorFlow's wheels need: use a "
                        "build without AVX (conda-forge) or another machine",

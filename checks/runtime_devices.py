@@ -8,8 +8,8 @@ import os
 import shlex
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip, python_cmd
-from tfdoctor.advice.installs import pair_fix, recommended_requirements
+from tfdoctor.advice.commands import export_variable, pip, python_cmd
+from tfdoctor.advice.installs import install_commands, matching_metal, pair_fix, recommended_requirements
 from tfdoctor.advice.runtime_evidence import base_evidence, metal_version, reinstall_tf
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
@@ -53,9 +53,13 @@ def _no_plugin(s: Snapshot, d: Derived, base: dict) -> Finding:
     """Apple silicon, TensorFlow imported, no Metal plugin at all: the GPU is idle because nothing
     offers it to TensorFlow (compat.no-metal names the plugin to install when it is known)."""
     reqs, why, facts = pair_fix(s, d)
-    metal_reqs = tuple(r for r in reqs if r.startswith("tensorflow-metal")) or reqs
+    matching = (matching_metal(d.matrix, d.tf_version, s.python.minor, d.hardware_arch)
+                if d.matrix is not None and d.tf_version and s.python else None)
+    if matching is not None:  # the plugin for the installed TensorFlow, as compat.no-metal names it
+        reqs, why = (f"tensorflow-metal=={matching.version}",), (
+            f"tensorflow-metal {matching.version} goes with TensorFlow {d.tf_version}")
     fix = Remediation(f"Install the Metal plugin for this TensorFlow: {why}",
-                      (pip(s, "install", *metal_reqs),) if metal_reqs else (),
+                      tuple(install_commands(s, reqs)),
                       "https://developer.apple.com/metal/tensorflow-plugin/")
     return no_gpu.finding(
         {**base, "plugins": [], "physical_devices": [p.name for p in s.runtime.physical_devices], **facts},
@@ -154,7 +158,7 @@ def memory_growth(s: Snapshot, d: Derived):
         fix = Remediation(
             "Set memory growth first thing after import, before any op or tf.config call that "
             "initialises the GPU, or let TensorFlow do it: export TF_FORCE_GPU_ALLOW_GROWTH=true",
-            ("export TF_FORCE_GPU_ALLOW_GROWTH=true", f"{python_cmd(s)} -c \"{snippet}\""))
+            (export_variable("TF_FORCE_GPU_ALLOW_GROWTH", "true"), f"{python_cmd(s)} -c \"{snippet}\""))
         return memory_growth.finding(
             ev, fix, title=f"Memory growth could not be set on "
                            f"{first.name.replace('/physical_device:', '')} in a fresh process: {reason[:160]}")
@@ -196,7 +200,7 @@ def optimizer_slowdown(s: Snapshot, d: Derived):
           "metal_device": log.metal_device, "measured_impact": impact,
           "log": [e.line for e in log.events if e.kind in ("optimizer-slowdown", "optimizer-fallback")][:3]}
     legacy = names[0].replace(".optimizers.", ".optimizers.legacy.")
-    commands = (pip(s, "install", *reqs),) if reqs else ()
+    commands = tuple(install_commands(s, reqs))
     fix = Remediation(
         f"Use the legacy optimizer explicitly ({legacy}), or install the recommended pair "
         f"(Keras 3){': ' + rec_text if rec_text else ''}", commands, OPTIMIZER_ISSUE)

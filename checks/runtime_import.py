@@ -11,7 +11,7 @@ import shlex
 from typing import Any
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip
+from tfdoctor.advice.commands import pip, unset_variable
 from tfdoctor.advice.import_outcome import (
     NUMPY_KINDS,
     ImportOutcome,
@@ -20,7 +20,7 @@ from tfdoctor.advice.import_outcome import (
     in_plugin_dir,
     when_classified,
 )
-from tfdoctor.advice.installs import pair_fix, tf_requirement
+from tfdoctor.advice.installs import pair_fix, reinstall_commands, tf_requirement
 from tfdoctor.advice.runtime_evidence import base_evidence, metal_version, reinstall_tf, tf_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.runtime import ImportFailure, LogEvent, RuntimeFacts
@@ -66,7 +66,7 @@ def _plugin_failed(s: Snapshot, d: Derived, rt: RuntimeFacts, err: ImportFailure
     if from_env:
         text = ("Point TF_PLUGGABLE_DEVICE_LIBRARY_PATH at a plugin built for this TensorFlow, or "
                 "unset it")
-        commands.append("unset TF_PLUGGABLE_DEVICE_LIBRARY_PATH")
+        commands.append(unset_variable("TF_PLUGGABLE_DEVICE_LIBRARY_PATH"))
     elif is_metal and (metal or d.apple_silicon):
         reqs, why, facts = pair_fix(s, d)
         ev.update(facts)
@@ -119,11 +119,11 @@ def _arch_mismatch(s: Snapshot, d: Derived, rt: RuntimeFacts, err: ImportFailure
                           "library")
     ev = {**ev, "library": library, "library_arch": have, "process_arch": need or
           (s.python.process_arch if s.python else None)}
-    names = [f"{p.name}=={p.version}" for p in s.tensorflow_distributions() if p.version]
-    if library and "tensorflow-plugins" in library and s.package("tensorflow-metal"):
-        names.append(f"tensorflow-metal=={metal_version(d)}")
+    reinstall = [p for p in s.tensorflow_distributions() if p.version]
+    if library and "tensorflow-plugins" in library and d.metal:
+        reinstall.append(d.metal)
     if library and "/numpy/" in library and s.package("numpy"):
-        names.append(f"numpy=={s.package('numpy').version}")
+        reinstall.append(s.package("numpy"))
     if have or "arch-mismatch" in err.kinds():
         title = (f"{os.path.basename(library) if library else 'A compiled module'} is built for "
                  f"{have or 'another architecture'}, this Python runs as {need or ev['process_arch']}")
@@ -131,7 +131,7 @@ def _arch_mismatch(s: Snapshot, d: Derived, rt: RuntimeFacts, err: ImportFailure
     else:
         title = f"A library TensorFlow needs could not be loaded: {library or (err.message.strip().splitlines() or [err.type])[0][:120]}"
         text = "Reinstall TensorFlow so the missing library comes back"
-    commands = (pip(s, "install", "--force-reinstall", "--no-deps", "--no-cache-dir", *names),) if names else ()
+    commands = tuple(reinstall_commands(s, d, reinstall))
     return _emit(codes.RUNTIME_LIBRARY_ARCH_MISMATCH, title, ev, Remediation(text, commands))
 
 

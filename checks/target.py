@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip
+from tfdoctor.advice.commands import pip, venv_command
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
@@ -29,7 +29,7 @@ def unusable(s: Snapshot, d: Derived):
     elif t.problem == "unsupported-python":
         fix = Remediation("tfdoctor diagnoses Python 3.8 or later (TensorFlow for macOS needs it "
                           "too): create an environment with a newer Python",
-                          ("python3 -m venv ~/venvs/tf", "~/venvs/tf/bin/python -m pip install tensorflow"))
+                          (venv_command("3", ("tensorflow",), maker="python3"),))
     elif t.started is False:
         fix = Remediation("The interpreter did not finish starting: its site customisation "
                           "(sitecustomize.py, a .pth file, PYTHONSTARTUP/PYTHONPATH) hangs or "
@@ -85,7 +85,7 @@ def corrupt_metadata(s: Snapshot, d: Derived):
     broken = [p for p in s.packages if p.error]
     if not s.target.ok or not broken:
         return None
-    names = [p.name for p in broken if p.name]
+    names = [f"{p.name}=={p.version}" if p.version else p.name for p in broken if p.name]
     n = len(broken)
     return corrupt_metadata.finding(
         {"distributions": [{"location": p.location, "error": p.error} for p in broken]},

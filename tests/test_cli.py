@@ -62,7 +62,7 @@ def test_problem_exits_1_and_leads_with_diagnosis(tmp_path):
     assert run.code == 1
     first_lines = run.stdout.splitlines()[:6]  # the first line may wrap at 80 columns
     assert any(line.startswith("Diagnosis: TensorFlow is not installed (install.no-tensorflow)") for line in first_lines)
-    assert f"$ {python} -m pip install tensorflow" in run.stdout
+    assert f"$ {python} -m pip install -- tensorflow" in run.stdout
 
 
 def test_fail_on_warning(tmp_path):

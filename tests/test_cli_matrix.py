@@ -23,7 +23,7 @@ def test_matrix_for_this_machine_on_linux():
     assert_no_traceback(run)
     assert run.code == 0
     assert "There is no Metal pairing for Linux" in run.stdout
-    assert "-m pip install tensorflow" in run.stdout
+    assert "-m pip install -- tensorflow" in run.stdout
     assert "tensorflow[and-cuda]" in run.stdout  # text is printed literally, not as markup
     lines = run.stdout.splitlines()
     assert any(line.split()[:2] == ["2.19", "tensorflow"] and "1.2.0 works" in line for line in lines)
@@ -39,7 +39,7 @@ def test_matrix_for_this_machine_json():
     machine = json.loads(run.stdout)["for_this_machine"]
     assert machine["system"] == "Linux" and machine["metal"] is False
     assert machine["requirements"] == ["tensorflow"]
-    assert machine["commands"] == [f"{machine['python']} -m pip install tensorflow"]
+    assert machine["commands"] == [f"{machine['python']} -m pip install -- tensorflow"]
 
 
 def test_table_only_text_has_no_machine_section():

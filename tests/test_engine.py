@@ -74,9 +74,9 @@ def test_a_screen_never_prescribes_the_command_just_run():
 
     s = snap(linux_cpu())
     fix = Remediation("build the LSTM with use_cudnn=False, then probe it again",
-                      ("tfdoctor probe --model m.keras --python /venv/bin/python", "pip install x"))
+                      ("tfdoctor probe --model m.keras --python /venv/bin/python", "pip install -- x"))
     report = Report(s, [Finding("model.cudnn-rnn", Severity.ERROR, "cuDNN path", remediation=fix)], [], derive(s))
     shown = without_rerun(report, ["probe", "--model", "m.keras", "--budget", "5"])
-    assert shown.findings[0].remediation.commands == ("pip install x",)
+    assert shown.findings[0].remediation.commands == ("pip install -- x",)
     other = without_rerun(report, ["check", "--log", "err.txt"])
     assert other.findings[0].remediation.commands == fix.commands

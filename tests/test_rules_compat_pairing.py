@@ -124,7 +124,7 @@ def test_reported_working_pairs_are_ok(tf):
 
 
 def test_tensorflow_2_13_thin_shim_pairs_through_tensorflow_macos():
-    """`pip install tensorflow==2.13.0` on arm64 installs the thin tensorflow wheel and
+    """`pip install -- tensorflow==2.13.0` on arm64 installs the thin tensorflow wheel and
     tensorflow-macos 2.13.0 (Requires-Dist 'tensorflow-macos (==2.13.0) ; platform_system ==
     "Darwin" and platform_machine == "arm64"', reference records)."""
     data = mac("2.13.0", "1.0.0", dist="tensorflow-macos", extra=[
@@ -154,7 +154,7 @@ def test_every_known_broken_pair_is_an_error_with_its_runtime_evidence(tf, metal
     quotes = [q for r in f.evidence["runtime_reports"] for q in r["quotes"]]
     assert quotes and all(q["text"] and q["source"] for q in quotes)
     assert {"runtime.plugin-load-failed", "runtime.no-gpu"} <= set(f.explains)
-    assert f.remediation.commands == (f"{PIP} install {' '.join(fix)}",)
+    assert f.remediation.commands == (f"{PIP} install -- {' '.join(fix)}",)
 
 
 def test_quoted_failure_names_the_plugin_loader():
@@ -183,7 +183,7 @@ def test_metal_that_predates_tensorflow_cannot_load_and_the_binary_says_which_sy
                        "which tensorflow 2.19.1 does not export")
     assert f.evidence["load_check"]["plugin_wheel"].startswith("tensorflow_metal-1.1.0-")
     assert f.evidence["metal_made_for"]["apple_table_rows"][0].startswith("|v2.14-v2.18|v1.1.0|")
-    assert f.remediation.commands == (f"{PIP} install tensorflow-metal==1.2.0",)
+    assert f.remediation.commands == (f"{PIP} install -- tensorflow-metal==1.2.0",)
 
 
 def test_a_pair_the_binaries_do_not_cover_falls_back_to_the_era(monkeypatch):
@@ -203,16 +203,19 @@ def test_metal_newer_than_tensorflow_fix_depends_on_python():
     fix is the plugin of 2.11 where its wheels fit the Python (0.7.0 on 3.10), else the pair."""
     f = one(mac("2.11.0", "1.1.0", dist="tensorflow-macos", python="3.10"))
     assert f.code == "compat.tf-metal-mismatch" and "cannot load" in f.title
-    assert f.remediation.commands == (f"{PIP} install tensorflow-metal==0.7.0",)
+    assert f.remediation.commands == (f"{PIP} install -- tensorflow-metal==0.7.0",)
     f11 = one(mac("2.11.0", "1.1.0", dist="tensorflow-macos", python="3.11"))
-    assert f11.remediation.commands[-1] == f"{PIP} install 'tensorflow==2.19.*' tensorflow-metal==1.2.0"
+    # the pair is tensorflow's: tensorflow-macos goes in the same command, or both would be installed
+    assert f11.remediation.commands[-1] == (f"{PIP} uninstall -y -- tensorflow-macos && "
+                                            f"{PIP} install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0")
 
 
 def test_metal_version_unknown_to_the_matrix():
     f = one(mac("2.19.1", "1.3.0"))
     assert f.code == "compat.tf-metal-mismatch" and f.severity is Severity.WARNING
     assert "not in tfdoctor's matrix" in f.detail
-    stale = [f for f in run(mac("2.19.1", "1.3.0")) if f.code == "compat.stale-knowledge"]
+    stale = [f for f in RuleModules("compat_knowledge").run(snap(mac("2.19.1", "1.3.0")))
+             if f.code == "compat.stale-knowledge"]
     assert [f.severity for f in stale] == [Severity.INFO]  # and how to refresh it
 
 
@@ -237,10 +240,14 @@ ROSETTA = {"host": {"cpu_brand": "VirtualApple @ 2.50GHz processor"},
 Python started translated (route.universal2_intel64)."""
 
 
-def test_commands_run_pip_as_arm64_for_a_translated_universal2_python():
+def test_a_translated_python_gets_the_pair_named_but_no_install_into_it():
+    """pip under Rosetta installs x86_64 wheels, and an arm64 plugin installed with `arch -arm64`
+    still cannot load into the process as it runs (the what-if finds arch.plugin-mismatch): the
+    pair waits for the native Python the architecture finding asks for."""
     s = snap(merge(mac("2.18.0", "1.1.0"), ROSETTA))
     (f,) = compat.run(s)
-    assert f.remediation.commands == (f"arch -arm64 {PIP} install tensorflow==2.18.1 tensorflow-metal==1.2.0",)
+    assert "tensorflow==2.18.1 + tensorflow-metal==1.2.0" in f.remediation.text
+    assert f.remediation.commands == ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,14 +256,15 @@ def test_commands_run_pip_as_arm64_for_a_translated_universal2_python():
 
 def test_install_commands_uninstall_another_tensorflow_first():
     s = snap(mac("2.12.0", "0.8.0", dist="tensorflow-macos"))
-    assert install_commands(s, ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")) == [
-        f"{PIP} uninstall -y tensorflow-macos", f"{PIP} install 'tensorflow==2.19.*' tensorflow-metal==1.2.0"]
-    assert install_commands(s, ("tensorflow-metal==1.0.0",)) == [f"{PIP} install tensorflow-metal==1.0.0"]
+    (switch,) = install_commands(s, ("tensorflow==2.19.*", "tensorflow-metal==1.2.0"))
+    assert switch == f"{PIP} uninstall -y -- tensorflow-macos && {PIP} install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0"
+    assert [c.action for c in switch.changes] == ["uninstall", "install"]
+    assert install_commands(s, ("tensorflow-metal==1.0.0",)) == [f"{PIP} install -- tensorflow-metal==1.0.0"]
 
 
 def test_venv_command_and_short_sources():
     assert venv_command("3.12", ("tensorflow==2.19.*",)) == \
-        "python3.12 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install 'tensorflow==2.19.*'"
+        "python3.12 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install -- 'tensorflow==2.19.*'"
     assert short_source(PR_126360) == "tensorflow/tensorflow#126360"
     assert short_source(ISSUE_81987) == "tensorflow/tensorflow#81987"
 
@@ -277,17 +285,18 @@ def test_matrix_rows_show_pairs_statuses_and_pins():
 def test_machine_recommendation_on_linux_mac_and_python_3_13():
     m = load_matrix()
     linux = machine_recommendation(snap(linux_cpu()), m)
-    assert linux["metal"] is False and linux["requirements"] == ["tensorflow"]
-    assert linux["commands"] == ["/usr/bin/python3 -m pip install tensorflow"]
+    # the user's choice is kept: tensorflow-cpu is installed, so nothing is to be installed
+    assert linux["metal"] is False and linux["requirements"] == ["tensorflow-cpu"]
+    assert linux["commands"] == [] and "tensorflow-cpu is installed already" in linux["notes"][0]
     assert "no Metal pairing for Linux" in linux["reason"]
     mac_rec = machine_recommendation(snap(apple_silicon()), m)
     assert mac_rec["requirements"] == ["tensorflow==2.19.*", "tensorflow-metal==1.2.0"]
-    assert mac_rec["commands"] == [f"{PIP} install 'tensorflow==2.19.*' tensorflow-metal==1.2.0"]
+    assert mac_rec["commands"] == [f"{PIP} install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0"]
     new = machine_recommendation(snap(mac(None, None, python="3.13")), m)
     assert new["requirements"] == [] and new["commands"][0].startswith("python3.12 -m venv")
     rosetta = machine_recommendation(snap(merge(apple_silicon(), ROSETTA)), m)
     assert rosetta["arch"] == "arm64" and any("Rosetta" in n for n in rosetta["notes"])
-    assert rosetta["commands"][0].startswith("arch -arm64 ")
+    assert rosetta["commands"] == []  # nothing installed into the translated process
 
 
 

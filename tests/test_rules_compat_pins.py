@@ -117,7 +117,7 @@ def test_numpy_2_with_tensorflow_2_17_is_an_abi_error():
     assert f.code == "compat.numpy-abi" and f.severity is Severity.ERROR
     assert f.title == "numpy 2.1.3 with tensorflow 2.17.1, which is built against NumPy 1.x"
     assert f.evidence["pin_forbids_it"] is True and f.evidence["numpy_pin"] == "<2.0.0,>=1.23.5"
-    assert f.remediation.commands == (f"{PIP} install 'numpy<2.0.0,>=1.23.5'",)
+    assert f.remediation.commands == (f"{PIP} install -- 'numpy<2.0.0,>=1.23.5'",)
     assert "runtime.numpy-abi" in f.explains
 
 
@@ -140,7 +140,7 @@ def test_numpy_2_with_uncapped_tensorflow_macos_2_14_0():
     f = one(data)
     assert f.code == "compat.numpy-abi"
     assert f.evidence["pin_forbids_it"] is False and "does not forbid it" in f.title
-    assert f.remediation.commands == (f"{PIP} install 'numpy<2,>=1.23.5'",)
+    assert f.remediation.commands == (f"{PIP} install -- 'numpy<2,>=1.23.5'",)
     assert "numpy-not-capped" in f.evidence["numpy2_source"]
 
 
@@ -152,7 +152,7 @@ def test_numpy_too_new_for_tensorflow_2_18_is_a_pin_violation_not_abi():
     """2.18.0 allows numpy <2.1.0: 2.1.3 breaks the pin, though both are NumPy 2."""
     f = one(mac("2.18.0", TF_2_18_0, pkg("numpy", "2.1.3")))
     assert f.code == "compat.pin-violation" and f.severity is Severity.ERROR
-    assert f.remediation.commands == (f"{PIP} install 'numpy<2.1.0,>=1.26.0'",)
+    assert f.remediation.commands == (f"{PIP} install -- 'numpy<2.1.0,>=1.26.0'",)
     assert "runtime.numpy-abi" in f.explains
 
 
@@ -178,7 +178,7 @@ def test_protobuf_and_ml_dtypes_outside_the_pins():
     assert f.code == "compat.pin-violation" and f.severity is Severity.ERROR
     assert {v["name"] for v in f.evidence["violations"]} == {"protobuf", "ml-dtypes"}
     assert f.remediation.commands == (
-        f"{PIP} install 'ml-dtypes<0.5.0,>=0.3.1' 'protobuf{PROTOBUF_4},<5.0.0dev,>=3.20.3'",)
+        f"{PIP} install -- 'ml-dtypes<0.5.0,>=0.3.1' 'protobuf{PROTOBUF_4},<5.0.0dev,>=3.20.3'",)
     assert "runtime.protobuf" in f.explains
 
 
@@ -186,7 +186,7 @@ def test_other_dependency_outside_its_pin_is_a_warning():
     """tensorflow 2.19.1 wants tensorboard ~=2.19.0."""
     f = one(mac("2.19.1", TF_2_19_1, pkg("numpy", "2.1.3"), _pkg("tensorboard", "2.18.0", ["py3-none-any"])))
     assert f.code == "compat.pin-violation" and f.severity is Severity.WARNING
-    assert f.remediation.commands == (f"{PIP} install 'tensorboard~=2.19.0'",)
+    assert f.remediation.commands == (f"{PIP} install -- 'tensorboard~=2.19.0'",)
 
 
 def test_keras_3_with_tensorflow_2_15_from_the_matrix_pins():
@@ -205,7 +205,7 @@ def test_linux_numpy_too_new_from_matrix_pins():
                                _pkg("numpy", "2.3.0", ["cp311-cp311-manylinux_2_17_x86_64"])])
     f = one(data)
     assert f.code == "compat.pin-violation"
-    assert f.remediation.commands == ("/usr/bin/python3 -m pip install 'numpy<2.2.0,>=1.26.0'",)
+    assert f.remediation.commands == ("/usr/bin/python3 -m pip install -- 'numpy<2.2.0,>=1.26.0'",)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,7 +231,7 @@ def test_tf_keras_without_the_variable_is_a_warning():
 def test_variable_without_tf_keras_is_an_error():
     f = one(keras_case(env={"TF_USE_LEGACY_KERAS": "1"}))
     assert f.code == "compat.keras3" and f.severity is Severity.ERROR
-    assert f.remediation.commands == (f"{PIP} install 'tf-keras~=2.19.0'",)
+    assert f.remediation.commands == (f"{PIP} install -- 'tf-keras~=2.19.0'",)
 
 
 @pytest.mark.parametrize("value", ["1", "true", "True"])
@@ -259,13 +259,13 @@ def test_tf_keras_of_another_minor_is_an_error_when_used():
                        env={"TF_USE_LEGACY_KERAS": "1"}))
     assert f.code == "compat.keras3" and f.severity is Severity.ERROR
     assert f.title == "tf-keras 2.17.0 does not fit tensorflow 2.19.1 (tensorflow<2.18,>=2.17)"
-    assert f.remediation.commands == (f"{PIP} install 'tf-keras~=2.19.0'",)
+    assert f.remediation.commands == (f"{PIP} install -- 'tf-keras~=2.19.0'",)
 
 
 def test_tf_keras_of_another_minor_without_the_variable():
     f = one(keras_case(_pkg("tf-keras", "2.17.0", ["py3-none-any"], TF_KERAS_2_17_0)))
     assert f.severity is Severity.WARNING
-    assert f.remediation.commands[0] == f"{PIP} install 'tf-keras~=2.19.0'"
+    assert f.remediation.commands[0] == f"{PIP} install -- 'tf-keras~=2.19.0'"
 
 
 def test_a_package_that_requires_tf_keras_expects_keras_2():

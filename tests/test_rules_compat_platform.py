@@ -39,7 +39,7 @@ def test_python_3_13_has_no_metal_wheel():
     assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.ERROR
     assert f.title == "no tensorflow-metal wheel for Python 3.13 (arm64): create a Python 3.12 environment"
     assert f.remediation.commands == (
-        "python3.12 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install 'tensorflow==2.19.*' "
+        "python3.12 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install -- 'tensorflow==2.19.*' "
         "tensorflow-metal==1.2.0",)
     assert "runtime.no-gpu" in f.explains and "install.no-tensorflow" not in f.explains
 
@@ -66,16 +66,16 @@ def test_metal_1_1_0_has_no_wheel_for_python_3_12():
     f = one(mac("2.17.1", "1.1.0", python="3.12"))
     assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.WARNING
     assert f.title == "tensorflow-metal 1.1.0 has no wheel for Python 3.12 (only 3.9-3.11)"
-    assert f.remediation.commands == (f"{PIP} install 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
+    assert f.remediation.commands == (f"{PIP} install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
 
 
 def test_tensorflow_2_15_on_python_3_12_has_no_plugin():
-    """`pip install tensorflow-metal==1.1.0` (Apple's plugin for 2.14-2.18) finds no cp312 wheel;
+    """`pip install -- tensorflow-metal==1.1.0` (Apple's plugin for 2.14-2.18) finds no cp312 wheel;
     only 1.2.0 has one, and it goes with 2.16.2 and 2.18.1/2.19 (reports), not with 2.15."""
     f = one(mac("2.15.0", None, python="3.12"))
     assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.WARNING
     assert "tensorflow-metal 1.1.0" in f.title and "3.9-3.11 only" in f.title
-    assert f.remediation.commands == (f"{PIP} install 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
+    assert f.remediation.commands == (f"{PIP} install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
 
 
 INTEL = {"host": {"hw_arm64": False, "chip": None, "cpu_brand": "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz",
@@ -91,14 +91,14 @@ def test_intel_mac_metal_wheels_end_at_1_0_0():
     assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.ERROR
     assert f.title == ("tensorflow-metal 1.1.0 has no x86_64 wheel: Intel Macs had tensorflow-metal "
                        "wheels only up to 1.0.0")
-    assert f.remediation.commands == (f"{PIP} install 'tensorflow==2.13.*' tensorflow-metal==1.0.0",)
+    assert f.remediation.commands == (f"{PIP} install -- 'tensorflow==2.13.*' tensorflow-metal==1.0.0",)
 
 
 def test_intel_mac_python_3_12_moves_to_3_11():
     f = one(merge(mac(None, None, python="3.12"), INTEL))
     assert f.title == "no tensorflow-metal wheel for Python 3.12 (x86_64): create a Python 3.11 environment"
     assert f.remediation.commands == (
-        "python3.11 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install 'tensorflow==2.13.*' "
+        "python3.11 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install -- 'tensorflow==2.13.*' "
         "tensorflow-metal==1.0.0",)
 
 
@@ -146,7 +146,7 @@ def test_macos_12_0_is_too_old_for_metal_1_2_0_by_apples_table():
                        "wheel tag allows 12.0, so pip installed it anyway)")
     floors = {(r["needs"], r["source"].split(" ")[0]) for r in f.evidence["requirements"]}
     assert ("12.0", "wheel") in floors and ("12.1", "Apple's") in floors
-    assert f.remediation.commands == (f"{PIP} uninstall -y tensorflow-metal",)
+    assert f.remediation.commands == (f"{PIP} uninstall -y -- tensorflow-metal",)
     assert "Update macOS to 12.1" in f.remediation.text
 
 
@@ -190,14 +190,14 @@ def test_apple_table_macos_floor_yields_to_a_gpu_seen_running():
 def test_tensorflow_2_20_without_metal_points_to_the_working_pair():
     f = one(mac("2.20.0", None))
     assert f.code == "compat.no-metal" and "no release is known to work" in f.title
-    assert f.remediation.commands == (f"{PIP} install 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
+    assert f.remediation.commands == (f"{PIP} install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
 
 
 def test_no_metal_on_apple_silicon_is_the_cause_of_an_idle_gpu():
     f = one(mac("2.19.1", None, python="3.11"))
     assert f.code == "compat.no-metal" and f.severity is Severity.WARNING
     assert "runtime.no-gpu" in f.explains
-    assert f.remediation.commands == (f"{PIP} install tensorflow-metal==1.2.0",)
+    assert f.remediation.commands == (f"{PIP} install -- tensorflow-metal==1.2.0",)
     intel = one(merge(mac("2.19.1", None), INTEL))
     assert intel.severity is not Severity.WARNING
 
@@ -215,32 +215,22 @@ def test_a_third_party_metal_plugin_is_a_metal_plugin_here_too():
     assert [f.code for f in run(data)] == ["compat.ok"]
 
 
-# ---------------------------------------------------------------------------------------------
-# stale knowledge (issue 21 item 9): said, never fetched
 
 
-def _stale(data):
-    return [f for f in run(data) if f.code == "compat.stale-knowledge"]
+def test_a_loader_error_from_a_system_framework_is_macos_too_old_even_without_versions():
+    """What the error shows is observed: compat.macos-too-old explains log.macos-too-old when the
+    macOS is older than the binary was built for, or not stated; a new enough macOS means the
+    error came from elsewhere."""
+    from log_cases import LOGS, WHO
 
+    from tfdoctor.logtext import keep
 
-def _days_after_facts(days: int) -> str:
-    import datetime
+    def with_log(data):
+        s = snap(data)
+        s.log = keep.read(LOGS / "dyld_system_symbol_macos_too_old.txt", identity=WHO)
+        return [f for f in compat.run(s) if f.code == "compat.macos-too-old"]
 
-    read = datetime.date.fromisoformat(load_matrix().facts_read[:10])
-    return f"{read + datetime.timedelta(days=days)}T10:00:00+00:00"
-
-
-def test_matrix_older_than_120_days_is_said_with_how_to_refresh():
-    (f,) = _stale(mac("2.19.1", "1.2.0", created=_days_after_facts(200)))
-    assert f.severity is Severity.INFO and f.evidence["age_days"] == 200
-    assert f"read on {load_matrix().facts_read}, 200 days before this snapshot" in f.title
-    assert "git pull" in f.remediation.text and not f.remediation.commands  # nothing fetched
-    assert not _stale(mac("2.19.1", "1.2.0", created=_days_after_facts(100)))
-    assert not _stale(mac("2.19.1", "1.2.0"))  # no date: nothing to compare
-
-
-def test_installed_release_newer_than_the_matrix_knows_is_said():
-    (f,) = _stale(mac("2.99.0", "9.1.0", created=_days_after_facts(1)))
-    assert "the installed tensorflow 2.99.0 is newer than every TensorFlow release it knows" in f.title
-    assert "tensorflow-metal 9.1.0 is newer than every tensorflow-metal release it knows" in f.title
-    assert not _stale(linux_cpu())  # tensorflow-cpu 2.19.1 is known
+    (old,) = with_log(mac(None, None, macos="11.6"))
+    assert old.evidence["built_for"] == "12.0" and "log.macos-too-old" in old.explains
+    assert "Update macOS to 12.0" in old.remediation.text
+    assert not with_log(mac(None, None, macos="14.5"))

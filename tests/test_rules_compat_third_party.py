@@ -27,7 +27,7 @@ def test_another_tensorflow_minor_gets_no_gpu_from_it():
     (f,) = rules.run(snap(plugin_on("2.20.0")))
     assert f.code == "compat.third-party-plugin" and f.severity is Severity.ERROR
     assert "built for TensorFlow 2.21 only" in f.title
-    assert f.remediation.commands[0] == f"{PY} -m pip install 'tensorflow==2.21.*'"
+    assert f.remediation.commands[0] == f"{PY} -m pip install -- 'tensorflow==2.21.*'"
     assert "runtime.no-gpu" in f.explains
 
 

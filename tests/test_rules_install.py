@@ -24,8 +24,9 @@ def test_tensorflow_and_tensorflow_macos_both_installed():
     (finding,) = installation.run(snap(data))
     assert finding.code == "install.multiple-tensorflow" and finding.severity is Severity.ERROR
     assert finding.evidence["providers"] == {"tensorflow": "2.19.1", "tensorflow-macos": "2.12.0"}
-    uninstall = finding.remediation.commands[0]
-    assert uninstall.endswith("-m pip uninstall -y tensorflow tensorflow-macos")
+    (command,) = finding.remediation.commands  # both removed, then one installed, in one command
+    assert command.startswith(f"{command.split()[0]} -m pip uninstall -y -- tensorflow tensorflow-macos && ")
+    assert [c.action for c in command.changes] == ["uninstall", "install"]
 
 
 def test_tensorflow_macos_216_shim_is_not_a_second_tensorflow():
@@ -53,7 +54,7 @@ def test_no_tensorflow_on_linux_gives_install_command():
     data = linux_cpu(packages=[])
     (finding,) = installation.run(snap(data))
     assert finding.code == "install.no-tensorflow"
-    assert finding.remediation.commands == ("/usr/bin/python3 -m pip install tensorflow",)
+    assert finding.remediation.commands == ("/usr/bin/python3 -m pip install -- tensorflow",)
 
 
 # tensorflow_macos-2.15.1-cp311-cp311-macosx_12_0_arm64.whl: 2159 bytes, Requires-Dist (extras
@@ -75,8 +76,8 @@ def test_tensorflow_macos_2_15_1_alone_is_a_self_shim():
     assert why["matrix_kind"] == "self-shim" and why["requires_itself"] == [
         'tensorflow-macos==2.15.1; platform_system == "Darwin" and platform_machine == "arm64"']
     assert finding.remediation.commands == (
-        "/Users/ada/venvs/tf/bin/python -m pip uninstall -y tensorflow-macos",
-        "/Users/ada/venvs/tf/bin/python -m pip install 'tensorflow==2.19.*' tensorflow-metal==1.2.0")
+        "/Users/ada/venvs/tf/bin/python -m pip uninstall -y -- tensorflow-macos",
+        "/Users/ada/venvs/tf/bin/python -m pip install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0")
     assert "runtime.not-installed" in finding.explains
     from tfdoctor.derived.providers import providers
 
@@ -108,7 +109,7 @@ def test_full_tensorflow_macos_2_15_0_is_not_a_self_shim():
 
 def test_thin_tensorflow_onto_an_upgraded_self_shim_installs_nothing():
     """tensorflow 2.15.0's arm64 wheel requires tensorflow-macos ==2.15.0 (reference records);
-    `pip install -U tensorflow-macos` then replaces that with the 2.15.1 self-shim."""
+    `pip install -U -- tensorflow-macos` then replaces that with the 2.15.1 self-shim."""
     data = apple_silicon(packages=[
         _pkg("tensorflow", "2.15.0", ARM64_311,
              ['tensorflow-macos ==2.15.0 ; platform_system == "Darwin" and platform_machine == "arm64"']),
@@ -116,7 +117,7 @@ def test_thin_tensorflow_onto_an_upgraded_self_shim_installs_nothing():
     (finding,) = installation.run(snap(data))
     assert finding.code == "install.self-shim"
     assert finding.evidence["shims_onto_it"] == {"tensorflow": "2.15.0"}
-    assert finding.remediation.commands[0].endswith("pip uninstall -y tensorflow tensorflow-macos")
+    assert finding.remediation.commands[0].endswith("pip uninstall -y -- tensorflow tensorflow-macos")
 
 
 def test_self_shim_beside_a_real_tensorflow_is_harmless():
@@ -129,11 +130,13 @@ def test_self_shim_beside_a_real_tensorflow_is_harmless():
 
 
 def test_rosetta_python_without_tensorflow_is_offered_the_arm64_pair():
-    """The fix for a translated Python is an arm64 one; the install advice must match it, not
-    the x86_64 pair (tensorflow 2.13 + metal 1.0.0) that would only work under Rosetta."""
+    """The fix for a translated Python is an arm64 one; the advice names the arm64 pair, not
+    the x86_64 pair (tensorflow 2.13 + metal 1.0.0) that would only work under Rosetta, and
+    installs nothing into the translated process (pip there picks x86_64 wheels)."""
     data = apple_silicon(packages=[], python={"process_arch": "x86_64", "translated": True})
     (finding,) = installation.run(snap(data))
-    assert "tensorflow-metal==1.2.0" in finding.remediation.commands[0]
+    assert "tensorflow-metal" in finding.remediation.text and "1.2.0" in finding.remediation.text
+    assert finding.remediation.commands == ()
 
 
 def test_unreadable_macos_version_does_not_crash_the_advice():
@@ -143,7 +146,7 @@ def test_unreadable_macos_version_does_not_crash_the_advice():
 
 
 def test_intel_mac_upgrade_to_tensorflow_213_is_two_tensorflows():
-    """tensorflow-macos 2.12 was the last x86_64 release; `pip install tensorflow==2.13` on an
+    """tensorflow-macos 2.12 was the last x86_64 release; `pip install -- tensorflow==2.13` on an
     Intel Mac adds the full official wheel. Its Requires-Dist names tensorflow-macos only for
     Darwin/arm64 (reference records), so on x86_64 it is a second TensorFlow, not a shim."""
     data = apple_silicon(
@@ -166,13 +169,14 @@ def test_thin_tensorflow_213_without_tensorflow_macos_is_a_hollow_shim():
         plugins=[])
     (finding,) = installation.run(snap(data))
     assert finding.code == "install.shim-target-missing" and finding.severity is Severity.ERROR
+    # the code the shim names, and on Apple silicon the plugin that goes with it
     assert finding.remediation.commands == (
-        "/Users/ada/venvs/tf/bin/python -m pip install tensorflow-macos==2.13.0",)
+        "/Users/ada/venvs/tf/bin/python -m pip install -- tensorflow-macos==2.13.0 tensorflow-metal==1.1.0",)
     assert "runtime.import-failed" in finding.explains
 
 
 # tensorflow-metal-plugin 0.4.1 (IPNP-BIPN, sdist only) requires tensorflow==2.21.* (its PKG-INFO);
-# both it and Apple's wheel install tensorflow-plugins/libmetal_plugin.dylib (compat_matrix.json
+# both it and Apple's wheel install -- tensorflow-plugins/libmetal_plugin.dylib (compat_matrix.json
 # metal_plugins, read from both archives).
 THIRD_PARTY = _pkg("tensorflow-metal-plugin", "0.4.1", ["cp311-cp311-macosx_15_0_arm64"], ["tensorflow==2.21.*"])
 
@@ -188,8 +192,8 @@ def test_both_metal_plugins_installed_is_an_error_and_the_fix_reinstalls_one():
     assert conflict["id"] == "two-metal-plugins-installed"
     assert "https://github.com/pleonard212/pix-plot/issues/268" in conflict["sources"]
     assert f.remediation.commands == (
-        f"{PY} -m pip uninstall -y tensorflow-metal tensorflow-metal-plugin",
-        f"{PY} -m pip install tensorflow-metal==1.2.0")
+        f"{PY} -m pip uninstall -y -- tensorflow-metal tensorflow-metal-plugin",
+        f"{PY} -m pip install -- tensorflow-metal==1.2.0")
     assert "runtime.import-crashed" in f.explains
 
 
@@ -211,7 +215,7 @@ def test_package_requiring_tensorflow_beside_tensorflow_macos_212():
     assert f.evidence["require_tensorflow"] == [
         {"package": "tensorflow-text 2.12.1", "requires": "tensorflow<2.13,>=2.12.0"}]
     assert f.remediation.commands == (
-        f"{PY} -m pip install --no-deps --force-reinstall tensorflow-text==2.12.1",)
+        f"{PY} -m pip install --no-deps --force-reinstall -- tensorflow-text==2.12.1",)
 
 
 def test_requiring_tensorflow_is_fine_from_213_where_tensorflow_is_a_shim_on_macos():

@@ -16,7 +16,7 @@ KERAS2_ENV = [_pkg("tensorflow-macos", "2.15.0", ARM), _pkg("keras", "2.15.0", [
 def test_sentencepiece_op_names_tensorflow_text_for_the_installed_minor():
     f = one(diagnose(apple_silicon(), "op_not_registered_sentencepiece.txt"), "log.op-not-registered")
     assert f.evidence["companion"] == "tensorflow-text"
-    assert "install 'tensorflow-text~=2.19.0'" in commands(f)
+    assert "install -- 'tensorflow-text~=2.19.0'" in commands(f)
 
 
 def test_sentencepiece_op_on_tensorflow_2_15_has_no_arm64_text_wheel():

@@ -31,7 +31,7 @@ def test_numpy_c_api_too_old():
                                    _pkg("numpy", "1.26.0", ARM)])
     for name in ("numpy_api_version_0xe.txt", "numpy_api_0x10_m1_notebook.txt"):
         f = one(diagnose(data, name), "log.numpy-abi")
-        assert "newer NumPy C API" in f.title and "--upgrade 'numpy<2.2.0,>=1.26.0'" in commands(f)
+        assert "newer NumPy C API" in f.title and "--upgrade -- 'numpy<2.2.0,>=1.26.0'" in commands(f)
 
 
 def test_protobuf_4_with_tensorflow_macos_2_9():
@@ -63,7 +63,7 @@ def test_protobuf_descriptors_under_a_pin_of_tensorflow_2_12_plus_are_another_pa
                              'onnx_ml_pb2.py", line 5\n').encode(), "onnx.log", identity=WHO)
     (f,) = [f for f in check.run(s) if f.code == "log.protobuf-descriptors"]
     assert f.severity == Severity.INFO and "is onnx's, not TensorFlow's" in f.title
-    assert "--upgrade onnx" in commands(f)
+    assert "--upgrade -- onnx" in commands(f)
 
 
 def test_protobuf_descriptors_where_protobuf_3_is_installed_came_from_another_environment():

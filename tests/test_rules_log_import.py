@@ -25,7 +25,7 @@ def pair(tf: str, metal: str | None, *extra: dict) -> list[dict]:
 def test_illegal_instruction_under_rosetta():
     f = one(diagnose(apple_silicon(**ROSETTA), "illegal_instruction_4.txt"), "log.illegal-instruction")
     assert "x86_64 under Rosetta 2" in f.title and f.evidence["translated"] is True
-    assert "arch -arm64" in commands(f)
+    assert commands(f).startswith("arch file ") and " -m pip " not in commands(f)  # no install into it
 
 
 def test_illegal_instruction_seen_from_a_native_python_came_from_another_process():
@@ -84,7 +84,7 @@ def test_a_custom_op_built_for_another_tensorflow():
 
 def test_x86_64_binary_imported_by_a_native_arm64_python():
     f = one(diagnose(apple_silicon(), "arch_incompatible_pywrap.txt"), "log.arch-mismatch")
-    assert f.evidence["binary_arch"] == "x86_64" and "--force-reinstall --no-cache-dir tensorflow" in commands(f)
+    assert f.evidence["binary_arch"] == "x86_64" and "--force-reinstall --no-cache-dir -- tensorflow" in commands(f)
 
 
 def test_wrong_architecture_under_rosetta():
@@ -96,7 +96,7 @@ def test_metal_registered_twice_with_both_metal_plugins_installed():
     data = apple_silicon(packages=pair("2.19.1", "1.2.0", _pkg("tensorflow-metal-plugin", "0.4.1", ARM)))
     f = one(diagnose(data, "metal_registered_twice.txt"), "log.plugin-registered-twice")
     assert f.evidence["log_platform"] == "METAL"
-    assert "uninstall -y tensorflow-metal tensorflow-metal-plugin" in commands(f)
+    assert "uninstall -y -- tensorflow-metal tensorflow-metal-plugin" in commands(f)
 
 
 def test_directml_registered_twice_names_its_platform():
@@ -139,3 +139,27 @@ def test_avx_and_illegal_instruction_in_one_log_lead_with_the_avx_message(tmp_pa
     report = check.report(s)
     assert [f.code for f in report.root_causes()] == ["log.avx-missing"]
     assert [f.code for f in report.consequences(report.diagnosis())] == ["log.illegal-instruction"]
+
+
+# --- the library a loader error names decides whose fault it is -------------------------------
+
+
+def test_a_symbol_expected_in_a_system_framework_means_the_macos_is_too_old():
+    """dyld says where it expected the symbol: in macOS's own MetalPerformanceShadersGraph, so
+    the plugin was built for a newer macOS (12.0, its "Referenced from" line says): not a
+    TensorFlow pairing problem (rstudio/tensorflow#493, macOS 11)."""
+    findings = diagnose(apple_silicon(host={"macos_version": "11.6"}), "dyld_system_symbol_macos_too_old.txt")
+    assert [f.code for f in findings] == ["log.macos-too-old"]
+    (f,) = findings
+    assert "built for macOS 12.0 or later" in f.title and f.evidence["log_provider_name"] == "MetalPerformanceShadersGraph"
+    assert " -m pip " not in commands(f)
+
+
+def test_the_same_symbol_expected_in_a_flat_namespace_is_still_the_pair():
+    """"Expected in: flat namespace" names no system library: TensorFlow's pairing, as before."""
+    text = ("NotFoundError: dlopen(/venv/lib/python3.11/site-packages/tensorflow-plugins/libmetal_plugin.dylib, 6): "
+            "Symbol not found: _TF_AssignUpdateVariable\n  Referenced from: /venv/lib/python3.11/site-packages/"
+            "tensorflow-plugins/libmetal_plugin.dylib\n  Expected in: flat namespace\n")
+    s = snap(apple_silicon())
+    s.log = keep.from_bytes(text.encode(), "paste", identity=WHO)
+    assert [f.code for f in check.run(s)] == ["log.symbol-not-found-plugin"]

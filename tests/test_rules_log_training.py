@@ -95,7 +95,7 @@ def test_optimizer_slowdown_with_keras_2_uses_the_legacy_optimizer():
 
 def test_optimizer_slowdown_with_keras_3_needs_pinned_tf_keras():
     f = one(diagnose(apple_silicon(), "optimizer_slowdown_no_fallback.txt"), "log.optimizer-slowdown")
-    assert "install 'tf-keras~=2.19.0'" in commands(f) and "TF_USE_LEGACY_KERAS=1" in commands(f)
+    assert "install -- 'tf-keras~=2.19.0'" in commands(f) and "TF_USE_LEGACY_KERAS=1" in commands(f)
 
 
 @pytest.mark.parametrize("name", ["optimizer_slowdown_warning.txt", "optimizer_fallback_legacy.txt"])
@@ -145,7 +145,7 @@ KERAS3 = [("keras3_legacy_optimizer.txt", "keras.optimizers.Adam"), ("keras3_sav
 def test_keras_2_code_under_keras_3_gets_the_port_and_pinned_tf_keras(name, port):
     f = one(diagnose(apple_silicon(), name), "log.keras3-api")
     assert port in f.title and f.evidence["keras"] == "3.10.0"
-    assert "install 'tf-keras~=2.19.0'" in commands(f)
+    assert "install -- 'tf-keras~=2.19.0'" in commands(f)
 
 
 def test_keras_3_error_seen_from_a_keras_2_environment():

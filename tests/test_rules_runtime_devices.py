@@ -109,7 +109,7 @@ def test_apple_silicon_without_any_metal_plugin_lists_no_gpu_because_of_it():
             plugins=[])
     no_gpu = next(f for f in runtime_findings(s) if f.code == "runtime.no-gpu")
     assert no_gpu.severity is Severity.WARNING and "no Metal plugin" in no_gpu.title
-    assert no_gpu.remediation.commands == (f"{PY} -m pip install tensorflow-metal==1.2.0",)
+    assert no_gpu.remediation.commands == (f"{PY} -m pip install -- tensorflow-metal==1.2.0",)
     report = diagnose(s)
     assert report.diagnosis().code == "compat.no-metal"
     assert [f.code for f in report.explained_by(no_gpu)] == ["compat.no-metal"]

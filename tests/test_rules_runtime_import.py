@@ -48,7 +48,7 @@ def test_metal_built_for_another_tensorflow_gets_the_pair_from_the_matrix():
     assert f.evidence["tensorflow"] == "tensorflow 2.18.0" and f.evidence["tensorflow_metal"] == "1.1.0"
     assert f.evidence["pair_status"] == "known-broken"
     (command,) = f.remediation.commands
-    assert command.startswith(f"{PY} -m pip install --force-reinstall ")
+    assert command.startswith(f"{PY} -m pip install --force-reinstall -- ")
     assert "tensorflow==2.18.1" in command and "tensorflow-metal==1.2.0" in command
     assert "runtime.no-gpu" in f.explains
 
@@ -139,7 +139,7 @@ def test_protobuf_too_new_without_an_upper_pin_gets_the_version_protobuf_names()
     assert f.code == "runtime.protobuf" and f.severity is Severity.ERROR
     assert f.title.startswith("protobuf 4.21.0 is too new for TensorFlow 2.9.0")
     assert f.evidence["protobuf_allowed_by_tensorflow"] == ">=3.9.2"
-    assert f.remediation.commands == (f"{PY} -m pip install protobuf==3.20.3",)
+    assert f.remediation.commands == (f"{PY} -m pip install -- protobuf==3.20.3",)
 
 
 def test_protobuf_too_new_with_an_upper_pin_gets_tensorflows_own_range():
@@ -147,7 +147,7 @@ def test_protobuf_too_new_with_an_upper_pin_gets_tensorflows_own_range():
     rt = import_error(real_text("protobuf_descriptors.txt"), "TypeError")
     (f,) = runtime_findings(mac(rt, packages=tf_macos_29("2.9.2", "protobuf<3.20,>=3.9.2")))
     assert f.code == "runtime.protobuf"
-    assert f.remediation.commands == (f"{PY} -m pip install 'protobuf<3.20,>=3.9.2'",)
+    assert f.remediation.commands == (f"{PY} -m pip install -- 'protobuf<3.20,>=3.9.2'",)
 
 
 def test_op_not_registered_names_the_op_and_the_add_ons():
@@ -159,7 +159,7 @@ def test_op_not_registered_names_the_op_and_the_add_ons():
     assert f.code == "runtime.op-not-registered" and f.severity is Severity.ERROR
     assert "'SentencepieceOp'" in f.title
     assert f.evidence["op"] == "SentencepieceOp" and f.evidence["addons"] == {"tensorflow-text": "2.18.1"}
-    assert f.remediation.commands == (f"{PY} -m pip install --force-reinstall tensorflow==2.19.1 --no-deps",
+    assert f.remediation.commands == (f"{PY} -m pip install --force-reinstall --no-deps -- tensorflow==2.19.1",
                                       f"{PY} -m pip check")
 
 
@@ -171,7 +171,7 @@ def test_an_exception_no_specific_code_explains_is_import_failed():
     (f,) = runtime_findings(mac(rt))
     assert f.code == "runtime.import-failed"
     assert f.title == f"import tensorflow fails: ImportError: {message}"
-    assert f.remediation.commands == (f"{PY} -m pip install --force-reinstall tensorflow==2.19.1",
+    assert f.remediation.commands == (f"{PY} -m pip install --force-reinstall -- tensorflow==2.19.1",
                                       f"{PY} -m pip check")
     assert "runtime.no-gpu" in f.explains
 

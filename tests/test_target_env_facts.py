@@ -209,6 +209,38 @@ def test_uv_tool_install_falls_back_to_path_outside_itself(tmp_path):
     assert nothing.chosen_by == "this interpreter" and nothing.tool_env == "uv tool"
 
 
+def _venv_with_requested(prefix: Path, *names: str) -> Path:
+    """A venv as `python -m venv` and pip leave it: pyvenv.cfg, and a REQUESTED marker in the
+    dist-info of each distribution asked for (ensurepip marks pip itself)."""
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "bin" / "python3").symlink_to(sys.executable)
+    (prefix / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    site = prefix / "lib" / "python3.11" / "site-packages"
+    for name in ("pip", *names):
+        info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+        info.mkdir(parents=True)
+        (info / "REQUESTED").write_text("")
+    (site / "typer-0.28.0.dist-info").mkdir()  # a dependency: not requested
+    return prefix
+
+
+def test_a_venv_made_for_tfdoctor_alone_is_a_tool_environment(tmp_path):
+    """The README's `.tfdoctor`: with nothing active, tfdoctor diagnoses the first python3 on
+    PATH outside it and says so, never prescribing installs into its own venv."""
+    own = _venv_with_requested(tmp_path / ".tfdoctor", "tfdoctor")
+    elsewhere = env_dir(tmp_path / "usr")
+    shutil.copy("/bin/true", elsewhere / "bin" / "python3")
+    environ = {"PATH": os.pathsep.join([str(own / "bin"), str(elsewhere / "bin")])}
+    target = choose_target(None, environ, prefix=str(own), executable=str(own / "bin" / "python3"))
+    assert (target.executable, target.chosen_by, target.tool_env) == (
+        str(elsewhere / "bin" / "python3"), "PATH", "venv")
+    assert "only tfdoctor was installed into it" in target.reason and "--python" in target.reason
+    # a venv where the user asked for more than tfdoctor is theirs: it is diagnosed
+    work = _venv_with_requested(tmp_path / "work", "tfdoctor", "tensorflow-cpu")
+    mine = choose_target(None, environ, prefix=str(work), executable=str(work / "bin" / "python3"))
+    assert (mine.chosen_by, mine.tool_env) == ("this interpreter", None)
+
+
 def test_explicit_python_wins(tmp_path, tool_prefix):
     venv = env_dir(tmp_path / "venv")
     target = choose_target(str(venv), {"VIRTUAL_ENV": "/elsewhere"}, prefix=str(tool_prefix))
@@ -221,7 +253,7 @@ def test_fixes_never_install_into_tfdoctors_own_environment(tool_prefix):
     alone = Snapshot(target=TargetOutcome(own, True, chosen_by="this interpreter", tool_env="pipx",
                                           tool_python=own), python=python)
     assert python_cmd(alone) == "python3"
-    assert pip(alone, "install", "tensorflow") == "python3 -m pip install tensorflow"
+    assert pip(alone, "install", "tensorflow") == "python3 -m pip install -- tensorflow"
     venv_python = PythonFacts(version="3.11.7", implementation="cpython",
                               executable="/Users/ada/venvs/tf/bin/python")
     chosen = Snapshot(target=TargetOutcome("/Users/ada/venvs/tf/bin/python", True,

@@ -12,9 +12,10 @@ written against it keep working.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping
 
 if TYPE_CHECKING:
     from tfdoctor.derived import Derived
@@ -60,18 +61,62 @@ BASES = ("observed", "reported", "table", "inferred")
 """Kinds of evidence, strongest first: the report leads with what was observed."""
 
 
+DIAGNOSED = "diagnosed"
+"""The environment a Change acts on when it is the diagnosed interpreter's own."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """What one command does to an environment, as data before it is a command line: the
+    what-if (tfdoctor.advice.whatif) applies it to the snapshot and the rules judge the result
+    before the command is printed (tfdoctor.engine.vet).
+
+    `action` is "install" (PEP 508 `requirements`, pip `options` such as --upgrade), "uninstall"
+    (distribution names), "new-env" (a fresh environment at `environment` made with Python
+    `python`, e.g. "3.12"), "set-env" / "unset-env" (the shell variable `variable`), "run-as"
+    (the interpreter is started as the architecture `value` from now on: `arch -arm64`)."""
+
+    action: Literal["install", "uninstall", "new-env", "set-env", "unset-env", "run-as"]
+    environment: str = DIAGNOSED
+    """DIAGNOSED, or the directory of the environment a "new-env" change created."""
+    requirements: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    python: str | None = None
+    variable: str | None = None
+    value: str | None = None
+
+
+class Command(str):
+    """A shell command line that knows what it changes: printed as text, judged as `changes`.
+    Rendered from its changes (tfdoctor.advice.commands), never parsed back from text."""
+
+    changes: tuple[Change, ...]
+
+    def __new__(cls, text: str, changes: Iterable[Change] = ()) -> "Command":
+        made = super().__new__(cls, text)
+        made.changes = tuple(changes)
+        return made
+
+
 @dataclass(frozen=True)
 class Remediation:
     """What to do about a finding: a sentence, the shell commands to run, the lines of the user's
-    own code to change (shown as code, never as something to paste into a shell), and a link."""
+    own code to change (shown as code, never as something to paste into a shell), and a link.
+    `changes` is what the commands do to environments, collected from them (see Command)."""
 
     text: str
     commands: tuple[str, ...] = ()
     link: str | None = None
     code: tuple[str, ...] = ()
+    changes: tuple[Change, ...] = field(init=False, default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "changes", tuple(
+            change for command in self.commands for change in getattr(command, "changes", ())))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "commands": list(self.commands), "link": self.link, "code": list(self.code)}
+        return {"text": self.text, "commands": [str(c) for c in self.commands], "link": self.link,
+                "code": list(self.code), "changes": [dataclasses.asdict(c) for c in self.changes]}
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,34 @@
-"""Commands in remediations, written for the diagnosed interpreter (its own path, quoted), so a
-person can paste them and a script can run them."""
+"""Commands in remediations, rendered from what they change (tfdoctor.model.Change) and written
+for the diagnosed interpreter (its own path, quoted), so a person can paste them, a script can
+run them, and tfdoctor can judge them before it prints them.
+
+Every interpolated value is a quoted shell word; requirements follow `--` and their names are
+checked against the package-name grammar, so nothing taken from a snapshot can become a pip
+option or run as shell code."""
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.model import Change, Command
+
+VENV_DIR = "~/venvs/tf"
+"""Where a new environment goes when the advice needs one (the shell expands the ~)."""
+
+_CHANGING = {"install": "install", "uninstall": "uninstall"}
+_OPTIONS = frozenset({"-y", "-U", "--upgrade", "--force-reinstall", "--no-deps", "--no-cache-dir", "--pre"})
+"""The pip options remediations use; anything else starting with "-" is refused, so a value
+read from a snapshot can never become an option (`--index-url=...`, `-e .`)."""
+_VALUED_OPTIONS = frozenset({"--no-binary", "--only-binary"})
+"""Options with a value, as `--no-binary=h5py` or `--no-binary :all:`."""
+_NAME = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])(\[|[<>=!~ ;@]|$)", re.IGNORECASE)
+"""A requirement starts with a distribution name (PEP 508's grammar)."""
+
+
+class NotARequirement(ValueError):
+    """A value meant as a requirement does not start with a distribution name."""
 
 
 def python_cmd(snapshot: Snapshot) -> str:
@@ -26,6 +49,83 @@ def _is_tfdoctors_own(snapshot: Snapshot) -> bool:
     return target.chosen_by == "this interpreter" or (bool(own) and own == diagnosed)
 
 
-def pip(snapshot: Snapshot, *args: str) -> str:
-    """`<python> -m pip ARGS`, each argument quoted as needed."""
-    return " ".join([python_cmd(snapshot), "-m", "pip", *(shlex.quote(a) for a in args)])
+def externally_managed(snapshot: Snapshot) -> bool:
+    """pip refuses to install into this interpreter (PEP 668: EXTERNALLY-MANAGED, outside a venv)."""
+    py = snapshot.python
+    return bool(py and py.externally_managed and not py.in_venv)
+
+
+def pip(snapshot: Snapshot, verb: str, *args: str) -> Command:
+    """`<python> -m pip VERB [OPTIONS] -- [REQUIREMENTS]` for the diagnosed interpreter, with
+    what an install or uninstall changes. Where pip may not install (PEP 668), an install goes
+    into a new environment instead (`venv_command`)."""
+    if verb not in _CHANGING:  # read-only: `pip check`, `pip index versions NAME`
+        words = tuple(a if a in ("versions",) else checked_requirement(a) for a in args)
+        return Command(_pip_line(python_cmd(snapshot), verb, words, ()))
+    options, requirements = split_pip_args(args)
+    if verb == "install" and externally_managed(snapshot):
+        py = snapshot.python
+        return venv_command(py.minor if py else "3", requirements, options, maker=python_cmd(snapshot))
+    change = Change(verb, requirements=requirements, options=options)  # type: ignore[arg-type]
+    return Command(_pip_line(python_cmd(snapshot), verb, options, requirements), (change,))
+
+
+def split_pip_args(args: tuple[str, ...] | list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(options, requirements) of pip install/uninstall arguments; every requirement checked."""
+    options: list[str] = []
+    requirements: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg in _OPTIONS or arg.split("=", 1)[0] in _VALUED_OPTIONS:
+            options.append(arg)
+            if arg in _VALUED_OPTIONS:
+                options.append(next(it, ""))
+        else:
+            requirements.append(checked_requirement(arg))
+    return tuple(options), tuple(requirements)
+
+
+def checked_requirement(text: str) -> str:
+    """`text` when it starts with a distribution name; NotARequirement otherwise (a name read
+    from a snapshot such as `--index-url=...` or `$(cmd)` never reaches a command)."""
+    if not _NAME.match(text.strip()):
+        raise NotARequirement(f"not a requirement: {text[:80]!r}")
+    return text.strip()
+
+
+def venv_command(python: str, requirements: tuple[str, ...] | list[str], options: tuple[str, ...] = (),
+                 directory: str = VENV_DIR, maker: str | None = None) -> Command:
+    """A fresh environment with Python `python` ("3.12") and `requirements` installed in it:
+    `python3.12 -m venv DIR && DIR/bin/python -m pip install -- ...`. `maker` is the
+    interpreter that makes the venv when a given one must (PEP 668's system Python)."""
+    reqs = tuple(checked_requirement(r) for r in requirements)
+    venv_python = f"{_dir_word(directory)}/bin/python"
+    line = f"{maker or 'python' + shlex.quote(python)} -m venv {_dir_word(directory)}"
+    changes = [Change("new-env", directory, python=python)]
+    if reqs:
+        line += " && " + _pip_line(venv_python, "install", options, reqs)
+        changes.append(Change("install", directory, reqs, options))
+    return Command(line, changes)
+
+
+def export_variable(name: str, value: str) -> Command:
+    """`export NAME=VALUE` (for this shell; the rules judge the environment with it set)."""
+    return Command(f"export {name}={shlex.quote(value)}", (Change("set-env", variable=name, value=value),))
+
+
+def unset_variable(name: str) -> Command:
+    return Command(f"unset {name}", (Change("unset-env", variable=name),))
+
+
+def _pip_line(python: str, verb: str, options: tuple[str, ...], requirements: tuple[str, ...]) -> str:
+    words = [python, "-m", "pip", shlex.quote(verb), *(shlex.quote(o) for o in options)]
+    if requirements:
+        words += ["--", *(shlex.quote(r) for r in requirements)]
+    return " ".join(words)
+
+
+def _dir_word(path: str) -> str:
+    """A directory as a shell word, leaving a leading ~/ for the shell to expand."""
+    if path.startswith("~/"):
+        return "~/" + shlex.quote(path[2:])
+    return shlex.quote(path)

@@ -5,25 +5,25 @@ rules and `tfdoctor matrix`, so every fix for the same situation reads the same.
 from __future__ import annotations
 
 import re
-import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from tfdoctor.advice.commands import pip
+from tfdoctor.advice.commands import export_variable, pip, venv_command
 from tfdoctor.derived import Derived, derive
 from tfdoctor.derived.markers import requirement_names, requirement_on
 from tfdoctor.facts.archnames import ARM64, normalise
-from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
+from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
 from tfdoctor.facts.versions import parse_version
-from tfdoctor.knowledge import best_pair
+from tfdoctor.knowledge import best_pair, keras_releases
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import MetalRelease
+from tfdoctor.model import Command
 
 APPLE_PLUGIN_PAGE = "https://developer.apple.com/metal/tensorflow-plugin/"
-VENV_DIR = "~/venvs/tf"
 _GITHUB = re.compile(r"https://github\.com/([^/]+/[^/]+)/(?:issues|pull)/(\d+)")
 
 
@@ -34,7 +34,8 @@ class Requirements:
 
 
 def recommended_requirements(s: Snapshot) -> Requirements:
-    """The TensorFlow (and tensorflow-metal on Apple silicon) to install here, or why none fits."""
+    """The TensorFlow (and tensorflow-metal on Apple silicon) to install here, or why none fits.
+    Off macOS the distribution the user chose is kept (tensorflow-cpu stays tensorflow-cpu)."""
     py = s.python
     if s.host.system == "Darwin" and py is not None:
         from tfdoctor.knowledge.matrix import load_matrix  # lazily: only Mac remediations need the matrix
@@ -45,7 +46,27 @@ def recommended_requirements(s: Snapshot) -> Requirements:
         macos = s.host.macos_version if parse_version(s.host.macos_version) else None
         rec = best_pair.recommended_install(load_matrix(), py.minor, arch, macos)
         return Requirements(tuple(rec.requirements), rec.reason)
+    kept = chosen_distribution(s)
+    if kept:
+        return Requirements((kept,), f"Keep the TensorFlow you chose ({kept})")
     return Requirements(("tensorflow",), "Install TensorFlow (CPU, or CUDA with tensorflow[and-cuda] on Linux)")
+
+
+CUDA_WHEELS = re.compile(r"nvidia-(cudnn|cublas|cuda-runtime)-cu\d+")
+"""NVIDIA's wheels that `tensorflow[and-cuda]` brings (Linux only)."""
+
+
+def chosen_distribution(s: Snapshot) -> str | None:
+    """The TensorFlow distribution installed, as a requirement that keeps it: tensorflow-cpu,
+    intel-tensorflow, tensorflow-macos, or tensorflow[and-cuda] where NVIDIA's wheels came with
+    it. The newest of several; None when none is installed."""
+    dists = sorted(s.tensorflow_distributions(), key=lambda p: parse_version(p.version) or Version("0"))
+    if not dists:
+        return None
+    name = canonicalize_name(dists[-1].name or dists[-1].key)
+    if name == "tensorflow" and any(CUDA_WHEELS.fullmatch(p.key) for p in s.packages):
+        return "tensorflow[and-cuda]"
+    return name
 
 
 def short_source(source: str) -> str:
@@ -62,35 +83,102 @@ def span(pythons: tuple[str, ...] | list[str]) -> str:
     return pythons[0] if len(pythons) == 1 else f"{pythons[0]}-{pythons[-1]}"
 
 
-def venv_command(target_python: str, requirements: tuple[str, ...] | list[str]) -> str:
-    """A fresh environment with another Python and the pair installed in it."""
-    install = " ".join(shlex.quote(r) for r in requirements)
-    cmd = f"python{target_python} -m venv {VENV_DIR}"
-    return f"{cmd} && {VENV_DIR}/bin/python -m pip install {install}" if install else cmd
-
-
-def install_commands(s: Snapshot, requirements: tuple[str, ...] | list[str]) -> list[str]:
-    """`pip install REQS` for this interpreter, preceded by an uninstall of the TensorFlow
-    distributions installed now when REQS switch to another one (else both would be installed,
-    overwriting each other's files)."""
+def install_commands(s: Snapshot, requirements: tuple[str, ...] | list[str], *options: str,
+                     d: Derived | None = None, remove: tuple[str, ...] | list[str] = ()) -> list[Command]:
+    """`pip install REQS` for this interpreter, as one complete change: on Apple silicon with the
+    tensorflow-metal that goes with the TensorFlow installed (when none is), tf-keras pinned to
+    that TensorFlow (when tf-keras is there), and the distributions in `remove`, or the
+    TensorFlow distribution REQS switch away from (both installed would overwrite each other's
+    files), uninstalled first in the same command. Nothing on Apple silicon while this Python
+    runs as x86_64: what pip installs then is for the wrong architecture, and the architecture
+    finding comes first."""
     if not requirements:
         return []
-    tf_wanted = requirement_names(requirements) & set(TENSORFLOW_DISTRIBUTIONS)
-    installed = {d.key: d.name for d in s.tensorflow_distributions()}
-    commands = []
-    if tf_wanted and set(installed) - tf_wanted:
-        commands.append(pip(s, "uninstall", "-y", *sorted(installed.values())))
-    commands.append(pip(s, "install", *requirements))
-    return [native(s, c) for c in commands]
+    d = d or derive(s)
+    if d.apple_silicon and d.translated:
+        return []
+    reqs = with_companions(s, d, with_metal(s, d, requirements))
+    tf_wanted = requirement_names(reqs) & set(TENSORFLOW_DISTRIBUTIONS)
+    providers = {p.key: p.name or p.key for p in d.providers}  # a shim onto the wanted one stays
+    gone = set(remove) | ({providers[k] for k in set(providers) - tf_wanted} if tf_wanted else set())
+    install = pip(s, "install", *options, *reqs)
+    if gone and install.changes[0].action == "install":
+        uninstall = pip(s, "uninstall", "-y", *sorted(gone))
+        install = Command(f"{uninstall} && {install}", uninstall.changes + install.changes)
+    return [install, *legacy_keras_switch(s, d, reqs)]
 
 
-def native(s: Snapshot, command: str) -> str:
-    """Run pip as arm64 when a universal2 Python is started translated: pip picks wheels for
-    the architecture it runs as, and the pair is arm64-only."""
-    py = s.python
-    if py and py.translated and s.host.hw_arm64 and ARM64 in {normalise(a) for a in py.binary.archs}:
-        return f"arch -arm64 {command}"
-    return command
+def legacy_keras_switch(s: Snapshot, d: Derived, requirements: list[str]) -> list[Command]:
+    """`export TF_USE_LEGACY_KERAS=1` where REQS keep tf-keras beside a TensorFlow whose tf.keras
+    is Keras 3 (2.16+): tf-keras is only used with the variable set."""
+    version = next((v for v in map(_tensorflow_pin, requirements) if v), None)
+    minor = d.matrix.tf_minor(version) if d.matrix is not None and version else None
+    wanted = "tf-keras" in requirement_names(requirements)
+    set_already = s.env.get("TF_USE_LEGACY_KERAS", "").strip().lower() in ("1", "true")
+    if not (minor and minor.keras_major == 3 and wanted) or set_already:
+        return []
+    return [export_variable("TF_USE_LEGACY_KERAS", "1")]
+
+
+def reinstall_commands(s: Snapshot, d: Derived, packages: list[PackageFacts]) -> list[Command]:
+    """Reinstall `packages` as built for this interpreter, without pip's cache (which may hold
+    the wrong build). Each at its own version (a bare name would upgrade), with `--no-deps` so
+    nothing else moves; for TensorFlow on a Mac, the distribution that carries that release's
+    code for this architecture (tensorflow 2.9 has no arm64 wheel, tensorflow-macos 2.9 has),
+    or the recommended TensorFlow when the release has no wheel here: that is a move, so its
+    dependencies come with it."""
+    reqs, moved = [], False
+    for pkg in packages:
+        here = _release_here(s, d, pkg)
+        moved = moved or here is None
+        reqs += [here] if here else list(recommended_requirements(s).requirements)
+    options = ("--force-reinstall", "--no-cache-dir") + (() if moved else ("--no-deps",))
+    return install_commands(s, reqs, *options, d=d)
+
+
+def _release_here(s: Snapshot, d: Derived, pkg: PackageFacts) -> str | None:
+    same = f"{pkg.key}=={pkg.version}" if pkg.version else pkg.key
+    if not (d.is_mac and pkg.key in TENSORFLOW_DISTRIBUTIONS and pkg.version and d.matrix and s.python):
+        return same
+    release = d.matrix.tf_release(pkg.version)
+    return release.requirement(s.python.minor, d.hardware_arch) if release else same
+
+
+def with_companions(s: Snapshot, d: Derived, requirements: list[str]) -> list[str]:
+    """tf-keras follows TensorFlow's minor (an unpinned or stale tf-keras pulls TensorFlow back
+    to its own): when it is installed and REQS move TensorFlow, it is pinned to the new minor."""
+    version = next((v for v in map(_tensorflow_pin, requirements) if v), None)
+    if version is None or s.package("tf-keras") is None or d.matrix is None \
+            or "tf-keras" in requirement_names(requirements):
+        return requirements
+    pin = keras_releases.tf_keras_requirement(d.matrix, version, s.python.minor if s.python else None)
+    return requirements + [pin.requirement] if pin else requirements
+
+
+def with_metal(s: Snapshot, d: Derived, requirements: list[str] | tuple[str, ...]) -> list[str]:
+    """`requirements` that install a TensorFlow, completed on Apple silicon with the
+    tensorflow-metal that goes with it when no Metal plugin is installed: a TensorFlow that
+    imports but leaves the GPU idle is half a fix."""
+    reqs = list(requirements)
+    if not d.apple_silicon or d.metal_plugins or d.matrix is None or s.python is None \
+            or "tensorflow-metal" in requirement_names(reqs):
+        return reqs
+    version = next((v for v in map(_tensorflow_pin, reqs) if v), None)
+    metal = matching_metal(d.matrix, version, s.python.minor, d.hardware_arch) if version else None
+    return reqs + [f"tensorflow-metal=={metal.version}"] if metal else reqs
+
+
+def _tensorflow_pin(requirement: str) -> str | None:
+    """The release a TensorFlow requirement pins: "tensorflow-macos==2.13.0" -> "2.13.0",
+    "tensorflow==2.19.*" -> "2.19.0"; None for anything else."""
+    try:
+        req = Requirement(requirement)
+    except InvalidRequirement:
+        return None
+    pins = [c.version for c in req.specifier if c.operator == "=="]
+    if canonicalize_name(req.name) not in TENSORFLOW_DISTRIBUTIONS or len(pins) != 1:
+        return None
+    return pins[0].replace(".*", ".0")
 
 
 def move_python(s: Snapshot, m: CompatMatrix, arch: str) -> tuple[str | None, list[str], tuple[str, ...]]:
@@ -196,13 +284,16 @@ def machine_recommendation(s: Snapshot, m: CompatMatrix) -> dict[str, Any]:
     }
     if s.host.system != "Darwin":
         reqs = recommended_requirements(s)
+        kept = chosen_distribution(s)
         out.update({
             "arch": normalise(py.process_arch), "metal": False,
             "requirements": list(reqs.requirements), "status": None, "sources": [], "cpu_only": [],
             "reason": (f"There is no Metal pairing for {s.host.system or 'this OS'}: tensorflow-metal "
                        f"ships macOS wheels only. {reqs.text}"),
-            "commands": [pip(s, "install", *reqs.requirements)] if reqs.requirements else [],
+            "commands": [] if kept else install_commands(s, reqs.requirements),
         })
+        if kept:
+            out["notes"].append(f"{kept} is installed already: nothing to install")
         return out
     d = derive(s)
     arch = d.hardware_arch

@@ -104,7 +104,14 @@ def matrix(
         except TargetNotFound as exc:
             raise usage_error(str(exc))
         if for_this_machine or python is not None or snapshot.host.system == "Darwin":
+            from tfdoctor.engine.vet import checked_commands
+
             machine = machine_recommendation(snapshot, m)
+            if "error" not in machine:
+                machine["commands"], verdict = checked_commands(snapshot, machine.get("commands", []), m)
+                if verdict.wrong:
+                    machine["notes"].append("tfdoctor withheld the install it would have printed: after "
+                                            f"it, it would find {', '.join(verdict.new_problems)}")
     if json_output:
         from tfdoctor.render.documents import named
 

@@ -4,6 +4,7 @@ result) and every other rule still runs."""
 
 from __future__ import annotations
 
+import shlex
 import traceback
 from dataclasses import replace
 from itertools import groupby
@@ -13,11 +14,12 @@ from tfdoctor import codes
 from tfdoctor.derived import Derived, derive
 from tfdoctor.engine.registry import LoadFailure, Registry
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.unknown import KNOWABLE
 from tfdoctor.model import Check, CodeDoc, Finding, Remediation, Rule, Severity
 from tfdoctor.report.areas import LEGACY_NAMES, Area, area_of
 
 if TYPE_CHECKING:
-    from tfdoctor.report.diagnosis import Report
+    from tfdoctor.report.diagnosis import Report, Unjudged
 
 ENGINE_CODES = {
     codes.CHECK_CRASHED: CodeDoc(
@@ -77,14 +79,30 @@ def select(registry: Registry, only: Iterable[str] = (), skip: Iterable[str] = (
 
 
 def _gathered(snapshot: Snapshot, needs: Sequence[str]) -> bool:
-    return all(getattr(snapshot, n, None) is not None for n in needs)
+    """Every section the rule reads was gathered, and every fact it needs is known."""
+    return all(n not in snapshot.unknown if n in KNOWABLE else getattr(snapshot, n, None) is not None
+               for n in needs)
 
 
 def applicable(snapshot: Snapshot, registry: Registry) -> Registry:
     """The rules and checks whose snapshot sections were gathered (runtime rules need the
-    runtime facts)."""
+    runtime facts) and whose facts are known."""
     return Registry([r for r in registry.rules if _gathered(snapshot, r.needs)],
                     [c for c in registry.checks if _gathered(snapshot, c.needs)], registry.failures)
+
+
+def unjudged(snapshot: Snapshot, registry: Registry) -> list[Unjudged]:
+    """What could not be judged because the snapshot does not know a fact, with the command
+    that would tell (sections simply not gathered, such as the runtime, are not listed)."""
+    from tfdoctor.report.diagnosis import Unjudged
+
+    out = []
+    for name in snapshot.unknown:
+        fact = KNOWABLE.get(name)
+        skipped = sorted({r.code for r in registry.rules if name in r.needs})
+        if fact is not None and skipped:
+            out.append(Unjudged(fact.name, fact.what, fact.command, skipped))
+    return out
 
 
 def areas(registry: Registry) -> list[Area]:
@@ -136,7 +154,7 @@ def _crashed(name: str, area: str, exc: Exception, debug: bool) -> Finding:
     if debug:
         evidence["traceback"] = traceback.format_exc()
     return Finding(codes.CHECK_CRASHED, doc.severity, f"The rule {name} crashed", evidence,
-                   Remediation(doc.fix, (f"tfdoctor check --skip {name}",)), check=area)
+                   Remediation(doc.fix, (f"tfdoctor check --skip {shlex.quote(name)}",)), check=area)
 
 
 def _load_failed(failure: LoadFailure) -> Finding:
@@ -167,7 +185,8 @@ def sections_of(snapshot: Snapshot) -> set[str]:
 def diagnose(snapshot: Snapshot, registry: Registry | None = None, debug: bool = False,
              only: Iterable[str] = (), skip: Iterable[str] = ()) -> "Report":
     """The report on a snapshot: every applicable rule (the registered ones that this
-    snapshot's sections need, by default), narrowed by `only` and `skip`."""
+    snapshot's sections need, by default), narrowed by `only` and `skip`, with every finding's
+    advice checked against the facts before it is printed (tfdoctor.engine.vet)."""
     from tfdoctor.engine.registry import load_registry
     from tfdoctor.report.diagnosis import Report
 
@@ -175,6 +194,9 @@ def diagnose(snapshot: Snapshot, registry: Registry | None = None, debug: bool =
         registry = load_registry(sections_of(snapshot))
     if only or skip:
         registry = select(registry, only, skip)
+    from tfdoctor.engine.vet import vet_findings  # vet re-runs the rules of this module
+
     ran = applicable(snapshot, registry)
     derived = derive(snapshot)
-    return Report(snapshot, run_rules(snapshot, ran, debug=debug, derived=derived), areas(ran), derived)
+    findings = vet_findings(snapshot, run_rules(snapshot, ran, debug=debug, derived=derived), derived.matrix)
+    return Report(snapshot, findings, areas(ran), derived, unjudged(snapshot, registry))

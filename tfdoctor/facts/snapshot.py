@@ -115,6 +115,9 @@ class PythonFacts:
     conda: CondaFacts | None = None
     platform_tag: str = ""
     site_packages: list[str] = field(default_factory=list)
+    externally_managed: bool | None = None
+    """PEP 668: the interpreter's stdlib holds EXTERNALLY-MANAGED, so pip refuses to install
+    into it outside a venv (Debian's and Homebrew's Pythons); None when not read."""
 
     @property
     def in_venv(self) -> bool:
@@ -137,6 +140,23 @@ class PackageFacts:
     error: str | None = None
     binaries: list[BinaryInfo] = field(default_factory=list)
     """Headers of the first compiled libraries listed in RECORD: the real architecture."""
+    requested: bool | None = None
+    """pip's REQUESTED marker: true when the user asked for this distribution, false when it
+    came in as a dependency; None when not known (an .egg-info, a snapshot from before)."""
+    direct_url: str | None = None
+    """Where it was installed from when that was not an index (PEP 610 direct_url.json): a
+    file:// path, a VCS repository or a URL, its credentials masked; None for an index."""
+    direct_kind: str | None = None
+    """"dir", "archive" or "vcs" (the direct_url.json kind); "unreadable" when that file is
+    there but cannot be read: not from an index, but from where is not known."""
+    editable: bool = False
+    """Installed in editable mode (pip install -e): the code stays in its source directory."""
+    vcs: str | None = None
+    """"git", "hg", "svn" or "bzr" for a VCS install."""
+    vcs_commit: str | None = None
+    """The commit a VCS install was made from."""
+    subdirectory: str | None = None
+    """The project's directory inside the repository or archive, when not its top."""
 
     @property
     def key(self) -> str:
@@ -185,7 +205,8 @@ class TargetOutcome:
     chosen_reason: str = ""
     """The same, in a sentence for people."""
     tool_env: str | None = None
-    """"pipx" or "uv tool" when tfdoctor itself runs from such an isolated environment."""
+    """"pipx", "uv tool" or "venv" (a venv made for tfdoctor alone) when tfdoctor itself runs from
+    such an isolated environment."""
     tool_python: str | None = None
     """tfdoctor's own interpreter (never the place to install anything)."""
     started: bool | None = None
@@ -260,6 +281,9 @@ class Snapshot:
     tfdoctor_version: str = ""
     created: str = ""
     redacted: bool = False
+    unknown: list[str] = field(default_factory=list)
+    """Facts this snapshot does not know (tfdoctor.facts.unknown.KNOWABLE names): empty for what
+    tfdoctor gathers; a snapshot built from a report lists what the report does not state."""
 
     def package(self, name: str) -> PackageFacts | None:
         """The installed distribution called `name` (any spelling), if there is one (the first

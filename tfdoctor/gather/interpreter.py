@@ -60,11 +60,35 @@ def _resolve_path(python: str) -> str:
 
 
 def tool_environment(prefix: str) -> str | None:
-    """"pipx" or "uv tool" when `prefix` is such an isolated tool environment."""
+    """"pipx" or "uv tool" when `prefix` is such an isolated tool environment; "venv" for a
+    virtual environment made for tfdoctor alone (the README's `.tfdoctor`): the only
+    distribution anyone asked pip for there is tfdoctor (pip's REQUESTED markers)."""
     for name, kind in TOOL_MARKERS:
         if (Path(prefix) / name).is_file():
             return kind
-    return None
+    return "venv" if requested_in(prefix) == {"tfdoctor"} else None
+
+
+BOOTSTRAP = frozenset({"pip", "setuptools", "wheel"})
+"""What `python -m venv` itself installs (ensurepip marks pip REQUESTED)."""
+
+
+def requested_in(prefix: str) -> set[str]:
+    """Names of the distributions marked REQUESTED in a venv's site-packages, bootstrap aside;
+    empty where `prefix` is no venv (no pyvenv.cfg) or nothing is marked."""
+    root = Path(prefix)
+    if not (root / "pyvenv.cfg").is_file():
+        return set()
+    names = set()
+    try:
+        for marker in root.glob("lib/python3*/site-packages/*.dist-info/REQUESTED"):
+            # <name>-<version>.dist-info, the name's own dashes written as underscores
+            name = marker.parent.name.split("-", 1)[0].replace("_", "-").lower()
+            if name not in BOOTSTRAP:
+                names.add(name)
+    except OSError:
+        return set()
+    return names
 
 
 def choose_target(python: str | None, environ: Mapping[str, str] | None = None,
@@ -80,7 +104,7 @@ def choose_target(python: str | None, environ: Mapping[str, str] | None = None,
     executable = sys.executable if executable is None else executable
     tool = tool_environment(prefix)
     own = _real(prefix) or prefix
-    where = f"its own {tool} environment" if tool else prefix
+    where = f"its own {_kind(tool, prefix)}" if tool else prefix
     stale = []
     for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         value = environ.get(variable)
@@ -108,11 +132,18 @@ def choose_target(python: str | None, environ: Mapping[str, str] | None = None,
     except (OSError, ValueError):
         found = None
     if found:
-        return Target(found, "PATH", f"tfdoctor runs from its own {tool} environment and no "
-                      "environment is active: the first python3 on PATH", tool, executable)
+        return Target(found, "PATH", f"tfdoctor runs from its own {_kind(tool, prefix)} and no "
+                      "environment is active: the first python3 on PATH (--python chooses another)",
+                      tool, executable)
     return Target(executable, "this interpreter",
-                  f"tfdoctor runs from its own {tool} environment and found no other Python "
-                  "(no VIRTUAL_ENV, CONDA_PREFIX or python3 on PATH)", tool, executable)
+                  f"tfdoctor runs from its own {_kind(tool, prefix)} and found no other Python "
+                  "(no VIRTUAL_ENV, CONDA_PREFIX or python3 on PATH; --python chooses one)", tool, executable)
+
+
+def _kind(tool: str, prefix: str) -> str:
+    if tool == "venv":
+        return f"venv {prefix} (only tfdoctor was installed into it)"
+    return f"{tool} environment"
 
 
 def _real(path: str) -> str | None:

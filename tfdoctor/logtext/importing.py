@@ -33,14 +33,42 @@ _TENSORFLOW_LIBRARY = re.compile(r"tensorflow|tf_|_ops\.so|_ops\.dylib|metal_plu
 _TENSORFLOW_SYMBOL = re.compile(r"TF_|tensorflow|tsl\d|3tsl|xla", re.IGNORECASE)
 
 
+def _expected_in_system(symbol: str, text: str) -> bool:
+    """dyld expects `symbol` in one of the OS's own libraries, read in any view of the text
+    (line by line, or with a paste's lines joined)."""
+    at = text.find(symbol)
+    if at < 0:
+        return False
+    return bool(_SYSTEM_PROVIDER.search(text, at, at + len(symbol) + 1500))
+
+
+_SYSTEM_PROVIDER = re.compile(r"Expected in:\s*(?:<[0-9A-Fa-f-]+>\s*)?'?/(?:System/Library|usr/lib)/")
+
+
 def _tensorflow_library(fields: Fields, text: str) -> bool:
     """A missing symbol is TensorFlow's failure only when the library is TensorFlow's, a plugin
     or a custom op (its path, or a TensorFlow frame of the text, says so), or the symbol is one of
-    TensorFlow's; a protobuf or grpc extension missing its own symbol is another story."""
+    TensorFlow's; a protobuf or grpc extension missing its own symbol is another story, and so is
+    a symbol the error expects in a system library (log.macos-too-old: the OS is too old)."""
     library, symbol = fields.get("library", ""), fields.get("symbol", "")
+    if symbol and _expected_in_system(symbol, text):
+        return False
     if library:
         return bool(_TENSORFLOW_LIBRARY.search(library) or _TENSORFLOW_SYMBOL.search(symbol))
     return bool(_TENSORFLOW_SYMBOL.search(symbol)) or "tensorflow" in text
+
+
+_BUILT_FOR = re.compile(r"built for (?:Mac OS X|macOS) (?P<version>\d+(?:\.\d+)*)")
+
+
+def _built_for(fields: Fields) -> Fields:
+    """The macOS the binary was built for, when dyld's "Referenced from" line says it."""
+    out = {k: v for k, v in fields.items() if k != "between"}
+    found = _BUILT_FOR.search(fields.get("between", ""))
+    if found:
+        out["built_for"] = found.group("version")
+    out["provider_name"] = out.get("provider", "").rstrip("/").rsplit("/", 1)[-1]
+    return out
 
 
 def _avx(fields: Fields) -> Fields:
@@ -78,6 +106,16 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="ymbol not found", derive=_plugin, applies=_tensorflow_library, code_for=_plugin_code,
         key=("library", "symbol"),
         outputs=("library", "symbol", "plugin", "in_plugin_dir")),
+    sig("log.macos-too-old", "system-symbol-missing", "import",
+        "a binary needs a symbol this macOS's own libraries lack: it was built for a newer macOS",
+        stderr.SYSTEM_SYMBOL_MISSING.regex,
+        "Symbol not found: _OBJC_CLASS_$_MPSGraphCompilationDescriptor\n  Referenced from: /Users/nick/"
+        "Library/r-miniconda-arm64/envs/r-reticulate/lib/python3.8/site-packages/tensorflow-plugins/"
+        "libmetal_plugin.dylib (which was built for Mac OS X 12.0)\n  Expected in: /System/Library/"
+        "Frameworks/MetalPerformanceShadersGraph.framework/Versions/A/MetalPerformanceShadersGraph",
+        "https://github.com/rstudio/tensorflow/issues/493",
+        needle="ymbol not found", derive=_built_for, key=("symbol",),
+        outputs=("symbol", "provider", "provider_name", "built_for")),
     sig("log.symbol-not-found-plugin", "undefined-symbol", "import",
         "a shared library needs a symbol the installed TensorFlow does not export (Linux text)",
         _UNDEFINED,

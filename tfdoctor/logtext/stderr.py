@@ -148,6 +148,16 @@ WRONG_ARCHITECTURE = _p("arch-mismatch", r"mach-o,? but wrong architecture",
     "_pywrap_tensorflow_internal.so: mach-o, but wrong architecture", "apple/tensorflow_macos#273")
 WRONG_ELF_CLASS = _p("arch-mismatch", r"wrong ELF class: (?P<elf_class>ELFCLASS\d+)",
     "libfoo.so: wrong ELF class: ELFCLASS32", "glibc dlerror text")
+SYSTEM_SYMBOL_MISSING = _p("system-symbol-missing",
+    r"[Ss]ymbol not found:? '?(?P<symbol>[^'\s]{1,300})(?=['\s])'?"  # one end: no backtracking into it
+    r"(?P<between>(?:(?![Ss]ymbol not found)[\s\S]){0,1500}?)"  # never past the next message: linear
+    r"Expected in:\s{0,20}(?:<[0-9A-Fa-f-]{1,64}>\s{0,20})?'?(?P<provider>/(?:System/Library|usr/lib)/[^'\s]{1,500})",
+    "Symbol not found: _OBJC_CLASS_$_MPSGraphCompilationDescriptor\n  Referenced from: .../"
+    "tensorflow-plugins/libmetal_plugin.dylib (which was built for Mac OS X 12.0)\n  Expected in: "
+    "/System/Library/Frameworks/MetalPerformanceShadersGraph.framework/Versions/A/"
+    "MetalPerformanceShadersGraph", "dyld's message template (dyld/dyld2.cpp, "
+    "'Symbol not found: %s\\n  Referenced from: %s%s\\n  Expected in: %s')")
+"""A symbol missing from a system library or framework: the binary was built for a newer OS."""
 LIBRARY_NOT_LOADED = _p("library-not-loaded", r"Library not loaded: '?(?P<library>[^'\s]+)'?",
     "dyld: Library not loaded: @rpath/libtensorflow_framework.2.dylib", "dyld error text")
 CANNOT_OPEN_SHARED_OBJECT = _p("library-not-loaded", r"(?P<library>[^\s:'(]+): cannot open shared object file",

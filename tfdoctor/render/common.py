@@ -166,8 +166,11 @@ def without_block(text: str, head: str) -> str:
 def without_rerun(report: Report, argv: Sequence[str]) -> Report:
     """The report without the `tfdoctor ...` commands that would run again what `argv` (the
     command line just run) ran: the same subcommand, with no argument the user did not give
-    (`--python`, which names the same interpreter in another spelling, aside)."""
+    (`--python`, which names the same interpreter in another spelling, aside; but not the
+    placeholder for another environment's Python)."""
     import shlex
+
+    from tfdoctor.engine.vet import OTHER_PYTHON
 
     def given(words: Sequence[str]) -> set[str]:
         return {w for w in words if not w.startswith("--python")}
@@ -181,7 +184,7 @@ def without_rerun(report: Report, argv: Sequence[str]) -> Report:
             return False
         rest, i = [], 2
         while i < len(words):  # drop "--python VALUE" pairs
-            if words[i] == "--python":
+            if words[i] == "--python" and words[i + 1:i + 2] != [OTHER_PYTHON]:
                 i += 2
                 continue
             rest.append(words[i])

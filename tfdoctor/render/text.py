@@ -39,6 +39,10 @@ def render_text(report: Report, console: Console, verbose: bool, fail_on: Severi
             if finding.check == area.check and finding is not head and (
                     finding.severity >= Severity.WARNING or verbose):
                 _print_finding(console, report, finding, diagnosis, verbose)
+    for gap in report.unjudged:
+        say(console, f"[cyan]\\[?][/] [bold]Not judged[/]: {escape(gap.what)} is not known "
+                     f"({escape(', '.join(gap.rules))}); its output would tell:")
+        say(console, f"[bold]$[/] {escape(gap.command)}", "    ")
     console.print()
     code = report.exit_code(fail_on)
     hint = "" if verbose else " · -v for evidence"

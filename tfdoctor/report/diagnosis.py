@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence
 from tfdoctor import __version__
 from tfdoctor.facts import typed
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.model import BASES, Finding, Severity
+from tfdoctor.model import BASES, Change, Finding, Severity
 from tfdoctor.report.areas import Area, area_of
 
 if TYPE_CHECKING:
@@ -54,6 +54,8 @@ class RemediationDoc:
     link: str | None = None
     code: list[str] = field(default_factory=list)
     """Lines of the user's code to change: not shell commands."""
+    changes: list[Change] = field(default_factory=list)
+    """What the commands do to environments, as data (checked by the what-if before printing)."""
 
 
 @dataclass
@@ -82,6 +84,17 @@ class AreaDoc:
 
 
 @dataclass
+class Unjudged:
+    """A fact the snapshot does not know, the rules that therefore did not run, and the command
+    whose output would let them."""
+
+    fact: str
+    what: str
+    command: str
+    rules: list[str]
+
+
+@dataclass
 class ReportDoc:
     """The document `tfdoctor check --json` prints (its JSON Schema is derived from this)."""
 
@@ -96,6 +109,9 @@ class ReportDoc:
     areas: list[AreaDoc]
     findings: list[FindingDoc]
     snapshot: Snapshot
+    unjudged: list[Unjudged] = field(default_factory=list)
+    """Facts the snapshot does not know, the rules that did not run for want of them, and the
+    command that would tell."""
 
 
 def _finding_doc(f: Finding, explained_by: list[str] | None = None,
@@ -105,7 +121,8 @@ def _finding_doc(f: Finding, explained_by: list[str] | None = None,
     fix = f.remediation
     explains = [c for c in dict.fromkeys(f.explains) if present is None or c in present]
     return FindingDoc(f.code, f.severity.value, f.title, f.detail, dict(f.evidence),
-                      RemediationDoc(fix.text, list(fix.commands), fix.link, list(fix.code)) if fix else None,
+                      RemediationDoc(fix.text, [str(c) for c in fix.commands], fix.link, list(fix.code),
+                                     list(fix.changes)) if fix else None,
                       explains, f.check, f.basis if f.basis in BASES else "observed",
                       explained_by or [])
 
@@ -118,6 +135,8 @@ class Report:
     """The areas whose rules ran, in report order."""
     derived: "Derived"
     """The facts the rules were given (renderers read them instead of working them out again)."""
+    unjudged: list[Unjudged] = field(default_factory=list)
+    """What could not be judged: facts the snapshot does not know (see Snapshot.unknown)."""
 
     def problems(self) -> list[Finding]:
         return [f for f in self.findings if f.severity >= Severity.WARNING]
@@ -181,6 +200,7 @@ class Report:
             areas=[AreaDoc(a.check, a.area, a.severity.value, a.headline) for a in self.areas()],
             findings=[_finding_doc(f, [o.code for o in self.explained_by(f)], present) for f in self.findings],
             snapshot=self.snapshot,
+            unjudged=list(self.unjudged),
         )
 
     def to_dict(self, fail_on: Severity) -> dict[str, Any]:

@@ -163,7 +163,18 @@ def python_facts():
         "conda": _conda_facts(sys.prefix),
         "platform_tag": sysconfig.get_platform(),
         "site_packages": core.importable_site_dirs(),
+        "externally_managed": _externally_managed(),
     }
+
+
+def _externally_managed():
+    """PEP 668: an EXTERNALLY-MANAGED file in the standard library's directory makes pip refuse
+    to install into this interpreter (outside a virtual environment, where it does not apply)."""
+    try:
+        stdlib = sysconfig.get_path("stdlib")
+        return bool(stdlib) and os.path.isfile(os.path.join(stdlib, "EXTERNALLY-MANAGED"))
+    except (OSError, KeyError, ValueError):
+        return None
 
 
 # --- packages and plugins ---------------------------------------------------------------------
