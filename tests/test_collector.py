@@ -39,7 +39,9 @@ def add_dist(site: Path, name: str, version: str, metadata: bytes | None = None,
 
 
 def test_gathers_this_interpreter():
-    snap = gather_static(None)
+    # named: with no environment active, the test venv (tfdoctor and its test extra alone) is a
+    # tool environment, and the default is python3 on PATH (tests/test_target_env_facts.py)
+    snap = gather_static(sys.executable)
     assert snap.target.ok
     assert snap.python.executable == sys.executable
     assert snap.python.version == ".".join(map(str, sys.version_info[:3]))
