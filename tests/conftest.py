@@ -21,11 +21,13 @@ class CliRun:
     stderr: str
 
 
-def run_tfdoctor(*args: str, env: dict | None = None, timeout: float = 120) -> CliRun:
-    """`python -m tfdoctor ARGS` in a subprocess, with colours off as in a pipe."""
+def run_tfdoctor(*args: str, env: dict | None = None, timeout: float = 120, stdin: str | None = None) -> CliRun:
+    """`python -m tfdoctor ARGS` in a subprocess, with colours off as in a pipe (`stdin`: what
+    standard input holds; else none)."""
     full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    given = {"input": stdin} if stdin is not None else {}
     proc = subprocess.run([sys.executable, "-m", "tfdoctor", *args], capture_output=True,
-                          text=True, env=full_env, timeout=timeout)
+                          text=True, env=full_env, timeout=timeout, **given)
     return CliRun(proc.returncode, proc.stdout, proc.stderr)
 
 

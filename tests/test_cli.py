@@ -249,7 +249,7 @@ def test_commands_stay_in_order():
 
     app = main.load_app()
     names = [c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands]
-    assert names == ["check", "collect", "diagnose", "schema", "probe", "lint", "ops", "run",
+    assert names == ["check", "collect", "diagnose", "schema", "probe", "lint", "ops", "run", "triage",
                      "list-checks", "explain", "matrix", "fix"]
 
 

@@ -43,7 +43,7 @@ HANG_S = 30.0
 """The stated bound: no invocation may take longer (a hang)."""
 EXAMPLES = 30
 PY = sys.executable
-ALL_COMMANDS = ("check", "collect", "diagnose", "schema", "probe", "lint", "ops", "run",
+ALL_COMMANDS = ("check", "collect", "diagnose", "schema", "probe", "lint", "ops", "run", "triage",
                 "list-checks", "explain", "matrix", "fix")
 FORCED = {"check": ["--no-runtime", "--no-probes"], "collect": ["--no-runtime", "--no-probes"],
           "fix": ["--dry-run"]}
@@ -411,7 +411,7 @@ def pool(tmp_path_factory) -> Pool:
     return make_pool(tmp_path_factory.mktemp("fuzzcmd"), base_snapshot())
 
 
-TARGETS = ("arguments", "snapshot", "log", "lint")
+TARGETS = ("arguments", "snapshot", "log", "lint", "triage")
 
 
 def draw_case(data, target: str, tmp: Path, pool: Pool) -> tuple[list[str], bytes]:
@@ -427,6 +427,21 @@ def draw_case(data, target: str, tmp: Path, pool: Pool) -> tuple[list[str], byte
                                           ["diagnose", str(path), "--format", "markdown", "-v"],
                                           ["fix", "--dry-run", "--snapshot", str(path)],
                                           ["fix", "--dry-run", "--snapshot", str(path), "--json"]])), b""
+    if target == "triage":  # a report as posted: a paste, alone or as JSON Lines of several
+        text = data.draw(pasted_log())
+        flags = data.draw(st.sampled_from([[], ["--json"], ["--format", "markdown"], ["--summary"],
+                                           ["--summary", "--json"]]))
+        if data.draw(st.integers(0, 3)) == 0:
+            return ["triage", "-", *flags], text
+        if data.draw(st.booleans()):
+            path = tmp / "reports.jsonl"
+            body = text.decode("utf-8", "replace")
+            path.write_text(json.dumps({"number": 1, "body": body}) + "\n" + json.dumps(body) + "\n{oops\n",
+                            encoding="utf-8", errors="surrogatepass")
+        else:
+            path = tmp / "report.md"
+            path.write_bytes(text)
+        return ["triage", str(path), *flags], b""
     if target == "log":
         path = tmp / "pasted.txt"
         text = data.draw(pasted_log())
@@ -470,6 +485,12 @@ def test_snapshots_mutated_from_collect(tmp_path_factory, pool, data):
 @given(data=st.data())
 def test_pasted_logs(tmp_path_factory, pool, data):
     check(*draw_case(data, "log", tmp_path_factory.getbasetemp(), pool))
+
+
+@budget()
+@given(data=st.data())
+def test_reports_as_posted(tmp_path_factory, pool, data):
+    check(*draw_case(data, "triage", tmp_path_factory.getbasetemp(), pool))
 
 
 @budget()

@@ -72,6 +72,11 @@ class OutputFormat(str, Enum):
     markdown = "markdown"
 
 
+class CollectFormat(str, Enum):
+    json = "json"
+    markdown = "markdown"
+
+
 class FailOn(str, Enum):
     warning = "warning"
     error = "error"

@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from tfdoctor.cli.app import (
+    CollectFormat,
     DebugOpt,
     FailOn,
     FailOnOpt,
@@ -70,7 +71,10 @@ def check(
 
 @app.command()
 def collect(
-    output: str = typer.Option(..., "-o", "--output", help="File to write; - for stdout."),
+    output: str = typer.Option("-", "-o", "--output", help="File to write; - for stdout (the default)."),
+    fmt: CollectFormat = typer.Option(CollectFormat.json, "--format",
+                                      help="json (a snapshot file), or markdown to paste into a bug report "
+                                           "(the same snapshot inside, which `tfdoctor triage` reads back)."),
     python: PythonOpt = None,
     no_runtime: NoRuntimeOpt = False,
     no_probes: NoProbesOpt = False,
@@ -88,6 +92,10 @@ def collect(
     if not no_redact:
         snapshot = redact_snapshot(snapshot)
     text = snapshot_json(snapshot)
+    if fmt is CollectFormat.markdown:
+        from tfdoctor.render.markdown import collect_markdown
+
+        text = collect_markdown(snapshot, text)
     if output == "-":
         sys.stdout.write(text)
         return

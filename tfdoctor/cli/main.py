@@ -23,8 +23,8 @@ import sys
 import threading
 from typing import Any, Optional, Sequence, Tuple
 
-COMMAND_MODULES = ("tfdoctor.cli.check", "tfdoctor.cli.probe", "tfdoctor.cli.tools", "tfdoctor.cli.info",
-                   "tfdoctor.cli.fix")
+COMMAND_MODULES = ("tfdoctor.cli.check", "tfdoctor.cli.probe", "tfdoctor.cli.tools", "tfdoctor.cli.triage",
+                   "tfdoctor.cli.info", "tfdoctor.cli.fix")
 """The command groups, in the order of `tfdoctor --help`."""
 EXIT_INTERNAL = 3
 

@@ -183,10 +183,11 @@ def sections_of(snapshot: Snapshot) -> set[str]:
 
 
 def diagnose(snapshot: Snapshot, registry: Registry | None = None, debug: bool = False,
-             only: Iterable[str] = (), skip: Iterable[str] = ()) -> "Report":
+             only: Iterable[str] = (), skip: Iterable[str] = (), check_advice: bool = True) -> "Report":
     """The report on a snapshot: every applicable rule (the registered ones that this
     snapshot's sections need, by default), narrowed by `only` and `skip`, with every finding's
-    advice checked against the facts before it is printed (tfdoctor.engine.vet)."""
+    advice checked against the facts before it is printed (tfdoctor.engine.vet; `check_advice=False`
+    for a report only ranked, never shown, such as a what-if of triage's questions)."""
     from tfdoctor.engine.registry import load_registry
     from tfdoctor.report.diagnosis import Report
 
@@ -198,5 +199,7 @@ def diagnose(snapshot: Snapshot, registry: Registry | None = None, debug: bool =
 
     ran = applicable(snapshot, registry)
     derived = derive(snapshot)
-    findings = vet_findings(snapshot, run_rules(snapshot, ran, debug=debug, derived=derived), derived.matrix)
+    findings = run_rules(snapshot, ran, debug=debug, derived=derived)
+    if check_advice:
+        findings = vet_findings(snapshot, findings, derived.matrix)
     return Report(snapshot, findings, areas(ran), derived, unjudged(snapshot, registry))

@@ -22,6 +22,10 @@ MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64
 """A snapshot nests about 8 levels; deeper input is refused before anything walks it."""
 
+COLLECT_SUMMARY = "tfdoctor snapshot (JSON)"
+"""The summary line of the block `collect --format markdown` writes around the snapshot:
+`tfdoctor triage` reads the snapshot back from a pasted report, and not as error text."""
+
 
 def read_snapshot(path: str) -> Snapshot:
     """Load a snapshot from a path, or from stdin for "-". Credential-looking values in it are

@@ -104,6 +104,11 @@ def recommended_install(matrix: CompatMatrix, python: str, arch: str,
     Prefers a pair reported to work, then one Apple documents; the newest TensorFlow wins.
     `macos` ("14.5"; empty or None when unknown) must meet both the wheel tags and Apple's
     table. When nothing fits, `requirements` is empty and `reason` says what to do."""
+    return matrix.remembered(("recommended_install", python, arch, macos or None),
+                             lambda: _recommended(matrix, python, arch, macos))
+
+
+def _recommended(matrix: CompatMatrix, python: str, arch: str, macos: str | None) -> Recommendation:
     py, arch = python_minor(python), canonical_arch(arch)
     macos = macos or None
     cpu = _cpu_only(matrix, py, arch, macos)

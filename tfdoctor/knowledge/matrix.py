@@ -26,7 +26,7 @@ import importlib.resources
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
@@ -74,6 +74,14 @@ class CompatMatrix:
     """"keras" and "tf-keras" -> releases, oldest first."""
     plugins: Mapping[str, MetalPlugin] = field(default_factory=dict)
     conflicts: tuple[PluginConflict, ...] = ()
+    _answers: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def remembered(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """`compute()` once per key for this matrix: its questions are pure functions of it, and
+        a triage or a what-if asks the same ones again for every machine it tries."""
+        if key not in self._answers:
+            self._answers[key] = compute()
+        return self._answers[key]
 
     def tf_minor(self, version: str) -> TFMinor | None:
         """The minor of "2.19.1", "2.19" or "2.16.0rc0"; None if unknown or unparsable."""
@@ -140,6 +148,13 @@ class CompatMatrix:
     def pair_status(self, tf_version: str, metal_version: str, binary: BinaryCheck | None = None
                     ) -> tuple[str, str, tuple[str, ...]]:
         """(status, evidence, sources) of a pair: `pairing` without the fix."""
+        if binary is not None:  # a load check is a new function each time: nothing to remember by
+            return self._pair_status(tf_version, metal_version, binary)
+        return self.remembered(("pair_status", tf_version, metal_version),
+                               lambda: self._pair_status(tf_version, metal_version, None))
+
+    def _pair_status(self, tf_version: str, metal_version: str, binary: BinaryCheck | None
+                     ) -> tuple[str, str, tuple[str, ...]]:
         minor = self.tf_minor(tf_version)
         minor_key = minor.minor if minor else ".".join(tf_version.split(".")[:2])
         hits = [e for e in self.evidence if e.is_pair and e.covers(tf_version, metal_version)]

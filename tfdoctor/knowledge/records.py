@@ -7,6 +7,7 @@ Standard library and `packaging` only.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -278,8 +279,10 @@ def parse_quirk(raw: Mapping[str, Any]) -> Quirk:
 # --- shared helpers ----------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)
 def version_of(version: str) -> Version:
-    """The parsed version (InvalidVersion for text that is not one)."""
+    """The parsed version (InvalidVersion for text that is not one); parsed once per text, as
+    the matrix's questions compare the same few hundred versions again and again."""
     return Version(version)
 
 

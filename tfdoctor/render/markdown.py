@@ -12,6 +12,8 @@ import re
 from typing import Any, Iterable
 
 from tfdoctor import __version__
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.gather.snapshot_files import COLLECT_SUMMARY
 from tfdoctor.facts.typed import clean_text, json_text
 from tfdoctor.model import Severity
 from tfdoctor.render.common import MARKS, in_words, summary_line, target_line
@@ -53,6 +55,21 @@ def code_block(lines: Iterable[str], info: str = "") -> list[str]:
     return [fence + info, *body, fence]
 
 
+def collect_markdown(snapshot: Snapshot, snapshot_text: str) -> str:
+    """A snapshot to paste into a bug report: who it describes in one line, then the whole
+    (already redacted) snapshot folded away, for the maintainer and `tfdoctor triage`."""
+    py = snapshot.python
+    head = (f"Python {py.version} ({py.process_arch}{', translated' if py.translated else ''})" if py
+            else snapshot.target.python)
+    host = snapshot.host
+    where = " ".join(x for x in (host.system, host.macos_version or host.release, host.chip or "") if x)
+    tf = ", ".join(f"{p.name} {p.version}" for p in snapshot.tensorflow_distributions()) or "no TensorFlow"
+    return "\n".join([f"### tfdoctor {snapshot.tfdoctor_version} collect", "",
+                      escape_inline(f"{head} on {where}; {tf}"), "",
+                      f"<details><summary>{COLLECT_SUMMARY}</summary>", "",
+                      *code_block(snapshot_text.rstrip("\n").splitlines(), "json"), "", "</details>", ""])
+
+
 def render_markdown(report: Report, fail_on: Severity, identity: Identity | None = None) -> str:
     who = identity or Identity.current()
 
@@ -84,6 +101,9 @@ def render_markdown(report: Report, fail_on: Severity, identity: Identity | None
             lines.append(f"| {MARKS[area.severity]} | {text(area.area)} | "
                          f"{'the diagnosis above' if said else text(area.headline)} |")
         lines.append("")
+    for gap in report.unjudged:
+        lines += [f"**Not judged:** {text(gap.what)} is not known ({', '.join(code(r) for r in gap.rules)}); "
+                  "this would tell:", "", *code_block([plain(gap.command)], "sh"), ""]
     lines += ["### Findings", ""]
     for finding in report.findings:
         lines.append(f"- **\\[{finding.severity.value}\\] {text(finding.title)}** ({code(finding.code)})")

@@ -75,5 +75,17 @@ def _documents() -> dict[str, Any]:
             "probe": report_schema}
 
 
+def _triage() -> dict[str, Any]:
+    from tfdoctor.triage import document as t
+
+    v = str(t.SCHEMA_VERSION)
+    return {"triage": _document_schema(t.TriageDoc, "triage", "tfdoctor triage --json", v),
+            "triage-batch": _document_schema(t.TriageBatchDoc, "triage-batch",
+                                             "tfdoctor triage --json (several reports)", v),
+            "triage-summary": _document_schema(t.TriageSummaryDoc, "triage-summary",
+                                               "tfdoctor triage --summary --json", v)}
+
+
 SCHEMAS.update(_documents())
+SCHEMAS.update(_triage())
 """`probe --json` prints the report document (schema tfdoctor-report): `schema probe` is it."""

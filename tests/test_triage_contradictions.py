@@ -1,0 +1,68 @@
+"""tfdoctor.triage.contradictions and conclusions: facts of one name that cannot all hold, and what
+follows from the facts (Rosetta from an Apple-silicon Mac and an x86_64 Python)."""
+
+from __future__ import annotations
+
+from tfdoctor.triage.conclusions import conclusions
+from tfdoctor.triage.contradictions import MAX_VALUES, contradictions
+from tfdoctor.triage.evidence import Fact
+from tfdoctor.triage.facts import read_report
+
+
+def _fact(name: str, value: str, line: int = 1, how: str = "read", source: str = "x") -> Fact:
+    return Fact(name, value, line, how, source)  # type: ignore[arg-type]
+
+
+def test_shorter_forms_agree_and_different_values_do_not():
+    agree = [_fact("python_version", "3.10"), _fact("python_version", "3.10.4"),
+             _fact("macos_version", "13"), _fact("macos_version", "13.2.1"),
+             _fact("chip", "Apple M1"), _fact("chip", "Apple M1 Max"),
+             _fact("python_binary_archs", "x86_64 arm64"), _fact("python_binary_archs", "arm64 x86_64"),
+             _fact("package:numpy", "1.26"), _fact("package:numpy", "1.26.4")]
+    assert contradictions(agree) == []
+    disagree = [_fact("python_version", "3.9"), _fact("python_version", "3.10", 2),
+                _fact("chip", "Apple M1 Max"), _fact("chip", "Apple M2", 3),
+                _fact("python_binary_archs", "x86_64"), _fact("python_binary_archs", "x86_64 arm64", 4)]
+    assert [c.name for c in contradictions(disagree)] == ["python_version", "chip", "python_binary_archs"]
+
+
+def test_only_the_facts_that_disagree_are_named():
+    facts = [_fact("python_version", "3.10"), _fact("python_version", "3.10.4", 2),
+             _fact("python_version", "3.10.5", 3)]
+    (found,) = contradictions(facts)
+    assert [f.value for f in found.facts] == ["3.10.4", "3.10.5"]
+    assert "line 2" in found.why and "line 3" in found.why
+
+
+def test_quotes_and_names_with_several_values_are_not_contradictions():
+    facts = [_fact("chip", "Apple M2"), _fact("chip", "Intel Core i9", 2, "stated", "prose (quoted)"),
+             _fact("python_path", "/usr/bin/python3"), _fact("python_path", "/opt/homebrew/bin/python3"),
+             _fact("env_manager", "venv"), _fact("env_manager", "pyenv")]
+    assert contradictions(facts) == []
+
+
+def test_an_x86_64_python_on_an_arm64_mac_is_explained_as_rosetta():
+    report = read_report("M1 Pro, arm64 Python\n```\n$ python3 -c 'import platform; print(platform.machine())'\nx86_64\n```")
+    (found,) = report.contradictions
+    assert found.name == "python_arch" and "Rosetta 2" in found.why
+    assert report.first("translated").value == "true" and report.first("translated").how == "inferred"
+
+
+def test_many_values_are_compared_within_a_bound():
+    facts = [_fact("python_version", f"3.{i}", i) for i in range(1, 200)]
+    (found,) = contradictions(facts)
+    assert len({f.value for f in found.facts}) <= MAX_VALUES
+
+
+def test_conclusions():
+    native = conclusions([_fact("chip", "Apple M3", 1, "stated", "prose"), _fact("python_arch", "arm64", 5)])
+    assert {(f.name, f.value, f.how) for f in native} == {("hw_arm64", "true", "inferred"),
+                                                          ("translated", "false", "inferred")}
+    intel = conclusions([_fact("chip", "Intel Core i7"), _fact("python_arch", "x86_64")])
+    assert {(f.name, f.value) for f in intel} == {("hw_arm64", "false")}
+    thin = conclusions([_fact("python_binary_archs", "x86_64")])
+    assert [(f.name, f.value, f.source) for f in thin] == [("python_arch", "x86_64", "python_binary_archs")]
+    belief = conclusions([_fact("hw_arm64", "true"), _fact("python_arch", "arm64", 2, "stated", "prose")])
+    assert not [f for f in belief if f.name == "translated"]  # what it runs as is read, not believed
+    container = conclusions([_fact("hw_arm64", "true"), _fact("python_arch", "x86_64"), _fact("container", "docker amd64")])
+    assert not [f for f in container if f.name == "translated"]  # QEMU, not Rosetta 2

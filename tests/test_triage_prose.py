@@ -1,0 +1,84 @@
+"""tfdoctor.triage.read_prose and read_template: what a person states about their setup, in
+sentences or in TensorFlow's issue-template fields (.github/ISSUE_TEMPLATE/tensorflow_issue_template.yml
+and 00-bug-issue.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfdoctor.triage.facts import read_report
+from tfdoctor.triage.read_prose import statements
+from tfdoctor.triage.read_template import answer_facts
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("MacBook Pro M2, Python 3.10.4", {("chip", "Apple M2"), ("python_version", "3.10.4")}),
+    ("Mac mini (M1, 2020) on macOS Sonoma", {("chip", "Apple M1"), ("macos_version", "14"), ("os", "Darwin")}),
+    ("macOS Ventura 13.2.1", {("macos_version", "13.2.1")}),
+    ("Mac OS X 10.15.7 on an Intel i7", {("macos_version", "10.15.7"), ("chip", "Intel Core i7")}),
+    ("Big Sur (11.6), Apple M1 Ultra", {("macos_version", "11.6"), ("chip", "Apple M1 Ultra")}),
+    ("an intel-based MacBook", {("chip", "Intel")}),
+    ("I'm on Apple Silicon", {("hw_arm64", "true")}),
+    ("TensorFlow 2.12 with tensorflow-metal 0.8.0", {("tensorflow_version", "2.12"), ("package:tensorflow-metal", "0.8.0")}),
+    ("tf version: 2.8", {("tensorflow_version", "2.8")}),
+    ("pip install tensorflow==2.13.0 keras==2.13.1", {("package:tensorflow", "2.13.0"), ("package:keras", "2.13.1")}),
+    ("tensorflow_macos (2.9.0)", {("package:tensorflow-macos", "2.9.0")}),
+    ("python3.9 and a native arm64 build", {("python_version", "3.9"), ("python_arch", "arm64")}),
+    ("running it in a docker container with --platform linux/amd64", {("container", "docker amd64"), ("container", "docker")}),
+    ("installed with Miniforge3, then pyenv", {("env_manager", "miniforge"), ("env_manager", "pyenv")}),
+])
+def test_statements(text, expected):
+    assert expected <= set(statements(text))
+
+
+@pytest.mark.parametrize("text", [
+    "tensorflow-intel is installed",            # a distribution, not an Intel chip
+    "see https://pypi.org/project/tensorflow-macos/2.9.0/ for wheels",
+    "a lake Tahoe holiday",
+    "lib/python3.9/site-packages is where it lives",  # a path: read_paths infers from it
+    "TensorFlow 2.1… and then it stops",         # a version cut by the paste
+    "the osx-arm64 build",
+])
+def test_what_is_not_a_statement(text):
+    said = set(statements(text))
+    assert not said, said
+
+
+def test_prose_inside_fences_and_code_is_not_read_as_prose():
+    report = read_report("```\nmy python 3.8 notes\n```\n```python\n# runs on Python 3.7\n```")
+    assert not [f for f in report.facts if f.source == "prose"]
+
+
+def test_issue_form_fields_and_empty_answers():
+    text = ("### TensorFlow Version\n\ntf 2.8\n\n### OS Platform and Distribution\n\n_No response_\n\n"
+            "### Python Version\n\n3.9\n\n### GPU Model and Memory\n\nM1 Pro 16 GB\n")
+    got = {(f.name, f.value, f.how, f.source) for f in read_report(text).facts}
+    assert {("tensorflow_version", "2.8", "stated", "issue template"),
+            ("python_version", "3.9", "stated", "issue template"),
+            ("chip", "Apple M1 Pro", "stated", "issue template")} <= got
+    assert not [f for f in got if f[0] in ("os", "macos_version")]
+
+
+def test_a_template_hint_is_not_the_answer():
+    report = read_report("- OS Platform and Distribution (e.g., Linux Ubuntu 16.04): \n- Python version: 3.10\n")
+    assert not [f for f in report.facts if f.name == "os"]
+    assert report.first("python_version").source == "issue template"
+
+
+@pytest.mark.parametrize(("kind", "answer", "expected"), [
+    ("tensorflow", "v2.12.0-rc1-12-g0db597d0d75 2.12.0", ("tensorflow_version", "2.12.0")),
+    ("tensorflow", "tensorflow-macos 2.9.2", ("package:tensorflow-macos", "2.9.2")),
+    ("os", "Ubuntu 22.04 in Docker", ("os", "Linux")),
+    ("os", "macOS 14.5 (M3 Max)", ("chip", "Apple M3 Max")),
+    ("python", "Python 3.11.7", ("python_version", "3.11.7")),
+])
+def test_answer_facts(kind, answer, expected):
+    assert expected in set(answer_facts(kind, answer))
+
+
+def test_template_labels_are_not_the_reporters_words():
+    text = ("- Installed using virtualenv? pip? conda?: conda\n"
+            "- TensorFlow installed from (source or binary): binary\n"
+            "- Bazel version (if compiling from source): n/a\n")
+    got = {(f.name, f.value, f.source) for f in read_report(text).facts}
+    assert got == {("env_manager", "conda", "issue template")}

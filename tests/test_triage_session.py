@@ -1,0 +1,94 @@
+"""tfdoctor.triage.read_session: a command and the output printed under it, in a shell or at a
+`>>>` prompt; the one kind of code whose printed answer is evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfdoctor.triage.facts import read_report
+
+
+def _facts(text: str) -> set[tuple[str, str, str, str]]:
+    return {(f.name, f.value, f.how, f.source) for f in read_report(text).facts}
+
+
+@pytest.mark.parametrize(("command", "output", "fact"), [
+    ("uname -m", "arm64", ("shell_arch", "arm64", "read", "uname -m")),
+    ("arch", "i386", ("shell_arch", "x86_64", "read", "arch")),
+    ("python3.11 -V", "Python 3.11.4", ("python_version", "3.11.4", "read", "python --version")),
+    ("~/venv/bin/python --version", "Python 3.9.6", ("python_version", "3.9.6", "read", "python --version")),
+    ("which python", "/Users/kai/miniforge3/envs/tf/bin/python", ("python_path", "/Users/<user>/miniforge3/envs/tf/bin/python", "read", "which python")),
+    ("sw_vers -productVersion", "13.4.1", ("macos_version", "13.4.1", "read", "sw_vers")),
+    ("sysctl -n machdep.cpu.brand_string", "Apple M2 Max", ("chip", "Apple M2 Max", "read", "sysctl")),
+    ("sysctl -n hw.optional.arm64", "1", ("hw_arm64", "true", "read", "sysctl")),
+    ("sysctl -in sysctl.proc_translated", "1", ("shell_arch", "x86_64", "read", "sysctl")),
+    ('python -c "import platform; print(platform.machine())"', "x86_64", ("python_arch", "x86_64", "read", "platform.machine()")),
+    ("python3 -c 'import platform; print(platform.processor())'", "arm", ("python_arch", "arm64", "read", "platform.processor()")),
+    ('python -c "import sys; print(sys.executable)"', "/opt/homebrew/bin/python3", ("python_path", "/opt/homebrew/bin/python3", "read", "sys.executable")),
+    ('python -c "import tensorflow as tf; print(tf.__version__)"', "2.16.1", ("tensorflow_version", "2.16.1", "read", "tf.__version__")),
+])
+def test_commands_and_their_output(command, output, fact):
+    for prompt in ("$ ", "% ", "(tf) kai@mbp ~ % ", ""):
+        assert fact in _facts(f"```\n{prompt}{command}\n{output}\n```"), prompt
+
+
+def test_output_below_tensorflows_log_lines():
+    text = ('```\n$ python -c "import tensorflow as tf; print(tf.__version__)"\n'
+            "2024-03-01 10:00:00.123456: I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary is optimized to use available CPU instructions in performance-critical operations.\n"
+            "2.15.0\n```")
+    assert ("tensorflow_version", "2.15.0", "read", "tf.__version__") in _facts(text)
+
+
+def test_no_answer_is_taken_from_the_next_command_or_from_prose():
+    assert not _facts("```\n$ uname -m\n$ python --version\n```")
+    assert not [f for f in _facts("Is this the right arch\narm64 or not?") if f[0] == "shell_arch"]
+    assert not [f for f in _facts("```\n$ python --version\nsomething else\n```") if f[0] == "python_version"]
+
+
+def test_two_values_printed_on_one_line_are_not_read_as_one():
+    text = "```\n$ python3 -c 'import platform; print(platform.processor(), platform.machine())'\ni386 x86_64\n```"
+    assert not [f for f in _facts(text) if f[0] == "python_arch"]
+
+
+def test_a_python_script_is_no_evidence_but_a_session_is():
+    script = "```python\nimport platform\nprint(platform.machine())\nx = 'arm64'\n```"
+    assert not [f for f in _facts(script) if f[0] == "python_arch"]
+    session = "```python\n>>> import platform\n>>> print(platform.machine())\narm64\n```"
+    assert ("python_arch", "arm64", "read", "platform.machine()") in _facts(session)
+
+
+def test_python_version_output_pasted_alone_in_a_fence():
+    assert ("python_version", "3.12.1", "read", "python --version") in _facts("```\nPython 3.12.1\n```")
+
+
+def test_what_a_script_printed_about_its_environment():
+    text = ("```\nTensor Flow Version: 2.5.0\nKeras Version: 2.5.0\n\nPython 3.9.7 | packaged by conda-forge | "
+            "(default, Sep 29 2021, 19:24:02)\n[Clang 11.1.0 ]\nPlatform: macOS-12.0.1-arm64-arm-64bit\n"
+            "Machine: arm64\nNumPy version: 1.19.5\nGPU is available\n```")
+    got = {(f.name, f.value, f.how, f.source) for f in read_report(text).facts}
+    assert {("tensorflow_version", "2.5.0", "read", "printed"), ("python_version", "3.9.7", "read", "python --version"),
+            ("python_arch", "arm64", "read", "printed"), ("macos_version", "12.0.1", "read", "printed"),
+            ("package:numpy", "1.19.5", "read", "printed")} <= got
+    assert not [f for f in got if f[0] == "package:keras"]  # tf.keras.__version__ is no distribution
+
+
+def test_printed_keys_outside_fences_or_in_code_are_not_output():
+    assert not [f for f in read_report("Machine: arm64").facts if f.source == "printed"]
+    assert not [f for f in read_report("```python\nplatform = 'macOS-13.2-arm64-arm-64bit'\n```").facts
+                if f.source == "printed"]
+
+
+def test_the_banner_of_an_interactive_python():
+    text = ("(.tf) % python3\nPython 3.8.2 (default, Nov  4 2020, 21:23:28) \n"
+            "[Clang 12.0.0 (clang-1200.0.32.28)] on darwin\n>>> import tensorflow\n")
+    got = {(f.name, f.value, f.how, f.source) for f in read_report(text).facts}
+    assert {("python_version", "3.8.2", "read", "python banner"), ("os", "Darwin", "read", "python banner")} <= got
+    one_line = "Python 3.11.7 (main, Dec  4 2023, 18:10:11) [Clang 15.0.0 (clang-1500.1.0.2.5)] on darwin"
+    assert ("python_version", "3.11.7", "read", "python banner") in {
+        (f.name, f.value, f.how, f.source) for f in read_report(one_line).facts}
+
+
+def test_a_labelled_value_printed_by_a_one_liner():
+    text = ('```shell\npython -c "import tensorflow as tf; print(\'TensorFlow version:\', tf.__version__)"\n'
+            "TensorFlow version: 2.18.0\n```")
+    assert ("tensorflow_version", "2.18.0", "read", "tf.__version__") in _facts(text)

@@ -1,0 +1,97 @@
+"""tfdoctor.triage.read_system and read_tflog: what sw_vers, uname -a, sysctl, file, lipo,
+Python's platform.platform(), Docker, TensorFlow, tensorflow-metal and dyld print about the
+machine and the process, wherever in a report it was pasted."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfdoctor.triage.facts import read_report
+
+
+def _facts(text: str) -> set[tuple[str, str, str, str]]:
+    return {(f.name, f.value, f.how, f.source) for f in read_report(text).facts}
+
+
+def test_sw_vers_of_an_old_sdk_process_is_the_reported_version():
+    got = _facts("ProductName:\tMac OS X\nProductVersion:\t10.16\nBuildVersion:\t20G95\n")
+    assert ("macos_version_reported", "10.16", "read", "sw_vers") in got
+    assert not [f for f in got if f[0] == "macos_version"]
+
+
+def test_uname_of_an_intel_mac():
+    got = _facts("Darwin imac.local 21.6.0 Darwin Kernel Version 21.6.0: Mon Aug 22 20:17:10 PDT 2022; "
+                 "root:xnu-8020.140.49~2/RELEASE_X86_64 x86_64\n")
+    assert {("hw_arm64", "false", "read", "uname -a"), ("shell_arch", "x86_64", "read", "uname -a"),
+            ("macos_version", "12", "inferred", "uname -a")} <= got
+    assert not [f for f in got if f[0] == "translated"]
+
+
+@pytest.mark.parametrize(("line", "hw", "shell"), [
+    ("hw.optional.arm64: 1", "true", None),
+    ("hw.optional.arm64: 0", "false", None),
+    ("sysctl.proc_translated: 0", "true", "arm64"),
+])
+def test_sysctl_flags(line, hw, shell):
+    got = _facts(line)
+    assert ("hw_arm64", hw, "read", "sysctl") in got
+    assert (shell is None) or ("shell_arch", shell, "read", "sysctl") in got
+
+
+def test_a_virtualapple_cpu_is_rosetta_on_apple_silicon():
+    got = _facts("machdep.cpu.brand_string: VirtualApple @ 2.50GHz processor\n")
+    assert ("hw_arm64", "true", "read", "sysctl") in got
+    assert not [f for f in got if f[0] == "chip"]
+
+
+def test_file_on_a_universal_python_and_on_a_library():
+    universal = ("/Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11: Mach-O universal binary with 2 "
+                 "architectures: [x86_64:Mach-O 64-bit executable x86_64] [arm64:Mach-O 64-bit executable arm64]\n")
+    got = _facts(universal)
+    assert ("python_binary_archs", "x86_64 arm64", "read", "file") in got
+    assert ("env_manager", "python.org", "inferred", "path") in got
+    assert not [f for f in got if f[0] == "python_arch"]  # universal: either
+    library = "_pywrap_tensorflow_internal.so: Mach-O 64-bit bundle x86_64\n"
+    assert not [f for f in _facts(library) if f[0] == "python_binary_archs"]
+
+
+def test_lipo_info():
+    got = _facts("Architectures in the fat file: /usr/bin/python3 are: x86_64 arm64e\n"
+                 "Non-fat file: /usr/local/bin/python3.9 is architecture: x86_64\n")
+    assert ("python_binary_archs", "x86_64 arm64", "read", "lipo") in got
+    assert ("python_binary_archs", "x86_64", "read", "lipo") in got
+
+
+@pytest.mark.parametrize(("printed", "expected"), [
+    ("macOS-13.2-arm64-arm-64bit", {("python_arch", "arm64"), ("macos_version", "13.2"), ("os", "Darwin")}),
+    ("macOS-10.16-x86_64-i386-64bit", {("python_arch", "x86_64"), ("macos_version_reported", "10.16")}),
+    ("macOS-12.6-x86_64-i386-64bit", {("python_arch", "x86_64"), ("macos_version", "12.6")}),
+    ("Linux-6.5.11-linuxkit-aarch64-with-glibc2.36", {("python_arch", "arm64"), ("os", "Linux"), ("container", "docker")}),
+    ("Windows-10-10.0.19045-SP0", {("os", "Windows")}),
+])
+def test_platform_strings(printed, expected):
+    got = {(f.name, f.value) for f in read_report(f"platform: {printed}").facts
+           if f.source == "platform.platform()"}
+    assert expected <= got
+
+
+def test_python_before_38_printed_the_kernel_release():
+    got = _facts("Darwin-21.6.0-arm64-arm-64bit")
+    assert ("macos_version", "12", "inferred", "platform.platform()") in got
+    assert ("python_arch", "arm64", "read", "platform.platform()") in got
+
+
+def test_tensorflow_metal_and_tensorflow_logs():
+    got = _facts("2024-07-01 21:13:32.032200: I metal_plugin/src/device/metal_device.cc:1154] Metal device set to: Apple M3\n"
+                 "I tensorflow/core/platform/cpu_feature_guard.cc:142] Your CPU supports instructions that this TensorFlow binary was not compiled to use: AVX2 FMA\n")
+    assert ("chip", "Apple M3", "read", "tensorflow-metal log") in got
+    assert ("python_arch", "x86_64", "inferred", "tensorflow log") in got
+    assert ("hw_arm64", "false", "inferred", "tensorflow-metal log") in _facts("Metal device set to: AMD Radeon Pro 5500M\n")
+
+
+@pytest.mark.parametrize(("wording", "arch"), [
+    ("(mach-o file, but is an incompatible architecture (have (x86_64), need (arm64e)))", "arm64"),
+    ("(mach-o file, but is an incompatible architecture (have 'arm64', need 'x86_64'))", "x86_64"),
+])
+def test_dyld_names_the_process_architecture_it_needs(wording, arch):
+    assert ("python_arch", arch, "read", "dyld error") in _facts(f"ImportError: dlopen(x.so, 0x0002): tried: 'x.so' {wording}")

@@ -1,0 +1,47 @@
+"""What follows from the facts of a report, each conclusion "inferred" and pointing at the facts
+it came from.
+
+An Apple M-series chip is Apple silicon and an Intel chip is not (and, with no other OS or a
+container named, a Mac running macOS); a Python binary with one
+architecture can only run as that architecture; and on Apple silicon a Python process running as
+x86_64 is running under Rosetta 2 (Apple, "About the Rosetta translation environment": the only
+way x86_64 code runs there), while an arm64 one runs natively; what the process runs as is taken
+from what it printed or what follows from it, never from what its user believes. Inside a Linux container the
+emulator is another (QEMU, or Rosetta for Linux), so that conclusion is drawn on macOS only.
+"""
+
+from __future__ import annotations
+
+from tfdoctor.triage.evidence import Fact, surest
+from tfdoctor.triage.vocabulary import is_apple_chip
+
+
+def conclusions(facts: list[Fact]) -> list[Fact]:
+    """Facts that follow from `facts`, not already among them."""
+    out: list[Fact] = []
+    seen = {(f.name, f.value, f.how, f.source) for f in facts}
+
+    def conclude(name: str, value: str, basis: Fact, source: str) -> None:
+        fact = Fact(name, value, basis.line, "inferred", source)
+        if (name, value, "inferred", source) not in seen:
+            seen.add((name, value, "inferred", source))
+            out.append(fact)
+
+    for fact in facts:
+        if fact.name == "chip" and not fact.quoted:
+            conclude("hw_arm64", "true" if is_apple_chip(fact.value) else "false", fact, "chip")
+        elif fact.name == "python_binary_archs" and len(fact.value.split()) == 1 and not fact.quoted:
+            conclude("python_arch", fact.value, fact, "python_binary_archs")
+    known = facts + out
+    hardware = surest(known, "hw_arm64")
+    process = surest((f for f in known if f.how != "stated"), "python_arch")  # what ran, not a belief
+    system = surest(known, "os")
+    on_macos = surest(known, "container") is None and (system is None or system.value == "Darwin")
+    if on_macos and hardware and process and hardware.value == "true" and process.value in ("arm64", "x86_64"):
+        basis = max(hardware, process, key=lambda f: f.line)
+        conclude("translated", "true" if process.value == "x86_64" else "false", basis,
+                 "hw_arm64 + python_arch")
+    chip = surest(known, "chip")
+    if system is None and surest(known, "container") is None and chip is not None and is_apple_chip(chip.value):
+        conclude("os", "Darwin", chip, "chip")  # a Mac's own chip, with no container or other OS named
+    return out

@@ -1,0 +1,81 @@
+"""What the reporter's own script printed about its environment, pasted as output:
+"TensorFlow version: 2.12.0", "Tensor Flow Version: 2.5.0", "Python version: 3.9.7",
+"Platform: macOS-13.2-arm64-arm-64bit", "Machine: arm64" (the lines install guides and
+notebooks print with f"... {tf.__version__}", platform.machine(), platform.platform()).
+
+Only `key: value` lines inside a fence, not code and not already read by another reader, and
+only keys that name a fact with a value of that fact's shape; the value is what Python printed,
+so the fact is "read", from "printed".
+"""
+
+from __future__ import annotations
+
+import re
+
+from tfdoctor.facts.archnames import normalise
+from tfdoctor.triage.evidence import Found, package_fact
+from tfdoctor.triage.layout import Document, Line
+from tfdoctor.triage.platforms import PLATFORM, read_platform
+from tfdoctor.triage.vocabulary import macos_version, version_at
+
+SOURCE = "printed"
+_LINE = re.compile(r"[ \t]{0,8}(?P<key>[A-Za-z][\w .()]{0,40}?)[ \t]{0,3}[:=][ \t]{0,3}(?P<value>\S.{0,300}?)[ \t]*")
+_KEYS = {
+    "tensorflowversion": "tensorflow_version", "tfversion": "tensorflow_version",
+    "tensorflow": "tensorflow_version", "tf.__version__": "tensorflow_version",
+    "tf.version.version": "tensorflow_version",
+    "pythonversion": "python_version", "python": "python_version",
+    "platform.python_version()": "python_version",
+    "platform": "platform", "pythonplatform": "platform", "platform.platform()": "platform",
+    "machine": "python_arch", "platform.machine()": "python_arch", "architecture": "python_arch",
+    "macosversion": "macos_version", "macversion": "macos_version", "platform.mac_ver()": "macos_version",
+    "numpyversion": "package:numpy", "numpy": "package:numpy", "np.__version__": "package:numpy",
+}
+"""Printed keys (lower case, spaces and underscores out, but in Python names) -> the fact."""
+
+
+def read(doc: Document, found: Found) -> None:
+    for line in doc.lines:
+        if not line.fenced or line.code or line.number in found.claimed or len(line.text) > 400:
+            continue
+        match = _LINE.fullmatch(line.text)
+        name = _KEYS.get(_key(match.group("key"))) if match else None
+        if name and _printed(line, name, match.group("value").strip("'\""), found):
+            found.claim(line)
+
+
+def _key(text: str) -> str:
+    """A printed key as _KEYS spells it: "Tensor Flow Version" -> "tensorflowversion", a Python
+    name ("tf.__version__", "platform.machine()") kept as written."""
+    low = text.lower().replace(" ", "")
+    return low if "." in low or "(" in low else low.replace("_", "")
+
+
+def _printed(line: Line, name: str, value: str, found: Found) -> bool:
+    """Record what a printed value says, if it has the shape of that fact."""
+    if name == "platform":
+        match = PLATFORM.search(value)
+        if not match:
+            return False
+        facts = read_platform(match)
+        for fact in ("os", "python_arch", "macos_version", "macos_version_reported"):
+            if getattr(facts, fact):
+                found.add(line, fact, getattr(facts, fact), "read", SOURCE)
+        return True
+    if name == "python_arch":
+        arch = normalise(value)
+        if arch in ("arm64", "x86_64"):
+            found.add(line, name, arch, "read", SOURCE)
+            return True
+        return False
+    version = version_at(value)
+    if not version or "." not in version:
+        return False
+    if name == "macos_version":
+        if not macos_version(version):
+            return False
+        name = "macos_version_reported" if version == "10.16" else name
+    elif name == "python_version" and not version.startswith(("2.", "3.")):
+        return False
+    found.add(line, package_fact("numpy") if name == "package:numpy" else name, version, "read", SOURCE)
+    return True

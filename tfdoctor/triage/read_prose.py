@@ -1,0 +1,133 @@
+"""What a person wrote about their setup: "M1 Max, Ventura, Python 3.10, tensorflow-macos 2.9
+and tensorflow-metal 0.5".
+
+Prose is read only outside fences and code, and only for the few things people state in it:
+versions of Python, macOS (by number or by name), TensorFlow and its companion packages, the
+chip, the architecture they believe they run, an `arm64`/`x86_64` word, a Docker platform and
+the installer they used. Everything read here is "stated": what the person believes, which a
+pasted output can contradict. `statements` is also how issue-template fields are read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from tfdoctor.triage.evidence import Found, package_fact
+from tfdoctor.triage.layout import Document
+from tfdoctor.triage.vocabulary import MACOS_NAMES, chips_in, macos_version, version_at
+
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S{1,2000}")
+_PYTHON = re.compile(r"(?i)(?<![\w/.-])python[ \t]{0,3}(?:version[ \t:]{0,3})?v?(?=[23]\.\d)")
+_MACOS = re.compile(r"(?i)(?<![\w/-])(?:mac[ \t]{0,2}os(?:[ \t]{0,2}x)?|os[ \t]{0,2}x)(?![\w-])[ \t:,]{0,3}(?:version[ \t:]{0,3})?")
+_NAMES = re.compile(r"(?<![\w-])(Mojave|Catalina|Big[ \t]?Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe)(?![\w-])", re.I)
+_VERSION_WORD = re.compile(r"(?i)[ \t(,]{0,3}(?:version[ \t:]{0,3})?")
+"""What may stand between a macOS name and its number: "Ventura 13.2", "Monterey (version 12.5"."""
+_ARCH_WORD = re.compile(r"(?<![\w/.-])(arm64|x86_64)(?![\w/.-])")
+_SILICON = re.compile(r"(?i)\bapple[ \t]{1,3}silicon\b")
+_PACKAGE = re.compile(
+    r"(?i)(?<![\w./-])(?P<name>tensorflow(?:[-_](?:macos|metal|cpu|intel|deps|gpu|aarch64|text|addons|probability|io|hub|datasets))?"
+    r"|tf[-_]nightly(?:[-_]macos)?|tf[-_]keras|keras|numpy|protobuf|h5py|ml[-_]dtypes|tf)"
+    r"(?P<sep>[ \t]{0,2}(?:===?|=|\()?[ \t]{0,2}(?:(?:plugin|package|version)[ \t:]{0,3}){0,2}v?)(?=\d)")
+_PIN = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,100})==(?=\d)")
+_DOCKER_PLATFORM = re.compile(r"--platform[= ]linux/(amd64|arm64)")
+_DOCKER = re.compile(r"(?i)\bdocker[ \t]{1,3}(?:container|image)\b|\b(?:in|inside)[ \t]{1,3}(?:a[ \t]{1,3})?docker\b")
+_MANAGERS = re.compile(r"(?i)(?<![\w/.-])(miniforge3?|mini[ -]forge|mambaforge|anaconda3?|miniconda3?|pyenv|venv|virtualenv|python\.org)(?![\w/-])")
+_MANAGER_NAMES = {"miniforge": "miniforge", "miniforge3": "miniforge", "mambaforge": "miniforge",
+                  "mini forge": "miniforge", "mini-forge": "miniforge",
+                  "anaconda": "anaconda", "anaconda3": "anaconda", "miniconda": "miniconda",
+                  "miniconda3": "miniconda", "pyenv": "pyenv", "venv": "venv", "virtualenv": "venv",
+                  "python.org": "python.org"}
+_TF_NAMES = ("tensorflow", "tf")
+_CHIP_HINT = re.compile(r"m[1-9]")
+_PACKAGE_HINTS = ("tensorflow", "tf", "keras", "numpy", "protobuf", "h5py", "dtypes", "==")
+_MANAGER_HINTS = ("forge", "conda", "pyenv", "venv", "python.org")
+
+
+def read(doc: Document, found: Found) -> None:
+    for line in doc.lines:
+        if line.fenced or line.code or line.number in found.claimed or len(line.text) > 20_000:
+            continue
+        for name, value in statements(line.text):
+            found.add(line, name, value, "stated", "prose")
+
+
+def statements(text: str) -> Iterator[tuple[str, str]]:
+    """(fact name, value) of what a line of prose states. Each pattern runs only on a line that
+    holds a word it needs (a substring test), so ordinary prose costs a few scans."""
+    if "://" in text:
+        text = _URL.sub(" ", text)
+    low = text.lower()
+    if "python" in low:
+        yield from _python(text)
+    if "mac" in low or "os" in low or any(name.split()[-1] in low for name in MACOS_NAMES):
+        yield from _macos(text)
+    if _CHIP_HINT.search(low) or "intel" in low:
+        for _, chip in chips_in(text):
+            yield "chip", chip
+    if "silicon" in low and _SILICON.search(text):
+        yield "hw_arm64", "true"
+    if "arm64" in low or "x86_64" in low:
+        for match in _ARCH_WORD.finditer(text):
+            yield "python_arch", match.group(1)
+    if any(word in low for word in _PACKAGE_HINTS):
+        yield from _packages(text)
+    if "docker" in low or "--platform" in low:
+        for match in _DOCKER_PLATFORM.finditer(text):
+            yield "container", f"docker {match.group(1)}"
+        if _DOCKER.search(text):
+            yield "container", "docker"
+    if any(word in low for word in _MANAGER_HINTS):
+        for match in _MANAGERS.finditer(text):
+            yield "env_manager", _MANAGER_NAMES[match.group(1).lower()]
+
+
+def _python(text: str) -> Iterator[tuple[str, str]]:
+    for match in _PYTHON.finditer(text):
+        version = version_at(text, match.end())
+        if version and text[match.end() + len(version):match.end() + len(version) + 1] != "/":
+            yield "python_version", version
+
+
+def _macos(text: str) -> Iterator[tuple[str, str]]:
+    for match in _MACOS.finditer(text):
+        after = match.end()
+        named = _NAMES.match(text, after)
+        if named:  # "macOS Ventura 13.2", "macOS Monterey version 12.5": the number after the name
+            version_word = _VERSION_WORD.match(text, named.end())
+            after = version_word.end() if version_word else named.end()
+        version = version_at(text, after) if text[after:after + 1].isdigit() else None
+        if version and macos_version(version):
+            yield "os", "Darwin"
+            yield ("macos_version_reported" if version == "10.16" else "macos_version"), version
+    for match in _NAMES.finditer(text):
+        name = " ".join(match.group(1).lower().split()).replace("bigsur", "big sur")
+        if name == "tahoe" and "macos" not in text[max(0, match.start() - 8):match.start()].lower():
+            continue  # Lake Tahoe, unless macOS says otherwise
+        version_word = _VERSION_WORD.match(text, match.end())
+        at = version_word.end() if version_word else match.end()
+        version = version_at(text, at) if text[at:at + 1].isdigit() else None
+        major = MACOS_NAMES[name]
+        yield "os", "Darwin"
+        if version and macos_version(version) and version.split(".")[0] == major.split(".")[0]:
+            yield "macos_version", version
+        else:
+            yield "macos_version", major
+
+
+def _packages(text: str) -> Iterator[tuple[str, str]]:
+    """TensorFlow and its companions with a version, and any `name==version` pin. A bare
+    "TensorFlow 2.12" names no distribution: it is tensorflow_version."""
+    for match in _PACKAGE.finditer(text):
+        version = version_at(text, match.end())
+        if not version or "." not in version:
+            continue
+        name = match.group("name").lower()
+        if name in _TF_NAMES and "==" not in match.group("sep"):
+            yield "tensorflow_version", version
+        elif name != "tf":
+            yield package_fact(name), version
+    for match in _PIN.finditer(text):
+        version = version_at(text, match.end())
+        if version and "." in version:
+            yield package_fact(match.group("name")), version

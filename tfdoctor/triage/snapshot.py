@@ -1,0 +1,135 @@
+"""A report's facts as a Snapshot the rules can diagnose: what the report states, and nothing
+else. What it does not settle is listed in `Snapshot.unknown`, so a rule that would conclude
+from an absence ("TensorFlow is not installed") is not run on a report that never listed the
+packages. A tfdoctor snapshot pasted in the report is that environment, read by tfdoctor itself:
+it is used whole.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from tfdoctor import __version__
+from tfdoctor.facts.archnames import normalise
+from tfdoctor.facts.snapshot import (BinaryInfo, CondaFacts, CondaPackage, HostFacts,
+                                     PackageFacts, PythonFacts, Snapshot, TargetOutcome)
+from tfdoctor.facts.unknown import KNOWABLE
+from tfdoctor.triage.evidence import CONDA_PACKAGE, Fact
+from tfdoctor.triage.facts import ReportFacts
+from tfdoctor.triage.vocabulary import compatible
+
+VERSIONS = ("python_version", "macos_version")
+"""Facts whose surest value a longer, agreeing version completes."""
+SETTLING = ("read", "inferred")
+"""How a fact must be known to settle the Python's architecture: a belief does not."""
+DEFAULT_PYTHON = "python3"
+"""The interpreter a report's advice names when the report does not give its path."""
+
+
+def to_snapshot(facts: ReportFacts) -> Snapshot:
+    """The snapshot of what the report states; every KNOWABLE fact it does not settle is listed in
+    `unknown`, and nothing is invented to fill a field."""
+    if facts.collected is not None:
+        return copy.deepcopy(facts.collected)
+    path = _value(facts, "python_path")
+    snapshot = Snapshot(target=TargetOutcome(python=path or DEFAULT_PYTHON, ok=True),
+                        host=_host(facts), python=_python(facts), packages=_packages(facts),
+                        tfdoctor_version=__version__, redacted=True)
+    snapshot.unknown = [name for name in KNOWABLE if not _settled(facts, name)]
+    return snapshot
+
+
+def _value(facts: ReportFacts, name: str, how: tuple[str, ...] = ("read", "stated", "inferred")) -> str | None:
+    """The surest value of `name` known one of these ways, from the reporter's own text (a quoted
+    reply may describe someone else's machine). A version is completed by a longer one that agrees
+    with it (3.11 read from a wheel name, 3.11.4 stated: 3.11.4)."""
+    own = [f for f in facts.facts if f.name == name and not f.quoted]
+    fact = min((f for f in own if f.how in how), key=Fact.rank, default=None)
+    if fact is None or not fact.value:
+        return None
+    if name in VERSIONS:
+        longer = [f.value for f in own if compatible(f.value, fact.value) and len(f.value) > len(fact.value)]
+        return max(longer, key=len) if longer else fact.value
+    return fact.value
+
+
+def _flag(facts: ReportFacts, name: str, how: tuple[str, ...] = ("read", "stated", "inferred")) -> bool | None:
+    value = _value(facts, name, how)
+    return None if value is None else value == "true"
+
+
+def _host(facts: ReportFacts) -> HostFacts:
+    container = _value(facts, "container")
+    return HostFacts(
+        system=_value(facts, "os") or "",
+        macos_version=_value(facts, "macos_version"),
+        macos_version_reported=_value(facts, "macos_version_reported"),
+        hw_arm64=_flag(facts, "hw_arm64"),
+        chip=_value(facts, "chip"),
+        cpu_brand=_value(facts, "cpu_brand", ("read",)),
+        container=container.split()[0] if container else None,
+    )
+
+
+def _python(facts: ReportFacts) -> PythonFacts | None:
+    names = ("python_version", "python_arch", "python_path", "python_prefix", "python_binary_archs",
+             "conda_subdir", "conda_prefix", "translated")
+    if not any(_value(facts, name) for name in names) and not _packages(facts):
+        return None
+    path = _value(facts, "python_path") or ""
+    archs = (_value(facts, "python_binary_archs", ("read",)) or "").split()
+    arch = _value(facts, "python_arch", SETTLING)
+    return PythonFacts(
+        version=_value(facts, "python_version") or "",
+        implementation="",
+        executable=path,
+        prefix=_value(facts, "python_prefix") or _value(facts, "conda_prefix") or "",
+        process_arch=(normalise(arch) or "") if arch else "",
+        translated=_flag(facts, "translated", SETTLING),
+        binary=BinaryInfo(path=path if archs else "", archs=archs),
+        conda=_conda(facts),
+    )
+
+
+def _conda(facts: ReportFacts) -> CondaFacts | None:
+    prefix, subdir = _value(facts, "conda_prefix"), _value(facts, "conda_subdir")
+    if prefix is None and subdir is None:
+        return None
+    root = _value(facts, "conda_root") or ""
+    packages = []
+    for fact in facts.facts:
+        if fact.name.startswith(CONDA_PACKAGE) and not fact.quoted:
+            version, build, channel = (fact.value.split(" ") + ["", ""])[:3]
+            packages.append(CondaPackage(fact.name[len(CONDA_PACKAGE):], version, build or None,
+                                         channel or None))
+    unique = list({(p.name, p.version): p for p in packages}.values())
+    return CondaFacts(prefix=prefix or "", root=root, subdir=subdir, packages=unique)
+
+
+def _packages(facts: ReportFacts) -> list[PackageFacts]:
+    """The listing's distributions when a whole one was pasted (it is the truth about what is
+    installed), else every distribution the report names; a TensorFlow version stated without
+    its distribution becomes `tensorflow` only when no TensorFlow distribution is named."""
+    chosen = facts.listed() if facts.package_list else facts.packages()
+    out = [PackageFacts(name, fact.value or None) for name, fact in sorted(chosen.items())
+           if not fact.quoted]
+    tensorflow = facts.unnamed_tensorflow()
+    if tensorflow is not None:
+        out.append(PackageFacts("tensorflow", tensorflow.value))
+    return out
+
+
+def _settled(facts: ReportFacts, knowable: str) -> bool:
+    """Whether the report settles one of KNOWABLE's facts."""
+    system = _value(facts, "os")
+    if knowable == "packages":
+        return facts.package_list
+    if knowable == "python-arch":
+        return _value(facts, "python_arch", SETTLING) is not None
+    if knowable == "python-binary":
+        return _value(facts, "python_binary_archs", ("read",)) is not None
+    if knowable == "macos":
+        return _value(facts, "macos_version") is not None or (system not in (None, "Darwin"))
+    if knowable == "chip":
+        return _value(facts, "chip") is not None or (system not in (None, "Darwin"))
+    return False  # plugins: no report lists tensorflow-plugins/

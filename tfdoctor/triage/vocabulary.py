@@ -1,0 +1,121 @@
+"""The words of a bug report that name versions, macOS releases and chips, read the same way by
+every reader.
+
+A report says "Ventura", "macOS 13.2", "Darwin 22.3.0" or "M1 Max"; the snapshot wants "13",
+"13.2", "Apple M1 Max". Versions cut at the end of a paste ("2.1…") are not versions.
+"""
+
+from __future__ import annotations
+
+import re
+
+VERSION = r"\d{1,4}(?:\.\d{1,8}){0,4}(?:-?(?:a|b|rc)\d{0,12}|\.?post\d{0,12}|\.?dev\d{0,12})?(?:\+[\w.]{1,40})?"
+"""A release version as pip, conda and TensorFlow print them (2.16.0rc0, 2.4.0-rc0,
+2.14.0.dev20230601, 1.0.1+local)."""
+_VERSION = re.compile(VERSION)
+_CUT = ("…", "...")
+
+MACOS_NAMES = {
+    "mojave": "10.14", "catalina": "10.15", "big sur": "11", "monterey": "12", "ventura": "13",
+    "sonoma": "14", "sequoia": "15", "tahoe": "26",
+}
+"""Apple's names of macOS releases (Apple's "macOS version history" support page, HT201260)."""
+
+_DARWIN_MACOS = {18: "10.14", 19: "10.15", 20: "11", 21: "12", 22: "13", 23: "14", 24: "15",
+                 25: "26"}
+"""Darwin kernel major -> macOS major (XNU releases: Darwin 20 shipped with macOS 11 Big Sur,
+each later major with the next macOS; Darwin 25 is macOS 26 Tahoe)."""
+
+_CHIP = re.compile(r"(?i)(?<![\w-])(?:apple[ \t]{1,3})?m([1-9])(?:[ \t-]{0,2}(pro|max|ultra))?(?![\w-])")
+_INTEL_CORE = re.compile(r"(?i)(?<![\w-])intel(?:\((?:r|tm)\))?[ \t-]{1,3}(?:core(?:\((?:r|tm)\))?[ \t]{1,3})?(i[3579])(?![\w])")
+_INTEL_MAC = re.compile(r"(?i)(?<![\w-])intel[ \t-]{1,3}(?:based[ \t]{1,3})?(?:mac|macbook|imac|chip|cpu|processor)")
+
+
+def version_at(text: str, start: int = 0) -> str | None:
+    """The version that starts at `start`, unless the paste was cut inside it ("2.1…")."""
+    match = _VERSION.match(text, start)
+    if not match:
+        return None
+    tail = text[match.end():match.end() + 3]
+    if tail.startswith(_CUT) or (tail[:1] == "." and not tail[1:2].isdigit() and tail[1:2] not in ("", " ")):
+        return None
+    return match.group().rstrip(".")
+
+
+def version_in(text: str) -> str | None:
+    """The first whole version in `text` (a field such as "tf 2.8" or "2.12.0")."""
+    for match in re.finditer(r"(?<![\w.])v?(\d)", text):
+        found = version_at(text, match.start(1))
+        if found and "." in found:
+            return found
+    return None
+
+
+def minor_of(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def compatible(a: str, b: str) -> bool:
+    """Whether two versions can both be true: equal, or one the other's shorter form (3.10 and
+    3.10.4; macOS 13 and 13.2.1)."""
+    left, right = a.split("."), b.split(".")
+    shorter = min(len(left), len(right))
+    return left[:shorter] == right[:shorter]
+
+
+def macos_from_darwin(release: str) -> str | None:
+    """The macOS major of a Darwin kernel release ("22.3.0" -> "13")."""
+    head = release.split(".", 1)[0]
+    return _DARWIN_MACOS.get(int(head)) if head.isdigit() and len(head) <= 3 else None
+
+
+def macos_version(text: str) -> str | None:
+    """A macOS version as written ("13.2.1"), None for what no macOS release was called."""
+    if not re.fullmatch(r"\d{2}(?:\.\d{1,2}){0,2}", text):
+        return None
+    major = int(text.split(".")[0])
+    return text if major == 10 or 11 <= major <= 15 or 26 <= major <= 30 else None
+
+
+def chip_name(text: str) -> str | None:
+    """The chip a text names: "Apple M1 Max", "Intel Core i9", "Intel"."""
+    match = _CHIP.search(text)
+    if match:
+        tier = f" {match.group(2).capitalize()}" if match.group(2) else ""
+        return f"Apple M{match.group(1)}{tier}"
+    match = _INTEL_CORE.search(text)
+    if match:
+        return f"Intel Core {match.group(1).lower()}"
+    return "Intel" if _INTEL_MAC.search(text) else None
+
+
+def chips_in(text: str) -> list[tuple[int, str]]:
+    """Every chip a prose line names, with its offset."""
+    found = []
+    for match in _CHIP.finditer(text):
+        tier = f" {match.group(2).capitalize()}" if match.group(2) else ""
+        found.append((match.start(), f"Apple M{match.group(1)}{tier}"))
+    for match in _INTEL_CORE.finditer(text):
+        found.append((match.start(), f"Intel Core {match.group(1).lower()}"))
+    if not found:
+        found += [(m.start(), "Intel") for m in _INTEL_MAC.finditer(text)]
+    return sorted(found)
+
+
+def is_apple_chip(chip: str) -> bool:
+    return chip.startswith("Apple M")
+
+
+_DISTRIBUTION = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,200}[A-Za-z0-9])?")
+"""A distribution name as PEP 508 allows it."""
+
+
+def is_distribution_name(text: str) -> bool:
+    return _DISTRIBUTION.fullmatch(text) is not None
+
+
+def is_elision(text: str) -> bool:
+    """A line that stands for lines left out of a paste ("...", "[...]", "<snip>")."""
+    body = text.strip().lower()
+    return body.startswith(("...", "…", "[...]", "(...)", "[…]", "<snip", "[snip", "# ...")) or body in (
+        "etc", "etc.", "snip")
