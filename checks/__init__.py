@@ -24,6 +24,7 @@ BUILTIN_MODULES = (
     "log_training",
     "log_companions",
     "log_metal",
+    "log_network",
     "runtime_import",
     "runtime_crash",
     "runtime_devices",
@@ -36,7 +37,7 @@ BUILTIN_MODULES = (
 
 MODULE_NEEDS = {
     "log_install": "log", "log_import": "log", "log_dependencies": "log", "log_training": "log",
-    "log_companions": "log", "log_metal": "log",
+    "log_companions": "log", "log_metal": "log", "log_network": "log",
     "runtime_import": "runtime", "runtime_crash": "runtime", "runtime_devices": "runtime",
     "probe_health": "probes", "probe_speed": "probes",
     "model_health": "model", "model_speed": "model",

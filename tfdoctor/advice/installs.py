@@ -5,7 +5,7 @@ rules and `tfdoctor matrix`, so every fix for the same situation reads the same.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement

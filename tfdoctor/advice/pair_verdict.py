@@ -51,9 +51,10 @@ class PairVerdict:
 
 
 def judgeable(s: Snapshot, d: Derived) -> bool:
-    """On macOS, with readable versions (a corrupt METADATA is the target rules' business) and
-    a matrix to judge by."""
-    if not d.is_mac or d.matrix is None or s.python is None:
+    """On macOS, with readable versions (a corrupt METADATA is the target rules' business; a
+    Python version a report does not state is unknown, not a Python with no wheels) and a matrix
+    to judge by."""
+    if not d.is_mac or d.matrix is None or s.python is None or parse_version(s.python.version) is None:
         return False
     return all(parse_version(p.version or "") is not None for p in (d.tensorflow, d.metal) if p is not None)
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from tfdoctor.logtext import importing, install, training
+from tfdoctor.logtext import importing, install, network, training
 from tfdoctor.logtext.signature import LogMatch, Signature, match_all
 
-SIGNATURES: tuple[Signature, ...] = install.SIGNATURES + importing.SIGNATURES + training.SIGNATURES
+SIGNATURES: tuple[Signature, ...] = (install.SIGNATURES + importing.SIGNATURES + training.SIGNATURES
+                                     + network.SIGNATURES)
 CODES: tuple[str, ...] = tuple(sorted({s.code for s in SIGNATURES} | {
     "log.conda-tensorflow-deps-missing", "log.symbol-not-found"}))
 """Every code a match can carry (some are refinements a signature chooses per match)."""

@@ -86,6 +86,13 @@ CPU_INSTRUCTIONS_UNUSED = _p("cpu-instructions-unused", r"To enable the followin
 CPU_INSTRUCTIONS_UNUSED_OLD = _p("cpu-instructions-unused", r"Your CPU supports instructions that this TensorFlow binary was not compiled to use: (?P<instructions>[A-Z0-9_. ]+)",
     "I tensorflow/core/platform/cpu_feature_guard.cc:142] Your CPU supports instructions that "
     "this TensorFlow binary was not compiled to use: AVX2 FMA", "TensorFlow 1.x-2.3 log")
+CPU_INSTRUCTIONS_OPTIMIZED = _p("cpu-instructions-unused",
+    r"This TensorFlow binary is optimized(?: with [^\n]{1,80}?)? to use the following CPU instructions in "
+    r"performance[- ]critical operations:\s{1,10}(?P<instructions>[A-Z0-9_. ]{1,200})",
+    "This TensorFlow binary is optimized with oneAPI Deep Neural Network Library (oneDNN) to use "
+    "the following CPU instructions in performance-critical operations:  AVX2 FMA",
+    "tensorflow/core/platform/cpu_feature_guard.cc (2.4-2.8; 'with Intel(R) MKL-DNN' in MKL builds)")
+"""What an x86_64 build prints about the x86 instructions it uses (only an x86_64 process can)."""
 CPU_INSTRUCTIONS_MISSING = _p("cpu-instructions-missing",
     r"The TensorFlow library was compiled to use (?P<instructions>[\w.]+) instructions, but these "
     r"aren't available on your machine",
@@ -176,7 +183,7 @@ PLUGIN_PATH_MISSING = _p("plugin-path-missing",
 PATTERNS: tuple[Pattern, ...] = (
     METAL_DEVICE, SYSTEM_MEMORY, MAX_CACHE_SIZE, PLUGIN_OPTIMIZER, PLUGGABLE_DEVICE,
     OPTIMIZER_SLOWDOWN, OPTIMIZER_FALLBACK, DYNAMIC_LIBRARY, GPU_LIBRARIES_MISSING,
-    CPU_FEATURE_GUARD, CPU_INSTRUCTIONS_UNUSED, CPU_INSTRUCTIONS_UNUSED_OLD,
+    CPU_FEATURE_GUARD, CPU_INSTRUCTIONS_UNUSED, CPU_INSTRUCTIONS_UNUSED_OLD, CPU_INSTRUCTIONS_OPTIMIZED,
     CPU_INSTRUCTIONS_MISSING, TF_FATAL, PYTHON_FATAL, FAULTHANDLER_TIMEOUT, NUMPY_1X_ON_2X,
     NUMPY_API_VERSION, NUMPY_ARRAY_API, NUMPY_MULTIARRAY, PROTOBUF_DESCRIPTORS, OP_NOT_REGISTERED,
     UNDEFINED_SYMBOL, SYMBOL_NOT_FOUND, DLOPEN, REFERENCED_FROM, INCOMPATIBLE_ARCHITECTURE,
