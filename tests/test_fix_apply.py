@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.fix_process import path_without_uv, processes_naming
 
 pytestmark = [pytest.mark.slow, pytest.mark.tf,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux venv recipe")]
@@ -121,13 +122,8 @@ def test_failed_install_leaves_no_half_made_env_and_a_held_lock_refuses(broken, 
 # --- real processes: Ctrl-C, a full disk, a failed step, two fixes at once, uv ---------------------
 
 
-def _path_without_uv() -> str:
-    return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
-                           if p and not Path(p, "uv").exists())
-
-
 def _env(**extra: str) -> dict[str, str]:
-    return {**os.environ, "PATH": _path_without_uv(), "PYTHONUNBUFFERED": "1", **extra}
+    return {**os.environ, "PATH": path_without_uv(), "PYTHONUNBUFFERED": "1", **extra}
 
 
 class _Fix:
@@ -185,26 +181,11 @@ class _Fix:
         return "\n".join(self.lines)
 
 
-def _processes_naming(text: str) -> list[str]:
-    """Command lines of live processes that mention `text` (what a fix left running)."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            cmd = Path("/proc", pid, "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if text in cmd:
-            found.append(f"{pid}: {cmd[:200]}")
-    return found
-
-
 def _assert_untouched(broken: Path, before: str, new: Path) -> None:
     assert tree_hash(broken) == before, "the diagnosed environment changed"
     assert not new.exists(), "the half-made environment is still there"
     assert not list(new.parent.glob(".*.tfdoctor-fix.lock"))
-    assert not _processes_naming(str(new)), _processes_naming(str(new))
+    assert not processes_naming(str(new)), processes_naming(str(new))
 
 
 def _installing(line: str) -> bool:
@@ -297,7 +278,7 @@ def test_with_uv_on_path_the_venv_and_the_install_go_through_uv(broken, tmp_path
         pytest.skip("uv is not installed (it is in the test extra)")
     before = tree_hash(broken)
     new = tmp_path / "with-uv"
-    fix = _Fix(broken, new, _env(PATH=f"{uv_dir}{os.pathsep}{_path_without_uv()}"), "--json")
+    fix = _Fix(broken, new, _env(PATH=f"{uv_dir}{os.pathsep}{path_without_uv()}"), "--json")
     assert fix.finish(300) == 0, fix.err
     doc = json.loads(fix.out)
     jsonschema.validate(doc, json.loads((Path(__file__).resolve().parent.parent / "tfdoctor" / "schemas"
