@@ -4,6 +4,7 @@ check plugin installed beside it; an editable install too; target code runs on P
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -102,7 +103,11 @@ def test_wheel_in_fresh_venv_with_third_party_plugin(wheel, tmp_path):
     cli = tmp_path / "venv" / "bin" / "tfdoctor"
     listed = json.loads(ok(cli, "list-checks", "--json").stdout)
     assert {"arch", "install", "compat", "runtime", "probe", "target"} <= {c["name"] for c in listed["checks"]}
-    report = run(py, "-m", "tfdoctor", "check", "--no-runtime", "--no-probes", "--json")
+    # a venv holding tfdoctor alone is a tool: with nothing active it is not what is diagnosed
+    alone = run(py, "-m", "tfdoctor", "check", "--no-runtime", "--no-probes", "--json",
+                env={k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX")})
+    assert json.loads(alone.stdout)["snapshot"]["target"]["tool_env"] == "venv"
+    report = run(py, "-m", "tfdoctor", "check", "--python", py, "--no-runtime", "--no-probes", "--json")
     assert report.returncode in (0, 1), report.stderr
     doc = json.loads(report.stdout)
     assert doc["snapshot"]["python"]["prefix"] == str(tmp_path / "venv")

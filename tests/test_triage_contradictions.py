@@ -57,7 +57,8 @@ def test_many_values_are_compared_within_a_bound():
 def test_conclusions():
     native = conclusions([_fact("chip", "Apple M3", 1, "stated", "prose"), _fact("python_arch", "arm64", 5)])
     assert {(f.name, f.value, f.how) for f in native} == {("hw_arm64", "true", "inferred"),
-                                                          ("translated", "false", "inferred")}
+                                                          ("translated", "false", "inferred"),
+                                                          ("os", "Darwin", "inferred")}  # a Mac's chip
     intel = conclusions([_fact("chip", "Intel Core i7"), _fact("python_arch", "x86_64")])
     assert {(f.name, f.value) for f in intel} == {("hw_arm64", "false")}
     thin = conclusions([_fact("python_binary_archs", "x86_64")])
