@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.fix_process import path_without_uv, processes_naming
+from support.fix_process import FixRun, path_without_uv, processes_naming
 
 pytestmark = [pytest.mark.slow, pytest.mark.tf,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux venv recipe")]
@@ -126,59 +126,9 @@ def _env(**extra: str) -> dict[str, str]:
     return {**os.environ, "PATH": path_without_uv(), "PYTHONUNBUFFERED": "1", **extra}
 
 
-class _Fix:
+def _fix(broken: Path, new: Path, env: dict[str, str], *extra: str) -> FixRun:
     """`tfdoctor fix --python BROKEN --new-env NEW --yes` as a real process; stderr read as it comes."""
-
-    def __init__(self, broken: Path, new: Path, env: dict[str, str], *extra: str) -> None:
-        import threading
-
-        self.proc = subprocess.Popen([sys.executable, "-m", "tfdoctor", "fix", "--python", str(broken),
-                                      "--new-env", str(new), "--yes", *extra],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=env)
-        self.lines: list[str] = []
-        self._out: list[str] = []
-        self._readers = [threading.Thread(target=self._read, args=(self.proc.stderr, self.lines), daemon=True),
-                         threading.Thread(target=self._read, args=(self.proc.stdout, self._out), daemon=True)]
-        for reader in self._readers:
-            reader.start()
-
-    @staticmethod
-    def _read(stream, into: list[str]) -> None:
-        for line in stream:
-            into.append(line.rstrip("\n"))
-
-    def wait_for(self, predicate, timeout: float = 300) -> str:
-        import time
-
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            hit = next((l for l in self.lines if predicate(l)), None)
-            if hit is not None:
-                return hit
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        self.finish(5)
-        raise AssertionError(f"not seen in time; stderr so far:\n" + "\n".join(self.lines[-30:]))
-
-    def finish(self, timeout: float = 120) -> int:
-        try:
-            self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        for reader in self._readers:
-            reader.join(10)
-        return self.proc.returncode
-
-    @property
-    def out(self) -> str:
-        return "\n".join(self._out)
-
-    @property
-    def err(self) -> str:
-        return "\n".join(self.lines)
+    return FixRun(["fix", "--python", str(broken), "--new-env", str(new), "--yes", *extra], env)
 
 
 def _assert_untouched(broken: Path, before: str, new: Path) -> None:
@@ -197,8 +147,8 @@ def test_ctrl_c_during_the_install_removes_the_new_env_and_exits_130(broken, tmp
 
     before = tree_hash(broken)
     new = tmp_path / "interrupted"
-    fix = _Fix(broken, new, _env())
-    fix.wait_for(_installing)
+    fix = _fix(broken, new, _env())
+    assert fix.wait_for(_installing, 300), fix.err
     assert new.is_dir()  # half made: the venv exists, the install is under way
     fix.proc.send_signal(signal.SIGINT)
     code = fix.finish()
@@ -214,7 +164,7 @@ def test_failed_install_step_for_real_leaves_the_old_env_as_it_was(broken, tmp_p
     nowhere.mkdir()
     new = tmp_path / "failed"
     # pip finds nothing to install: no index, no configuration, an empty wheel directory
-    fix = _Fix(broken, new, _env(PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(nowhere)))
+    fix = _fix(broken, new, _env(PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(nowhere)))
     code = fix.finish(300)
     assert code == 1, fix.err
     assert "failed (exit 1)" in fix.err and f"{new} was removed" in fix.err
@@ -239,7 +189,7 @@ def test_full_disk_during_the_install_leaves_the_old_env_as_it_was(broken, tmp_p
     try:
         before = tree_hash(broken)
         new = disk / "N"
-        fix = _Fix(broken, new, _env())
+        fix = _fix(broken, new, _env())
         code = fix.finish(600)
         assert code == 1, fix.err
         assert "No space left on device" in fix.err or "Errno 28" in fix.err, fix.err
@@ -255,13 +205,13 @@ def test_second_fix_of_the_same_target_refuses_while_the_first_runs(broken, tmp_
 
     before = tree_hash(broken)
     new = tmp_path / "contested"
-    first = _Fix(broken, new, _env())
-    first.wait_for(lambda l: l.startswith("Create "))  # the lock is held from here on
-    second = _Fix(broken, new, _env())
+    first = _fix(broken, new, _env())
+    assert first.wait_for(lambda l: l.startswith("Create "), 300), first.err  # the lock is held from here on
+    second = _fix(broken, new, _env())
     assert second.finish(180) == 1
     assert "another tfdoctor fix is changing this environment" in second.err
     assert first.proc.poll() is None, "the first fix must go on undisturbed"
-    first.wait_for(_installing)
+    assert first.wait_for(_installing, 300), first.err
     first.proc.send_signal(signal.SIGTERM)  # then stop the first: it cleans up on SIGTERM too
     assert first.finish() == -signal.SIGTERM
     assert any("removing the half-made" in l for l in first.lines)
@@ -278,7 +228,7 @@ def test_with_uv_on_path_the_venv_and_the_install_go_through_uv(broken, tmp_path
         pytest.skip("uv is not installed (it is in the test extra)")
     before = tree_hash(broken)
     new = tmp_path / "with-uv"
-    fix = _Fix(broken, new, _env(PATH=f"{uv_dir}{os.pathsep}{path_without_uv()}"), "--json")
+    fix = _fix(broken, new, _env(PATH=f"{uv_dir}{os.pathsep}{path_without_uv()}"), "--json")
     assert fix.finish(300) == 0, fix.err
     doc = json.loads(fix.out)
     jsonschema.validate(doc, json.loads((Path(__file__).resolve().parent.parent / "tfdoctor" / "schemas"

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 
 from tfdoctor.facts.archnames import normalise
+from tfdoctor.triage.evidence import Found
+from tfdoctor.triage.layout import Line
 from tfdoctor.triage.vocabulary import macos_version
 
 PLATFORM = re.compile(
@@ -41,6 +43,12 @@ class PlatformFacts:
     macos_version: str | None = None
     macos_version_reported: str | None = None
     darwin_release: str | None = None
+
+    def record(self, line: Line, source: str, found: Found) -> None:
+        """Add what the platform string says (the kernel release aside: readers differ on it)."""
+        for name in ("os", "python_arch", "macos_version", "macos_version_reported"):
+            if getattr(self, name):
+                found.add(line, name, getattr(self, name), "read", source)
 
 
 def read_platform(match: re.Match[str]) -> PlatformFacts:

@@ -133,10 +133,7 @@ def _platform(line: Line, value: str, source: str, found: Found) -> None:
     if not match:
         return
     facts = read_platform(match)
-    found.add(line, "os", facts.os, "read", source)
-    for name in ("python_arch", "macos_version", "macos_version_reported"):
-        if getattr(facts, name):
-            found.add(line, name, getattr(facts, name), "read", source)
+    facts.record(line, source, found)
     if facts.darwin_release:
         _darwin(line, facts.darwin_release, source, found)
 

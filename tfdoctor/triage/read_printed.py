@@ -57,10 +57,7 @@ def _printed(line: Line, name: str, value: str, found: Found) -> bool:
         match = PLATFORM.search(value)
         if not match:
             return False
-        facts = read_platform(match)
-        for fact in ("os", "python_arch", "macos_version", "macos_version_reported"):
-            if getattr(facts, fact):
-                found.add(line, fact, getattr(facts, fact), "read", SOURCE)
+        read_platform(match).record(line, SOURCE, found)
         return True
     if name == "python_arch":
         arch = normalise(value)

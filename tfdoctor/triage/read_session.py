@@ -120,10 +120,7 @@ def _platform(line: Line, text: str, source: str, found: Found) -> bool:
     match = PLATFORM.search(text[:300])
     if not match:
         return False
-    facts = read_platform(match)
-    for name in ("os", "python_arch", "macos_version", "macos_version_reported"):
-        if getattr(facts, name):
-            found.add(line, name, getattr(facts, name), "read", source)
+    read_platform(match).record(line, source, found)
     return True
 
 

@@ -126,10 +126,7 @@ def _platform_strings(line: Line, text: str, found: Found) -> None:
         return
     for match in PLATFORM.finditer(text):
         facts = read_platform(match)
-        found.add(line, "os", facts.os, "read", "platform.platform()")
-        for name in ("python_arch", "macos_version", "macos_version_reported"):
-            if getattr(facts, name):
-                found.add(line, name, getattr(facts, name), "read", "platform.platform()")
+        facts.record(line, "platform.platform()", found)
         if facts.darwin_release and macos_from_darwin(facts.darwin_release):
             found.add(line, "macos_version", macos_from_darwin(facts.darwin_release) or "",
                       "inferred", "platform.platform()")
