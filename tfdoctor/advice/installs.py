@@ -111,7 +111,7 @@ def install_commands(s: Snapshot, requirements: tuple[str, ...] | list[str], *op
 def legacy_keras_switch(s: Snapshot, d: Derived, requirements: list[str]) -> list[Command]:
     """`export TF_USE_LEGACY_KERAS=1` where REQS keep tf-keras beside a TensorFlow whose tf.keras
     is Keras 3 (2.16+): tf-keras is only used with the variable set."""
-    version = next((v for v in map(_tensorflow_pin, requirements) if v), None)
+    version = tensorflow_release(requirements)
     minor = d.matrix.tf_minor(version) if d.matrix is not None and version else None
     wanted = "tf-keras" in requirement_names(requirements)
     set_already = s.env.get("TF_USE_LEGACY_KERAS", "").strip().lower() in ("1", "true")
@@ -147,7 +147,7 @@ def _release_here(s: Snapshot, d: Derived, pkg: PackageFacts) -> str | None:
 def with_companions(s: Snapshot, d: Derived, requirements: list[str]) -> list[str]:
     """tf-keras follows TensorFlow's minor (an unpinned or stale tf-keras pulls TensorFlow back
     to its own): when it is installed and REQS move TensorFlow, it is pinned to the new minor."""
-    version = next((v for v in map(_tensorflow_pin, requirements) if v), None)
+    version = tensorflow_release(requirements)
     if version is None or s.package("tf-keras") is None or d.matrix is None \
             or "tf-keras" in requirement_names(requirements):
         return requirements
@@ -163,22 +163,23 @@ def with_metal(s: Snapshot, d: Derived, requirements: list[str] | tuple[str, ...
     if not d.apple_silicon or d.metal_plugins or d.matrix is None or s.python is None \
             or "tensorflow-metal" in requirement_names(reqs):
         return reqs
-    version = next((v for v in map(_tensorflow_pin, reqs) if v), None)
+    version = tensorflow_release(reqs)
     metal = matching_metal(d.matrix, version, s.python.minor, d.hardware_arch) if version else None
     return reqs + [f"tensorflow-metal=={metal.version}"] if metal else reqs
 
 
-def _tensorflow_pin(requirement: str) -> str | None:
-    """The release a TensorFlow requirement pins: "tensorflow-macos==2.13.0" -> "2.13.0",
-    "tensorflow==2.19.*" -> "2.19.0"; None for anything else."""
-    try:
-        req = Requirement(requirement)
-    except InvalidRequirement:
-        return None
-    pins = [c.version for c in req.specifier if c.operator == "=="]
-    if canonicalize_name(req.name) not in TENSORFLOW_DISTRIBUTIONS or len(pins) != 1:
-        return None
-    return pins[0].replace(".*", ".0")
+def tensorflow_release(requirements: list[str] | tuple[str, ...]) -> str | None:
+    """The release the first TensorFlow requirement among `requirements` pins:
+    "tensorflow-macos==2.13.0" -> "2.13.0", "tensorflow==2.19.*" -> "2.19.0"; None when none does."""
+    for text in requirements:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        pins = [c.version for c in req.specifier if c.operator == "=="]
+        if canonicalize_name(req.name) in TENSORFLOW_DISTRIBUTIONS and len(pins) == 1:
+            return pins[0].replace(".*", ".0")
+    return None
 
 
 def move_python(s: Snapshot, m: CompatMatrix, arch: str) -> tuple[str | None, list[str], tuple[str, ...]]:

@@ -125,7 +125,8 @@ class _Installer:
         self.python = py.minor if py else ""
         self.mac = s.host.system == "Darwin"
         self.arch = normalise(py.process_arch if py else "")  # pip picks wheels for what it runs as
-        self.env = dict(marker_env(s), platform_machine=self.arch or marker_env(s)["platform_machine"])
+        env = marker_env(s)
+        self.env = dict(env, platform_machine=self.arch or env["platform_machine"])
 
     def install(self, requirements: Iterable[str]) -> Snapshot:
         upgrade = bool(self.options & {"--upgrade", "-U", "--force-reinstall"})

@@ -44,7 +44,8 @@ def triage(
             docs.append(document(triage_text(raw.name, raw.data, who), threshold, who))
     except InputError as exc:
         raise usage_error(str(exc))
-    problems = any(f.severity in _at_least(threshold) and f.code == d.cause for d in docs for f in d.findings)
+    at_least = _at_least(threshold)
+    problems = any(f.severity in at_least and f.code == d.cause for d in docs for f in d.findings)
     if summary:
         lines = [SummaryLine(d.name, d.cause, [q.command for q in d.questions]) for d in docs]
         if fmt is OutputFormat.json:

@@ -127,6 +127,6 @@ def checked_commands(snapshot: Snapshot, commands: Sequence[str],
                      matrix: CompatMatrix | None) -> tuple[list[str], Verdict]:
     """Commands given outside any finding (`tfdoctor matrix --for-this-machine`), checked as a
     finding's are: all of them when the result brings no new problem, none otherwise."""
-    vet = Vet(snapshot, diagnose(snapshot).findings, matrix)
+    vet = Vet(snapshot, diagnose(snapshot, check_advice=False).findings, matrix)  # only what it finds
     verdict = vet.judge([c for command in commands for c in getattr(command, "changes", ())])
     return ([] if verdict.wrong else list(commands)), verdict
