@@ -107,3 +107,40 @@ def test_a_usage_error_is_one_line_and_no_value(kernel, line, said):
     cell = execute(client, f"%tfdoctor {line}")
     assert cell["error"] is None and cell["result"] is None
     assert re.match(said, cell["stderr"]) and len(cell["stderr"].splitlines()) == 1, cell["stderr"]
+
+
+def test_an_interrupted_check_leaves_the_kernel_free_and_nothing_running(kernel, tmp_path):
+    """The kernel's interrupt (SIGINT, as the notebook's stop button sends) during a check whose
+    TensorFlow import hangs (tests/faults hang: it also starts a grandchild) ends the cell, and
+    the children, their grandchild and the kernel's own children are gone."""
+    import time
+
+    from faults import BY_NAME, PIDFILE_VAR, alive, make_fake_env, read_pids
+
+    manager, client, _ = kernel
+    python = make_fake_env(tmp_path, BY_NAME["hang"])
+    pidfile = tmp_path / "pids"
+    execute(client, f"%load_ext tfdoctor\nimport os; os.environ[{PIDFILE_VAR!r}] = {str(pidfile)!r}")
+    msg_id = client.execute(f"%tfdoctor --python {python} --no-probes --timeout 300")
+    deadline = time.monotonic() + TIMEOUT_S
+    while not read_pids(pidfile) and time.monotonic() < deadline:  # the import is hanging
+        time.sleep(0.1)
+    assert read_pids(pidfile), "the hanging import never started"
+    manager.interrupt_kernel()
+    error = None
+    while True:
+        msg = client.get_iopub_msg(timeout=TIMEOUT_S)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "error":
+            error = msg["content"]["ename"]
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            break
+    assert error == "KeyboardInterrupt"
+    gone = time.monotonic() + 5  # the kernel may take a moment to reap what was killed
+    while (any(alive(p) for p in read_pids(pidfile)) or psutil.Process(manager.provisioner.process.pid).children(
+            recursive=True)) and time.monotonic() < gone:
+        time.sleep(0.05)
+    assert [p for p in read_pids(pidfile) if alive(p)] == []
+    assert psutil.Process(manager.provisioner.process.pid).children(recursive=True) == []
+    assert execute(client, "print('free')")["stdout"] == "free\n"

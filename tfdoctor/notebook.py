@@ -189,9 +189,9 @@ def run(argv: list[str]) -> NotebookReport | None:
                                 quiet=params["quiet"])
         attach_log(snapshot, params["log"])
         report = diagnose_snapshot(snapshot, chosen, params["debug"])
-    fmt = "json" if params["json_output"] else str(params["fmt"])
-    return NotebookReport(without_rerun(report, ["check", *argv]), Severity(str(params["fail_on"])),
-                          fmt, params["verbose"])
+    fmt = "json" if params["json_output"] else getattr(params["fmt"], "value", params["fmt"])
+    fail_on = Severity(getattr(params["fail_on"], "value", params["fail_on"]))
+    return NotebookReport(without_rerun(report, ["check", *argv]), fail_on, fmt, params["verbose"])
 
 
 def check(**options: Any) -> NotebookReport | None:

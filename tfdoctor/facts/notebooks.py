@@ -40,7 +40,8 @@ class KernelFacts:
     in an environment's own share/jupyter: that environment's Python runs Jupyter there),
     "jupyter" (`python`: the interpreter of the `jupyter` command on PATH; None without one),
     "PATH" (another bare name, looked up on PATH; None when not there), "resource_dir" (a path
-    in the kernel's folder), or "" when nothing says (a relative path, an unknown {variable})."""
+    in the kernel's folder; `{prefix}` is Jupyter's sys.prefix, so "environment" or "jupyter"),
+    or "" when nothing says (a relative path, an unknown {variable})."""
     started_as: str | None = None
     """The architecture kernel.json starts it as (`arch -x86_64 ...`), or None."""
     exists: bool | None = None

@@ -200,7 +200,8 @@ class TargetOutcome:
     message: str = ""
     stderr_tail: str = ""
     chosen_by: str = ""
-    """Why this interpreter: "--python", "this interpreter", "VIRTUAL_ENV", "CONDA_PREFIX" or
+    """Why this interpreter: "--python", "--kernel" (a Jupyter kernel's), "this kernel" (a
+    notebook's own, tfdoctor.notebook), "this interpreter", "VIRTUAL_ENV", "CONDA_PREFIX" or
     "PATH" (the last three when tfdoctor runs from an isolated tool environment); "" in
     snapshots from before this was recorded."""
     chosen_reason: str = ""

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from tfdoctor.advice.kernels import remove_command
 from tfdoctor.facts.notebooks import JupyterDir, JupyterFacts, KernelFacts
 from tfdoctor.gather.interpreter import Target, TargetNotFound, choose_target
 from tfdoctor.gather.interpreter_files import (
@@ -145,8 +146,9 @@ def _resolve(program: str, spec_dir: str, prefix: str | None, in_environment: bo
         values = {"resource_dir": spec_dir, **({"prefix": prefix} if prefix else {})}
         if any(name not in values for name in _PLACEHOLDER.findall(program)):
             return None, ""
+        how = ("resource_dir" if "{resource_dir}" in program else
+               "environment" if in_environment else "jupyter")
         program = _PLACEHOLDER.sub(lambda m: values[m.group(1)], program)
-        how = "resource_dir"
     if os.path.isabs(program):
         return program, how or "path"
     if "/" in program or os.sep in program:
@@ -201,8 +203,8 @@ def kernel_target(name: str, environ: Mapping[str, str] | None = None) -> Target
         raise TargetNotFound(f"--kernel {name} starts {kernel.argv0!r}, {why}: diagnose that Python "
                              "with --python")
     if not kernel.exists:
-        raise TargetNotFound(
-            f"--kernel {name} starts {kernel.interpreter}, which does not exist (its environment was "
-            f"deleted?); remove the kernel with `jupyter kernelspec remove -f {name}`")
+        remove = remove_command(kernel, found.jupyter is not None)
+        raise TargetNotFound(f"--kernel {name} starts {kernel.interpreter}, which does not exist (its "
+                             f"environment was deleted?); remove the kernel: {remove}")
     where = f"Jupyter kernel {kernel.name}" + (f" ({kernel.display_name})" if kernel.display_name else "")
     return Target(kernel.interpreter, "--kernel", f"{where}, {kernel.spec_dir}")
