@@ -145,3 +145,22 @@ def test_gathering_imports_no_jupyter():
             "'IPython', 'ipykernel')))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "[]"
+
+
+def test_the_listing_stays_short_without_v(tmp_path):
+    from rich.console import Console
+    from snapshots import linux_cpu, merge, snap
+
+    from tfdoctor.facts.typed import to_plain
+    from tfdoctor.render.notebooks import LISTED, render_notebooks
+
+    for i in range(LISTED + 3):
+        spec(tmp_path / "data", f"k{i:02d}", ["/opt/py/bin/python3"])
+    facts = gather(tmp_path, {"JUPYTER_PATH": str(tmp_path / "data")})
+    snapshot = snap(merge(linux_cpu(), {"jupyter": to_plain(facts)}))
+    for verbose, listed in ((False, LISTED), (True, LISTED + 3)):
+        console = Console(record=True, width=200, no_color=True)
+        render_notebooks(console, snapshot, verbose)
+        text = console.export_text()
+        assert text.count(" · /opt/py/bin/python3 · missing") == listed
+        assert ("and 3 more (-v lists them)" in text) is not verbose

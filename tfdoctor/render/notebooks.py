@@ -14,6 +14,8 @@ from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.render.common import say
 
 SEPARATOR = " · "
+LISTED = 12
+"""Kernels listed without -v (the kernel.* findings name every one they judge)."""
 
 
 def kernel_line(k: KernelFacts) -> str:
@@ -66,8 +68,11 @@ def render_notebooks(console: Console, snapshot: Snapshot, verbose: bool) -> Non
         head = "Jupyter kernels" + (" (`tfdoctor check --kernel NAME` diagnoses one):" if jupyter.kernels
                                     else ": none found")
         say(console, f"[bold]{escape(head)}[/]")
-        for kernel in jupyter.kernels:
+        shown = jupyter.kernels if verbose else jupyter.kernels[:LISTED]
+        for kernel in shown:
             say(console, escape(kernel_line(kernel)), "  ")
+        if len(shown) < len(jupyter.kernels):
+            say(console, f"[dim]and {len(jupyter.kernels) - len(shown)} more (-v lists them)[/]", "  ")
         if verbose:
             searched = ", ".join(d.path for d in jupyter.data_dirs)
             say(console, f"[dim]searched: {escape(searched)}[/]", "  ")
