@@ -32,6 +32,8 @@ BUILTIN_MODULES = (
     "probe_speed",
     "model_health",
     "model_speed",
+    "kernel_specs",
+    "editor_settings",
 )
 """The built-in rule modules, in report order within each area."""
 
@@ -41,6 +43,7 @@ MODULE_NEEDS = {
     "runtime_import": "runtime", "runtime_crash": "runtime", "runtime_devices": "runtime",
     "probe_health": "probes", "probe_speed": "probes",
     "model_health": "model", "model_speed": "model",
+    "kernel_specs": "jupyter", "editor_settings": "editor",
 }
 """The snapshot section every rule of a module needs: the module is not even imported for a
 snapshot without it (a static check loads none of them), which keeps start-up fast."""

@@ -36,6 +36,9 @@ COMPAT_TF_METAL_MISMATCH = "compat.tf-metal-mismatch"
 COMPAT_THIRD_PARTY_PLUGIN = "compat.third-party-plugin"
 COMPAT_UNMET_REQUIREMENTS = "compat.unmet-requirements"
 
+# editor.* (the working folder's editor settings: the interpreter VS Code starts there)
+EDITOR_OTHER_INTERPRETER = "editor.other-interpreter"
+
 # install.*
 INSTALL_METAL_WITHOUT_TENSORFLOW = "install.metal-without-tensorflow"
 INSTALL_MULTIPLE_TENSORFLOW = "install.multiple-tensorflow"
@@ -45,6 +48,11 @@ INSTALL_SELF_SHIM = "install.self-shim"
 INSTALL_SHIM_TARGET_MISSING = "install.shim-target-missing"
 INSTALL_TWO_METAL_PLUGINS = "install.two-metal-plugins"
 INSTALL_REQUIRES_TENSORFLOW_NAME = "install.requires-tensorflow-name"
+
+# kernel.* (the Jupyter kernels found: the Python a notebook runs)
+KERNEL_MISSING_PYTHON = "kernel.missing-python"
+KERNEL_NO_TENSORFLOW = "kernel.no-tensorflow"
+KERNEL_ROSETTA = "kernel.rosetta"
 
 # log.* (an error text given with --log or recorded by `tfdoctor run`, diagnosed with the facts)
 LOG_ARCH_MISMATCH = "log.arch-mismatch"

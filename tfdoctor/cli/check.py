@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import List
+from typing import Annotated, List, Optional
 
 import typer
 from rich.markup import escape
@@ -42,9 +42,31 @@ from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Severity
 
 
+KernelOpt = Annotated[Optional[str], typer.Option(
+    "--kernel", help="Diagnose the interpreter a Jupyter kernel starts (a name `jupyter kernelspec "
+    "list` shows; check lists the kernels it finds).")]
+
+
+def interpreter_for(python: Optional[str], kernel: Optional[str]):
+    """--python, or the Target of --kernel NAME; a kernel that cannot be found or started, or
+    both options at once, is a usage error."""
+    if kernel is None:
+        return python
+    if python is not None:
+        raise usage_error("--kernel and --python both choose the interpreter: give one of them")
+    from tfdoctor.gather.interpreter import TargetNotFound
+    from tfdoctor.gather.kernels import kernel_target
+
+    try:
+        return kernel_target(kernel)
+    except TargetNotFound as exc:
+        raise usage_error(str(exc))
+
+
 @app.command()
 def check(
     python: PythonOpt = None,
+    kernel: KernelOpt = None,
     json_output: JsonOpt = False,
     fmt: FormatOpt = OutputFormat.text,
     verbose: VerboseOpt = False,
@@ -61,7 +83,7 @@ def check(
     """Diagnose an interpreter's TensorFlow setup and print the fix (with --log: your error too)."""
     chosen = select_rules(only, skip)
     check_log_path(log)
-    snapshot = gather_facts(python, no_runtime, no_probes, timeout, quiet=quiet)
+    snapshot = gather_facts(interpreter_for(python, kernel), no_runtime, no_probes, timeout, quiet=quiet)
     attach_log(snapshot, log)
     report = diagnose_snapshot(snapshot, chosen, debug)
     threshold = Severity(fail_on.value)

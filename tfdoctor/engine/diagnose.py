@@ -174,8 +174,9 @@ def _valid(finding: object) -> Finding:
     return finding
 
 
-SECTIONS = ("runtime", "probes", "log", "run", "model")
-"""Snapshot sections gathered only on demand; rule modules that need one load only with it."""
+SECTIONS = ("runtime", "probes", "log", "run", "model", "jupyter", "editor")
+"""Snapshot sections gathered only on demand, or absent from older snapshots (Jupyter's kernels,
+the editor's settings); rule modules that need one load only with it."""
 
 
 def sections_of(snapshot: Snapshot) -> set[str]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from tfdoctor.facts import typed
 from tfdoctor.facts.pasted_log import LogTextFacts
+from tfdoctor.facts.notebooks import EditorFacts, JupyterFacts
 from tfdoctor.facts.probes import ProbeFacts
 from tfdoctor.facts.run import RunFacts
 from tfdoctor.facts.runtime import RuntimeFacts
@@ -199,7 +200,8 @@ class TargetOutcome:
     message: str = ""
     stderr_tail: str = ""
     chosen_by: str = ""
-    """Why this interpreter: "--python", "this interpreter", "VIRTUAL_ENV", "CONDA_PREFIX" or
+    """Why this interpreter: "--python", "--kernel" (a Jupyter kernel's), "this kernel" (a
+    notebook's own, tfdoctor.notebook), "this interpreter", "VIRTUAL_ENV", "CONDA_PREFIX" or
     "PATH" (the last three when tfdoctor runs from an isolated tool environment); "" in
     snapshots from before this was recorded."""
     chosen_reason: str = ""
@@ -277,6 +279,10 @@ class Snapshot:
     """How a command supervised by `tfdoctor run` ran and ended; None outside `run`."""
     model: ModelFacts | None = None
     """What `tfdoctor probe --model`/`--workload` found about a model; None without a model probe."""
+    jupyter: JupyterFacts | None = None
+    """The Jupyter kernels found (facts.notebooks); None when not gathered: unknown, not none."""
+    editor: EditorFacts | None = None
+    """The working folder's VS Code interpreter setting; None when not gathered."""
     schema_version: int = SCHEMA_VERSION
     tfdoctor_version: str = ""
     created: str = ""

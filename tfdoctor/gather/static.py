@@ -40,7 +40,7 @@ VERIFY_CODE = "import sys; sys.stdout.write(%r + '%%d.%%d.%%d\\n' %% tuple(sys.v
 Python) and no user site; PYTHONHOME and PYTHONPATH still apply, as some Pythons need them, and
 only the built-in sys module is imported, which no file can shadow. Python 2 answers too."""
 PARENT_OWNED = ("target", "runtime", "probes", "schema_version", "tfdoctor_version", "created",
-                "redacted")
+                "redacted", "jupyter", "editor")
 """Snapshot fields tfdoctor sets itself; every other field comes from the collector's document."""
 def _verify_python(executable: str, timeout: float,
                    cancelled: Callable[[], bool] = lambda: False) -> Outcome | None:
@@ -132,9 +132,10 @@ def _target(python: str, ok: bool, problem: Optional[str] = None, message: str =
             "stderr_tail": stderr_tail, "started": started}
 
 
-def gather_static(python: str | None = None, timeout: float | None = None) -> Snapshot:
+def gather_static(python: str | Target | None = None, timeout: float | None = None) -> Snapshot:
     """Run the static collector in the target interpreter and build a snapshot from its facts.
 
+    `python` is --python, or a Target chosen otherwise (a Jupyter kernel's, the notebook's own).
     `timeout` (default COLLECT_TIMEOUT_S) bounds the collector, start-up included. When
     start_static was called with the same arguments, its run is adopted, not repeated."""
     limit = COLLECT_TIMEOUT_S if timeout is None else timeout
@@ -143,11 +144,12 @@ def gather_static(python: str | None = None, timeout: float | None = None) -> Sn
     return _snapshot(target, outcome, child)
 
 
-def run_collector(python: str | None, limit: float, cancelled: Callable[[], bool] = lambda: False
-                   ) -> tuple[Target, Outcome, ChildResult | None]:
-    """Choose the interpreter, check that it is a Python, run the collector in it: every step
-    that waits for a child, and nothing that needs the snapshot model."""
-    target = choose_target(python)
+def run_collector(python: str | Target | None, limit: float,
+                  cancelled: Callable[[], bool] = lambda: False
+                  ) -> tuple[Target, Outcome, ChildResult | None]:
+    """Choose the interpreter (unless given), check that it is a Python, run the collector in
+    it: every step that waits for a child, and nothing that needs the snapshot model."""
+    target = python if isinstance(python, Target) else choose_target(python)
     outcome = _verify_python(target.executable, min(limit, VERIFY_TIMEOUT_S), cancelled)
     child = None
     if outcome is None:
@@ -180,7 +182,7 @@ def _snapshot(target: Target, outcome: Outcome, child: ChildResult | None) -> Sn
             errors.append({"what": fill.__name__.removeprefix("_fill_"),
                            "error": f"{type(exc).__name__}: {exc}"})
     try:
-        return Snapshot.from_dict(snapshot_data)
+        snapshot = Snapshot.from_dict(snapshot_data)
     except SnapshotError as exc:
         # The collector is ours, but it ran in a foreign interpreter: keep what is certain.
         bad = TargetOutcome(target.executable, False, "bad-output", str(exc),
@@ -188,6 +190,10 @@ def _snapshot(target: Target, outcome: Outcome, child: ChildResult | None) -> Sn
                             chosen_reason=target.reason, tool_env=target.tool_env,
                             tool_python=target.tool_python, started=True)
         return Snapshot(target=bad, tfdoctor_version=__version__)
+    from tfdoctor.gather.notebooks import add_notebook_facts
+
+    add_notebook_facts(snapshot)
+    return snapshot
 
 
 # --- started early (tfdoctor.cli.main): the collector runs while tfdoctor imports the rest -----
@@ -218,8 +224,9 @@ def cancel_started() -> None:
         _STARTED.pop().cancel()
 
 
-def _adopt(python: str | None, limit: float) -> Any:
-    """The collection started early for these arguments; one for others is called off."""
+def _adopt(python: str | Target | None, limit: float) -> Any:
+    """The collection started early for these arguments; one for others is called off (and
+    always for a Target: only a command line's --python is started early)."""
     if _STARTED and _STARTED[0].key == (python, limit):
         return _STARTED.pop()
     cancel_started()

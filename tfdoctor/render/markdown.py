@@ -17,6 +17,7 @@ from tfdoctor.gather.snapshot_files import COLLECT_SUMMARY
 from tfdoctor.facts.typed import clean_text, json_text
 from tfdoctor.model import Severity
 from tfdoctor.render.common import MARKS, in_words, summary_line, target_line
+from tfdoctor.render.notebooks import editor_line, kernel_line
 from tfdoctor.report.diagnosis import Report
 from tfdoctor.sanitize.redact import Identity, redact
 from tfdoctor.sanitize.terminal import neutralise
@@ -116,6 +117,10 @@ def render_markdown(report: Report, fail_on: Severity, identity: Identity | None
     if py:
         environment += [f"python: {plain(py.executable)}", f"prefix: {plain(py.prefix)}",
                         f"binary: {plain(py.binary.format)} {plain(' '.join(py.binary.archs))}"]
+    if report.snapshot.jupyter is not None:
+        environment += [f"jupyter kernel: {plain(kernel_line(k))}" for k in report.snapshot.jupyter.kernels]
+    editor = editor_line(report.snapshot.editor) if report.snapshot.editor is not None else None
+    environment += [plain(editor)] if editor else []
     environment += [f"{plain(k)}={plain(v)}" for k, v in report.snapshot.env.items()]
     environment += [f"{plain(p.name)}=={plain(p.version)}" for p in sorted(packages, key=lambda p: p.key)]
     lines += ["", "<details><summary>Environment</summary>", "", *code_block(environment), "",

@@ -10,6 +10,7 @@ from tfdoctor import __version__
 from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Finding, Severity
 from tfdoctor.render.common import MARKS, say, summary_line, target_line
+from tfdoctor.render.notebooks import render_notebooks
 from tfdoctor.report.diagnosis import Report
 
 STYLES = {Severity.OK: "green", Severity.INFO: "cyan", Severity.WARNING: "yellow",
@@ -43,6 +44,7 @@ def render_text(report: Report, console: Console, verbose: bool, fail_on: Severi
         say(console, f"[cyan]\\[?][/] [bold]Not judged[/]: {escape(gap.what)} is not known "
                      f"({escape(', '.join(gap.rules))}); its output would tell:")
         say(console, f"[bold]$[/] {escape(gap.command)}", "    ")
+    render_notebooks(console, report.snapshot, verbose)
     console.print()
     code = report.exit_code(fail_on)
     hint = "" if verbose else " · -v for evidence"

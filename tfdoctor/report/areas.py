@@ -30,6 +30,9 @@ AREAS = {
     "probe": Area("probe", "GPU speed probes", "Measured work on the GPU is right and faster than on the CPU", 80),
     "model": Area("model", "Your model",
                   "Your model loads, runs on the GPU without CPU fallbacks, matches the CPU and does not leak", 90),
+    "kernel": Area("kernel", "Jupyter kernels",
+                   "The Python kernels start an existing, native interpreter with this TensorFlow", 94),
+    "editor": Area("editor", "Editor", "VS Code's interpreter for this folder is the one diagnosed", 96),
     "check": Area("check", "tfdoctor", "tfdoctor's own rules and plugins loaded and ran", 200),
 }
 
