@@ -103,3 +103,31 @@ def test_lint_location_stays_on_one_line_however_long_the_path(tmp_path):
     assert shown.code == 1, shown.stderr
     assert f"{script}:1:45 lint.xla-on-metal error:\n" in shown.stdout
     assert_fits("\n".join(line for line in shown.stdout.splitlines() if not line.startswith(str(script))))
+
+
+def _help_at_80(*args: str) -> str:
+    from typer.testing import CliRunner
+
+    from tfdoctor.cli.main import load_app
+
+    shown = CliRunner().invoke(load_app(), [*args, "--help"], env={"COLUMNS": "80", "NO_COLOR": "1"})
+    assert shown.exit_code == 0, shown.output
+    return shown.output
+
+
+def test_every_help_wraps_its_prose_at_the_width_not_at_the_source_lines():
+    """A docstring's paragraph is broken where the terminal ends, never in mid-sentence where
+    its source line ended (`run --help`'s exit status, issue 29): the next word never fits on
+    the line before it."""
+    import typer
+
+    from tfdoctor.cli.main import load_app
+
+    text_width = 78  # 80 columns less the margin on each side
+    for name in [None, *typer.main.get_command(load_app()).commands]:
+        screen = _help_at_80(*([name] if name else []))
+        assert_fits(screen)
+        prose = screen.split("╭", 1)[0].splitlines()[3:]  # after the usage line
+        for line, after in zip(prose, prose[1:]):
+            if line.strip() and after.strip():
+                assert len(line.strip()) + 1 + len(after.split()[0]) > text_width, (name, line, after)

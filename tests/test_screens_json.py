@@ -143,3 +143,14 @@ def test_summary_as_markdown():
     assert "| | snapshot | diagnosis | problems | exit |" in lines
     assert any(line.startswith("| ✗ | `") and "`arch.x86-only-interpreter`" in line for line in lines)
     assert "[✗]" not in run.stdout  # not the text view
+
+
+def test_schema_help_names_every_schema():
+    import re
+
+    from typer.testing import CliRunner
+
+    shown = CliRunner().invoke(load_app(), ["schema", "--help"], env={"COLUMNS": "200"})
+    said = " ".join(shown.output.replace("│", " ").split())
+    for name in SCHEMAS:
+        assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", said), name
