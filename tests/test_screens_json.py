@@ -99,10 +99,16 @@ def _invocations(tmp: Path) -> dict[str, list[tuple[str, list[str]]]]:
     }
 
 
+def test_the_commands_printing_json_are_those_invoked_here(tmp_path):
+    """Both ways: a command that prints JSON has invocations below, and a command invoked below
+    for its JSON offers it (explain had no --json, issue 29)."""
+    assert set(_invocations(tmp_path)) == set(commands_printing_json())
+
+
 @pytest.mark.parametrize("command", commands_printing_json())
 def test_every_json_document_names_its_schema_and_validates(command, tmp_path):
     invocations = _invocations(tmp_path)
-    assert command in invocations, f"`tfdoctor {command}` prints JSON: add its invocations here"
+    assert command in invocations, f"`tfdoctor {command}` prints JSON: add its invocations to _invocations"
     for name, args in invocations[command]:
         validated(name, *args)
 
