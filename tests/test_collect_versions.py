@@ -46,7 +46,8 @@ def test_the_versions_of_this_machine_as_the_collector_reads_them():
     assert said["Kernel"] == f"{platform.system()} {platform.release()}"
     gcc = shutil.which("gcc")
     if gcc:
-        first = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+        first = subprocess.run([gcc, "--version"], capture_output=True, text=True,
+                               check=True).stdout.splitlines()[0]
         assert said["GCC version"] == first
     else:
         assert said["GCC version"] == "Could not collect (not on PATH)"

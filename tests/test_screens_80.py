@@ -4,6 +4,7 @@ the legend first), and prose wraps between words."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -131,6 +132,6 @@ def test_every_help_wraps_its_prose_at_the_width_not_at_the_source_lines():
         screen = _help_at_80(*([name] if name else []))
         assert_fits(screen)
         prose = screen.split("╭", 1)[0].splitlines()[3:]  # after the usage line
-        for line, after in zip(prose, prose[1:]):
+        for line, after in itertools.pairwise(prose):
             if line.strip() and after.strip():
                 assert len(line.strip()) + 1 + len(after.split()[0]) > text_width, (name, line, after)

@@ -68,8 +68,8 @@ def test_every_usage_error_has_one_style(args, says):
 
 @pytest.mark.parametrize("args, line", [
     (("list",), "tfdoctor: error: no such command 'list'. Did you mean 'list-checks'? (see '"),
-    (("check", "--fix"), "tfdoctor: error: check has no --fix: `tfdoctor fix` plans the fix and "
-                         "applies it"),
+    (("check", "--fix"), ("tfdoctor: error: check has no --fix: `tfdoctor fix` plans the fix and "
+                          "applies it")),
 ])
 def test_other_tools_habits_point_to_the_command_that_does_it(args, line):
     """`list` is not taken for `lint` (difflib's nearest), and conda's `doctor --fix` habit is

@@ -24,7 +24,7 @@ SCENARIOS = [str(REPO / "tests" / "scenarios" / n) for n in
 REPORTS = REPO / "tests" / "data" / "triage"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def schema_of(name: str) -> dict:
     """What `tfdoctor schema NAME` prints."""
     run = run_tfdoctor("schema", name)

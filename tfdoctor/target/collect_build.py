@@ -87,7 +87,7 @@ def _first_line(argv):
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, timeout=COMPILER_TIMEOUT_S,
-                              env=dict(os.environ, LC_ALL="C"))
+                              env=dict(os.environ, LC_ALL="C"), check=False)
     except subprocess.TimeoutExpired:
         return None, "no answer within %g s" % COMPILER_TIMEOUT_S
     except OSError as exc:
