@@ -113,7 +113,7 @@ def as_prose(help_text: str) -> str:
     """A docstring's paragraphs each on one line (a paragraph click marks with \\b aside), so
     the help wraps them at the terminal's width."""
     paragraphs = help_text.split("\n\n")
-    return "\n\n".join(p if p.startswith("\b") else " ".join(p.split()) for p in paragraphs)
+    return "\n\n".join(p if p.lstrip().startswith("\b") else " ".join(p.split()) for p in paragraphs)
 
 
 # Options several commands share, declared once.

@@ -85,8 +85,8 @@ def versions(snapshot: Snapshot) -> list[str]:
         system, libc = f"macOS {host.macos_version or '(version unknown)'}", "N/A (macOS has no glibc)"
     else:
         system, libc = host.distribution or host.system or UNKNOWN, (py.libc if py else None) or UNKNOWN
-    lines = [f"OS: {system}{arch}", f"Kernel: {host.system} {host.release}".rstrip(),
-             f"Libc version: {libc}"]
+    kernel = " ".join(x for x in (host.system, host.release) if x) or UNKNOWN
+    lines = [f"OS: {system}{arch}", f"Kernel: {kernel}", f"Libc version: {libc}"]
     compilers = {c.name: c for c in snapshot.shell.compilers}
     for name, label in (("gcc", "GCC"), ("clang", "Clang")):
         found = compilers.get(name)

@@ -168,8 +168,13 @@ def python_facts():
         "platform_tag": sysconfig.get_platform(),
         "site_packages": core.importable_site_dirs(),
         "externally_managed": _externally_managed(),
-        **collect_build.python_build(),
+        **(build_facts() or {}),
     }
+
+
+@guarded("python build")
+def build_facts():
+    return collect_build.python_build()
 
 
 def _externally_managed():
@@ -232,7 +237,12 @@ def shell_facts(parent_pid):
                   "error": binary.get("error")}
     return {"parent": parent,
             "pythons_on_path": core.pythons_on_path(os.environ, sys.executable),
-            "compilers": collect_build.compilers(platform.system(), os.environ)}
+            "compilers": compiler_facts() or []}
+
+
+@guarded("compilers")
+def compiler_facts():
+    return collect_build.compilers(platform.system(), os.environ)
 
 
 def env_facts():
