@@ -7,9 +7,11 @@ only snapshot.model."""
 from __future__ import annotations
 
 import math
+import shlex
 from typing import Any
 
 from tfdoctor import codes
+from tfdoctor.advice.commands import python_cmd
 from tfdoctor.advice.probe_evidence import probe_cmd
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
@@ -73,10 +75,26 @@ def _short(text: str, limit: int = 300) -> str:
       "recognised by their first bytes, not their names) or a SavedModel directory (holding "
       "saved_model.pb). The path does not exist, cannot be read, or is something else.",
       "Give the model file or SavedModel directory, or `--model module:function` with a "
-      "function that returns the model.", needs=("model",))
+      "function that returns the model; a training script is run with `tfdoctor run -- python "
+      "SCRIPT`.", needs=("model",))
 def not_a_model(s: Snapshot, d: Derived):
-    return _error_finding(not_a_model, s, "Point --model at the .keras/.h5 file or SavedModel "
-                          "directory (or give module:function)")
+    m = s.model
+    errors = _errors(m, not_a_model.code)
+    if not errors:
+        return None
+    spec = str(m.source.get("spec") or "")
+    if spec.endswith(".py"):  # a training script: run it under tfdoctor, which reads its output
+        fix = Remediation("A Python script is not a saved model: run it under tfdoctor, which "
+                          "diagnoses what it prints with the environment (or give --model "
+                          "MODULE:FUNCTION, a function of it that returns the model)",
+                          (f"tfdoctor run -- {python_cmd(s)} {shlex.quote(spec)}",))
+    else:  # the same --model again would fail the same way: save one, then examine it
+        fix = Remediation("Save the model from your code as a .keras file and examine that file "
+                          "(or point --model at a SavedModel directory, the one holding "
+                          "saved_model.pb, or give MODULE:FUNCTION)",
+                          (probe_cmd(s, "--model", "model.keras"),), code=('model.save("model.keras")',))
+    return not_a_model.finding(_evidence(m, errors), fix,
+                               title=_short(f"{not_a_model.doc.title}: {errors[0].message}"))
 
 
 @rule(codes.MODEL_CORRUPT, "The model file is damaged or truncated", Severity.ERROR,

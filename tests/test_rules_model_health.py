@@ -14,6 +14,7 @@ import json
 import pytest
 from snapshots import RuleModules, apple_silicon
 
+from tfdoctor.advice.commands import python_cmd
 from tfdoctor.child.process import ChildResult
 from tfdoctor.facts import typed
 from tfdoctor.facts.snapshot import Snapshot
@@ -81,9 +82,23 @@ def test_each_bad_input_is_one_finding_with_the_message_and_a_command(kind, stag
     assert finding.severity == Severity.ERROR
     assert message[:60] in finding.title
     assert finding.evidence["errors"][0]["kind"] == kind
-    # Custom objects: a module:function that imports them is the way to load the model.
-    model = "mymodels:load" if code == "model.custom-objects" else MODEL
+    # Custom objects: a module:function that imports them is the way to load the model; a path
+    # that is no model is not given again (it would fail the same way): a model saved from it is.
+    model = {"model.custom-objects": "mymodels:load", "model.not-a-model": "model.keras"}.get(code, MODEL)
     assert finding.remediation.commands[0].startswith(f"tfdoctor probe --model {model} ")
+
+
+def test_a_training_script_given_as_the_model_is_run_under_tfdoctor_instead():
+    """`probe --model train.py` (issue 29): probing the script again would fail the same way;
+    `tfdoctor run` runs it and diagnoses what it prints."""
+    script = "/Users/ada/my project/train.py"
+    doc = error("not-a-model", f"{script} is not a Keras model file (.keras zip, HDF5 .h5) or a "
+                "SavedModel directory (no saved_model.pb)")
+    doc["source"]["spec"] = script
+    s = snapshot(facts(doc))
+    (finding,) = rules.run(s)
+    assert finding.code == "model.not-a-model"
+    assert finding.remediation.commands == (f"tfdoctor run -- {python_cmd(s)} '{script}'",)
 
 
 @pytest.mark.parametrize("message", [

@@ -76,3 +76,26 @@ def test_nothing_active_diagnoses_tfdoctors_own_and_says_why(tfdoctor_venv):
 
 def test_gitignore_keeps_the_readme_venv_out_of_git():
     assert ".tfdoctor/" in (REPO / ".gitignore").read_text().splitlines()
+
+
+def test_every_python_option_says_what_the_default_really_is():
+    """`--python`'s help said "default: this one" while the default is the active environment
+    (issue 29): every command says how tfdoctor.gather.interpreter.choose_target picks, in the
+    same words (run first tries the command's own python)."""
+    import typer
+
+    from tfdoctor.cli.main import load_app
+    from tfdoctor.gather.interpreter import TOOL_MARKERS
+
+    helps = {name: " ".join(p.help.split())
+             for name, command in typer.main.get_command(load_app()).commands.items()
+             for p in command.params if "--python" in p.opts}
+    assert {"check", "collect", "probe", "lint", "ops", "run", "matrix", "fix"} <= set(helps)
+    default = helps["check"].split("Default: ", 1)[1]
+    assert all(text.endswith(default) for text in helps.values()), helps
+    assert "this one" not in default
+    assert default.index("VIRTUAL_ENV") < default.index("CONDA_PREFIX") < default.index(
+        "the Python tfdoctor runs in") < default.index("first python3 on PATH")
+    for _marker, kind in TOOL_MARKERS:
+        assert kind in default
+    assert helps["run"].startswith(helps["check"].split(" Default: ")[0] + " Default: the command's own")

@@ -64,3 +64,27 @@ def test_every_usage_error_has_one_style(args, says):
     line = one_error(*args)
     assert says in line, line
     assert "╭" not in line and "Usage:" not in line
+
+
+@pytest.mark.parametrize("args, line", [
+    (("list",), "tfdoctor: error: no such command 'list'. Did you mean 'list-checks'? (see '"),
+    (("check", "--fix"), ("tfdoctor: error: check has no --fix: `tfdoctor fix` plans the fix and "
+                          "applies it")),
+])
+def test_other_tools_habits_point_to_the_command_that_does_it(args, line):
+    """`list` is not taken for `lint` (difflib's nearest), and conda's `doctor --fix` habit is
+    sent to `tfdoctor fix` (issue 29)."""
+    assert one_error(*args).startswith(line)
+
+
+def test_fix_is_quiet_with_q_as_every_command_is(tmp_path):
+    """`fix -q`: the plan on stdout as without it, and no progress line on stderr."""
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "env")], check=True)
+    args = ("fix", "--dry-run", "--python", str(tmp_path / "env"), "--new-env", str(tmp_path / "new"))
+    loud, quiet = run_tfdoctor(*args), run_tfdoctor(args[0], "-q", *args[1:])
+    assert loud.code == quiet.code == 0, quiet.stderr
+    assert "importing TensorFlow" in loud.stderr  # the progress -q leaves out
+    assert quiet.stderr == "" and quiet.stdout == loud.stdout

@@ -1,6 +1,7 @@
-"""Say it once (issue 21 item 6): the diagnosis is not repeated in its area line, `explains`
-names each present code once, internal tokens (evidence ids, rows of Apple's table as the matrix
-keeps them) become words, and a model probe's CPU-fallback ops are listed by their finding only."""
+"""Say it once (issue 21 item 6, issue 29): the diagnosis is not repeated in its area line,
+`explains` names each present code once, internal tokens (evidence ids, rows of Apple's table as
+the matrix keeps them) become words, a model probe's CPU-fallback ops and errors are listed by
+their findings only, and `probe` states each rate once."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from conftest import run_tfdoctor
 from rich.console import Console
+from support import tfenv
 
 from tfdoctor.engine.diagnose import diagnose
 from tfdoctor.engine.registry import load_registry
@@ -66,3 +69,29 @@ def test_cpu_fallback_ops_are_listed_by_the_finding_only():
                "inference: /CPU:0 2.57 ms (first call 100 ms)")
     assert without_block(summary, "CPU fallback (") == (
         "lstm: Functional (functional), 5 layers\ninference: /CPU:0 2.57 ms (first call 100 ms)")
+
+
+@pytest.mark.tf
+def test_probe_says_its_rate_once():
+    """The table showed the GFLOP/s the verdict then said again (issue 29): the verdict says it,
+    next to the chip's peak where the chip is known."""
+    run = run_tfdoctor("probe", "--python", str(tfenv.tf_python()), "--workload", "matmul",
+                       "--size", "256", "--budget", "5", "-q", env={"COLUMNS": "80"})
+    assert run.code in (0, 1), run.stderr
+    assert "median" in run.stdout and run.stdout.count("GFLOP/s") == 1, run.stdout
+
+
+@pytest.mark.tf
+def test_a_script_given_as_the_model_is_said_once_and_not_prescribed_again(tmp_path):
+    """`probe --model train.py` printed its error twice and prescribed the very command that had
+    failed (issue 29): the finding says it, and prescribes running the script under tfdoctor."""
+    python = tfenv.tf_python()
+    script = tmp_path / "train.py"
+    script.write_text("import tensorflow as tf\nraise SystemExit('no model saved')\n")
+    run = run_tfdoctor("probe", "--python", str(python), "--model", str(script), "-q",
+                       env={"COLUMNS": "400"})
+    assert run.code == 1, run.stderr
+    assert run.stdout.count("is not a Keras model file") == 1, run.stdout
+    assert "tfdoctor probe" not in run.stdout
+    assert f"$ tfdoctor run -- {python} {script}" in run.stdout
+    assert run.stderr == ""  # -q: not even the "probing ..." line

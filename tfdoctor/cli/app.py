@@ -24,9 +24,32 @@ except ImportError:  # pragma: no cover - typer on click
     import click
 
 
+COMMAND_HABITS = {"list": "list-checks"}
+"""Command names other tools taught users to type, and tfdoctor's own for them (difflib's
+nearest spelling of `list` is `lint`)."""
+OPTION_HABITS = {"--fix": "`tfdoctor fix` plans the fix and applies it"}
+"""Options other doctors taught users (conda's `doctor --fix`), and the command that does it."""
+
+
 class _OneErrorStyle(TyperGroup):
     """Every usage error of every command, typer's own (an unknown option, a bad value) and
     tfdoctor's (usage_error), in one style: one line `tfdoctor: error: ...`, exit 2 (issue 21)."""
+
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.UsageError as exc:
+            if args and args[0] in COMMAND_HABITS:
+                exc.message = f"No such command {args[0]!r}. Did you mean {COMMAND_HABITS[args[0]]!r}?"
+            raise
+
+    def get_command(self, ctx, cmd_name):
+        """A command whose help is prose: typer keeps the source's line breaks inside a
+        docstring paragraph, which then break the help mid-sentence (issue 29)."""
+        command = super().get_command(ctx, cmd_name)
+        if command is not None and command.help:
+            command.help = as_prose(command.help)
+        return command
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):
         if not standalone_mode:
@@ -38,6 +61,10 @@ class _OneErrorStyle(TyperGroup):
             sys.exit(exc.exit_code)
         except click.exceptions.ClickException as exc:
             where = exc.ctx.command_path if getattr(exc, "ctx", None) else "tfdoctor"
+            habit = OPTION_HABITS.get(getattr(exc, "option_name", ""))
+            if isinstance(exc, click.exceptions.NoSuchOption) and habit:
+                say_error(f"{exc.ctx.info_name if exc.ctx else 'tfdoctor'} has no {exc.option_name}: {habit}")
+                sys.exit(exc.exit_code)
             hint = f" (see '{where} -h')" if isinstance(exc, click.exceptions.UsageError) else ""
             message = exc.format_message().rstrip(".")
             if message[:2].istitle():  # "No such option" -> "no such option", as ours read
@@ -82,9 +109,20 @@ class FailOn(str, Enum):
     error = "error"
 
 
+def as_prose(help_text: str) -> str:
+    """A docstring's paragraphs each on one line (a paragraph click marks with \\b aside), so
+    the help wraps them at the terminal's width."""
+    paragraphs = help_text.split("\n\n")
+    return "\n\n".join(p if p.lstrip().startswith("\b") else " ".join(p.split()) for p in paragraphs)
+
+
 # Options several commands share, declared once.
-PythonOpt = Annotated[Optional[str], typer.Option(
-    "--python", help="Interpreter to diagnose (path, venv or conda env dir, or command); default: this one.")]
+DEFAULT_PYTHON = ("the active environment (VIRTUAL_ENV, else CONDA_PREFIX); with neither, the "
+                  "Python tfdoctor runs in, or the first python3 on PATH when that Python is "
+                  "tfdoctor's own tool environment (pipx, uv tool, a venv of tfdoctor alone)")
+"""How tfdoctor.gather.interpreter.choose_target picks the interpreter when --python is not given."""
+PYTHON_GIVEN = "Interpreter to diagnose: a path, a venv or conda env dir, or a command"
+PythonOpt = Annotated[Optional[str], typer.Option("--python", help=f"{PYTHON_GIVEN}. Default: {DEFAULT_PYTHON}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print only JSON on stdout (progress goes to stderr).")]
 FormatOpt = Annotated[OutputFormat, typer.Option("--format", help="text, json, or markdown for a bug report.")]
 VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Show every finding with its evidence.")]

@@ -171,8 +171,12 @@ def diagnose(
     elif len(reports) == 1:
         emit(reports[0][1], fmt, verbose, threshold)
     elif fmt is OutputFormat.json:
+        from tfdoctor.render.documents import named
+
         docs = [{"file": name, **report.to_dict(threshold)} for name, report in reports]
-        sys.stdout.write(json_text(docs, indent=2) + "\n")
+        batch = named("tfdoctor-report-batch", {"exit_code": max(d["exit_code"] for d in docs),
+                                                "reports": docs})
+        sys.stdout.write(json_text(batch, indent=2) + "\n")
     else:
         for name, report in reports:
             if fmt is OutputFormat.text:
@@ -184,7 +188,10 @@ def diagnose(
 
 
 @app.command()
-def schema(which: str = typer.Argument("report", help="report (the --json output), snapshot, or fix-plan (fix --json); also probe, lint, ops, list-checks, matrix, summary (diagnose --summary --json)")) -> None:
+def schema(which: str = typer.Argument(
+        "report", help="report (check, probe and diagnose --json), snapshot (collect), report-batch "
+        "(diagnose --json of several), summary (diagnose --summary --json), fix-plan, run, lint, ops, "
+        "triage, triage-batch, triage-summary, list-checks, explain, matrix; probe is report")) -> None:
     """Print the JSON Schema of a command's `--json` output or of snapshot files."""
     from tfdoctor.render.schemas import SCHEMAS
 

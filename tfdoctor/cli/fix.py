@@ -20,6 +20,7 @@ from tfdoctor.cli.app import (
     DebugOpt,
     JsonOpt,
     PythonOpt,
+    QuietOpt,
     app,
     diagnose_snapshot,
     err,
@@ -84,6 +85,7 @@ def fix(
                                                 help="Plan for a snapshot written by `tfdoctor collect` (never applied)."),
     json_output: JsonOpt = False,
     debug: DebugOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Plan (and build) a working TensorFlow environment from the diagnosis."""
     from tfdoctor.child.process import Terminated, terminate_on_signals
@@ -91,7 +93,7 @@ def fix(
     end = _Ending(json_output)
     try:
         with terminate_on_signals():  # SIGTERM/SIGHUP anywhere: the document, then death by it
-            _fix(end, python, dry_run, yes, new_env, in_place, undo, snapshot_file, debug)
+            _fix(end, python, dry_run, yes, new_env, in_place, undo, snapshot_file, debug, quiet)
     except KeyboardInterrupt:
         end("interrupted", EXIT_INTERRUPTED, "interrupted")
     except Terminated as stop:
@@ -100,7 +102,7 @@ def fix(
 
 
 def _fix(end: _Ending, python: Optional[str], dry_run: bool, yes: bool, new_env: Optional[str],
-         in_place: bool, undo: bool, snapshot_file: Optional[str], debug: bool) -> NoReturn:
+         in_place: bool, undo: bool, snapshot_file: Optional[str], debug: bool, quiet: bool) -> NoReturn:
     from tfdoctor.fix.plan import PlanError, build_plan, default_env_path
     from tfdoctor.knowledge.matrix import MatrixError, load_matrix
 
@@ -145,14 +147,14 @@ def _fix(end: _Ending, python: Optional[str], dry_run: bool, yes: bool, new_env:
     target, asking = new_env, sys.stdin.isatty() and sys.stdout.isatty() and not end.json
     changing = live and not dry_run and (yes or asking)
     if live:
-        snapshot = _gathered(end, python)
+        snapshot = _gathered(end, python, quiet)
         if not in_place:  # applied here: the default ~/venvs/tf-fixed is this machine's home
             target = os.path.abspath(os.path.expanduser(new_env or default_env_path(snapshot)))
             inside = _inside_diagnosed(target, snapshot)
             if inside:
                 usage(inside)
         if changing and _recover(end, snapshot, target):  # restored: its facts are out of date
-            snapshot = _gathered(end, python)
+            snapshot = _gathered(end, python, quiet)
     plan = end.plan = make_plan(snapshot)
     if not changing or plan.nothing_to_do or plan.blocked:
         if live and not changing:
@@ -166,7 +168,7 @@ def _fix(end: _Ending, python: Optional[str], dry_run: bool, yes: bool, new_env:
     if not yes and not typer.confirm("Apply this plan?", default=False):
         err.print("nothing changed", markup=False)
         end("planned", EXIT_OK)
-    _apply(end, plan)
+    _apply(end, plan, quiet)
 
 
 def _planned(end: _Ending, plan: Any, live: bool, dry_run: bool, yes: bool) -> NoReturn:
@@ -194,9 +196,9 @@ def _here() -> dict[str, Any]:
     return {"installer": installer_on_path(), "conda_tool": conda_tool_on_path(), "path_exists": os.path.exists}
 
 
-def _gathered(end: _Ending, python: Optional[str]) -> Any:
+def _gathered(end: _Ending, python: Optional[str], quiet: bool) -> Any:
     try:
-        return gather_facts(python, no_runtime=False, no_probes=True, timeout=60.0)
+        return gather_facts(python, no_runtime=False, no_probes=True, timeout=60.0, quiet=quiet)
     except typer.Exit as exc:  # the one line is said already
         end.say("error", exc.exit_code, None)
         raise
@@ -255,13 +257,13 @@ def _recover(end: _Ending, snapshot: Any, new_env: Optional[str]) -> bool:
     return bool(restored)
 
 
-def _apply(end: _Ending, plan: Any) -> NoReturn:
+def _apply(end: _Ending, plan: Any, quiet: bool) -> NoReturn:
     from tfdoctor.fix.apply import apply, os_error
     from tfdoctor.fix.document import AppliedDoc
     from tfdoctor.fix.errors import FixFailed, FixRefused, Interrupted, StepFailed
 
     try:
-        done = apply(plan, _progress)
+        done = apply(plan, (lambda _line: None) if quiet else _progress)
     except Interrupted as stop:
         code = EXIT_INTERRUPTED if stop.signum == signal.SIGINT else 128 + stop.signum
         end.say("interrupted", code, "interrupted", cleanup=stop.cleanup)

@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from tfdoctor.cli.app import app, err, load_registry_or_exit, out, usage_error
+from tfdoctor.cli.app import PythonOpt, app, err, load_registry_or_exit, out, usage_error
 from tfdoctor.model import CodeDoc
 
 
@@ -47,10 +47,12 @@ def complete_codes(incomplete: str) -> list[str]:
 
 @app.command()
 def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rosetta",
-                                       autocompletion=complete_codes)) -> None:
+                                       autocompletion=complete_codes),
+            json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Explain what a finding code (or a `tfdoctor lint` code) means, why, and how to fix it."""
     from tfdoctor.lint.rules import RULES
     from tfdoctor.render.common import similar_codes, wrapped_prose
+    from tfdoctor.render.documents import SCHEMA_VERSION, ExplainDoc
 
     found = next((r for r in RULES if r.code == code), None) if code.startswith("lint.") else None
     codes = all_codes()
@@ -59,30 +61,36 @@ def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rose
         close = similar_codes(code, [*codes, *(r.code for r in RULES)])
         hint = f"; did you mean {', '.join(close)}?" if close else "; `tfdoctor list-checks` lists them"
         raise usage_error(f"unknown code {code!r}{hint}")
-    with wrapped_prose(out):  # between words at the console's width (issue 21)
-        if found is not None:  # a lint rule's documentation is its module's docstring, as in ruff
-            out.print(f"[bold]{escape(code)}[/] ({found.severity}): {escape(found.title)}")
-            out.print()
-            out.print(escape(found.doc.strip()))
-            return
-        out.print(f"[bold]{escape(code)}[/] ({doc.severity.value}): {escape(doc.title)}")
-        out.print()
-        out.print(escape(doc.why))
-        out.print()
-        out.print(f"[bold]Fix:[/] {escape(doc.fix)}")
-        if doc.link:
-            out.print(escape(doc.link), soft_wrap=True)  # a link is never broken
+    if found is not None:  # a lint rule's documentation is its module's docstring, as in ruff
+        about = ExplainDoc("tfdoctor-explain", SCHEMA_VERSION, code, "lint", found.severity,
+                           found.title, found.doc.strip(), None, None, [])
+    else:
         explained = next((r.explains for r in load_registry_or_exit().rules if r.code == code), ())
-        if explained:
+        about = ExplainDoc("tfdoctor-explain", SCHEMA_VERSION, code, "finding", doc.severity.value,
+                           doc.title, doc.why, doc.fix, doc.link, list(explained))
+    if json_output:
+        from tfdoctor.facts.typed import json_text, to_plain
+
+        sys.stdout.write(json_text(to_plain(about), indent=2) + "\n")
+        return
+    with wrapped_prose(out):  # between words at the console's width (issue 21)
+        out.print(f"[bold]{escape(code)}[/] ({about.severity}): {escape(about.title)}")
+        out.print()
+        out.print(escape(about.why))
+        if about.fix is not None:
             out.print()
-            out.print("[bold]Cause of:[/] " + escape(", ".join(explained)) +
+            out.print(f"[bold]Fix:[/] {escape(about.fix)}")
+        if about.link:
+            out.print(escape(about.link), soft_wrap=True)  # a link is never broken
+        if about.cause_of:
+            out.print()
+            out.print("[bold]Cause of:[/] " + escape(", ".join(about.cause_of)) +
                       " (when present, they are listed under it and it leads the diagnosis)")
 
 
 @app.command("matrix")
 def matrix(
-    python: Optional[str] = typer.Option(
-        None, "--python", help="Interpreter to recommend for (path, venv dir, or command); default: this one."),
+    python: PythonOpt = None,
     json_output: bool = typer.Option(False, "--json", help="Print the matrix document as JSON (plus for_this_machine when shown)."),
     for_this_machine: Optional[bool] = typer.Option(
         None, "--for-this-machine/--table-only",

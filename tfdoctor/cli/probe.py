@@ -168,7 +168,7 @@ def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_outpu
     chosen = select_rules(["target", "install", "model"], [])
     snapshot = gather_facts(python, True, True, timeout)
     if snapshot.target.ok:
-        if not json_output:
+        if not (json_output or quiet):
             err.print(f"[dim]probing {escape(model or preset)} in {escape(snapshot.target.python)} "
                       f"(budget {config['budget_s']:g} s)...[/]")
         # --timeout is the allowance for importing TensorFlow and loading the model; the model's
@@ -186,7 +186,12 @@ def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_outpu
         summary = user_model.summarize(snapshot.model)
         if any(f.code == "model.cpu-fallback" for f in report.findings):
             summary = without_block(summary, "CPU fallback (")  # the finding lists them: once
-        out.print(escape(summary), soft_wrap=False)
-        out.print()
+        said = {e.get("message") for f in report.findings for e in f.evidence.get("errors", ())
+                if isinstance(e, dict)}
+        summary = "\n".join(line for line in summary.splitlines()  # a finding states the error
+                            if not (line.startswith("  error (") and line.split("): ", 1)[-1] in said))
+        if summary:
+            out.print(escape(summary), soft_wrap=False)
+            out.print()
     emit(report, OutputFormat.json if json_output else OutputFormat.text, verbose, threshold)
     raise typer.Exit(report.exit_code(threshold))

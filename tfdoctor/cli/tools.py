@@ -9,6 +9,8 @@ from typing import List, Optional
 import typer
 
 from tfdoctor.cli.app import (
+    DEFAULT_PYTHON,
+    PYTHON_GIVEN,
     DebugOpt,
     FailOn,
     FailOnOpt,
@@ -126,7 +128,9 @@ def run_command(
         None, "--timeout", min=1.0, max=7 * 86400.0,
         help="Stop the command after this many seconds (SIGTERM, then SIGKILL); default: no limit."),
     placement: bool = typer.Option(False, "--placement", help="Have TensorFlow log where each op runs, and report the ops that ran on the CPU."),
-    python: PythonOpt = None,
+    python: Optional[str] = typer.Option(
+        None, "--python", help=f"{PYTHON_GIVEN}. Default: the command's own when it is a python "
+        f"(python train.py), else {DEFAULT_PYTHON}."),
     json_output: JsonOpt = False,
     fail_on: FailOnOpt = FailOn.error,
     debug: DebugOpt = False,

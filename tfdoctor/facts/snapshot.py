@@ -67,6 +67,8 @@ class HostFacts:
     """RAM free when the facts were gathered (psutil): Apple GPUs allocate from it too."""
     container: str | None = None
     binfmt_handlers: list[str] | None = None
+    distribution: str | None = None
+    """A Linux distribution as its os-release names it ("Debian GNU/Linux 12 (bookworm)")."""
 
 
 @dataclass
@@ -98,6 +100,8 @@ class CondaFacts:
     root: str
     subdir: str | None = None
     packages: list[CondaPackage] = field(default_factory=list)
+    conda_version: str | None = None
+    """conda's own version, as the root's conda-meta records it."""
 
 
 @dataclass
@@ -119,6 +123,13 @@ class PythonFacts:
     externally_managed: bool | None = None
     """PEP 668: the interpreter's stdlib holds EXTERNALLY-MANAGED, so pip refuses to install
     into it outside a venv (Debian's and Homebrew's Pythons); None when not read."""
+    compiler: str | None = None
+    """The C compiler it was built with (platform.python_compiler(): "Clang 14.0.6 ")."""
+    build_date: str | None = None
+    libc: str | None = None
+    """"glibc 2.36" (platform.libc_ver()); None on macOS, which has no glibc."""
+    platform: str | None = None
+    """platform.platform(), PyTorch's collect_env's "Python platform"."""
 
     @property
     def in_venv(self) -> bool:
@@ -253,10 +264,23 @@ class PathPython:
 
 
 @dataclass
+class Compiler:
+    """A C compiler on PATH (gcc, clang): what building a package from source would use."""
+
+    name: str
+    path: str
+    version: str | None = None
+    """The first line of its `--version`."""
+    error: str | None = None
+    """Why there is no version (not run, no answer)."""
+
+
+@dataclass
 class ShellFacts:
     parent: ParentProcess | None = None
     pythons_on_path: list[PathPython] = field(default_factory=list)
     """The first python3 here is what a new terminal runs."""
+    compilers: list[Compiler] = field(default_factory=list)
 
 
 @dataclass

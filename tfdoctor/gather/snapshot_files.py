@@ -22,6 +22,8 @@ MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64
 """A snapshot nests about 8 levels; deeper input is refused before anything walks it."""
 
+SNAPSHOT_SCHEMA = "tfdoctor-snapshot"
+"""What a snapshot file names as its schema (`tfdoctor schema snapshot`)."""
 COLLECT_SUMMARY = "tfdoctor snapshot (JSON)"
 """The summary line of the block `collect --format markdown` writes around the snapshot:
 `tfdoctor triage` reads the snapshot back from a pasted report, and not as error text."""
@@ -105,8 +107,11 @@ def redact_snapshot(snapshot: Snapshot, identity: Identity | None = None) -> Sna
 
 
 def snapshot_json(snapshot: Snapshot) -> str:
-    """The snapshot file's text: credentials masked (also with --no-redact), valid UTF-8."""
-    return json_text(mask_plain(snapshot.to_dict()), indent=1) + "\n"
+    """The snapshot file's text: its schema named first, as every document tfdoctor prints;
+    credentials masked (also with --no-redact), valid UTF-8."""
+    data = mask_plain(snapshot.to_dict())
+    data = {"schema": SNAPSHOT_SCHEMA, "schema_version": data.pop("schema_version"), **data}
+    return json_text(data, indent=1) + "\n"
 
 
 def _map_strings(value: Any, change) -> Any:

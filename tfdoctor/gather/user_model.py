@@ -368,7 +368,7 @@ def summarize(facts: ModelFacts) -> str:
         lines.append(f"  error ({err.kind}, {err.stage}): {err.message}")
     for a in facts.assumptions:
         lines.append(f"  assumed: {a}")
-    if facts.fallback_source:
+    if facts.fallback_source and facts.ops_total:  # no op read (never loaded): nothing to say
         where = ("registered kernels on this machine" if facts.fallback_source == "registry"
                  else f"predicted for tensorflow-metal {facts.fallback_source.split(':', 1)[1]}")
         ops = facts.fallback_ops()

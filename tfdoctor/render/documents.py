@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
 from tfdoctor.engine.registry import LoadFailure
+from tfdoctor.facts.run import RunFacts
 from tfdoctor.lint.results import FileProblem
 from tfdoctor.lint.results import Finding as LintFinding
+from tfdoctor.report.diagnosis import ReportDoc
 
 SCHEMA_VERSION = 1
-"""Of the lint, ops, list-checks and summary documents; the matrix document carries its own
-(the bundled compat_matrix.json's schema_version)."""
+"""Of the lint, ops, list-checks, summary, run, report-batch and explain documents; the matrix
+document carries its own (the bundled compat_matrix.json's schema_version)."""
 
 
 def named(schema: str, document: dict, version: int = SCHEMA_VERSION) -> dict:
@@ -169,3 +171,65 @@ class MatrixDoc:
     metal_plugins: Optional[dict[str, Any]] = None
     metal_load_check: Optional[dict[str, Any]] = None
     for_this_machine: Optional[MachineRecommendation] = None
+
+
+# --- tfdoctor run --json ----------------------------------------------------------------------
+
+
+@dataclass
+class RunLint:
+    """The lint of the scripts the command ran (tfdoctor.lint.results.LintResult.to_dict)."""
+
+    files: int
+    findings: list[LintFinding]
+    problems: list[FileProblem]
+    skipped_rules: dict[str, str]
+
+
+@dataclass
+class RunDoc:
+    schema: Literal["tfdoctor-run"]
+    schema_version: int
+    exit_code: int
+    run: RunFacts
+    lint: Optional[RunLint]
+    report: ReportDoc
+
+
+# --- tfdoctor diagnose A B --json -------------------------------------------------------------
+
+
+@dataclass
+class FileReportDoc(ReportDoc):
+    """One snapshot's report, a whole tfdoctor-report document, with the file it was read from."""
+
+    file: str = ""
+
+
+@dataclass
+class ReportBatchDoc:
+    schema: Literal["tfdoctor-report-batch"]
+    schema_version: int
+    exit_code: int
+    """The highest of the reports' exit codes (the command's own)."""
+    reports: list[FileReportDoc]
+
+
+# --- tfdoctor explain CODE --json -------------------------------------------------------------
+
+
+@dataclass
+class ExplainDoc:
+    schema: Literal["tfdoctor-explain"]
+    schema_version: int
+    code: str
+    kind: Literal["finding", "lint"]
+    """A code `check` reports, or one of `tfdoctor lint`."""
+    severity: Literal["ok", "info", "warning", "error"]
+    title: str
+    why: str
+    """For a lint code, its whole documentation (the rule module's docstring)."""
+    fix: Optional[str]
+    link: Optional[str]
+    cause_of: list[str]
+    """Codes this one is the cause of (listed under it when both are found)."""

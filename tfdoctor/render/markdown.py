@@ -57,8 +57,9 @@ def code_block(lines: Iterable[str], info: str = "") -> list[str]:
 
 
 def collect_markdown(snapshot: Snapshot, snapshot_text: str) -> str:
-    """A snapshot to paste into a bug report: who it describes in one line, then the whole
-    (already redacted) snapshot folded away, for the maintainer and `tfdoctor triage`."""
+    """A snapshot to paste into a bug report: who it describes in one line, the versions a
+    maintainer asks for first, then the whole (already redacted) snapshot folded away, for the
+    maintainer and `tfdoctor triage`."""
     py = snapshot.python
     head = (f"Python {py.version} ({py.process_arch}{', translated' if py.translated else ''})" if py
             else snapshot.target.python)
@@ -67,8 +68,45 @@ def collect_markdown(snapshot: Snapshot, snapshot_text: str) -> str:
     tf = ", ".join(f"{p.name} {p.version}" for p in snapshot.tensorflow_distributions()) or "no TensorFlow"
     return "\n".join([f"### tfdoctor {snapshot.tfdoctor_version} collect", "",
                       escape_inline(f"{head} on {where}; {tf}"), "",
+                      *code_block(versions(snapshot), "text"), "",
                       f"<details><summary>{COLLECT_SUMMARY}</summary>", "",
                       *code_block(snapshot_text.rstrip("\n").splitlines(), "json"), "", "</details>", ""])
+
+
+UNKNOWN = "Could not collect"
+"""What PyTorch's collect_env says of a version it could not read."""
+
+
+def versions(snapshot: Snapshot) -> list[str]:
+    """`Key: value` lines in the manner of PyTorch's collect_env (torch/utils/collect_env.py):
+    the OS and its distribution, libc, the compilers, how Python was built, pip and conda."""
+    host, py = snapshot.host, snapshot.python
+    arch = f" ({py.process_arch})" if py and py.process_arch else ""
+    if host.system == "Darwin":
+        system, libc = f"macOS {host.macos_version or '(version unknown)'}", "N/A (macOS has no glibc)"
+    else:
+        system, libc = host.distribution or host.system or UNKNOWN, (py.libc if py else None) or UNKNOWN
+    kernel = " ".join(x for x in (host.system, host.release) if x) or UNKNOWN
+    lines = [f"OS: {system}{arch}", f"Kernel: {kernel}", f"Libc version: {libc}"]
+    compilers = {c.name: c for c in snapshot.shell.compilers}
+    for name, label in (("gcc", "GCC"), ("clang", "Clang")):
+        found = compilers.get(name)
+        said = (found.version or f"{UNKNOWN} ({found.error})") if found else f"{UNKNOWN} (not on PATH)"
+        lines.append(f"{label} version: {said}")
+    lines.append("")
+    if py is None:
+        return [*lines, f"Python: {UNKNOWN} ({snapshot.target.message or snapshot.target.python})"]
+    translated = ", translated by Rosetta 2" if py.translated else ""
+    built = ", ".join(x for x in (py.compiler, py.build_date) if x) or UNKNOWN
+    pip = snapshot.package("pip")
+    conda = (py.conda.conda_version or UNKNOWN) if py.conda else "N/A (not a conda environment)"
+    return [*lines,
+            f"Python version: {py.version} ({py.implementation}, {py.pointer_bits}-bit runtime)",
+            f"Python build: {built}",
+            f"Python platform: {py.platform or UNKNOWN}",
+            f"Python executable: {py.executable} ({py.process_arch or UNKNOWN}{translated})",
+            f"pip version: {pip.version if pip and pip.version else UNKNOWN}",
+            f"conda version: {conda}"]
 
 
 def render_markdown(report: Report, fail_on: Severity, identity: Identity | None = None) -> str:

@@ -1,4 +1,8 @@
-"""The measurements behind the probe verdicts: one row per workload, device and size."""
+"""The measurements behind the probe verdicts: one row per workload, device and size.
+
+The achieved rate (GFLOP/s, samples/s) is the verdicts' to say, next to the chip's peak: the
+table leaves it to them (issue 29: `probe` said it twice), except in a sweep, where the rate by
+size is the curve asked for."""
 
 from __future__ import annotations
 
@@ -43,8 +47,9 @@ def render_probes(facts: ProbeFacts | None, console: Console, sweep: bool = Fals
     table = Table(title=f"Speed probes ({facts.outcome}"
                   + (f", {facts.elapsed_s:.1f} s" if facts.elapsed_s is not None else "") + ")",
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=0)
-    for column in ("workload", "device", "size", "median ms", "IQR ms", "1st call ms", "rate",
-                   "vs CPU", "ran on", "agrees"):
+    columns = ("workload", "device", "size", "median ms", "IQR ms", "1st call ms",
+               *(("rate",) if sweep else ()), "vs CPU", "ran on", "agrees")
+    for column in columns:
         text = column in ("workload", "device", "ran on")
         table.add_column(column.replace(" ", "\n") if not text else column,
                          justify="left" if text else "right", no_wrap=column != "rate",
@@ -58,12 +63,18 @@ def render_probes(facts: ProbeFacts | None, console: Console, sweep: bool = Fals
             if run.skipped or run.error:
                 notes.append(f"{run.workload} {run.size} on {run.device}: "
                              f"{run.skipped or run.error}")
-            table.add_row(run.workload, run.device, str(run.size), "", "", "", word, "", "", "")
+            cells = dict.fromkeys(columns, "")
+            cells.update(workload=run.workload, device=run.device, size=str(run.size))
+            cells["rate" if sweep else "vs CPU"] = word
+            table.add_row(*cells.values())
             continue
         agrees = "" if run.agreement is None else ("yes" if run.agreement.ok else "NO")
-        table.add_row(run.workload, run.device, str(run.size), _ms(timing.median_s), _ms(timing.iqr_s),
-                      _ms(timing.first_call_s), _rate(run), _speedup(facts, run),
-                      (run.placed_on or "").rsplit("device:", 1)[-1], agrees)
+        cells = {"workload": run.workload, "device": run.device, "size": str(run.size),
+                 "median ms": _ms(timing.median_s), "IQR ms": _ms(timing.iqr_s),
+                 "1st call ms": _ms(timing.first_call_s), "rate": _rate(run),
+                 "vs CPU": _speedup(facts, run),
+                 "ran on": (run.placed_on or "").rsplit("device:", 1)[-1], "agrees": agrees}
+        table.add_row(*(cells[column] for column in columns))
     wide(console).print(table)
     for note in notes:
         console.print(escape(note), soft_wrap=False)

@@ -15,10 +15,12 @@ def render_run(facts: RunFacts, report: Report, lint, lint_env, fail_on: Severit
                as_json: bool, out: Console) -> None:
     if as_json:
         from tfdoctor.facts import typed
+        from tfdoctor.render.documents import named
         from tfdoctor.sanitize.terminal import json_safe
 
-        doc = {"schema": "tfdoctor-run", "exit_code": code, "run": typed.to_plain(facts),
-               "lint": lint.to_dict() if lint else None, "report": report.to_dict(fail_on)}
+        doc = named("tfdoctor-run", {"exit_code": code, "run": typed.to_plain(facts),
+                                     "lint": lint.to_dict() if lint else None,
+                                     "report": report.to_dict(fail_on)})
         out.file.write(json_safe(typed.json_text(doc, indent=2)) + "\n")
         return
     out.print()

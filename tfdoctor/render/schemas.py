@@ -9,15 +9,20 @@ from typing import Any
 from tfdoctor.facts import typed
 from tfdoctor.facts.snapshot import SCHEMA_VERSION, Snapshot
 from tfdoctor.fix import document as fix_document
+from tfdoctor.gather.snapshot_files import SNAPSHOT_SCHEMA
 from tfdoctor.report.diagnosis import REPORT_SCHEMA_VERSION, ReportDoc
 
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def snapshot_schema() -> dict[str, Any]:
+    """A snapshot file (`collect`), and a snapshot as data: the file names its schema first,
+    which the model does not hold (tfdoctor.gather.snapshot_files.snapshot_json)."""
     defs: dict[str, Any] = {}
     root = typed.json_schema(Snapshot, defs)
-    return {"$schema": _DIALECT, "$id": "tfdoctor-snapshot", "title": "tfdoctor snapshot",
+    defs["Snapshot"]["properties"] = {"schema": {"const": SNAPSHOT_SCHEMA},
+                                      **defs["Snapshot"]["properties"]}
+    return {"$schema": _DIALECT, "$id": SNAPSHOT_SCHEMA, "title": "tfdoctor snapshot",
             "description": f"Facts gathered by tfdoctor, schema_version {SCHEMA_VERSION}.",
             **root, "$defs": defs}
 
@@ -72,6 +77,10 @@ def _documents() -> dict[str, Any]:
                                        str(matrix_version)),
             "summary": _document_schema(d.SummaryDoc, "summary",
                                         "tfdoctor diagnose --summary --json", v),
+            "report-batch": _document_schema(d.ReportBatchDoc, "report-batch",
+                                             "tfdoctor diagnose --json (several snapshots)", v),
+            "run": _document_schema(d.RunDoc, "run", "tfdoctor run --json", v),
+            "explain": _document_schema(d.ExplainDoc, "explain", "tfdoctor explain --json", v),
             "probe": report_schema}
 
 

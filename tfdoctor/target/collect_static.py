@@ -5,7 +5,8 @@ so that every fact (architecture, Rosetta translation, CPU flags, installed pack
 *that* process sees; PID is tfdoctor's parent (the user's shell), whose architecture is read too.
 Site directories, plugin entries, the environment, the Pythons on PATH and conda's records are
 read by collector_core, the rules the runtime child shares; the distributions by
-collect_packages, macOS's sysctls by collect_mac. Nothing is imported from the
+collect_packages, macOS's sysctls by collect_mac, the versions a bug report asks for (OS
+distribution, libc, the Python build, compilers) by collect_build. Nothing is imported from the
 environment's own packages and nothing is changed. Each part that fails is recorded in "errors"
 and the others still run (PyTorch's collect_env says "Could not collect"; we say why). The
 document's keys are Snapshot's field names (tfdoctor.gather.static maps them without a key list).
@@ -23,6 +24,7 @@ import sysconfig
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import binfmt  # noqa: E402  (sibling modules, shipped beside this script)
+import collect_build  # noqa: E402
 import collect_mac  # noqa: E402
 import collect_packages  # noqa: E402
 import collector_core as core  # noqa: E402
@@ -103,6 +105,7 @@ def host_facts():
         "memory_bytes": None,
         "container": None,
         "binfmt_handlers": None,
+        "distribution": collect_build.distribution(system),
     }
     if system == "Darwin":
         facts["macos_version"] = sysctl("kern.osproductversion", "str") or native_sysctl(
@@ -139,7 +142,8 @@ def _conda_facts(prefix):
     parts = prefix.split(os.sep)
     if "envs" in parts:
         root = os.sep.join(parts[: len(parts) - 1 - parts[::-1].index("envs")])
-    return {"prefix": prefix, "root": root, "subdir": subdir, "packages": packages}
+    return {"prefix": prefix, "root": root, "subdir": subdir, "packages": packages,
+            "conda_version": collect_build.conda_version(root)}
 
 
 @guarded("python")
@@ -164,7 +168,13 @@ def python_facts():
         "platform_tag": sysconfig.get_platform(),
         "site_packages": core.importable_site_dirs(),
         "externally_managed": _externally_managed(),
+        **(build_facts() or {}),
     }
+
+
+@guarded("python build")
+def build_facts():
+    return collect_build.python_build()
 
 
 def _externally_managed():
@@ -226,7 +236,13 @@ def shell_facts(parent_pid):
                   "format": binary.get("format"), "archs": binary.get("archs") or [],
                   "error": binary.get("error")}
     return {"parent": parent,
-            "pythons_on_path": core.pythons_on_path(os.environ, sys.executable)}
+            "pythons_on_path": core.pythons_on_path(os.environ, sys.executable),
+            "compilers": compiler_facts() or []}
+
+
+@guarded("compilers")
+def compiler_facts():
+    return collect_build.compilers(platform.system(), os.environ)
 
 
 def env_facts():
