@@ -150,7 +150,8 @@ def xla_no_metal(s: Snapshot, d: Derived):
         flags = s.env.get("TF_XLA_FLAGS")
         code = ["model.compile(..., jit_compile=False)", "@tf.function  # without jit_compile=True"]
         commands = (unset_variable("TF_XLA_FLAGS"),) if flags else ()
-        if match.variant == "xla-no-platform-id" and not (d.metal or d.metal_plugins):
+        no_plugin = not (d.metal or d.metal_plugins) and "packages" not in s.unknown  # unknown is not absent
+        if match.variant == "xla-no-platform-id" and no_plugin:
             text = ("XLA could not find the platform it compiles for, and no Metal plugin is installed: "
                     "this TensorFlow build has no XLA backend for its device; run without XLA")
             return xla_no_metal.finding(evidence(s, match, TF_XLA_FLAGS=flags),

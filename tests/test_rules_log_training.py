@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from log_cases import ARM, LOGS, WHO, LogRules, code, commands, one
-from snapshots import _pkg, apple_silicon, linux_cpu, snap
+from snapshots import _pkg, apple_silicon, linux_cpu, merge, snap
 
 from tfdoctor.logtext import keep
 from tfdoctor.facts.run import OpPlacement, RunFacts
@@ -121,6 +121,14 @@ def test_xla_looking_up_its_platform_on_metal_and_on_a_build_without_metal():
     assert f.severity == Severity.ERROR and "jit_compile=False" in code(f)
     no_metal = one(diagnose(linux_cpu(), "xla_registered_platform_id.txt"), "log.xla-no-metal")
     assert no_metal.severity == Severity.INFO and "no Metal plugin" in no_metal.title
+
+
+def test_xla_looking_up_its_platform_where_the_packages_are_unknown_is_the_metal_diagnosis():
+    # a bug report names no package list (deganza/Install-TensorFlow-on-Mac-M1-GPU style posts
+    # say "GPU is available"): an unlisted plugin is unknown, not absent
+    data = merge(apple_silicon(packages=[]), {"unknown": ["packages"]})
+    f = one(diagnose(data, "xla_registered_platform_id.txt"), "log.xla-no-metal")
+    assert f.severity == Severity.ERROR and "jit_compile=False" in code(f)
 
 
 def test_keras_3_rejects_a_keras_2_layer_argument():
