@@ -92,3 +92,19 @@ def test_the_finding_that_explains_the_log_is_its_diagnosis_not_the_log_finding(
 def test_a_report_without_a_log_has_no_log_diagnosis():
     doc = diagnose(snap(apple_silicon())).to_dict(Severity.WARNING)
     assert doc["log_diagnosis"] is None and not any(f["explains_log"] for f in doc["findings"])
+
+
+def test_every_template_cut_after_its_head_is_diagnosed_without_a_rule_failing(tmp_path):
+    # a match without the fields the cut took (issue 26 class 5): every rule still judges it
+    import re
+
+    from tfdoctor.logtext.catalog import SIGNATURES
+
+    for signature in SIGNATURES:
+        head = re.compile(signature.head) if signature.head else signature.regex
+        cut = signature.example[:head.search(signature.example).end()]
+        (tmp_path / "cut.txt").write_text(cut, encoding="utf-8")
+        s = snap(apple_silicon())
+        s.log = keep.read(tmp_path / "cut.txt", identity=WHO)
+        codes = codes_of(diagnose(s).findings)
+        assert "check.crashed" not in codes and any(c.startswith("log.") for c in codes), (signature.variant, codes)
