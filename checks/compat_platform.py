@@ -316,9 +316,11 @@ def no_metal(s: Snapshot, d: Derived):
       Severity.ERROR,
       "Each wheel names its minimum macOS in its platform tag (macosx_12_0_arm64: 12.0), for "
       "every TensorFlow release since 0.12 (Intel Macs included). A tag can be looser than the "
-      "binaries: TensorFlow 2.0-2.4's wheels are tagged 10.6-10.11 while their libraries are built "
-      "for 10.14 (LC_BUILD_VERSION), and such a build installs on an older macOS and may fail at "
-      "import with a system symbol missing (a warning; information once it imported here). "
+      "binaries: TensorFlow 1.15-2.4's Intel wheels are tagged 10.6-10.11 while their libraries "
+      "are built for 10.14 (LC_BUILD_VERSION), and on Intel Macs such builds installed on an "
+      "older macOS failed at import with a system symbol missing (a warning; information once it "
+      "imported here; on Apple silicon they were seen running below it, so there only the tag "
+      "counts). "
       "Apple's tensorflow-metal table asks for more than the tags: 12.0+ for 0.1.2-0.4.0 and "
       "12.1+ from 0.5.0, while the wheels from 0.5.1 on are tagged 12.0, so pip installs them "
       "on 12.0 and cannot enforce 12.1. The finding says which sets the floor.",

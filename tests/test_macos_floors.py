@@ -102,6 +102,13 @@ def test_a_tag_looser_than_the_binaries_is_raised_to_them():
     assert (agreed.tag, agreed.built_for, agreed.needs) == ("10.11", None, "10.11")
 
 
+def test_on_apple_silicon_only_the_tag_is_a_floor():
+    """tensorflow-macos 2.5.0's arm64 binaries are built for 12.0, its tag says 11.0, and it ran
+    on 11.4 (tests/scenarios/healthy_m1_tfmacos250_metal011_bigsur_114.json)."""
+    floor = macos_floors.wheel_floor("tensorflow-macos", "2.5.0", "arm64", "3.8")
+    assert (floor.tag, floor.binaries, floor.built_for, floor.needs) == ("11.0", "12.0", None, "11.0")
+
+
 def test_a_wheel_the_registry_never_served_has_no_registry_floor():
     """TomHeaven/tensorflow-osx-build#18: a TensorFlow 2.2 built by someone else, tagged macosx_10_13."""
     assert macos_floors.wheel_floor("tensorflow", "2.2.0", "x86_64", "3.7",

@@ -8,8 +8,12 @@ tag is often looser than the binaries: it is the tag of the Python the wheel was
 (TensorFlow 2.0.1's cp37 wheel is macosx_10_6_intel, its libraries are built for 10.14), and such
 a build installs on an older macOS and fails at import with a system symbol missing
 (tensorflow/tensorflow#38601: TensorFlow 2.2 on 10.13, `____chkstk_darwin` expected in
-libSystem). Whether the binaries' floor binds is evidence, not certainty (Apple's
-tensorflow-macos 2.5.0, built for 12.0, ran on 11.4), so rules weigh the two apart.
+libSystem). Whether the binaries' floor binds is evidence, not certainty, and the evidence
+differs by architecture: on x86_64, builds made for a newer macOS than the Mac's failed at import
+(tensorflow/tensorflow#38601, #3034, #52726: `____chkstk_darwin` and others expected in
+libSystem); on arm64 they were seen running below it (tensorflow-macos 2.5.0, built for 12.0, on
+11.4: tests/scenarios/healthy_m1_tfmacos250_metal011_bigsur_114.json; tensorflow-metal 0.5.1,
+built for 13.0, on 12.6). So `built_for` is given where it has bound: x86_64.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from packaging.version import InvalidVersion, Version
 from tfdoctor.knowledge.kernels import bundled_section
 
 SECTION = "macos_floors"
+BINDING_ARCH = "x86_64"
+"""Where a build made for a newer macOS than its tag was seen failing at import (module doc)."""
 
 
 @dataclass(frozen=True)
@@ -42,8 +48,11 @@ class WheelFloor:
 
     @property
     def built_for(self) -> str | None:
-        """The binaries' floor where it is above the tag (the tag is then looser than the build)."""
-        return self.binaries if self.binaries and _key(self.binaries) > _key(self.tag) else None
+        """The binaries' floor where it is above the tag (the tag is then looser than the build),
+        on the architecture where such builds were seen failing (x86_64; see the module doc)."""
+        if self.arch != BINDING_ARCH or not self.binaries:
+            return None
+        return self.binaries if _key(self.binaries) > _key(self.tag) else None
 
     @property
     def needs(self) -> str:

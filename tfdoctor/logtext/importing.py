@@ -183,4 +183,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "status: INTERNAL: platform is already registered with name: \"METAL\"",
         "https://github.com/bmaltais/kohya_ss/issues/563", needle="already registered",
         key=("platform",), head="platform is already registered"),
+    # QEMU's user-mode emulator (Docker's amd64 images on an ARM host): linux-user/signal.c prints
+    # "qemu: uncaught target signal %d (%s) - core dumped" and, through error_report with its
+    # program name, "qemu-x86_64: QEMU internal SIG%s {code=%s, addr=%p}"; its loader
+    # "qemu-x86_64: Could not open '/lib64/ld-linux-x86-64.so.2': No such file or directory"
+    sig("log.qemu-emulation", "qemu-user", "import",
+        "the process ran under QEMU's user-mode emulation (an amd64 container on an ARM host)",
+        r"\bqemu(?:-(?P<target>[a-z0-9_]+?)(?:-static)?)?: (?:uncaught target signal (?P<signal>\d+) "
+        r"\((?P<signal_name>[^)\n]{0,40})\)|QEMU internal SIG(?P<host_signal>[A-Z]+)|"
+        r"Could not open '(?P<loader>[^'\n]{1,300})')",
+        "qemu: uncaught target signal 6 (Aborted) - core dumped",
+        "https://github.com/tensorflow/tensorflow/issues/52972", needle="qemu", key=(),
+        head=r"\bqemu(?:-(?P<target>[a-z0-9_]+?)(?:-static)?)?: (?:uncaught target signal|QEMU internal SIG|"
+             r"Could not open)"),
 )
