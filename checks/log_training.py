@@ -86,11 +86,14 @@ def _kernel_facts(d: Derived, op: str) -> dict[str, Any]:
 def no_gpu_kernel(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_NO_GPU_KERNEL):
-        node = match.fields.get("op", "")
-        if not node:  # a colocation error pasted without its debug info: the op is not named
+        named = match.fields.get("op", "")
+        if not named:  # a colocation error pasted without its debug info: the op is not named
             out.append(_unnamed_op(s, d, match))
             continue
-        op = node.rsplit("/", 1)[-1]  # "loader/GeneratorDataset": a node named after its op
+        # the placer's debug info names the op type; else "loader/GeneratorDataset", a node
+        # named after its op
+        op = named.rsplit("/", 1)[-1]
+        node = match.fields.get("node") or named
         facts = _kernel_facts(d, op)
         if node != op:
             facts["node"] = node

@@ -40,11 +40,26 @@ def _companion(fields: Fields) -> Fields:
 
 
 def _kernel(fields: Fields) -> Fields:
-    out = dict(fields)
-    if out.get("assign_op"):
-        out["op"] = out.pop("assign_op")
-        out.setdefault("device", "GPU")
+    """The placer names the node it could not place; its Colocation Debug Info (the op type
+    listed without the device) or, from TF 2.x, its "Op:" line names the op without a kernel."""
+    out = {k: v for k, v in fields.items() if k not in ("assign_op", "op_type", "op_line")}
+    node = fields.get("assign_op", "")
+    op = fields.get("op_type") or fields.get("op_line")
+    if op:
+        out["op"] = op
+        if node and node.rsplit("/", 1)[-1] != op:
+            out["node"] = node
+    elif node:
+        out["op"] = node
+    out.setdefault("device", "GPU")
     return out
+
+
+_WITHOUT_GPU = r"^[ \t]*(?P<op_type>[A-Z]\w*): (?:(?!GPU\b)[A-Z][A-Z_0-9]* ?)*[ \t]*$"
+"""A line of the placer's Colocation Debug Info, `OpType: CPU XLA_CPU ` (colocation_graph.cc
+DebugInfo: each op type of the group and the device types it has kernels for), without the GPU."""
+_DEBUG_INFO = r"(?:(?:[^\n]*\n){1,60}?(?:" + _WITHOUT_GPU + r"|^[ \t]*Op: (?P<op_line>[A-Z]\w*)[ \t]*$))?"
+"""The op without a GPU kernel, from the lines after a placer message (bounded: 60 lines)."""
 
 
 def _colocated(fields: Fields) -> Fields:
@@ -52,7 +67,8 @@ def _colocated(fields: Fields) -> Fields:
     kernel for it, when the paste kept the debug info."""
     device = re.search(r"device:([A-Za-z_]+)", fields.get("required", ""))
     out = {"device": device.group(1).upper() if device else fields.get("required", "")}
-    return {**out, "op": fields["op"]} if fields.get("op") else out
+    op = fields.get("op_type") or fields.get("op_line")
+    return {**out, "op": op} if op else out
 
 
 def _fallback(fields: Fields) -> Fields:
@@ -100,30 +116,46 @@ SIGNATURES: tuple[Signature, ...] = (
         ">>> tf.config.list_physical_devices(\"GPU\")\n[]",
         "https://github.com/sun1638650145/Libraries-and-Extensions-for-TensorFlow-for-Apple-Silicon/issues/20",
         needle="list_physical_devices", key=()),
+    # op_kernel.cc CreateOpKernel: TF 1.x prints the device type bare ("for GPU devices"), TF 2.x quoted
     sig("log.no-gpu-kernel", "no-registered-opkernel", "training",
         "an op pinned to the GPU has no GPU kernel in the plugin",
-        r"No registered '(?P<op>[^']+)' OpKernel for '(?P<device>[^']+)' devices",
+        r"No registered '(?P<op>[^']+)' OpKernel for '?(?P<device>[A-Za-z_]+)'? devices",
         "NotFoundError: No registered 'RngReadAndSkip' OpKernel for 'GPU' devices compatible with "
         "node {{node RngReadAndSkip}}", "https://github.com/mrdbourke/tensorflow-deep-learning/issues/298",
         needle="OpKernel for", key=("op", "device"), head=r"No registered '(?P<op>[^']+)' OpKernel for"),
+    # placer.cc + colocation_graph.cc GetDevicesForNode: TF 1.x quotes the node ('save/SaveV2'),
+    # TF 2.x does not; the Colocation Debug Info and (TF 2.x) the "Op:" line follow
     sig("log.no-gpu-kernel", "cannot-assign-device", "training",
         "an op pinned to the GPU has no GPU kernel in the plugin",
-        r"Cannot assign a device for operation (?P<assign_op>[^:\s]+): Could not satisfy explicit "
-        r"device specification '[^']*' because no supported kernel for (?P<device>\w+) devices",
+        r"Cannot assign a device for operation '?(?P<assign_op>[^':\s]+)'?: Could not satisfy explicit "
+        r"device specification '[^']*' because no supported kernel for (?P<device>\w+) devices[^\n]*\n?"
+        + _DEBUG_INFO,
         "InvalidArgumentError: Cannot assign a device for operation loader/GeneratorDataset: Could "
         "not satisfy explicit device specification '/device:GPU:0' because no supported kernel for "
         "GPU devices is available.", "https://github.com/tensorflow/tensorflow/issues/53026",
-        needle="no supported kernel", derive=_kernel, key=("op",), outputs=("op", "device"),
-        head=r"Cannot assign a device for operation (?P<assign_op>[^:\s]+): Could not satisfy "
+        needle="no supported kernel", derive=_kernel, key=("op",), outputs=("op", "node", "device"),
+        head=r"Cannot assign a device for operation '?(?P<assign_op>[^':\s]+)'?: Could not satisfy "
              r"explicit device specification '[^']*' because no supported kernel"),
+    # colocation_graph.cc ColocateNodes: a group whose members share no device type; its Debug
+    # Info lists the op type that has no GPU kernel where the others have one
+    sig("log.no-gpu-kernel", "colocation-no-common-device", "training",
+        "ops colocated with GPU ops have no GPU kernel in the plugin",
+        r"Cannot colocate nodes (?:\{\{colocation_node [^}]*\}\}|'[^']*') and "
+        r"(?:\{\{colocation_node [^}]*\}\}|'[^']*') because no device type supports both of those "
+        r"nodes and the other nodes colocated with them\.?[^\n]*\n?" + _DEBUG_INFO,
+        "Cannot colocate nodes 'm_0/global_norm/L2Loss' and 'm_0/gradients/m_0/cudnn_gru/CudnnRNN_grad/"
+        "CudnnRNNBackprop' because no device type supports both of those nodes and the other nodes "
+        "colocated with them.", "https://github.com/Arturus/kaggle-web-traffic/issues/21",
+        needle="no device type supports both", derive=_kernel, key=("op",), outputs=("op", "device"),
+        head=r"Cannot colocate nodes (?:\{\{colocation_node [^}]*\}\}|'[^']*') and "
+             r"(?:\{\{colocation_node [^}]*\}\}|'[^']*') because no device type supports both"),
     # TensorFlow's placer (common_runtime/colocation_graph.cc): a node colocated with an op that has
     # no kernel for the group's device; the debug info lists each op type with the devices it has
     # kernels for, and the type without the GPU is the op to move
     sig("log.no-gpu-kernel", "colocated-incompatible-device", "training",
         "an op colocated with GPU-pinned nodes has no GPU kernel in the plugin",
         r"because the node (?:\{\{colocation_node [^}]*\}\} )?was colocated with a group of nodes "
-        r"that required incompatible device '(?P<required>[^']*)'"
-        r"(?:[\s\S]{0,3000}?^[ \t]*(?P<op>[A-Z]\w*): CPU[ \t]*$)?",
+        r"that required incompatible device '(?P<required>[^']*)'[^\n]*\n?" + _DEBUG_INFO,
         "Could not satisfy explicit device specification '' because the node {{colocation_node "
         "encoder/down1/downs_0/conv1/weight/Initializer/random_uniform/RandomUniform}} was colocated "
         "with a group of nodes that required incompatible device '/device:GPU:0'.",
