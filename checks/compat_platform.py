@@ -23,7 +23,7 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, good_metal_releases, in
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
-from tfdoctor.knowledge import best_pair, macos_floors
+from tfdoctor.knowledge import best_pair, eras, macos_floors
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import version_of
 from tfdoctor.model import Finding, Remediation, Severity, rule
@@ -273,6 +273,8 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
     if not judgeable(s, d) or len(d.providers) > 1:
         return None
     if d.metal is None and d.metal_plugins:  # a third-party Metal plugin: compat_third_party judges it
+        return None
+    if eras.installed_fork(d.tensorflow):  # no plugin in its era: compat_era judges it
         return None
     return _python_route(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, d.hardware_arch)
 

@@ -71,6 +71,12 @@ def _colocated(fields: Fields) -> Fields:
     return {**out, "op": op} if op else out
 
 
+def _sign(sign: str):  # noqa: ANN202 - a small closure factory
+    def derive(fields: Fields) -> Fields:
+        return {"sign": sign, **fields}
+    return derive
+
+
 def _fallback(fields: Fields) -> Fields:
     return {**fields, "fallback": "yes"}
 
@@ -94,6 +100,22 @@ def _keras3(api: str, **extra: str):  # noqa: ANN202 - a small closure factory
 
 
 SIGNATURES: tuple[Signature, ...] = (
+    # Apple's 2020-21 fork (tfdoctor.knowledge.eras): its device API and ML Compute's own lines
+    sig("log.mlcompute-fork", "mlcompute-api", "training",
+        "code or an error of Apple's 2020-21 ML Compute fork of TensorFlow (tensorflow_macos 0.1alpha)",
+        re.compile(r"from tensorflow\.python\.compiler\.mlcompute import mlcompute|"
+                   r"mlcompute\.set_mlc_device\(|MLCompute device must be set before initialization",
+                   re.MULTILINE),
+        "RuntimeError: MLCompute device must be set before initialization",
+        "https://github.com/apple/tensorflow_macos/issues/58", needle="mlc",
+        derive=_sign("mlcompute API"), key=(), outputs=("sign",)),
+    sig("log.mlcompute-fork", "mlcompute-runtime", "training",
+        "ML Compute's own log lines: the fork of TensorFlow 2.4 ran (tensorflow_macos 0.1alpha)",
+        r"tensorflow/compiler/tf2mlcompute/\S+\.cc:\d+\]|Compute: No MLCTrainingGraph has been found",
+        "I tensorflow/compiler/tf2mlcompute/kernels/mlc_subgraph_op.cc:326] Compute: Failed in processing "
+        "TensorFlow graph proposal_targets/MLCSubgraphOp_0_35",
+        "https://github.com/apple/tensorflow_macos/issues/218", needle="mlc",
+        derive=_sign("ML Compute runtime"), key=(), outputs=("sign",)),
     sig("log.xla-no-metal", "xla-no-compiler", "training",
         "XLA (jit_compile) was asked for on a device it has no compiler for",
         r"Could not find compiler for platform (?P<platform>[A-Za-z0-9_]+)",
