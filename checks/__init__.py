@@ -18,6 +18,7 @@ BUILTIN_MODULES = (
     "compat_requirements",
     "compat_third_party",
     "compat_era",
+    "compat_companions",
     "compat_knowledge",
     "log_install",
     "log_import",

@@ -23,6 +23,7 @@ CHECK_CRASHED = "check.crashed"
 CHECK_LOAD_FAILED = "check.load-failed"
 
 # compat.*
+COMPAT_COMPANION_BUILT_FOR = "compat.companion-built-for"
 COMPAT_KERAS3 = "compat.keras3"
 COMPAT_MACOS_TOO_OLD = "compat.macos-too-old"
 COMPAT_MLCOMPUTE_FORK = "compat.mlcompute-fork"
@@ -50,6 +51,7 @@ INSTALL_REQUIRES_TENSORFLOW_NAME = "install.requires-tensorflow-name"
 # log.* (an error text given with --log or recorded by `tfdoctor run`, diagnosed with the facts)
 LOG_ARCH_MISMATCH = "log.arch-mismatch"
 LOG_AVX_MISSING = "log.avx-missing"
+LOG_COMPANION_MISMATCH = "log.companion-mismatch"
 LOG_CONDA_PACKAGES_NOT_FOUND = "log.conda-packages-not-found"
 LOG_CONDA_TENSORFLOW_DEPS_MISSING = "log.conda-tensorflow-deps-missing"
 LOG_DEVICE_CONFIG_LATE = "log.device-config-late"

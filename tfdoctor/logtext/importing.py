@@ -71,6 +71,15 @@ def _built_for(fields: Fields) -> Fields:
     return out
 
 
+def _addons(fields: Fields) -> Fields:
+    """tensorflow-addons' range of TensorFlow versions as one specifier (>=min,<max)."""
+    out = {k: v for k, v in fields.items() if k not in ("min", "max")}
+    out["package"] = "tensorflow-addons"
+    if fields.get("min") and fields.get("max"):
+        out["needs"] = f">={fields['min']},<{fields['max']}"
+    return out
+
+
 def _avx(fields: Fields) -> Fields:
     out = dict(fields)
     if out.pop("qemu", ""):
@@ -97,6 +106,30 @@ SIGNATURES: tuple[Signature, ...] = (
         "on your machine.", "https://github.com/tensorflow/tensorflow/issues/52972",
         needle="compiled to use", derive=_avx, key=("instructions",),
         outputs=("instructions", "emulator"), head=r"The TensorFlow library was compiled to use"),
+    # tensorflow/addons tensorflow_addons/utils/ensure_tf_install.py _check_tf_version (Python ops)
+    sig("log.companion-mismatch", "addons-python-ops", "import",
+        "tensorflow-addons says the installed TensorFlow is outside the range it supports",
+        r"Tensorflow Addons supports using Python ops for all Tensorflow versions above or equal to "
+        r"(?P<min>\d[\w.]*) and strictly below (?P<max>\d[\w.]*?)\.? \(nightly versions are not supported\)\.?"
+        r"(?:\s*The versions? of TensorFlow you are currently using is (?P<tensorflow>\d[\w.+-]*?)\.? and)?",
+        "Tensorflow Addons supports using Python ops for all Tensorflow versions above or equal to 2.5.0 "
+        "and strictly below 2.8.0 (nightly versions are not supported).",
+        "https://github.com/mindee/doctr/pull/998", needle="Tensorflow Addons supports",
+        derive=_addons, key=("package",), outputs=("package", "needs", "tensorflow"),
+        head=r"Tensorflow Addons supports using Python ops for all Tensorflow versions"),
+    # tensorflow/addons tensorflow_addons/utils/resource_loader.py display_warning_if_incompatible
+    sig("log.companion-mismatch", "addons-custom-ops", "import",
+        "tensorflow-addons' custom ops are compiled against another TensorFlow",
+        r"You are currently using TensorFlow (?P<tensorflow>\d[\w.+-]*) and trying to load a custom op "
+        r"\((?P<library>[^)\n]+)\)\.?\s*TensorFlow Addons has compiled its custom ops against TensorFlow "
+        r"(?P<built_for>\d[\w.]*?),(?:[\s\S]{0,1500}?equal to or above (?P<min>\d[\w.]*) and strictly "
+        r"below (?P<max>\d+(?:\.\d+)*))?",
+        "You are currently using TensorFlow 2.2.0-dev20200421 and trying to load a custom op "
+        "(custom_ops/activations/_activation_ops.so).\nTensorFlow Addons has compiled its custom ops "
+        "against TensorFlow 2.1.0,", "https://github.com/tensorflow/addons/issues/1716",
+        needle="and trying to load a custom op", derive=_addons, key=("package",),
+        outputs=("package", "built_for", "needs", "tensorflow", "library"),
+        head=r"You are currently using TensorFlow (?P<tensorflow>\d[\w.+-]*) and trying to load a custom op"),
     sig("log.symbol-not-found-plugin", "dlopen-symbol-not-found", "import",
         "a shared library needs a symbol the installed TensorFlow does not export",
         _DLOPEN_SYMBOL,
