@@ -23,9 +23,9 @@ from tfdoctor.model import Remediation, Severity, rule
       "companion_pins, read from the registry's wheels). With another TensorFlow their ops fail "
       "to load, and pip does not stop it when TensorFlow is upgraded after them.",
       "Install the companion release built for the installed TensorFlow (the finding names it), "
-      "or, where none exists, keep the TensorFlow it was built for in its own environment.",
-      explains=(codes.COMPAT_UNMET_REQUIREMENTS, codes.LOG_SYMBOL_NOT_FOUND, codes.LOG_OP_NOT_REGISTERED,
-                codes.RUNTIME_OP_NOT_REGISTERED, codes.RUNTIME_IMPORT_FAILED))
+      "or, where none exists, keep the TensorFlow it was built for in its own environment. (It "
+      "names no consequence: a load error or an unmet requirement may be another package's; the "
+      "error's own finding names the library's package.)")
 def companion_built_for(s: Snapshot, d: Derived):
     tf = d.tf_version
     if not tf:

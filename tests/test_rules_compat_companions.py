@@ -23,7 +23,6 @@ def test_tensorflow_text_built_for_the_previous_minor_is_the_cause_and_names_the
     assert f.code == "compat.companion-built-for" and f.severity is Severity.ERROR
     assert f.title.startswith("tensorflow-text 2.15.0 is built for TensorFlow <2.16,>=2.15.0; 2.16.1 is installed")
     assert f.remediation.commands[-1].endswith("tensorflow-text==2.16.1")
-    assert "compat.unmet-requirements" in f.explains and "log.op-not-registered" in f.explains
 
 
 def test_a_companion_with_no_release_for_this_tensorflow_says_so_and_moves_nothing():
