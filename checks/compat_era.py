@@ -14,6 +14,7 @@ from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair, eras
 from tfdoctor.model import Remediation, Severity, rule
 
+
 @rule(codes.COMPAT_MLCOMPUTE_FORK, "Apple's 2020-21 ML Compute fork of TensorFlow, unmaintained",
       Severity.WARNING,
       "tensorflow-macos 0.1a1-0.1a3 (tensorflow_macos 0.1alpha, installed by the script of the "

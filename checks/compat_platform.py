@@ -169,20 +169,20 @@ def _tensorflow_floors(s: Snapshot, m: CompatMatrix, tf: PackageFacts, py: str,
     wheels = release.wheels(tf.key, arch) if release and tf.key in ("tensorflow", "tensorflow-macos") else None
     out = []
     if wheels is not None:
-        out.append((wheels.min_macos, what, f"wheel tag {', '.join(wheels.platform_tags)} "
-                                            f"(compat_matrix.json: {wheels.source})"))
+        tags = ", ".join(wheels.platform_tags)
+        out.append((wheels.min_macos, what, f"wheel tag {tags} (compat_matrix.json: {wheels.source})"))
     elif floor is not None:
-        out.append((floor.tag, what, f"wheel tag {floor.platform_tag} (compat_matrix.json "
-                                     f"macos_floors: {macos_floors.source()})"))
+        source = f"compat_matrix.json macos_floors: {macos_floors.source()}"
+        out.append((floor.tag, what, f"wheel tag {floor.platform_tag} ({source})"))
     else:  # a release the matrix lacks: the installed WHEEL Tag is all there is
         found = next((x for x in map(_MACOS_TAG.search, tf.wheel_tags) if x), None)
         if found:
             out.append((f"{found.group(1)}.{found.group(2)}", what,
                         f"installed WHEEL tag {found.group(0).rstrip('_')} (the release is not in the matrix)"))
     if floor is not None and floor.built_for:
-        out.append((floor.built_for, what, f"{_BINARIES} (LC_BUILD_VERSION minos, read from "
-                                           f"{floor.platform_tag}; compat_matrix.json macos_floors: "
-                                           f"{macos_floors.source()})"))
+        source = f"compat_matrix.json macos_floors: {macos_floors.source()}"
+        out.append((floor.built_for, what,
+                    f"{_BINARIES} (LC_BUILD_VERSION minos, read from {floor.platform_tag}; {source})"))
     return out
 
 
@@ -206,8 +206,7 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
                            f"wheel tag (compat_matrix.json: {metal_floors['wheel_tag_source']})"))
         if metal_floors["apple_table"]:
             floors.append((metal_floors["apple_table"], f"tensorflow-metal {metal.version}",
-                           f"{_TABLE} ({metal_floors['apple_table_how']}; "
-                           f"compat_matrix.json apple_table)"))
+                           f"{_TABLE} ({metal_floors['apple_table_how']}; compat_matrix.json apple_table)"))
     short = [(need, what, src) for need, what, src in floors if Version(macos) < Version(need)]
     if not short:
         return None

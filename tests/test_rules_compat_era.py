@@ -26,9 +26,8 @@ def test_the_installed_fork_is_named_and_gets_the_way_to_the_plugin_era_not_the_
     assert "compat.no-metal" not in codes  # no tensorflow-metal exists for the fork
     (f,) = [f for f in findings if f.code == "compat.mlcompute-fork"]
     assert f.severity is Severity.WARNING and "unmaintained ML Compute fork" in f.title
-    assert f.remediation.commands == (
-        "python3.12 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install -- 'tensorflow==2.19.*' "
-        "tensorflow-metal==1.2.0",)
+    assert f.remediation.commands == (("python3.12 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip "
+                                       "install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0"),)
     assert "mlcompute.set_mlc_device" in f.remediation.code[0]
     assert "compat.no-metal" in f.explains
 

@@ -58,8 +58,8 @@ def tag_floor(platform: str) -> str | None:
 def arch_tags(wheel: WheelRef) -> list[str]:
     """The wheel's macOS platform tags that serve its architecture (intel and universal2 too)."""
     plat = _WHEEL.match(wheel.filename).group("plat")  # type: ignore[union-attr]
-    return sorted(p for p in plat.split(".") if p.startswith("macosx_") and (
-        p.endswith(wheel.arch) or p.endswith("universal2") or (wheel.arch == "x86_64" and p.endswith("intel"))))
+    ends = (wheel.arch, "universal2") + (("intel",) if wheel.arch == "x86_64" else ())
+    return sorted(p for p in plat.split(".") if p.startswith("macosx_") and p.endswith(ends))
 
 
 def python_tags(wheel: WheelRef) -> list[str]:

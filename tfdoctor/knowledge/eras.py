@@ -20,14 +20,14 @@ FORK_BASE = "2.4.0rc0"
 """The TensorFlow the fork was built from (its README: 'TensorFlow r2.4rc0')."""
 PLUGIN_ERA_FROM = "2.5.0"
 """The first tensorflow-macos on the registry, and the first TensorFlow tensorflow-metal loads into."""
-SOURCES = ("https://github.com/apple/tensorflow_macos (README: TensorFlow r2.4rc0 on ML Compute, "
-           "macOS 11.0+, mlcompute.set_mlc_device; archived)",
+SOURCES = (("https://github.com/apple/tensorflow_macos (README: TensorFlow r2.4rc0 on ML Compute, "
+            "macOS 11.0+, mlcompute.set_mlc_device; archived)"),
            "https://developer.apple.com/metal/tensorflow-plugin/ (the plugin era)")
 MLCOMPUTE_LINES = ("from tensorflow.python.compiler.mlcompute import mlcompute",
                    "mlcompute.set_mlc_device(device_name='gpu')")
 """The fork's device selection, which code of the plugin era drops (the plugin needs none)."""
-WITHOUT_MLCOMPUTE = ("tf.config.list_physical_devices('GPU')  # instead of mlcompute.set_mlc_device(...): "
-                     "tensorflow-metal needs no device selection",)
+WITHOUT_MLCOMPUTE = (("tf.config.list_physical_devices('GPU')  # instead of mlcompute.set_mlc_device(...): "
+                      "tensorflow-metal needs no device selection"),)
 """The line of the user's code that replaces the fork's device selection."""
 
 

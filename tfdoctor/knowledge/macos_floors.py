@@ -18,8 +18,8 @@ built for 13.0, on 12.6). So `built_for` is given where it has bound: x86_64.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from packaging.version import InvalidVersion, Version

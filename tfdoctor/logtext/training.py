@@ -71,7 +71,7 @@ def _colocated(fields: Fields) -> Fields:
     return {**out, "op": op} if op else out
 
 
-def _sign(sign: str):  # noqa: ANN202 - a small closure factory
+def _sign(sign: str):  # a small closure factory, as _keras3
     def derive(fields: Fields) -> Fields:
         return {"sign": sign, **fields}
     return derive
