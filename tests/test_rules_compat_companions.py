@@ -45,3 +45,20 @@ def test_the_pins_section_says_where_it_was_read_and_covers_every_release():
     assert set(companions.packages()) == {"tensorflow-text", "tensorflow-io", "tensorflow-decision-forests"}
     assert str(companions.built_for("tensorflow-io", "0.37.1").tensorflow) == "<2.17.0,>=2.16.0"  # its extra
     assert companions.built_for("tensorflow-decision-forests", "1.12.0").fits("2.19.0")
+
+
+def test_the_tool_keeps_only_tensorflows_requirements_and_prefers_a_mac_wheel():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import companion_pins
+
+    kept = [r for r in ("tensorflow<2.21,>=2.20.0", "tensorflow-datasets>=3.2.0; extra == \"tests\"",
+                        "tensorflow-io-gcs-filesystem ==0.37.1", "tensorflow-macos (~=2.13.0)", "tf-keras ~=2.16")
+            if companion_pins._TENSORFLOW.match(r)]
+    assert kept == ["tensorflow<2.21,>=2.20.0", "tensorflow-macos (~=2.13.0)", "tf-keras ~=2.16"]
+    files = [{"filename": n} for n in ("tensorflow_text-2.15.0-cp311-cp311-manylinux_2_17_x86_64.whl",
+                                       "tensorflow_text-2.15.0-cp311-cp311-macosx_10_9_x86_64.whl",
+                                       "tensorflow_text-2.15.0-cp311-cp311-macosx_11_0_arm64.whl")]
+    assert companion_pins.wheel_of(files, "2.15.0")["filename"].endswith("macosx_11_0_arm64.whl")

@@ -14,7 +14,6 @@ section of compat_matrix.json is rewritten.
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import datetime
 import json
@@ -27,11 +26,10 @@ from typing import Any
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (tests, tools)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from binary_index import INDEX, Fetcher, _version_key  # noqa: E402
-from binary_sections import write_sections  # noqa: E402
+from binary_index import Fetcher, _version_key  # noqa: E402
+from binary_sections import section_tool  # noqa: E402
 from binary_zip import central_directory  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
 COMPANIONS = ("tensorflow-text", "tensorflow-io", "tensorflow-decision-forests")
 _FINAL = re.compile(r"^\d+(?:\.\d+)*$")
 _TENSORFLOW = re.compile(r"^(?:tensorflow|tensorflow-macos|tensorflow-cpu|tf-keras)\s*(?:[(<>=!~;]|$)", re.IGNORECASE)
@@ -89,18 +87,7 @@ def build_section(fetcher: Fetcher, index: str, jobs: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--matrix", type=Path, default=REPO / "compat_matrix.json")
-    parser.add_argument("--index", default=INDEX)
-    parser.add_argument("--jobs", type=int, default=6)
-    parser.add_argument("--dry-run", action="store_true", help="print the section, do not write")
-    args = parser.parse_args(argv)
-    section = build_section(Fetcher(), args.index, args.jobs)
-    if args.dry_run:
-        print(json.dumps(section, indent=2))
-        return 0
-    write_sections(args.matrix, {"companion_pins": section})
-    return 0
+    return section_tool(__doc__, "companion_pins", build_section, argv)
 
 
 if __name__ == "__main__":

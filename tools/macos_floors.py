@@ -20,7 +20,6 @@ Only that section of compat_matrix.json is rewritten.
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import datetime
 import re
@@ -35,12 +34,11 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (test
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import macho  # noqa: E402
-from binary_index import INDEX, Fetcher, WheelRef, _version_key, index_wheels, pick  # noqa: E402
-from binary_sections import write_sections  # noqa: E402
+from binary_index import Fetcher, WheelRef, _version_key, index_wheels, pick  # noqa: E402
+from binary_sections import section_tool  # noqa: E402
 from binary_zip import Member, central_directory  # noqa: E402
 from macho_base import MachOError  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-macos")
 HEAD = 1 << 16
 """Bytes of each Mach-O member inflated: its header and load commands are in the first pages."""
@@ -143,20 +141,7 @@ def build_section(fetcher: Fetcher, index: str, jobs: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--matrix", type=Path, default=REPO / "compat_matrix.json")
-    parser.add_argument("--index", default=INDEX)
-    parser.add_argument("--jobs", type=int, default=6)
-    parser.add_argument("--dry-run", action="store_true", help="print the section, do not write")
-    args = parser.parse_args(argv)
-    section = build_section(Fetcher(), args.index, args.jobs)
-    if args.dry_run:
-        import json
-
-        print(json.dumps(section, indent=2))
-        return 0
-    write_sections(args.matrix, {"macos_floors": section})
-    return 0
+    return section_tool(__doc__, "macos_floors", build_section, argv)
 
 
 if __name__ == "__main__":
