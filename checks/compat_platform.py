@@ -158,8 +158,7 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
               f"{tf.name} {tf.version}: TensorFlow uses the CPU only")
 
 
-def _tensorflow_floors(s: Snapshot, m: CompatMatrix, tf: PackageFacts, py: str,
-                       arch: str) -> list[tuple[str, str, str]]:
+def _tensorflow_floors(m: CompatMatrix, tf: PackageFacts, py: str, arch: str) -> list[tuple[str, str, str]]:
     """(needs, what, source) for the installed TensorFlow: its wheel tag and, where they were
     built for a newer macOS than the tag says, its binaries (tfdoctor.knowledge.macos_floors);
     for a release no section knows, the installed WHEEL tag."""
@@ -197,7 +196,7 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
     macos = d.macos
     if macos is None:
         return None
-    floors = _tensorflow_floors(s, m, tf, py, arch) if tf is not None else []  # (needs, what, source)
+    floors = _tensorflow_floors(m, tf, py, arch) if tf is not None else []  # (needs, what, source)
     metal_floors = None
     if metal is not None and (release := m.metal(metal.version)) is not None:
         metal_floors = metal_macos_floors(m, release, arch)
