@@ -17,6 +17,8 @@ BUILTIN_MODULES = (
     "compat_pins",
     "compat_requirements",
     "compat_third_party",
+    "compat_era",
+    "compat_companions",
     "compat_knowledge",
     "log_install",
     "log_import",
@@ -25,6 +27,7 @@ BUILTIN_MODULES = (
     "log_companions",
     "log_metal",
     "log_network",
+    "log_era",
     "runtime_import",
     "runtime_crash",
     "runtime_devices",
@@ -39,7 +42,7 @@ BUILTIN_MODULES = (
 
 MODULE_NEEDS = {
     "log_install": "log", "log_import": "log", "log_dependencies": "log", "log_training": "log",
-    "log_companions": "log", "log_metal": "log", "log_network": "log",
+    "log_companions": "log", "log_metal": "log", "log_network": "log", "log_era": "log",
     "runtime_import": "runtime", "runtime_crash": "runtime", "runtime_devices": "runtime",
     "probe_health": "probes", "probe_speed": "probes",
     "model_health": "model", "model_speed": "model",

@@ -8,6 +8,7 @@ import shlex
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import python_cmd, venv_command
+from tfdoctor.advice.log_evidence import emulates_x86, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64, X86_64
 from tfdoctor.facts.snapshot import Snapshot
@@ -168,25 +169,33 @@ def rosetta(s: Snapshot, d: Derived):
       "lines and arm64 'Features', e.g. 0x00 in Docker Desktop's VM on Apple silicon, "
       "docker/for-mac#6512): Docker runs the amd64 image under QEMU or Rosetta. TensorFlow's "
       "x86_64 build then fails with the AVX message or 'Check failed: bucket_limits_', and "
-      "no GPU is reachable from a Linux container anyway.",
+      "no GPU is reachable from a Linux container anyway. A pasted text shows it too: QEMU's "
+      "own lines ('qemu: uncaught target signal 6 (Aborted) - core dumped', 'qemu-x86_64: ...').",
       "Use an arm64 image: `docker run --platform linux/arm64 ...` (docker/for-mac#5342).",
       "https://github.com/docker/for-mac/issues/5342",
       explains=(codes.RUNTIME_IMPORT_SIGILL, codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_NO_GPU,
-                codes.LOG_AVX_MISSING, codes.LOG_ILLEGAL_INSTRUCTION),
-      needs=("python",))
+                codes.LOG_AVX_MISSING, codes.LOG_ILLEGAL_INSTRUCTION, codes.LOG_QEMU_EMULATION))
 def emulated_container(s: Snapshot, d: Derived):
     host = s.host
-    if host.system != "Linux" or d.process_arch != X86_64 or not host.cpu_implementer:
+    from_host = host.system == "Linux" and d.process_arch == X86_64 and bool(host.cpu_implementer)
+    seen = [m for m in matches_of(s, codes.LOG_QEMU_EMULATION) if emulates_x86(m.fields)]
+    if not from_host and not seen:
         return None
-    apple = host.cpu_implementer.lower() == "0x61"
+    apple = bool(host.cpu_implementer) and host.cpu_implementer.lower() == "0x61"
     fix = Remediation(
         "Run an arm64 image instead of the amd64 one (in a Dockerfile: FROM --platform=linux/arm64)",
         ("docker run --platform linux/arm64 IMAGE",), "https://github.com/docker/for-mac/issues/5342",
         code=("FROM --platform=linux/arm64 BASE",),
     )
+    facts = {"cpu_implementer": host.cpu_implementer, "apple_host": apple, "container": host.container,
+             "binfmt_handlers": host.binfmt_handlers}
+    if from_host:
+        return emulated_container.finding({**_evidence(s), **facts}, fix)
+    # observed in the text: QEMU itself said it ran the process
+    target = seen[0].fields.get("target") or "x86_64"
     return emulated_container.finding(
-        {**_evidence(s), "cpu_implementer": host.cpu_implementer, "apple_host": apple,
-         "container": host.container, "binfmt_handlers": host.binfmt_handlers}, fix)
+        {**facts, "emulator": "qemu", "emulated": target, "observed_in": seen[0].text}, fix,
+        title=f"QEMU emulated the {target} process that failed: an amd64 container on an ARM host")
 
 
 @rule(codes.ARCH_NATIVE, "Python runs natively",

@@ -23,7 +23,7 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, good_metal_releases, in
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
-from tfdoctor.knowledge import best_pair
+from tfdoctor.knowledge import best_pair, eras, macos_floors
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import version_of
 from tfdoctor.model import Finding, Remediation, Severity, rule
@@ -158,25 +158,45 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
               f"{tf.name} {tf.version}: TensorFlow uses the CPU only")
 
 
+def _tensorflow_floors(m: CompatMatrix, tf: PackageFacts, py: str, arch: str) -> list[tuple[str, str, str]]:
+    """(needs, what, source) for the installed TensorFlow: its wheel tag and, where they were
+    built for a newer macOS than the tag says, its binaries (tfdoctor.knowledge.macos_floors);
+    for a release no section knows, the installed WHEEL tag."""
+    what = f"{tf.name} {tf.version}"
+    floor = macos_floors.wheel_floor(tf.key, tf.version, arch, py, tuple(tf.wheel_tags))
+    release = m.tf_release(tf.version)
+    wheels = release.wheels(tf.key, arch) if release and tf.key in ("tensorflow", "tensorflow-macos") else None
+    out = []
+    if wheels is not None:
+        tags = ", ".join(wheels.platform_tags)
+        out.append((wheels.min_macos, what, f"wheel tag {tags} (compat_matrix.json: {wheels.source})"))
+    elif floor is not None:
+        source = f"compat_matrix.json macos_floors: {macos_floors.source()}"
+        out.append((floor.tag, what, f"wheel tag {floor.platform_tag} ({source})"))
+    else:  # a release the matrix lacks: the installed WHEEL Tag is all there is
+        found = next((x for x in map(_MACOS_TAG.search, tf.wheel_tags) if x), None)
+        if found:
+            out.append((f"{found.group(1)}.{found.group(2)}", what,
+                        f"installed WHEEL tag {found.group(0).rstrip('_')} (the release is not in the matrix)"))
+    if floor is not None and floor.built_for:
+        source = f"compat_matrix.json macos_floors: {macos_floors.source()}"
+        out.append((floor.built_for, what,
+                    f"{_BINARIES} (LC_BUILD_VERSION minos, read from {floor.platform_tag}; {source})"))
+    return out
+
+
+_BINARIES = "its binaries"
+_TABLE = "Apple's table"
+
+
 def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
            metal: PackageFacts | None, py: str, arch: str) -> Finding | None:
-    """macOS older than the installed TensorFlow's or plugin's minimum: wheel tag or Apple's table."""
+    """macOS older than the installed TensorFlow's or plugin's minimum: wheel tag, the macOS the
+    binaries were built for, or Apple's table."""
     macos = d.macos
     if macos is None:
         return None
-    floors = []  # (needs, what, source)
-    if tf is not None:
-        release = m.tf_release(tf.version)
-        wheels = release.wheels(tf.key, arch) if release and tf.key in ("tensorflow", "tensorflow-macos") else None
-        if wheels is not None:
-            floors.append((wheels.min_macos, f"{tf.name} {tf.version}",
-                           f"wheel tag {', '.join(wheels.platform_tags)} (compat_matrix.json: {wheels.source})"))
-        else:  # a release the matrix lacks: the installed WHEEL Tag is all there is
-            found = next((x for x in map(_MACOS_TAG.search, tf.wheel_tags) if x), None)
-            if found:
-                floors.append((f"{found.group(1)}.{found.group(2)}", f"{tf.name} {tf.version}",
-                               f"installed WHEEL tag {found.group(0).rstrip('_')} (the release is not "
-                               "in the matrix)"))
+    floors = _tensorflow_floors(m, tf, py, arch) if tf is not None else []  # (needs, what, source)
     metal_floors = None
     if metal is not None and (release := m.metal(metal.version)) is not None:
         metal_floors = metal_macos_floors(m, release, arch)
@@ -185,8 +205,7 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
                            f"wheel tag (compat_matrix.json: {metal_floors['wheel_tag_source']})"))
         if metal_floors["apple_table"]:
             floors.append((metal_floors["apple_table"], f"tensorflow-metal {metal.version}",
-                           f"Apple's table ({metal_floors['apple_table_how']}; "
-                           f"compat_matrix.json apple_table)"))
+                           f"{_TABLE} ({metal_floors['apple_table_how']}; compat_matrix.json apple_table)"))
     short = [(need, what, src) for need, what, src in floors if Version(macos) < Version(need)]
     if not short:
         return None
@@ -194,10 +213,14 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
     parts = []
     for who in dict.fromkeys(w for _, w, _ in short):  # per package: its highest unmet floor
         n, _, src = max((f for f in short if f[1] == who), key=lambda f: Version(f[0]))
-        by = "Apple's table" if src.startswith("Apple's table") else "wheel tag"
-        if by == "Apple's table" and metal_floors and metal_floors["wheel_tag"] and \
+        by = _TABLE if src.startswith(_TABLE) else "wheel tag"
+        if by == _TABLE and metal_floors and metal_floors["wheel_tag"] and \
                 Version(macos) >= Version(metal_floors["wheel_tag"]):
             by += f"; its wheel tag allows {metal_floors['wheel_tag']}, so pip installed it anyway"
+        if src.startswith(_BINARIES):
+            tag = next((f[0] for f in floors if f[1] == who and not f[2].startswith(_BINARIES)), None)
+            by = f"{_BINARIES} were built for it" + (f"; its wheel tag allows {tag}, so pip installs it"
+                                                     if tag else "")
         parts.append(f"{who} needs {n} ({by})")
     title = f"macOS {macos} is too old: " + ", ".join(parts)
     evidence = {"macos": macos, "macos_reported": s.host.macos_version_reported, "arch": arch,
@@ -214,13 +237,19 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
         commands = [pip(s, "uninstall", "-y", "tensorflow-metal")]
     evidence["recommended_for_this_macos"] = list(rec.requirements) or rec.reason
     severity = None
-    if d.gpu_ran and all(src.startswith("Apple's table") for _, _, src in short):
-        # The wheel tags allow this macOS and the GPU ran work here: Apple's table is advice,
-        # and the plugin that works is never removed.
-        severity = Severity.INFO
-        commands = []
-        title += f" (yet it ran work on {d.gpu_ran} here)"
-        evidence["observed"] = f"TensorFlow ran a matmul pinned to {d.gpu_ran} on macOS {macos}"
+    if all(src.startswith((_TABLE, _BINARIES)) for _, _, src in short):
+        # pip installs these on this macOS: whether they fail here is evidence, not a tag
+        built_for_only = all(src.startswith(_BINARIES) for _, _, src in short)
+        imported = s.runtime is not None and s.runtime.outcome == "ok"
+        if d.gpu_ran or (imported and built_for_only):
+            # ... and TensorFlow ran here: the plugin or TensorFlow that works is never removed
+            severity = Severity.INFO
+            commands = []
+            title += f" (yet it ran work on {d.gpu_ran} here)" if d.gpu_ran else " (yet it imported here)"
+            evidence["observed"] = (f"TensorFlow ran a matmul pinned to {d.gpu_ran} on macOS {macos}"
+                                    if d.gpu_ran else f"TensorFlow imported on macOS {macos}")
+        elif built_for_only:
+            severity = Severity.WARNING  # a build made for a newer macOS may still load here
     return macos_too_old.finding(evidence, Remediation(text, tuple(commands), APPLE_PLUGIN_PAGE),
                                  title=title, severity=severity, basis="table")
 
@@ -242,6 +271,8 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
     if not judgeable(s, d) or len(d.providers) > 1:
         return None
     if d.metal is None and d.metal_plugins:  # a third-party Metal plugin: compat_third_party judges it
+        return None
+    if eras.installed_fork(d.tensorflow):  # no plugin in its era: compat_era judges it
         return None
     return _python_route(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, d.hardware_arch)
 
@@ -283,10 +314,16 @@ def no_metal(s: Snapshot, d: Derived):
 
 @rule(codes.COMPAT_MACOS_TOO_OLD, "macOS is older than TensorFlow or tensorflow-metal needs",
       Severity.ERROR,
-      "Each wheel names its minimum macOS in its platform tag (macosx_12_0_arm64: 12.0), and "
+      "Each wheel names its minimum macOS in its platform tag (macosx_12_0_arm64: 12.0), for "
+      "every TensorFlow release since 0.12 (Intel Macs included). A tag can be looser than the "
+      "binaries: TensorFlow 1.15-2.4's Intel wheels are tagged 10.6-10.11 while their libraries "
+      "are built for 10.14 (LC_BUILD_VERSION), and on Intel Macs such builds installed on an "
+      "older macOS failed at import with a system symbol missing (a warning; information once it "
+      "imported here; on Apple silicon they were seen running below it, so there only the tag "
+      "counts). "
       "Apple's tensorflow-metal table asks for more than the tags: 12.0+ for 0.1.2-0.4.0 and "
       "12.1+ from 0.5.0, while the wheels from 0.5.1 on are tagged 12.0, so pip installs them "
-      "on 12.0 and cannot enforce 12.1. The finding says which of the two sets the floor.",
+      "on 12.0 and cannot enforce 12.1. The finding says which sets the floor.",
       "Update macOS, or install the older pair that supports this macOS when one exists. An "
       "error that shows a binary missing a symbol of macOS's own libraries (log.macos-too-old) "
       "is this finding observed, whatever the tables say.",

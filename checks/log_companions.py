@@ -80,3 +80,43 @@ def op_not_registered(s: Snapshot, d: Derived):
                                              Remediation(text, tuple(commands), code=tuple(code)),
                                              title=f"Op {op} not registered: {text}"))
     return out
+
+
+@rule(codes.LOG_COMPANION_MISMATCH, "A companion package says it was built for another TensorFlow",
+      Severity.ERROR,
+      "tensorflow-addons checks the TensorFlow it runs with and says so: 'TensorFlow Addons has "
+      "compiled its custom ops against TensorFlow X' when its compiled ops meet another TensorFlow "
+      "(segfaults or low-level errors follow), and 'Tensorflow Addons supports using Python ops "
+      "for all Tensorflow versions above or equal to X and strictly below Y' when even its Python "
+      "code is untested there (tensorflow/addons resource_loader.py and ensure_tf_install.py). The "
+      "companion's mismatch is the cause of what fails after it; tensorflow-addons itself ended "
+      "with 0.23.0.",
+      "Install the TensorFlow the warning names, or the companion release made for the installed "
+      "TensorFlow; or drop tensorflow-addons (its layers and losses moved to Keras and TF-Text).",
+      "https://github.com/tensorflow/addons", needs=("log",))
+def companion_mismatch(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_COMPANION_MISMATCH):
+        package = match.fields.get("package", "tensorflow-addons")
+        needs = match.fields.get("needs")
+        printed = match.fields.get("tensorflow")
+        here = d.tf_version
+        if match.fields.get("built_for"):
+            what = (f"{package} compiled its custom ops against TensorFlow {match.fields['built_for']} "
+                    f"and was loaded into {printed or here or 'another TensorFlow'}")
+        else:
+            what = f"{package} supports TensorFlow {needs or 'in another range'}; it ran with {printed or here or '?'}"
+        last, date, _source = ADDONS_LAST
+        text = (f"{what}: install TensorFlow {needs}" if needs else what) + (
+            f", or the {package} release made for TensorFlow {printed or here}" if printed or here else "")
+        if package == "tensorflow-addons":
+            text += f" ({package} ended with {last}, {date}; its features moved to Keras and TF-Text)"
+        severity = Severity.ERROR if match.fields.get("built_for") else Severity.WARNING
+        if printed and here and printed != here:  # this environment's TensorFlow is another one
+            severity = Severity.INFO
+            what += f" (this environment has TensorFlow {here}: the text came from another environment)"
+        return companion_mismatch.finding(
+            evidence(s, match, tensorflow_here=here),
+            Remediation(text, (), "https://github.com/tensorflow/addons"),
+            title=f"{what}: the companion is built for another TensorFlow", severity=severity)
+    return None
+

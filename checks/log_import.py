@@ -178,6 +178,27 @@ def symbol_not_found(s: Snapshot, d: Derived):
     return out
 
 
+@rule(codes.LOG_QEMU_EMULATION, "A process ran under QEMU's emulation", Severity.WARNING,
+      "QEMU's user-mode emulator prints its own lines when the process it runs dies: 'qemu: "
+      "uncaught target signal 6 (Aborted) - core dumped', 'qemu-x86_64: QEMU internal SIGSEGV', "
+      "'qemu-x86_64: Could not open /lib64/ld-linux-x86-64.so.2' (QEMU linux-user). Docker runs "
+      "amd64 images that way on an ARM host (Docker Desktop on Apple silicon), where x86_64 "
+      "TensorFlow lacks AVX (tensorflow/tensorflow#52972) and no GPU is reachable. "
+      "arch.emulated-container is the cause when the emulated process is x86.",
+      "Use an image for the host's architecture: `docker run --platform linux/arm64 ...`.",
+      "https://github.com/docker/for-mac/issues/5342", needs=("log",))
+def qemu_emulation(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_QEMU_EMULATION):
+        target = match.fields.get("target") or "x86_64 (amd64)"
+        text = (f"QEMU emulated a {target} process: Docker runs an image of another architecture "
+                "on this host. Run an image built for the host's architecture")
+        return qemu_emulation.finding(
+            evidence(s, match), Remediation(text, ("docker run --platform linux/arm64 IMAGE",),
+                                            "https://github.com/docker/for-mac/issues/5342"),
+            title=f"The process ran under QEMU's emulation of {target}")
+    return None
+
+
 @rule(codes.LOG_MACOS_TOO_OLD, "A binary needs a newer macOS than this one", Severity.ERROR,
       "dyld names where it expected a missing symbol ('Expected in: ...'). When that is one of "
       "macOS's own libraries or frameworks (/System/Library/Frameworks/..., /usr/lib/libSystem, "

@@ -124,6 +124,11 @@ def pip_no_matching(s: Snapshot, d: Derived):
             title = f"pip found no {package}{match.fields.get('specifier', '')}: {why}"
             fix = Remediation(f"{why}. Ask for a version this Python has",
                               (pip(s, "install", f"{package}=={newest}"),) if newest else ())
+        elif not package:  # the paste ends after the message's head, before the requirement
+            facts["verdict"] = "not-stated"
+            title = "pip found no distribution of what was asked for (the paste ends before the requirement)"
+            fix = Remediation("Run the install again and paste pip's whole message: it names the requirement "
+                              "and the versions pip found for this Python")
         else:
             facts["verdict"] = "unknown-package"
             by = match.fields.get("required_by")

@@ -86,11 +86,14 @@ def _kernel_facts(d: Derived, op: str) -> dict[str, Any]:
 def no_gpu_kernel(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_NO_GPU_KERNEL):
-        node = match.fields.get("op", "")
-        if not node:  # a colocation error pasted without its debug info: the op is not named
+        named = match.fields.get("op", "")
+        if not named:  # a colocation error pasted without its debug info: the op is not named
             out.append(_unnamed_op(s, d, match))
             continue
-        op = node.rsplit("/", 1)[-1]  # "loader/GeneratorDataset": a node named after its op
+        # the placer's debug info names the op type; else "loader/GeneratorDataset", a node
+        # named after its op
+        op = named.rsplit("/", 1)[-1]
+        node = match.fields.get("node") or named
         facts = _kernel_facts(d, op)
         if node != op:
             facts["node"] = node
@@ -150,7 +153,8 @@ def xla_no_metal(s: Snapshot, d: Derived):
         flags = s.env.get("TF_XLA_FLAGS")
         code = ["model.compile(..., jit_compile=False)", "@tf.function  # without jit_compile=True"]
         commands = (unset_variable("TF_XLA_FLAGS"),) if flags else ()
-        if match.variant == "xla-no-platform-id" and not (d.metal or d.metal_plugins):
+        no_plugin = not (d.metal or d.metal_plugins) and "packages" not in s.unknown  # unknown is not absent
+        if match.variant == "xla-no-platform-id" and no_plugin:
             text = ("XLA could not find the platform it compiles for, and no Metal plugin is installed: "
                     "this TensorFlow build has no XLA backend for its device; run without XLA")
             return xla_no_metal.finding(evidence(s, match, TF_XLA_FLAGS=flags),

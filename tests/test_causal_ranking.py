@@ -4,11 +4,14 @@ findings of the same severity that do not explain it. The whole engine runs, as 
 
 from __future__ import annotations
 
+import jsonschema
 from log_cases import LOGS, SOURCES, WHO
 from snapshots import _pkg, apple_silicon, snap, tf_219_metal_120
 
 from tfdoctor.engine.diagnose import diagnose
 from tfdoctor.logtext import keep
+from tfdoctor.model import Severity
+from tfdoctor.render.schemas import SCHEMAS
 
 
 def report(data: dict, log: str):
@@ -61,3 +64,47 @@ def test_the_users_error_outranks_a_background_pin_violation_of_the_same_severit
     background = [f for f in r.findings if f.code.startswith("compat.") and f.severity == r.diagnosis().severity]
     assert background, codes_of(r.findings)
     assert r.diagnosis().code == "log.keras3-api"
+
+
+def test_the_report_names_the_diagnosis_of_the_pasted_text_apart_from_the_environments():
+    # a NumPy 2 message (CameronBodine/PINGMapper#123) where NumPy 1.26.4 is installed: the text's
+    # own diagnosis is information here (another environment printed it), yet scripts must find it
+    packages = [p for p in tf_219_metal_120() if p["name"] != "numpy"]
+    packages.append(_pkg("numpy", "1.26.4", ["cp311-cp311-macosx_14_0_arm64"]))
+    r = report(apple_silicon(packages=packages), "numpy2_tensorflow_import.txt")
+    doc = r.to_dict(Severity.WARNING)
+    jsonschema.validate(doc, SCHEMAS["report"]())
+    assert doc["diagnosis"] is None or doc["diagnosis"]["code"] != "log.numpy-abi"
+    assert doc["log_diagnosis"] == "log.numpy-abi"
+    marked = [f["code"] for f in doc["findings"] if f["explains_log"]]
+    assert marked == ["log.numpy-abi"]
+    assert next(f for f in doc["findings"] if f["code"] == "log.numpy-abi")["severity"] == "info"
+
+
+def test_the_finding_that_explains_the_log_is_its_diagnosis_not_the_log_finding():
+    # Rosetta explains pip's refusal (bmaltais/kohya_ss#563): the text's diagnosis is the cause
+    r = report(rosetta(), "pip_tensorflow_macos_2120_none.txt")
+    doc = r.to_dict(Severity.WARNING)
+    assert doc["log_diagnosis"] == r.diagnosis().code and doc["log_diagnosis"].startswith("arch.")
+    assert doc["diagnosis"]["explains_log"] is True
+
+
+def test_a_report_without_a_log_has_no_log_diagnosis():
+    doc = diagnose(snap(apple_silicon())).to_dict(Severity.WARNING)
+    assert doc["log_diagnosis"] is None and not any(f["explains_log"] for f in doc["findings"])
+
+
+def test_every_template_cut_after_its_head_is_diagnosed_without_a_rule_failing(tmp_path):
+    # a match without the fields the cut took (issue 26 class 5): every rule still judges it
+    import re
+
+    from tfdoctor.logtext.catalog import SIGNATURES
+
+    for signature in SIGNATURES:
+        head = re.compile(signature.head) if signature.head else signature.regex
+        cut = signature.example[:head.search(signature.example).end()]
+        (tmp_path / "cut.txt").write_text(cut, encoding="utf-8")
+        s = snap(apple_silicon())
+        s.log = keep.read(tmp_path / "cut.txt", identity=WHO)
+        codes = codes_of(diagnose(s).findings)
+        assert "check.crashed" not in codes and any(c.startswith("log.") for c in codes), (signature.variant, codes)

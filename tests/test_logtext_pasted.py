@@ -125,3 +125,46 @@ def test_pip_refusal_cut_before_its_versions_close_and_from_a_requirements_file(
                  "(from -r requirements.txt (line 3)) (from versions: none)")
     (match,) = recognise(from_file)
     assert match.fields["required_by"] == "-r requirements.txt (line 3)"
+
+
+# Every template has a head (issue 26 class 5): a paste cut right after it still names the message.
+FINER = {"log.conda-packages-not-found": {"log.conda-tensorflow-deps-missing"},
+         "log.symbol-not-found-plugin": {"log.symbol-not-found"}}
+
+
+def head_cut(signature) -> str:
+    """The signature's own template (its verbatim example) cut where its head ends (a signature
+    whose whole pattern is fixed text is its own head)."""
+    import re
+
+    head = re.compile(signature.head) if signature.head else signature.regex
+    found = head.search(signature.example)
+    assert found, f"{signature.variant}: its head is not in its own example"
+    return signature.example[:found.end()]
+
+
+@pytest.mark.parametrize("signature", SIGNATURES, ids=lambda s: s.variant)
+def test_every_template_cut_after_its_head_is_still_named(signature) -> None:
+    found = {m.code for m in recognise(head_cut(signature))}
+    assert found & ({signature.code} | FINER.get(signature.code, set())), head_cut(signature)
+
+
+def test_keras_3_layer_arguments_cut_after_the_layer_name() -> None:
+    # keras/src/layers/layer.py: f"Unrecognized keyword arguments passed to {self.__class__.__name__}: {kwargs}"
+    (match,) = recognise("ValueError: Unrecognized keyword arguments passed to Dense")
+    assert (match.code, match.fields.get("layer")) == ("log.keras3-api", "Dense")
+
+
+def test_conda_lists_squashed_onto_one_line_are_read_item_by_item() -> None:
+    # conda/exceptions.py PackagesNotFoundError: the list is one "  - name" a line, then the
+    # channels; a forum paste joins the lines (and some keep only the error's name and the list)
+    squashed = ("PackagesNotFoundError: The following packages are not available from current channels:"
+                "  - tensorflow-deps  Current channels:  - https://conda.anaconda.org/apple/osx-64"
+                "  - https://repo.anaconda.com/pkgs/main/osx-64  To search for alternate channels")
+    (match,) = recognise(squashed)
+    assert (match.code, match.fields["packages"], match.fields["subdir"]) == (
+        "log.conda-tensorflow-deps-missing", "tensorflow-deps", "osx-64")
+    assert match.fields["channels"].split(", ") == ["https://conda.anaconda.org/apple/osx-64",
+                                                    "https://repo.anaconda.com/pkgs/main/osx-64"]
+    (short,) = recognise("conda install -c apple tensorflow-deps returns PackagesNotFoundError:- tensorflow-deps")
+    assert (short.code, short.fields["packages"]) == ("log.conda-tensorflow-deps-missing", "tensorflow-deps")

@@ -110,6 +110,33 @@ def test_amd64_container_on_apple_silicon():
     assert findings[0].remediation.code == ("FROM --platform=linux/arm64 BASE",)  # a Dockerfile line, not shell
 
 
+def test_an_amd64_container_seen_in_qemus_own_lines(tmp_path):
+    """A bug report: a Mac host, an image run by Docker, and QEMU's lines in the pasted text
+    (linux-user/signal.c's template; the real text of tensorflow/tensorflow#52972): the text alone
+    says an x86_64 process was emulated, whatever the report says of its Python."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    def report(text: str):
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+                  "host": {"system": "Darwin", "chip": "Apple M1", "hw_arm64": True},
+                  "unknown": ["packages"]})
+        (tmp_path / "posted.md").write_text(text, encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        return diagnose(s)
+
+    avx = (LOGS / "avx_qemu_docker.txt").read_text(encoding="utf-8")
+    r = report(avx)
+    assert r.diagnosis().code == "arch.emulated-container"
+    assert {c.code for c in r.consequences(r.diagnosis())} >= {"log.avx-missing", "log.qemu-emulation"}
+    loader = "qemu-x86_64: Could not open '/lib64/ld-linux-x86-64.so.2': No such file or directory"
+    assert report(loader).diagnosis().code == "arch.emulated-container"
+    other = "qemu-aarch64-static: uncaught target signal 11 (Segmentation fault) - core dumped"
+    assert "arch.emulated-container" not in {f.code for f in report(other).findings}
+
+
 @pytest.mark.parametrize("builder", [apple_silicon, linux_cpu])
 def test_healthy_machines_give_no_problem(builder):
     assert all(f.severity is Severity.OK for f in architecture.run(snap(builder())))

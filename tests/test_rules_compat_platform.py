@@ -234,3 +234,57 @@ def test_a_loader_error_from_a_system_framework_is_macos_too_old_even_without_ve
     assert old.evidence["built_for"] == "12.0" and "log.macos-too-old" in old.explains
     assert "Update macOS to 12.0" in old.remediation.text
     assert not with_log(mac(None, None, macos="14.5"))
+
+
+# ---------------------------------------------------------------------------------------------
+# old releases on old macOS: the floor from the registry's wheels (compat_matrix.json macos_floors)
+
+
+def intel(tf: str, python: str, macos: str, tags: list[str] | None = None) -> dict:
+    """An Intel Mac with the registry's tensorflow `tf` for `python` (tags as the index lists them)."""
+    data = merge(mac(tf, None, python=python, macos=macos), INTEL)
+    data["packages"][0]["wheel_tags"] = tags if tags is not None else []
+    return data
+
+
+def macos_finding(data: dict):
+    return next((f for f in run(data) if f.code == "compat.macos-too-old"), None)
+
+
+def test_tensorflow_1_on_a_macos_below_its_wheel_tag_is_too_old():
+    """tensorflow 1.15.0's wheels are tagged macosx_10_11_x86_64; tensorflow/tensorflow#3034: a
+    binary built for a newer OS X than the Mac's fails with a libSystem symbol missing."""
+    f = macos_finding(intel("1.15.0", "3.7", "10.10.5", ["cp37-cp37m-macosx_10_11_x86_64"]))
+    assert f is not None and f.severity is Severity.ERROR
+    assert "tensorflow 1.15.0 needs 10.14" in f.title
+    assert any(r["needs"] == "10.11" and r["source"].startswith("wheel tag macosx_10_11_x86_64")
+               for r in f.evidence["too_old_for"])
+
+
+def test_a_build_made_for_a_newer_macos_than_its_tag_is_a_warning():
+    """tensorflow 2.2.0 is tagged macosx_10_11 but its libraries are built for 10.14; on 10.13 pip
+    installs it and import may fail (tensorflow/tensorflow#38601, TensorFlow 2.2 on 10.13.6)."""
+    f = macos_finding(intel("2.2.0", "3.7", "10.13.6", ["cp37-cp37m-macosx_10_11_x86_64"]))
+    assert f is not None and f.severity is Severity.WARNING
+    assert f.title == ("macOS 10.13.6 is too old: tensorflow 2.2.0 needs 10.14 (its binaries were built "
+                       "for it; its wheel tag allows 10.11, so pip installs it)")
+
+
+def test_a_report_that_names_no_wheel_is_judged_by_the_wheels_of_its_python():
+    """A report states TensorFlow 1.15.0, Python 3.7 and macOS 10.10: no WHEEL file to read."""
+    f = macos_finding(intel("1.15.0", "3.7", "10.10"))
+    assert f is not None and f.severity is Severity.ERROR
+
+
+def test_old_releases_at_or_above_their_floor_get_no_macos_finding():
+    assert macos_finding(intel("1.15.0", "3.7", "10.14.6", ["cp37-cp37m-macosx_10_11_x86_64"])) is None
+    assert macos_finding(intel("2.2.0", "3.8", "10.15.7")) is None
+    assert macos_finding(intel("1.0.0", "3.6", "10.11")) is None
+
+
+def test_a_build_made_for_a_newer_macos_that_imported_here_is_information():
+    data = intel("2.2.0", "3.7", "10.13.6", ["cp37-cp37m-macosx_10_11_x86_64"])
+    data["runtime"] = {"outcome": "ok", "message": "TensorFlow 2.2.0 imported", "stage": "done",
+                       "tf_version": "2.2.0"}
+    f = macos_finding(data)
+    assert f is not None and f.severity is Severity.INFO and f.title.endswith("(yet it imported here)")

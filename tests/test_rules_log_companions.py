@@ -30,3 +30,17 @@ def test_regex_split_with_the_matching_text_installed_needs_the_import():
     data = apple_silicon(packages=[_pkg("tensorflow", "2.19.1", ARM), _pkg("tensorflow-text", "2.19.0", ARM)])
     f = one(diagnose(data, "op_not_registered_regex_split.txt"), "log.op-not-registered")
     assert "import tensorflow_text before loading" in f.title
+
+
+def test_tensorflow_addons_says_its_python_ops_support_another_tensorflow():
+    # tensorflow_addons/utils/ensure_tf_install.py's warning (mindee/doctr#998)
+    f = one(diagnose(apple_silicon(packages=[]), "addons_python_ops_unsupported_tf.txt"), "log.companion-mismatch")
+    assert f.title.startswith("tensorflow-addons supports TensorFlow >=2.5.0,<2.8.0; it ran with 2.9.1")
+    assert f.severity.value == "warning" and "install TensorFlow >=2.5.0,<2.8.0" in f.remediation.text
+
+
+def test_tensorflow_addons_custom_ops_compiled_against_another_tensorflow_are_the_cause():
+    # tensorflow_addons/utils/resource_loader.py's warning (tensorflow/addons#1716)
+    f = one(diagnose(apple_silicon(packages=[]), "addons_custom_ops_compiled_against.txt"), "log.companion-mismatch")
+    assert f.severity.value == "error" and "compiled its custom ops against TensorFlow 2.1.0" in f.title
+    assert f.evidence["log_needs"] == ">=2.1.0,<2.2.0"

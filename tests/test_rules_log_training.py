@@ -5,9 +5,11 @@ table, the installed Keras and TensorFlow, the Mac's memory; and the ops
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from log_cases import ARM, LOGS, WHO, LogRules, code, commands, one
-from snapshots import _pkg, apple_silicon, linux_cpu, snap
+from snapshots import _pkg, apple_silicon, linux_cpu, merge, snap
 
 from tfdoctor.logtext import keep
 from tfdoctor.facts.run import OpPlacement, RunFacts
@@ -66,6 +68,43 @@ def test_a_colocation_error_for_another_device_type_is_not_a_gpu_kernel():
     assert [f for f in check.run(s) if f.code == "log.no-gpu-kernel"] == []
 
 
+def placer_text(signature: str, contains: str) -> str:
+    """An instance of the placer's template (tests/data/logs/templates.json) as TensorFlow fills it."""
+    entries = json.loads((LOGS / "templates.json").read_text(encoding="utf-8"))["templates"]
+    entry = next(e for e in entries if e["signature"] == signature)
+    return next(i["text"] for i in entry["instances"] if contains in i["text"])
+
+
+def test_every_placer_template_names_the_op_without_a_gpu_kernel():
+    """The placer's messages across releases (placer.cc, colocation_graph.cc, op_kernel.cc): TF 1.x
+    quotes the node and prints the device bare, TF 2.x adds the Colocation Debug Info's
+    'Root Member' line and an 'Op:' line; the op named is the type without a GPU kernel."""
+    cases = {
+        ("log.no-gpu-kernel/cannot-assign-device", "'save/SaveV2'"): "SaveV2",
+        ("log.no-gpu-kernel/cannot-assign-device", "types and devices"): "Assign",
+        ("log.no-gpu-kernel/cannot-assign-device", "\nOp: "): "StatelessRandomGetKeyCounter",
+        ("log.no-gpu-kernel/no-registered-opkernel", "for GPU devices"): "AudioSpectrogram",
+        ("log.no-gpu-kernel/colocation-no-common-device", "ResourceApplyAdam"): "ResourceApplyAdam",
+    }
+    for (signature, contains), op in cases.items():
+        text = placer_text(signature, contains)
+        s = snap(apple_silicon())
+        s.log = keep.from_bytes(text.encode(), "placer.log", identity=WHO)
+        (f,) = [f for f in check.run(s) if f.code == "log.no-gpu-kernel"]
+        assert f.title.startswith(f"No GPU kernel for {op}:"), (signature, f.title)
+    quoted = placer_text("log.no-gpu-kernel/cannot-assign-device", "types and devices")
+    s = snap(apple_silicon())
+    s.log = keep.from_bytes(quoted.encode(), "placer.log", identity=WHO)
+    (f,) = [f for f in check.run(s) if f.code == "log.no-gpu-kernel"]
+    assert f.evidence["node"] == "InceptionV1/Logits/Conv2d_0c_1x1/biases"
+
+
+def test_a_colocation_group_no_device_type_supports_names_its_cpu_only_op():
+    # Arturus/kaggle-web-traffic#21 (TF 1.10): the debug info lists L2Loss with the CPU only
+    f = one(diagnose(apple_silicon(), "colocation_no_common_device.txt"), "log.no-gpu-kernel")
+    assert f.title.startswith("No GPU kernel for L2Loss:")
+
+
 def test_cudnn_rnn_v3_before_metal_0_2_has_no_kernel():
     f = one(diagnose(with_metal("0.1.2"), "no_opkernel_cudnnrnnv3.txt"), "log.no-gpu-kernel")
     assert f.evidence["metal_gpu_kernel"] is False and f.evidence["first_metal_with_kernel"] == "0.2.0"
@@ -121,6 +160,14 @@ def test_xla_looking_up_its_platform_on_metal_and_on_a_build_without_metal():
     assert f.severity == Severity.ERROR and "jit_compile=False" in code(f)
     no_metal = one(diagnose(linux_cpu(), "xla_registered_platform_id.txt"), "log.xla-no-metal")
     assert no_metal.severity == Severity.INFO and "no Metal plugin" in no_metal.title
+
+
+def test_xla_looking_up_its_platform_where_the_packages_are_unknown_is_the_metal_diagnosis():
+    # a bug report names no package list (deganza/Install-TensorFlow-on-Mac-M1-GPU style posts
+    # say "GPU is available"): an unlisted plugin is unknown, not absent
+    data = merge(apple_silicon(packages=[]), {"unknown": ["packages"]})
+    f = one(diagnose(data, "xla_registered_platform_id.txt"), "log.xla-no-metal")
+    assert f.severity == Severity.ERROR and "jit_compile=False" in code(f)
 
 
 def test_keras_3_rejects_a_keras_2_layer_argument():

@@ -144,3 +144,25 @@ def write_sections(path: Path, sections: dict[str, Any]) -> None:
     for name, value in sections.items():
         matrix[name] = value
     path.write_text(json.dumps(matrix, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def section_tool(doc: str | None, name: str, build: Any, argv: list[str] | None = None) -> int:
+    """The command line of a tool that reads one section from the registry: `build(fetcher,
+    index, jobs)` makes it, and it is printed (--dry-run) or written into compat_matrix.json."""
+    import argparse
+
+    from binary_index import INDEX, Fetcher
+
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    parser.add_argument("--matrix", type=Path, default=Path(__file__).resolve().parents[1] / "compat_matrix.json")
+    parser.add_argument("--index", default=INDEX)
+    parser.add_argument("--jobs", type=int, default=6)
+    parser.add_argument("--dry-run", action="store_true", help="print the section, do not write")
+    args = parser.parse_args(argv)
+    section = build(Fetcher(), args.index, args.jobs)
+    if args.dry_run:
+        print(json.dumps(section, indent=2))
+        return 0
+    write_sections(args.matrix, {name: section})
+    return 0
+

@@ -28,3 +28,13 @@ def evidence(snapshot: Any, match: LogTextMatch, **facts: Any) -> dict[str, Any]
     out["signature_source"] = match.sources[0] if match.sources else None
     out.update({k: v for k, v in facts.items() if v is not None})
     return out
+
+
+X86_TARGETS = ("x86_64", "i386", "i486", "i586", "i686")
+
+
+def emulates_x86(fields: dict[str, str]) -> bool:
+    """A QEMU line (log.qemu-emulation) about an x86 process: its program name says which target
+    (qemu-x86_64), and plain `qemu:` or an x86-64 loader path leave x86 the only reading."""
+    target = fields.get("target")
+    return target in X86_TARGETS if target else True

@@ -71,6 +71,15 @@ def _built_for(fields: Fields) -> Fields:
     return out
 
 
+def _addons(fields: Fields) -> Fields:
+    """tensorflow-addons' range of TensorFlow versions as one specifier (>=min,<max)."""
+    out = {k: v for k, v in fields.items() if k not in ("min", "max")}
+    out["package"] = "tensorflow-addons"
+    if fields.get("min") and fields.get("max"):
+        out["needs"] = f">={fields['min']},<{fields['max']}"
+    return out
+
+
 def _avx(fields: Fields) -> Fields:
     out = dict(fields)
     if out.pop("qemu", ""):
@@ -96,7 +105,31 @@ SIGNATURES: tuple[Signature, ...] = (
         "The TensorFlow library was compiled to use AVX instructions, but these aren't available "
         "on your machine.", "https://github.com/tensorflow/tensorflow/issues/52972",
         needle="compiled to use", derive=_avx, key=("instructions",),
-        outputs=("instructions", "emulator")),
+        outputs=("instructions", "emulator"), head=r"The TensorFlow library was compiled to use"),
+    # tensorflow/addons tensorflow_addons/utils/ensure_tf_install.py _check_tf_version (Python ops)
+    sig("log.companion-mismatch", "addons-python-ops", "import",
+        "tensorflow-addons says the installed TensorFlow is outside the range it supports",
+        r"Tensorflow Addons supports using Python ops for all Tensorflow versions above or equal to "
+        r"(?P<min>\d[\w.]*) and strictly below (?P<max>\d[\w.]*?)\.? \(nightly versions are not supported\)\.?"
+        r"(?:\s*The versions? of TensorFlow you are currently using is (?P<tensorflow>\d[\w.+-]*?)\.? and)?",
+        "Tensorflow Addons supports using Python ops for all Tensorflow versions above or equal to 2.5.0 "
+        "and strictly below 2.8.0 (nightly versions are not supported).",
+        "https://github.com/mindee/doctr/pull/998", needle="Tensorflow Addons supports",
+        derive=_addons, key=("package",), outputs=("package", "needs", "tensorflow"),
+        head=r"Tensorflow Addons supports using Python ops for all Tensorflow versions"),
+    # tensorflow/addons tensorflow_addons/utils/resource_loader.py display_warning_if_incompatible
+    sig("log.companion-mismatch", "addons-custom-ops", "import",
+        "tensorflow-addons' custom ops are compiled against another TensorFlow",
+        r"You are currently using TensorFlow (?P<tensorflow>\d[\w.+-]*) and trying to load a custom op "
+        r"\((?P<library>[^)\n]+)\)\.?\s*TensorFlow Addons has compiled its custom ops against TensorFlow "
+        r"(?P<built_for>\d[\w.]*?),(?:[\s\S]{0,1500}?equal to or above (?P<min>\d[\w.]*) and strictly "
+        r"below (?P<max>\d+(?:\.\d+)*))?",
+        "You are currently using TensorFlow 2.2.0-dev20200421 and trying to load a custom op "
+        "(custom_ops/activations/_activation_ops.so).\nTensorFlow Addons has compiled its custom ops "
+        "against TensorFlow 2.1.0,", "https://github.com/tensorflow/addons/issues/1716",
+        needle="and trying to load a custom op", derive=_addons, key=("package",),
+        outputs=("package", "built_for", "needs", "tensorflow", "library"),
+        head=r"You are currently using TensorFlow (?P<tensorflow>\d[\w.+-]*) and trying to load a custom op"),
     sig("log.symbol-not-found-plugin", "dlopen-symbol-not-found", "import",
         "a shared library needs a symbol the installed TensorFlow does not export",
         _DLOPEN_SYMBOL,
@@ -105,7 +138,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "found: _TF_AssignUpdateVariable", "https://github.com/tensorflow/text/issues/654",
         needle="ymbol not found", derive=_plugin, applies=_tensorflow_library, code_for=_plugin_code,
         key=("library", "symbol"),
-        outputs=("library", "symbol", "plugin", "in_plugin_dir")),
+        outputs=("library", "symbol", "plugin", "in_plugin_dir"),
+        head=stderr.DLOPEN.regex.pattern + r":\s*[Ss]ymbol not found"),
     sig("log.macos-too-old", "system-symbol-missing", "import",
         "a binary needs a symbol this macOS's own libraries lack: it was built for a newer macOS",
         stderr.SYSTEM_SYMBOL_MISSING.regex,
@@ -115,7 +149,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "Frameworks/MetalPerformanceShadersGraph.framework/Versions/A/MetalPerformanceShadersGraph",
         "https://github.com/rstudio/tensorflow/issues/493",
         needle="ymbol not found", derive=_built_for, key=("symbol",),
-        outputs=("symbol", "provider", "provider_name", "built_for")),
+        outputs=("symbol", "provider", "provider_name", "built_for"),
+        # what tells it apart is where dyld expected the symbol: a system library
+        head=stderr.SYSTEM_SYMBOL_MISSING.regex.pattern.split("(?P<provider>")[0] + r"/(?:System/Library|usr/lib)/"),
     sig("log.symbol-not-found-plugin", "undefined-symbol", "import",
         "a shared library needs a symbol the installed TensorFlow does not export (Linux text)",
         _UNDEFINED,
@@ -124,7 +160,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/tensorflow/tensorflow/issues/22432",
         needle="undefined symbol", derive=_plugin, applies=_tensorflow_library, code_for=_plugin_code,
         key=("library", "symbol"),
-        outputs=("library", "symbol", "plugin", "in_plugin_dir")),
+        outputs=("library", "symbol", "plugin", "in_plugin_dir"),
+        head=r"(?:(?P<library>/[^\s:]+): )?undefined symbol"),
     sig("log.arch-mismatch", "incompatible-architecture", "import",
         "a binary of the other architecture (x86_64 vs arm64)",
         stderr.INCOMPATIBLE_ARCHITECTURE.regex,
@@ -141,7 +178,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "a module built against NumPy 1.x imported under NumPy 2",
         stderr.NUMPY_1X_ON_2X.regex,
         "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
-        "https://github.com/CameronBodine/PINGMapper/issues/123", needle="NumPy 1.x", key=()),
+        "https://github.com/CameronBodine/PINGMapper/issues/123", needle="NumPy 1.x", key=(),
+        head=r"A module that was compiled using NumPy 1\.x cannot be run in"),
     sig("log.numpy-abi", "numpy-array-api", "import",
         "a module built against NumPy 1.x imported under NumPy 2",
         stderr.NUMPY_ARRAY_API.regex, "AttributeError: _ARRAY_API not found",
@@ -151,7 +189,7 @@ SIGNATURES: tuple[Signature, ...] = (
         stderr.NUMPY_API_VERSION.regex,
         "RuntimeError: module compiled against API version 0xe but this version of numpy is 0xd",
         "https://github.com/AI4EPS/PhaseNet/issues/32", needle="compiled against",
-        key=()),
+        key=(), head=r"module compiled against (?P<what>API|ABI) version"),
     # Cython's __Pyx_ImportType: a ValueError (a RuntimeWarning in older Cython) when the module
     # was compiled against a NumPy whose structs have another size
     sig("log.numpy-abi", "numpy-size-changed", "import",
@@ -171,11 +209,24 @@ SIGNATURES: tuple[Signature, ...] = (
         r"\[libprotobuf FATAL (?P<where>[^\]]+)\] CHECK failed: (?P<check>[^:\n]*[^:\s])\s*:",
         "[libprotobuf FATAL google/protobuf/message_lite.cc:353] CHECK failed: target + size == res: ",
         "https://github.com/tensorflow/tensorflow/issues/64507", needle="libprotobuf FATAL",
-        key=("check",)),
+        key=("check",), head=r"\[libprotobuf FATAL (?P<where>[^\]]+)\] CHECK failed"),
     sig("log.plugin-registered-twice", "platform-already-registered", "import",
         "two plugins register the same device platform (two Metal plugins)",
         r"platform is already registered with name: \"?(?P<platform>[A-Za-z0-9_]+)",
         "status: INTERNAL: platform is already registered with name: \"METAL\"",
         "https://github.com/bmaltais/kohya_ss/issues/563", needle="already registered",
         key=("platform",), head="platform is already registered"),
+    # QEMU's user-mode emulator (Docker's amd64 images on an ARM host): linux-user/signal.c prints
+    # "qemu: uncaught target signal %d (%s) - core dumped" and, through error_report with its
+    # program name, "qemu-x86_64: QEMU internal SIG%s {code=%s, addr=%p}"; its loader
+    # "qemu-x86_64: Could not open '/lib64/ld-linux-x86-64.so.2': No such file or directory"
+    sig("log.qemu-emulation", "qemu-user", "import",
+        "the process ran under QEMU's user-mode emulation (an amd64 container on an ARM host)",
+        r"\bqemu(?:-(?P<target>[a-z0-9_]+?)(?:-static)?)?: (?:uncaught target signal (?P<signal>\d+) "
+        r"\((?P<signal_name>[^)\n]{0,40})\)|QEMU internal SIG(?P<host_signal>[A-Z]+)|"
+        r"Could not open '(?P<loader>[^'\n]{1,300})')",
+        "qemu: uncaught target signal 6 (Aborted) - core dumped",
+        "https://github.com/tensorflow/tensorflow/issues/52972", needle="qemu", key=(),
+        head=r"\bqemu(?:-(?P<target>[a-z0-9_]+?)(?:-static)?)?: (?:uncaught target signal|QEMU internal SIG|"
+             r"Could not open)"),
 )

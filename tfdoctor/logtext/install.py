@@ -43,8 +43,12 @@ def _wheel(fields: Fields) -> Fields:
     return out
 
 
+_ITEM = re.compile(r"(?:^|\s)-[ \t]*(\S+)")
+
+
 def _items(block: str) -> list[str]:
-    return [line.strip()[1:].strip() for line in block.splitlines() if line.strip().startswith("-")]
+    """The `  - name` items of a conda list, one a line or squashed onto one line by a paste."""
+    return _ITEM.findall(block)
 
 
 def _conda(fields: Fields) -> Fields:
@@ -73,7 +77,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "Could not find a version that satisfies the requirement tensorflow-macos==2.12.0 "
         "(from versions: none)", "https://github.com/bmaltais/kohya_ss/issues/563",
         needle="Could not find a ", derive=_requirement, key=("package",),
-        outputs=("package", "specifier", "marker", "required_by", "available")),
+        outputs=("package", "specifier", "marker", "required_by", "available"),
+        head=r"Could not find a (?:final )?version that satisfies the requirement"),
     sig("log.pip-no-matching-distribution", "pip-no-matching", "install",
         "pip found no distribution of a package for this Python and platform",
         r"No matching distribution found for (?P<requirement>" + _NAME + r"[^\s;]*)"
@@ -81,7 +86,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "ERROR: No matching distribution found for tensorflow-macos==2.12.0",
         "https://github.com/bmaltais/kohya_ss/issues/563",
         needle="No matching distribution", derive=_requirement, key=("package",),
-        outputs=("package", "specifier", "marker")),
+        outputs=("package", "specifier", "marker"), head=r"No matching distribution found for"),
     sig("log.pip-unsupported-wheel", "pip-unsupported-wheel", "install",
         "a wheel built for another Python or platform",
         r"(?<![\w.-])(?P<wheel>[A-Za-z0-9_.]+-[^\s/]+?\.whl) is not a supported wheel on this platform",
@@ -107,14 +112,16 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="h5py", key=()),
     sig("log.conda-packages-not-found", "conda-packages-not-found", "install",
         "conda found no such package on the channels of this platform",
-        wrappable("PackagesNotFoundError: The following packages are not available from current channels:")
-        + r"\s*\n(?P<packages>(?:[ \t]*-[ \t]*\S+[ \t]*\n)+)(?:\s*Current channels:\s*\n\s*"
-        r"(?P<channels>(?:[ \t]*-[ \t]*\S+[ \t]*(?:\n|$))+))?",
+        # conda's list is one `  - name` a line; a paste may squash the lines onto one, or keep
+        # only the error's name and the list ("PackagesNotFoundError:- tensorflow-deps")
+        r"PackagesNotFoundError:(?:\s*" + wrappable("The following packages are not available from current channels:")
+        + r")?(?P<packages>(?:\s*-[ \t]*[^\s-]\S*)+)(?:\s*Current channels:"
+        r"(?P<channels>(?:\s*-[ \t]*[^\s-]\S*)+))?",
         "PackagesNotFoundError: The following packages are not available from current channels:\n\n"
         "  - tensorflow-deps\n\nCurrent channels:\n\n  - https://conda.anaconda.org/apple/osx-64",
         "https://github.com/https-deeplearning-ai/machine-learning-engineering-for-production-public/issues/90",
         needle="PackagesNotFoundError", derive=_conda, code_for=_conda_code, key=("packages",),
-        outputs=("packages", "channels", "subdir")),
+        outputs=("packages", "channels", "subdir"), head=r"PackagesNotFoundError:"),
     sig("log.conda-packages-not-found", "conda-resolve-not-found", "install",
         "conda found no such package on the channels of this platform",
         # a package conda cannot resolve through a dependency is printed as a chain "a -> b"

@@ -40,11 +40,26 @@ def _companion(fields: Fields) -> Fields:
 
 
 def _kernel(fields: Fields) -> Fields:
-    out = dict(fields)
-    if out.get("assign_op"):
-        out["op"] = out.pop("assign_op")
-        out.setdefault("device", "GPU")
+    """The placer names the node it could not place; its Colocation Debug Info (the op type
+    listed without the device) or, from TF 2.x, its "Op:" line names the op without a kernel."""
+    out = {k: v for k, v in fields.items() if k not in ("assign_op", "op_type", "op_line")}
+    node = fields.get("assign_op", "")
+    op = fields.get("op_type") or fields.get("op_line")
+    if op:
+        out["op"] = op
+        if node and node.rsplit("/", 1)[-1] != op:
+            out["node"] = node
+    elif node:
+        out["op"] = node
+    out.setdefault("device", "GPU")
     return out
+
+
+_WITHOUT_GPU = r"^[ \t]*(?P<op_type>[A-Z]\w*): (?:(?!GPU\b)[A-Z][A-Z_0-9]* ?)*[ \t]*$"
+"""A line of the placer's Colocation Debug Info, `OpType: CPU XLA_CPU ` (colocation_graph.cc
+DebugInfo: each op type of the group and the device types it has kernels for), without the GPU."""
+_DEBUG_INFO = r"(?:(?:[^\n]*\n){1,60}?(?:" + _WITHOUT_GPU + r"|^[ \t]*Op: (?P<op_line>[A-Z]\w*)[ \t]*$))?"
+"""The op without a GPU kernel, from the lines after a placer message (bounded: 60 lines)."""
 
 
 def _colocated(fields: Fields) -> Fields:
@@ -52,7 +67,14 @@ def _colocated(fields: Fields) -> Fields:
     kernel for it, when the paste kept the debug info."""
     device = re.search(r"device:([A-Za-z_]+)", fields.get("required", ""))
     out = {"device": device.group(1).upper() if device else fields.get("required", "")}
-    return {**out, "op": fields["op"]} if fields.get("op") else out
+    op = fields.get("op_type") or fields.get("op_line")
+    return {**out, "op": op} if op else out
+
+
+def _sign(sign: str):  # a small closure factory, as _keras3
+    def derive(fields: Fields) -> Fields:
+        return {"sign": sign, **fields}
+    return derive
 
 
 def _fallback(fields: Fields) -> Fields:
@@ -78,12 +100,29 @@ def _keras3(api: str, **extra: str):  # noqa: ANN202 - a small closure factory
 
 
 SIGNATURES: tuple[Signature, ...] = (
+    # Apple's 2020-21 fork (tfdoctor.knowledge.eras): its device API and ML Compute's own lines
+    sig("log.mlcompute-fork", "mlcompute-api", "training",
+        "code or an error of Apple's 2020-21 ML Compute fork of TensorFlow (tensorflow_macos 0.1alpha)",
+        re.compile(r"from tensorflow\.python\.compiler\.mlcompute import mlcompute|"
+                   r"mlcompute\.set_mlc_device\(|MLCompute device must be set before initialization",
+                   re.MULTILINE),
+        "RuntimeError: MLCompute device must be set before initialization",
+        "https://github.com/apple/tensorflow_macos/issues/58", needle="mlc",
+        derive=_sign("mlcompute API"), key=(), outputs=("sign",)),
+    sig("log.mlcompute-fork", "mlcompute-runtime", "training",
+        "ML Compute's own log lines: the fork of TensorFlow 2.4 ran (tensorflow_macos 0.1alpha)",
+        r"tensorflow/compiler/tf2mlcompute/\S+\.cc:\d+\]|Compute: No MLCTrainingGraph has been found",
+        "I tensorflow/compiler/tf2mlcompute/kernels/mlc_subgraph_op.cc:326] Compute: Failed in processing "
+        "TensorFlow graph proposal_targets/MLCSubgraphOp_0_35",
+        "https://github.com/apple/tensorflow_macos/issues/218", needle="mlc",
+        derive=_sign("ML Compute runtime"), key=(), outputs=("sign",)),
     sig("log.xla-no-metal", "xla-no-compiler", "training",
         "XLA (jit_compile) was asked for on a device it has no compiler for",
         r"Could not find compiler for platform (?P<platform>[A-Za-z0-9_]+)",
         "UNIMPLEMENTED: Could not find compiler for platform METAL: NOT_FOUND: could not find "
         "registered compiler for platform METAL -- check target linkage",
-        "https://github.com/NVlabs/sionna/issues/78", needle="Could not find compiler", key=("platform",)),
+        "https://github.com/NVlabs/sionna/issues/78", needle="Could not find compiler", key=("platform",),
+        head=r"Could not find compiler for platform"),
     # xla/stream_executor/platform_manager.cc (multi_platform_manager.cc before): the XLA ops of
     # TF 2.11+ optimizers, jit_compile=True or Keras 3's jit_compile="auto" looking up their platform
     sig("log.xla-no-metal", "xla-no-platform-id", "training",
@@ -92,62 +131,83 @@ SIGNATURES: tuple[Signature, ...] = (
         "2022-12-23 01:31:17.330784: W tensorflow/core/framework/op_kernel.cc:1830] OP_REQUIRES failed "
         "at xla_ops.cc:418 : NOT_FOUND: could not find registered platform with id: 0x12ff97980",
         "https://github.com/tensorflow/tensorflow/issues/58988", needle="registered platform with id",
-        applies=_tensorflow_context, key=()),
+        applies=_tensorflow_context, key=(), head=r"could not find registered platform with id"),
     sig("log.no-gpu-listed", "empty-gpu-list", "import",
         "TensorFlow lists no GPU (tensorflow-metal missing, not loaded, or the wrong Python)",
         r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU['\"]\s*\)\)?\s*\n\s*(?:Out\[\d+\]:\s*)?\[\]\s*$",
         ">>> tf.config.list_physical_devices(\"GPU\")\n[]",
         "https://github.com/sun1638650145/Libraries-and-Extensions-for-TensorFlow-for-Apple-Silicon/issues/20",
         needle="list_physical_devices", key=()),
+    # op_kernel.cc CreateOpKernel: TF 1.x prints the device type bare ("for GPU devices"), TF 2.x quoted
     sig("log.no-gpu-kernel", "no-registered-opkernel", "training",
         "an op pinned to the GPU has no GPU kernel in the plugin",
-        r"No registered '(?P<op>[^']+)' OpKernel for '(?P<device>[^']+)' devices",
+        r"No registered '(?P<op>[^']+)' OpKernel for '?(?P<device>[A-Za-z_]+)'? devices",
         "NotFoundError: No registered 'RngReadAndSkip' OpKernel for 'GPU' devices compatible with "
         "node {{node RngReadAndSkip}}", "https://github.com/mrdbourke/tensorflow-deep-learning/issues/298",
-        needle="OpKernel for", key=("op", "device")),
+        needle="OpKernel for", key=("op", "device"), head=r"No registered '(?P<op>[^']+)' OpKernel for"),
+    # placer.cc + colocation_graph.cc GetDevicesForNode: TF 1.x quotes the node ('save/SaveV2'),
+    # TF 2.x does not; the Colocation Debug Info and (TF 2.x) the "Op:" line follow
     sig("log.no-gpu-kernel", "cannot-assign-device", "training",
         "an op pinned to the GPU has no GPU kernel in the plugin",
-        r"Cannot assign a device for operation (?P<assign_op>[^:\s]+): Could not satisfy explicit "
-        r"device specification '[^']*' because no supported kernel for (?P<device>\w+) devices",
+        r"Cannot assign a device for operation '?(?P<assign_op>[^':\s]+)'?: Could not satisfy explicit "
+        r"device specification '[^']*' because no supported kernel for (?P<device>\w+) devices[^\n]*\n?"
+        + _DEBUG_INFO,
         "InvalidArgumentError: Cannot assign a device for operation loader/GeneratorDataset: Could "
         "not satisfy explicit device specification '/device:GPU:0' because no supported kernel for "
         "GPU devices is available.", "https://github.com/tensorflow/tensorflow/issues/53026",
-        needle="no supported kernel", derive=_kernel, key=("op",), outputs=("op", "device"),
-        head=r"Cannot assign a device for operation (?P<assign_op>[^:\s]+): Could not satisfy "
+        needle="no supported kernel", derive=_kernel, key=("op",), outputs=("op", "node", "device"),
+        head=r"Cannot assign a device for operation '?(?P<assign_op>[^':\s]+)'?: Could not satisfy "
              r"explicit device specification '[^']*' because no supported kernel"),
+    # colocation_graph.cc ColocateNodes: a group whose members share no device type; its Debug
+    # Info lists the op type that has no GPU kernel where the others have one
+    sig("log.no-gpu-kernel", "colocation-no-common-device", "training",
+        "ops colocated with GPU ops have no GPU kernel in the plugin",
+        r"Cannot colocate nodes (?:\{\{colocation_node [^}]*\}\}|'[^']*') and "
+        r"(?:\{\{colocation_node [^}]*\}\}|'[^']*') because no device type supports both of those "
+        r"nodes and the other nodes colocated with them\.?[^\n]*\n?" + _DEBUG_INFO,
+        "Cannot colocate nodes 'm_0/global_norm/L2Loss' and 'm_0/gradients/m_0/cudnn_gru/CudnnRNN_grad/"
+        "CudnnRNNBackprop' because no device type supports both of those nodes and the other nodes "
+        "colocated with them.", "https://github.com/Arturus/kaggle-web-traffic/issues/21",
+        needle="no device type supports both", derive=_kernel, key=("op",), outputs=("op", "device"),
+        head=r"Cannot colocate nodes (?:\{\{colocation_node [^}]*\}\}|'[^']*') and "
+             r"(?:\{\{colocation_node [^}]*\}\}|'[^']*') because no device type supports both"),
     # TensorFlow's placer (common_runtime/colocation_graph.cc): a node colocated with an op that has
     # no kernel for the group's device; the debug info lists each op type with the devices it has
     # kernels for, and the type without the GPU is the op to move
     sig("log.no-gpu-kernel", "colocated-incompatible-device", "training",
         "an op colocated with GPU-pinned nodes has no GPU kernel in the plugin",
         r"because the node (?:\{\{colocation_node [^}]*\}\} )?was colocated with a group of nodes "
-        r"that required incompatible device '(?P<required>[^']*)'"
-        r"(?:[\s\S]{0,3000}?^[ \t]*(?P<op>[A-Z]\w*): CPU[ \t]*$)?",
+        r"that required incompatible device '(?P<required>[^']*)'[^\n]*\n?" + _DEBUG_INFO,
         "Could not satisfy explicit device specification '' because the node {{colocation_node "
         "encoder/down1/downs_0/conv1/weight/Initializer/random_uniform/RandomUniform}} was colocated "
         "with a group of nodes that required incompatible device '/device:GPU:0'.",
         "https://github.com/chychkan/DeepFaceLab_MacOS/issues/81",
         needle="was colocated with a group of nodes", derive=_colocated,
         applies=lambda fields, _around: fields.get("device") == "GPU", key=("op",),
-        outputs=("op", "device")),
+        outputs=("op", "device"),
+        # the device the group required tells a missing GPU kernel from another conflict
+        head=r"because the node (?:\{\{colocation_node [^}]*\}\} )?was colocated with a group of nodes "
+             r"that required incompatible device '(?P<required>[^']*)'"),
     sig("log.no-gpu-kernel", "no-opkernel-registered", "training",
         "no kernel at all for an op with these attributes (a CUDA-only op such as CudnnRNNV3)",
         r"No OpKernel was registered to support Op '(?P<op>[^']+)'",
         "No OpKernel was registered to support Op 'CudnnRNNV3' used by {{node "
         "cond_40/then/_0/cond/CudnnRNNV3}}", "https://github.com/lewagon/data-setup/pull/137",
-        needle="No OpKernel was registered", key=("op",)),
+        needle="No OpKernel was registered", key=("op",), head=r"No OpKernel was registered to support Op"),
     sig("log.op-not-registered", "op-not-registered-in-binary", "training",
         "an op this TensorFlow does not know: a companion package missing or mismatched",
         stderr.OP_NOT_REGISTERED.regex,
         "NotFoundError: Op type not registered 'SentencepieceOp' in binary running on "
         "42c9348a7da5.", "https://github.com/tensorflow/tensorflow/issues/38597",
-        needle="Op type not registered", derive=_companion, key=("op",), outputs=("op", "companion")),
+        needle="Op type not registered", derive=_companion, key=("op",), outputs=("op", "companion"),
+        head=r"Op type not registered '(?P<op>[^']+)'"),
     sig("log.op-not-registered", "op-not-registered", "training",
         "an op this TensorFlow does not know: a companion package missing or mismatched",
         r"Op type not registered '(?P<op>[^']+)'",
         "I get the error `Op type not registered 'RegexSplitWithOffsets'`",
         "https://github.com/tensorflow/text/issues/261",
-        needle="Op type not registered", derive=_companion, key=("op",), outputs=("op", "companion")),
+        needle="Op type not registered", derive=_companion, key=("op",), outputs=("op", "companion"),
+        head=r"Op type not registered"),
     sig("log.metal-oom", "metal-insufficient-memory", "training",
         "Metal ran out of GPU memory executing a command buffer",
         r"Insufficient Memory \((?:00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory|IOAF code 8)\)",
@@ -162,7 +222,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "RuntimeError: MPS backend out of memory (MPS allocated: 5.50 GB, other allocations: 14.76 GB, "
         "max allowed: 20.40 GB).", "https://github.com/pytorch/pytorch/issues/130112",
         needle="MPS backend out of memory", derive=_pytorch, key=(),
-        outputs=("allocated", "other", "max_allowed", "framework")),
+        outputs=("allocated", "other", "max_allowed", "framework"), head=r"MPS backend out of memory"),
     sig("log.metal-command-buffer", "command-buffer-error", "training",
         "a Metal command buffer failed: results of that step may be wrong",
         r"Error: command buffer exited with error status\.\s*\n\s*"
@@ -172,22 +232,24 @@ SIGNATURES: tuple[Signature, ...] = (
         "Error: command buffer exited with error status.\n\tThe Metal Performance Shaders operations "
         "encoded on it may not have completed.\n\tError: \n\t(null)\n\tInternal Error "
         "(0000000e:Internal Error)", "https://github.com/tensorflow/tensorflow/issues/57058",
-        needle="command buffer exited", key=("status",)),
+        needle="command buffer exited", key=("status",), head=r"Error: command buffer exited with error status"),
     sig("log.optimizer-slowdown", "v2-optimizer-slow", "training",
         "Keras warns that its v2.11+ optimizer is slow on Apple silicon",
         stderr.OPTIMIZER_SLOWDOWN.regex,
         "WARNING:absl:At this time, the v2.11+ optimizer `tf.keras.optimizers.Adam` runs slowly on "
         "M1/M2 Macs, please use the legacy Keras optimizer instead, located at "
         "`tf.keras.optimizers.legacy.Adam`.", "https://github.com/tensorflow/tensorflow/issues/61092",
-        needle="runs slowly on M1/M2", key=("optimizer",)),
+        needle="runs slowly on M1/M2", key=("optimizer",),
+        head=r"the v2\.11\+ optimizer `(?P<optimizer>[^`]+)` runs slowly on M1/M2"),
     # Keras 2.12.0-2.13.1 optimizers.get: the legacy optimizer is used, nothing runs slowly
     sig("log.optimizer-slowdown", "v2-optimizer-fallback", "training",
         "Keras fell back to the legacy optimizer on Apple silicon by itself",
         stderr.OPTIMIZER_FALLBACK.regex,
         "WARNING:absl:There is a known slowdown when using v2.11+ Keras optimizers on M1/M2 Macs. "
         "Falling back to the legacy Keras optimizer, i.e., `tf.keras.optimizers.legacy.Adam`.",
-        "https://github.com/keras-team/tf-keras/issues/35", needle="Falling back to the legacy",
-        derive=_fallback, key=("legacy",), outputs=("legacy", "fallback")),
+        "https://github.com/keras-team/tf-keras/issues/35", needle="known slowdown when using",
+        derive=_fallback, key=("legacy",), outputs=("legacy", "fallback"),
+        head=r"known slowdown when using v2\.11\+ Keras optimizers on M1/M2 Macs"),
     # Keras 2.11-2.14 Model.train_step calls self.optimizer.minimize: the M1/M2 fallback left a
     # string where AdamW (which has no legacy twin) should be (keras-team/keras#18224)
     sig("log.optimizer-fallback-failed", "str-has-no-minimize", "training",
@@ -216,7 +278,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "ValueError: Invalid filepath extension for saving. Please add either a `.keras` extension "
         "for the native Keras format (recommended) or a `.h5` extension.",
         "https://github.com/adriangb/scikeras/issues/314",
-        needle="Invalid filepath extension", derive=_keras3("model.save"), key=("api",), outputs=("api",)),
+        needle="Invalid filepath extension", derive=_keras3("model.save"), key=("api",), outputs=("api",),
+        head=r"Invalid filepath extension for saving"),
     sig("log.keras3-api", "keras3-checkpoint-extension", "training",
         "Keras 3's ModelCheckpoint needs a .keras path (or .weights.h5 with save_weights_only)",
         r"[Tt]he filepath provided must end in `\.(?:keras|weights\.h5)`"
@@ -225,14 +288,14 @@ SIGNATURES: tuple[Signature, ...] = (
         "filepath=Models/02_captcha_to_text/202403291006/model.h5",
         "https://github.com/pythonlessons/mltu/issues/48",
         needle="filepath provided must end in", derive=_keras3("ModelCheckpoint"), key=("api", "filepath"),
-        outputs=("api", "filepath")),
+        outputs=("api", "filepath"), head=r"[Tt]he filepath provided must end in"),
     sig("log.keras3-api", "keras3-unrecognised-argument", "training",
         "Keras 3 optimizers reject Keras 2 arguments such as lr",
         r"Argument\(s\) not recognized: \{'(?P<argument>[A-Za-z_]+)'",
         "ValueError: Argument(s) not recognized: {'lr': 0.002}",
         "https://github.com/philipperemy/keras-tcn/issues/284",
         needle="not recognized", derive=_keras3("optimizer lr"), key=("api", "argument"),
-        outputs=("api", "argument")),
+        outputs=("api", "argument"), head=r"Argument\(s\) not recognized"),
     # keras/src/layers/layer.py Layer.__init__ (and models/model.py): Keras 2 keyword arguments
     # of layers (input_length, batch_input_shape, weights...) that Keras 3 no longer takes
     sig("log.keras3-api", "keras3-layer-kwargs", "training",
@@ -240,7 +303,8 @@ SIGNATURES: tuple[Signature, ...] = (
         r"Unrecognized keyword arguments passed to (?P<layer>\w+): \{'(?P<argument>\w+)",
         "ValueError: Unrecognized keyword arguments passed to Embedding: {'input_length': 500}",
         "https://github.com/keras-team/keras/issues/19282", needle="Unrecognized keyword arguments passed to",
-        derive=_keras3("layer keyword arguments"), key=("layer", "argument"), outputs=("api", "layer", "argument")),
+        derive=_keras3("layer keyword arguments"), key=("layer", "argument"), outputs=("api", "layer", "argument"),
+        head=r"Unrecognized keyword arguments passed to(?: (?P<layer>\w+))?"),
     sig("log.keras3-api", "keras3-fit-generator", "training",
         "Keras 3 removed fit_generator, evaluate_generator and predict_generator",
         r"object has no attribute '(?P<method>(?:fit|evaluate|predict)_generator)'",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Sequence
 
-from tfdoctor import __version__
+from tfdoctor import __version__, codes
 from tfdoctor.facts import typed
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import BASES, Change, Finding, Severity
@@ -43,6 +43,10 @@ def _asked(f: Finding) -> bool:
     return f.code.startswith("log.")
 
 
+_NOT_A_DIAGNOSIS = frozenset({codes.LOG_NOT_RECOGNISED, codes.LOG_UNREADABLE})
+"""What a text that names no known failure gives: it says nothing of the text's cause."""
+
+
 def _basis_rank(f: Finding) -> int:
     return BASES.index(f.basis) if f.basis in BASES else 0
 
@@ -73,6 +77,9 @@ class FindingDoc:
     check: str = ""
     basis: Literal["observed", "reported", "table", "inferred"] = "observed"
     explained_by: list[str] = field(default_factory=list)
+    explains_log: bool = False
+    """This finding is the diagnosis of the pasted error text (`log_diagnosis`), whatever the
+    environment's own diagnosis is."""
 
 
 @dataclass
@@ -112,10 +119,13 @@ class ReportDoc:
     unjudged: list[Unjudged] = field(default_factory=list)
     """Facts the snapshot does not know, the rules that did not run for want of them, and the
     command that would tell."""
+    log_diagnosis: str | None = None
+    """The code of the finding that explains the pasted error text (--log, `tfdoctor run`): when
+    the text and this environment disagree it is not `diagnosis`, and scripts read the two apart."""
 
 
 def _finding_doc(f: Finding, explained_by: list[str] | None = None,
-                 present: set[str] | None = None) -> FindingDoc:
+                 present: set[str] | None = None, explains_log: bool = False) -> FindingDoc:
     """A finding as JSON; `explains` names each code it is the cause of once, and only those
     present in the report (`present`) when given."""
     fix = f.remediation
@@ -124,7 +134,7 @@ def _finding_doc(f: Finding, explained_by: list[str] | None = None,
                       RemediationDoc(fix.text, [str(c) for c in fix.commands], fix.link, list(fix.code),
                                      list(fix.changes)) if fix else None,
                       explains, f.check, f.basis if f.basis in BASES else "observed",
-                      explained_by or [])
+                      explained_by or [], explains_log)
 
 
 @dataclass
@@ -164,6 +174,17 @@ class Report:
         roots = self.root_causes()
         return roots[0] if roots else None
 
+    def log_diagnosis(self) -> Finding | None:
+        """The finding that explains the pasted text, at any severity: of the findings read from
+        it (log.*, not log.not-recognised) and those that name one of them as their consequence,
+        the one no other of them explains, ranked as root causes are."""
+        read = {f.code for f in self.findings if _asked(f) and f.code not in _NOT_A_DIAGNOSIS}
+        about = [f for f in self.findings if f.code in read or read & set(f.explains)]
+        roots = [f for f in about if not any(o is not f and f.code in o.explains for o in about)]
+        ranked = sorted(roots, key=lambda f: (-f.severity.rank, _basis_rank(f), not _asked(f),
+                                              -sum(1 for o in about if o.code in f.explains)))
+        return ranked[0] if ranked else None
+
     def areas(self) -> list[AreaStatus]:
         lines = []
         known = {a.name: a for a in self.sections}
@@ -186,6 +207,7 @@ class Report:
 
     def document(self, fail_on: Severity) -> ReportDoc:
         diagnosis = self.diagnosis()
+        of_log = self.log_diagnosis()
         present = {f.code for f in self.findings}
         return ReportDoc(
             schema="tfdoctor-report",
@@ -194,13 +216,16 @@ class Report:
             exit_code=self.exit_code(fail_on),
             fail_on=fail_on.value,
             counts=self.counts(),
-            diagnosis=_finding_doc(diagnosis, [o.code for o in self.explained_by(diagnosis)], present)
+            diagnosis=_finding_doc(diagnosis, [o.code for o in self.explained_by(diagnosis)], present,
+                                   diagnosis is of_log)
             if diagnosis else None,
             root_causes=[f.code for f in self.root_causes()],
             areas=[AreaDoc(a.check, a.area, a.severity.value, a.headline) for a in self.areas()],
-            findings=[_finding_doc(f, [o.code for o in self.explained_by(f)], present) for f in self.findings],
+            findings=[_finding_doc(f, [o.code for o in self.explained_by(f)], present, f is of_log)
+                      for f in self.findings],
             snapshot=self.snapshot,
             unjudged=list(self.unjudged),
+            log_diagnosis=of_log.code if of_log else None,
         )
 
     def to_dict(self, fail_on: Severity) -> dict[str, Any]:

@@ -1,0 +1,59 @@
+"""Which era of TensorFlow on the Mac GPU is this? Apple's 2020-21 ML Compute fork (tensorflow_macos
+0.1alpha, TensorFlow 2.4) has no tensorflow-metal and gets no fixes; the plugin era (tensorflow-macos
+2.5 on, then tensorflow with tensorflow-metal) has no mlcompute module. Advice for one era is wrong
+in the other (tfdoctor.knowledge.eras). The fork's text is read by checks/log_era.py."""
+
+from __future__ import annotations
+
+from tfdoctor import codes
+from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE, move_python
+from tfdoctor.advice.log_evidence import matches_of
+from tfdoctor.derived import Derived
+from tfdoctor.facts.archnames import ARM64
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge import best_pair, eras
+from tfdoctor.model import Remediation, Severity, rule
+
+
+@rule(codes.COMPAT_MLCOMPUTE_FORK, "Apple's 2020-21 ML Compute fork of TensorFlow, unmaintained",
+      Severity.WARNING,
+      "tensorflow-macos 0.1a1-0.1a3 (tensorflow_macos 0.1alpha, installed by the script of the "
+      "apple/tensorflow_macos releases) is TensorFlow 2.4.0rc0 rebuilt on Apple's ML Compute: it "
+      "picks the GPU with its own `mlcompute.set_mlc_device`, has no tensorflow-metal (the plugin "
+      "came with tensorflow-macos 2.5.0 in June 2021), and Apple archived it. Installing "
+      "tensorflow-metal into it is wrong; its errors ('MLCompute device must be set before "
+      "initialization', ML Compute's 'tf2mlcompute' lines) get no fixes. Told by the installed "
+      "version or by the fork's own text.",
+      "Move to the plugin era: a new environment with TensorFlow and tensorflow-metal (the finding "
+      "gives the commands), and remove the two mlcompute lines from the code.",
+      APPLE_PLUGIN_PAGE,
+      explains=(codes.LOG_MLCOMPUTE_FORK, codes.COMPAT_NO_METAL, codes.COMPAT_TF_METAL_MISMATCH,
+                codes.LOG_NO_GPU_LISTED, codes.RUNTIME_NO_GPU))
+def mlcompute_fork(s: Snapshot, d: Derived):
+    seen = matches_of(s, codes.LOG_MLCOMPUTE_FORK)
+    if not eras.installed_fork(d.tensorflow) and not (seen and d.tensorflow is None):
+        return None
+    tf = d.tensorflow
+    what = f"{tf.name} {tf.version}" if tf is not None else "the TensorFlow that printed this"
+    arch = d.hardware_arch or ARM64
+    python, commands, reqs = move_python(s, d.matrix, arch) if d.matrix is not None else (None, [], ())
+    text = (f"{what} is Apple's 2020-21 fork of TensorFlow {eras.FORK_BASE} on ML Compute "
+            "(tensorflow_macos 0.1alpha): it has no tensorflow-metal, and Apple no longer maintains it. "
+            "Move to the plugin era")
+    if reqs:
+        text += f": a Python {python} environment with {' + '.join(reqs)}"
+    else:  # no pair fits this Mac (tensorflow-metal needs macOS 12): an empty venv would not help
+        commands = []
+        why = best_pair.recommended_install(d.matrix, python, arch, d.macos).reason if d.matrix and python else ""
+        text += (": TensorFlow with tensorflow-metal (python -m pip install tensorflow tensorflow-metal)"
+                 + (f", once this Mac can run it ({why})" if why else ""))
+    text += ", and remove `mlcompute.set_mlc_device(...)` from the code"
+    facts = {"tensorflow": what, "based_on": eras.FORK_BASE, "gpu_through": "ML Compute (mlcompute module)",
+             "plugin_era_from": f"tensorflow-macos {eras.PLUGIN_ERA_FROM} with tensorflow-metal",
+             "sources": list(eras.SOURCES), "recommended": list(reqs) or None}
+    if seen:
+        facts["observed_in"] = seen[0].text
+    return mlcompute_fork.finding(
+        facts, Remediation(text, tuple(commands), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE),
+        title=f"{what} is Apple's unmaintained ML Compute fork (TensorFlow 2.4, no tensorflow-metal): "
+              "move to TensorFlow with tensorflow-metal", basis="table" if not seen else "observed")

@@ -1,0 +1,42 @@
+"""Text of Apple's 2020-21 ML Compute fork of TensorFlow (tensorflow_macos 0.1alpha): its device API
+and ML Compute's own log lines. With the fork installed compat.mlcompute-fork (checks/compat_era.py)
+is the cause; with a plugin-era TensorFlow the code was written for the fork."""
+
+from __future__ import annotations
+
+from tfdoctor import codes
+from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE
+from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.derived import Derived
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge import eras
+from tfdoctor.model import Remediation, Severity, rule
+
+
+@rule(codes.LOG_MLCOMPUTE_FORK, "The text is of Apple's ML Compute fork of TensorFlow",
+      Severity.ERROR,
+      "`from tensorflow.python.compiler.mlcompute import mlcompute`, `mlcompute.set_mlc_device`, "
+      "'MLCompute device must be set before initialization' and ML Compute's 'tf2mlcompute' log "
+      "lines belong to Apple's 2020-21 fork (apple/tensorflow_macos#58, #218). Where the fork is "
+      "installed, compat.mlcompute-fork is the cause; where a plugin-era TensorFlow is, the code "
+      "was written for the fork and calls a module this TensorFlow does not have.",
+      "Remove the mlcompute lines: tensorflow-metal gives TensorFlow the GPU without them.",
+      APPLE_PLUGIN_PAGE, needs=("log",))
+def log_mlcompute_fork(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_MLCOMPUTE_FORK):
+        tf = d.tensorflow
+        if tf is not None and not eras.installed_fork(tf):  # plugin era here: the code is the fork's
+            text = (f"this code selects the GPU through the ML Compute fork's mlcompute module, which "
+                    f"{tf.name} {tf.version} does not have: remove the mlcompute lines "
+                    "(tensorflow-metal gives TensorFlow the GPU without them)")
+            return log_mlcompute_fork.finding(
+                evidence(s, match, tensorflow=f"{tf.name} {tf.version}"),
+                Remediation(text, (), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE),
+                title=f"Code for Apple's 2020 ML Compute fork run on {tf.name} {tf.version}: {text}")
+        text = ("the text is of Apple's 2020-21 ML Compute fork of TensorFlow 2.4 (tensorflow_macos "
+                "0.1alpha): unmaintained, and without tensorflow-metal")
+        return log_mlcompute_fork.finding(
+            evidence(s, match), Remediation(text + "; move to TensorFlow with tensorflow-metal",
+                                            (), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE),
+            title=f"ML Compute fork: {text}", severity=Severity.WARNING)
+    return None

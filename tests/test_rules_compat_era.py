@@ -1,0 +1,46 @@
+"""checks/compat_era.py: Apple's 2020-21 ML Compute fork (tensorflow_macos 0.1alpha, TensorFlow 2.4)
+told apart from the plugin era, by the installed version (the fork's wheel is tensorflow-macos 0.1a1;
+tests/scenarios/*_tensorflow_macos_fork.json record it) or by the fork's own text
+(apple/tensorflow_macos#58 and #218, tests/data/logs/), and never advised to take tensorflow-metal."""
+
+from __future__ import annotations
+
+from log_cases import LogRules
+from snapshots import _pkg, apple_silicon, merge, snap
+
+from tfdoctor.model import Severity
+
+check = LogRules("compat_era", "compat_platform", "log_era")
+FORK = _pkg("tensorflow-macos", "0.1a1", ["cp38-cp38-macosx_11_0_arm64"],
+            ["numpy~=1.19.2", "h5py~=2.10.0", "protobuf>=3.9.2", "grpcio~=1.32.0"])
+
+
+def fork_mac(macos: str = "13.4") -> dict:
+    return merge(apple_silicon(packages=[FORK, _pkg("numpy", "1.19.5", ["cp38-cp38-macosx_11_0_arm64"])]),
+                 {"python": {"version": "3.8.6"}, "host": {"macos_version": macos, "macos_version_reported": macos}})
+
+
+def test_the_installed_fork_is_named_and_gets_the_way_to_the_plugin_era_not_the_plugin():
+    findings = check.run(snap(fork_mac()))
+    codes = [f.code for f in findings]
+    assert "compat.no-metal" not in codes  # no tensorflow-metal exists for the fork
+    (f,) = [f for f in findings if f.code == "compat.mlcompute-fork"]
+    assert f.severity is Severity.WARNING and "unmaintained ML Compute fork" in f.title
+    assert f.remediation.commands == (("python3.12 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip "
+                                       "install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0"),)
+    assert "mlcompute.set_mlc_device" in f.remediation.code[0]
+    assert "compat.no-metal" in f.explains
+
+
+def test_on_big_sur_the_fork_is_told_to_wait_for_macos_12_not_given_an_empty_environment():
+    (f,) = [f for f in check.run(snap(fork_mac("11.4"))) if f.code == "compat.mlcompute-fork"]
+    assert f.remediation.commands == () and "macOS 12" in f.remediation.text
+
+
+def test_the_forks_own_text_names_it_where_the_report_lists_no_packages():
+    for name in ("mlcompute_device_before_init.txt", "mlcompute_subgraph_failed.txt"):
+        data = merge(apple_silicon(packages=[]), {"unknown": ["packages"]})
+        findings = check.diagnose(data, name)
+        (era,) = [f for f in findings if f.code == "compat.mlcompute-fork"]
+        assert era.basis == "observed" and era.evidence["observed_in"]
+        assert "log.mlcompute-fork" in era.explains

@@ -1,0 +1,47 @@
+"""TensorFlow's two eras on the Mac GPU, and how to tell them apart.
+
+Apple's first answer (November 2020 to March 2021) was a fork: `tensorflow_macos` 0.1alpha1-3,
+TensorFlow r2.4rc0 rebuilt on Apple's ML Compute framework, installed by a script from the
+apple/tensorflow_macos GitHub releases (the wheel calls itself tensorflow-macos 0.1a1-0.1a3). It
+chooses its device through its own module (`from tensorflow.python.compiler.mlcompute import
+mlcompute; mlcompute.set_mlc_device(device_name='gpu')`) and has no tensorflow-metal: the plugin
+did not exist yet. Apple archived the repository when the plugin era began (June 2021:
+tensorflow-macos 2.5.0 on the registry with the tensorflow-metal PluggableDevice, then plain
+tensorflow from 2.13), so the fork gets no fixes. Installing tensorflow-metal into it cannot work,
+and code written for it calls an API no later TensorFlow has.
+"""
+
+from __future__ import annotations
+
+from packaging.version import InvalidVersion, Version
+
+FORK_PACKAGE = "tensorflow-macos"
+FORK_BASE = "2.4.0rc0"
+"""The TensorFlow the fork was built from (its README: 'TensorFlow r2.4rc0')."""
+PLUGIN_ERA_FROM = "2.5.0"
+"""The first tensorflow-macos on the registry, and the first TensorFlow tensorflow-metal loads into."""
+SOURCES = (("https://github.com/apple/tensorflow_macos (README: TensorFlow r2.4rc0 on ML Compute, "
+            "macOS 11.0+, mlcompute.set_mlc_device; archived)"),
+           "https://developer.apple.com/metal/tensorflow-plugin/ (the plugin era)")
+MLCOMPUTE_LINES = ("from tensorflow.python.compiler.mlcompute import mlcompute",
+                   "mlcompute.set_mlc_device(device_name='gpu')")
+"""The fork's device selection, which code of the plugin era drops (the plugin needs none)."""
+WITHOUT_MLCOMPUTE = (("tf.config.list_physical_devices('GPU')  # instead of mlcompute.set_mlc_device(...): "
+                      "tensorflow-metal needs no device selection"),)
+"""The line of the user's code that replaces the fork's device selection."""
+
+
+def is_mlcompute_fork(package: str, version: str) -> bool:
+    """tensorflow-macos below 2.5.0 is Apple's ML Compute fork (0.1a1-0.1a3): the registry's
+    tensorflow-macos starts at 2.5.0."""
+    if package != FORK_PACKAGE:
+        return False
+    try:
+        return Version(version) < Version(PLUGIN_ERA_FROM)
+    except InvalidVersion:
+        return False
+
+
+def installed_fork(tf: object) -> bool:
+    """Whether an installed TensorFlow distribution (PackageFacts) is the fork."""
+    return tf is not None and is_mlcompute_fork(getattr(tf, "key", ""), getattr(tf, "version", "") or "")

@@ -1,0 +1,98 @@
+"""The macOS a TensorFlow wheel needs, for every release with a macOS wheel (compat_matrix.json
+`macos_floors`, written by tools/macos_floors.py from the registry's file names and the wheels'
+Mach-O load commands).
+
+Two facts per wheel: its platform tag (macosx_10_11_x86_64: pip installs it on 10.11 and later)
+and the minimum macOS its binaries were built for (LC_BUILD_VERSION / LC_VERSION_MIN_MACOSX). A
+tag is often looser than the binaries: it is the tag of the Python the wheel was built with
+(TensorFlow 2.0.1's cp37 wheel is macosx_10_6_intel, its libraries are built for 10.14), and such
+a build installs on an older macOS and fails at import with a system symbol missing
+(tensorflow/tensorflow#38601: TensorFlow 2.2 on 10.13, `____chkstk_darwin` expected in
+libSystem). Whether the binaries' floor binds is evidence, not certainty, and the evidence
+differs by architecture: on x86_64, builds made for a newer macOS than the Mac's failed at import
+(tensorflow/tensorflow#38601, #3034, #52726: `____chkstk_darwin` and others expected in
+libSystem); on arm64 they were seen running below it (tensorflow-macos 2.5.0, built for 12.0, on
+11.4: tests/scenarios/healthy_m1_tfmacos250_metal011_bigsur_114.json; tensorflow-metal 0.5.1,
+built for 13.0, on 12.6). So `built_for` is given where it has bound: x86_64.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from tfdoctor.knowledge.kernels import bundled_section
+
+SECTION = "macos_floors"
+BINDING_ARCH = "x86_64"
+"""Where a build made for a newer macOS than its tag was seen failing at import (module doc)."""
+
+
+@dataclass(frozen=True)
+class WheelFloor:
+    """The macOS floor of one release's wheels with one platform tag on one architecture."""
+
+    package: str
+    version: str
+    arch: str
+    tag: str
+    """The platform tag's macOS: pip installs the wheel on no older one."""
+    platform_tag: str
+    python: tuple[str, ...]
+    binaries: str | None
+    """The newest minos among the wheel's Mach-O files (None: a shim without code)."""
+    read_on: str
+
+    @property
+    def built_for(self) -> str | None:
+        """The binaries' floor where it is above the tag (the tag is then looser than the build),
+        on the architecture where such builds were seen failing (x86_64; see the module doc)."""
+        if self.arch != BINDING_ARCH or not self.binaries:
+            return None
+        return self.binaries if _key(self.binaries) > _key(self.tag) else None
+
+    @property
+    def needs(self) -> str:
+        return self.built_for or self.tag
+
+
+def wheel_floor(package: str, version: str, arch: str, python: str | None = None,
+                installed_tags: tuple[str, ...] = (), raw: Mapping[str, Any] | None = None) -> WheelFloor | None:
+    """The floor of `package` `version` on `arch`: of the wheels for `python` ('3.8') when the
+    release has any, else of all its wheels; the most lenient of them (a floor states what no
+    wheel of that Python can do without). `installed_tags` (the installed WHEEL's tags,
+    'cp37-cp37m-macosx_10_11_x86_64'), when known, must name one of the registry's platform tags:
+    a wheel the registry never served is another build, and these facts are not its."""
+    section = bundled_section(SECTION, raw)
+    rows = section.get("releases", {}).get(package, {}).get(_norm(version), {}).get(arch)
+    if not isinstance(rows, list) or not rows:
+        return None
+    floors = [WheelFloor(package, _norm(version), arch, str(r["tag"]), str(r["platform_tag"]),
+                         tuple(r.get("python", ())), r.get("binaries"), str(section.get("read_on", "")))
+              for r in rows if isinstance(r, Mapping) and r.get("tag")]
+    platforms = {t.rsplit("-", 1)[-1] for t in installed_tags if "macosx_" in t}
+    if platforms:
+        floors = [f for f in floors if f.platform_tag in platforms]
+    tag = "cp" + python.replace(".", "") if python else None
+    for_python = [f for f in floors if tag in f.python]
+    return min(for_python or floors, key=lambda f: _key(f.needs), default=None)
+
+
+def source() -> str:
+    """Where the section's facts come from, and when they were read."""
+    section = bundled_section(SECTION)
+    return f"{section.get('source', SECTION)}, read on {section.get('read_on', '?')}"
+
+
+def _norm(version: str) -> str:
+    return version.strip().split("+", 1)[0]
+
+
+def _key(version: str) -> Version:
+    try:
+        return Version(version)
+    except InvalidVersion:
+        return Version("0")
