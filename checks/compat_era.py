@@ -23,7 +23,8 @@ from tfdoctor.model import Remediation, Severity, rule
       "came with tensorflow-macos 2.5.0 in June 2021), and Apple archived it. Installing "
       "tensorflow-metal into it is wrong; its errors ('MLCompute device must be set before "
       "initialization', ML Compute's 'tf2mlcompute' lines) get no fixes. Told by the installed "
-      "version or by the fork's own text.",
+      "version or by the fork's own text. A warning when the fork's text reports a failure; "
+      "information when it only shows the fork at work (it lists no GPU by design).",
       "Move to the plugin era: a new environment with TensorFlow and tensorflow-metal (the finding "
       "gives the commands), and remove the two mlcompute lines from the code.",
       APPLE_PLUGIN_PAGE,
@@ -31,7 +32,7 @@ from tfdoctor.model import Remediation, Severity, rule
                 codes.LOG_NO_GPU_LISTED, codes.RUNTIME_NO_GPU))
 def mlcompute_fork(s: Snapshot, d: Derived):
     seen = matches_of(s, codes.LOG_MLCOMPUTE_FORK)
-    if not eras.installed_fork(d.tensorflow) and not (seen and d.tensorflow is None):
+    if not eras.installed_fork(d.tensorflow) and not (seen and not eras.plugin_era(d.tensorflow)):
         return None
     tf = d.tensorflow
     what = f"{tf.name} {tf.version}" if tf is not None else "the TensorFlow that printed this"
@@ -53,7 +54,9 @@ def mlcompute_fork(s: Snapshot, d: Derived):
              "sources": list(eras.SOURCES), "recommended": list(reqs) or None}
     if seen:
         facts["observed_in"] = seen[0].text
+    failed = any(eras.is_fork_failure(match.text) for match in seen)
     return mlcompute_fork.finding(
         facts, Remediation(text, tuple(commands), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE),
         title=f"{what} is Apple's unmaintained ML Compute fork (TensorFlow 2.4, no tensorflow-metal): "
-              "move to TensorFlow with tensorflow-metal", basis="table" if not seen else "observed")
+              "move to TensorFlow with tensorflow-metal", basis="table" if not seen else "observed",
+        severity=None if failed else Severity.INFO)  # a working fork is old, not broken

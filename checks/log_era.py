@@ -25,7 +25,7 @@ from tfdoctor.model import Remediation, Severity, rule
 def log_mlcompute_fork(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_MLCOMPUTE_FORK):
         tf = d.tensorflow
-        if tf is not None and not eras.installed_fork(tf):  # plugin era here: the code is the fork's
+        if eras.plugin_era(tf):  # the code is the fork's, this TensorFlow is not
             text = (f"this code selects the GPU through the ML Compute fork's mlcompute module, which "
                     f"{tf.name} {tf.version} does not have: remove the mlcompute lines "
                     "(tensorflow-metal gives TensorFlow the GPU without them)")
@@ -35,8 +35,10 @@ def log_mlcompute_fork(s: Snapshot, d: Derived):
                 title=f"Code for Apple's 2020 ML Compute fork run on {tf.name} {tf.version}: {text}")
         text = ("the text is of Apple's 2020-21 ML Compute fork of TensorFlow 2.4 (tensorflow_macos "
                 "0.1alpha): unmaintained, and without tensorflow-metal")
+        failed = any(eras.is_fork_failure(m.text) for m in matches_of(s, codes.LOG_MLCOMPUTE_FORK))
         return log_mlcompute_fork.finding(
             evidence(s, match), Remediation(text + "; move to TensorFlow with tensorflow-metal",
                                             (), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE),
-            title=f"ML Compute fork: {text}", severity=Severity.WARNING)
+            title=f"ML Compute fork: {text}",
+            severity=Severity.WARNING if failed else Severity.INFO)  # the fork at work is no failure
     return None

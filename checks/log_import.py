@@ -22,6 +22,7 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, match
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge import eras
 from tfdoctor.model import Remediation, Severity, rule
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
@@ -293,7 +294,8 @@ def plugin_registered_twice(s: Snapshot, d: Derived):
 @rule(codes.LOG_NO_GPU_LISTED, "TensorFlow listed no GPU", Severity.ERROR,
       "`tf.config.list_physical_devices('GPU')` is [] when no GPU plugin is installed or loaded: "
       "tensorflow-metal missing, built for another TensorFlow, installed for another Python, "
-      "or Python running as x86_64 under Rosetta 2 (the plugin is arm64 only).",
+      "or Python running as x86_64 under Rosetta 2 (the plugin is arm64 only). Apple's 2020-21 ML "
+      "Compute fork lists none by design (information).",
       "Install the TensorFlow/tensorflow-metal pair for this Python (the finding names it).",
       APPLE_PLUGIN_PAGE, needs=("log",))
 def no_gpu_listed(s: Snapshot, d: Derived):
@@ -309,6 +311,12 @@ def no_gpu_listed(s: Snapshot, d: Derived):
         elif d.translated:
             text = "this Python runs as x86_64 under Rosetta 2: the Metal plugin is arm64 only (see arch.rosetta)"
             commands = ()
+        elif eras.installed_fork(d.tensorflow) or matches_of(s, codes.LOG_MLCOMPUTE_FORK):
+            text = ("Apple's 2020-21 ML Compute fork lists no GPU by design: it runs on the GPU through "
+                    "ML Compute, chosen with mlcompute.set_mlc_device(device_name='gpu') (see "
+                    "compat.mlcompute-fork)")
+            commands = ()
+            severity = Severity.INFO
         elif not d.metal:  # compat.no-metal's own advice: the plugin for this TensorFlow, else a pair
             plugin = (matching_metal(d.matrix, d.tf_version, s.python.minor, d.hardware_arch)
                       if d.matrix and d.tf_version and s.python else None)

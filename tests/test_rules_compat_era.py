@@ -5,9 +5,10 @@ tests/scenarios/*_tensorflow_macos_fork.json record it) or by the fork's own tex
 
 from __future__ import annotations
 
-from log_cases import LogRules
+from log_cases import WHO, LogRules
 from snapshots import _pkg, apple_silicon, merge, snap
 
+from tfdoctor.logtext import keep
 from tfdoctor.model import Severity
 
 check = LogRules("compat_era", "compat_platform", "log_era")
@@ -25,7 +26,7 @@ def test_the_installed_fork_is_named_and_gets_the_way_to_the_plugin_era_not_the_
     codes = [f.code for f in findings]
     assert "compat.no-metal" not in codes  # no tensorflow-metal exists for the fork
     (f,) = [f for f in findings if f.code == "compat.mlcompute-fork"]
-    assert f.severity is Severity.WARNING and "unmaintained ML Compute fork" in f.title
+    assert f.severity is Severity.INFO and "unmaintained ML Compute fork" in f.title  # works, but old
     assert f.remediation.commands == (("python3.12 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip "
                                        "install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0"),)
     assert "mlcompute.set_mlc_device" in f.remediation.code[0]
@@ -44,3 +45,21 @@ def test_the_forks_own_text_names_it_where_the_report_lists_no_packages():
         (era,) = [f for f in findings if f.code == "compat.mlcompute-fork"]
         assert era.basis == "observed" and era.evidence["observed_in"]
         assert "log.mlcompute-fork" in era.explains
+
+
+def test_the_fork_at_work_is_information_and_its_failure_a_warning(tmp_path):
+    """A working fork selects the GPU through mlcompute (its README's lines) and lists no GPU by
+    design (Apple, apple/tensorflow_macos#5): nothing of that is a failure. The fork's own error
+    text is."""
+    at_work = tmp_path / "fork_at_work.txt"
+    at_work.write_text("from tensorflow.python.compiler.mlcompute import mlcompute\n"
+                       "mlcompute.set_mlc_device(device_name='gpu')\n"
+                       ">>> tf.config.list_physical_devices('GPU')\n[]\n")
+    s = snap(fork_mac())
+    s.log = keep.read(at_work, identity=WHO)
+    findings = LogRules("compat_era", "log_era", "log_import").run(s)
+    worked = {f.code: f.severity for f in findings}
+    assert worked == {"compat.mlcompute-fork": Severity.INFO, "log.mlcompute-fork": Severity.INFO,
+                      "log.no-gpu-listed": Severity.INFO}
+    failed = {f.code: f.severity for f in check.diagnose(fork_mac(), "mlcompute_device_before_init.txt")}
+    assert failed["compat.mlcompute-fork"] is Severity.WARNING

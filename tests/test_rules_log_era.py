@@ -4,7 +4,7 @@ log lines: apple/tensorflow_macos#58 and #218, tests/data/logs/) judged with the
 from __future__ import annotations
 
 from log_cases import LOGS, WHO, LogRules, one
-from snapshots import apple_silicon, merge, snap, tf_219_metal_120
+from snapshots import _pkg, apple_silicon, merge, snap, tf_219_metal_120
 
 from tfdoctor.logtext import keep
 from tfdoctor.model import Severity
@@ -27,3 +27,15 @@ def test_fork_code_run_on_a_plugin_era_tensorflow_is_told_to_drop_the_mlcompute_
     (f,) = [f for f in findings if f.code == "log.mlcompute-fork"]
     assert f.severity is Severity.ERROR and "tensorflow 2.19.1 does not have" in f.title
     assert f.remediation.commands == ()  # nothing to install: the code changes
+
+
+def test_a_tensorflow_before_the_plugin_era_printing_the_forks_text_is_the_fork():
+    """The fork names itself TensorFlow 2.4.0-rc0 (its README: "TensorFlow r2.4rc0"), and no
+    TensorFlow before 2.5 has tensorflow-metal or the fork's mlcompute module: a report stating
+    that version with the fork's text is the fork at work, not fork code on another TensorFlow."""
+    s = snap(apple_silicon(packages=[_pkg("tensorflow", "2.4.0rc0", [])]))
+    s.log = keep.read(LOGS / "mlcompute_device_before_init.txt", identity=WHO)
+    findings = LogRules("log_era", "compat_era").run(s)
+    (f,) = [f for f in findings if f.code == "log.mlcompute-fork"]
+    assert "does not have" not in f.title and f.severity is Severity.WARNING  # its failure
+    assert "compat.mlcompute-fork" in [f.code for f in findings]

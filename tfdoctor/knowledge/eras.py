@@ -31,6 +31,17 @@ WITHOUT_MLCOMPUTE = (("tf.config.list_physical_devices('GPU')  # instead of mlco
 """The line of the user's code that replaces the fork's device selection."""
 
 
+FORK_FAILURES = ("must be set before initialization", "Failed in processing",
+                 "No MLCTrainingGraph has been found", "Error")
+"""What in the fork's own text is a failure: its imports and ML Compute's informational lines are
+how the fork works, and a working fork setup prints them (and lists no GPU, by design)."""
+
+
+def is_fork_failure(text: str) -> bool:
+    """Whether a line of the fork's text reports a failure, not the fork at work."""
+    return any(words in text for words in FORK_FAILURES)
+
+
 def is_mlcompute_fork(package: str, version: str) -> bool:
     """tensorflow-macos below 2.5.0 is Apple's ML Compute fork (0.1a1-0.1a3): the registry's
     tensorflow-macos starts at 2.5.0."""
@@ -45,3 +56,15 @@ def is_mlcompute_fork(package: str, version: str) -> bool:
 def installed_fork(tf: object) -> bool:
     """Whether an installed TensorFlow distribution (PackageFacts) is the fork."""
     return tf is not None and is_mlcompute_fork(getattr(tf, "key", ""), getattr(tf, "version", "") or "")
+
+
+def plugin_era(tf: object) -> bool:
+    """Whether an installed TensorFlow is of the plugin era (2.5.0 on). The fork is not, and names
+    itself tensorflow 2.4.0-rc0 in `tf.__version__` and in reports; no TensorFlow before 2.5 has
+    the plugin or the fork's mlcompute module, so its text there is the fork's own."""
+    if tf is None or installed_fork(tf):
+        return False
+    try:
+        return Version(getattr(tf, "version", "") or "") >= Version(PLUGIN_ERA_FROM)
+    except InvalidVersion:
+        return False
