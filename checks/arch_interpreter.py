@@ -170,11 +170,14 @@ def rosetta(s: Snapshot, d: Derived):
       "docker/for-mac#6512): Docker runs the amd64 image under QEMU or Rosetta. TensorFlow's "
       "x86_64 build then fails with the AVX message or 'Check failed: bucket_limits_', and "
       "no GPU is reachable from a Linux container anyway. A pasted text shows it too: QEMU's "
-      "own lines ('qemu: uncaught target signal 6 (Aborted) - core dumped', 'qemu-x86_64: ...').",
+      "own lines ('qemu: uncaught target signal 6 (Aborted) - core dumped', 'qemu-x86_64: ...'); "
+      "an abort QEMU reports as the emulated process's signal (protobuf's 'CHECK failed' before "
+      "'uncaught target signal 6') happened under the emulation, which is the first thing to remove.",
       "Use an arm64 image: `docker run --platform linux/arm64 ...` (docker/for-mac#5342).",
       "https://github.com/docker/for-mac/issues/5342",
       explains=(codes.RUNTIME_IMPORT_SIGILL, codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_NO_GPU,
-                codes.LOG_AVX_MISSING, codes.LOG_ILLEGAL_INSTRUCTION, codes.LOG_QEMU_EMULATION))
+                codes.LOG_AVX_MISSING, codes.LOG_ILLEGAL_INSTRUCTION, codes.LOG_QEMU_EMULATION,
+                codes.LOG_PROTOBUF_FATAL))
 def emulated_container(s: Snapshot, d: Derived):
     host = s.host
     from_host = host.system == "Linux" and d.process_arch == X86_64 and bool(host.cpu_implementer)

@@ -149,3 +149,24 @@ def test_snapshot_without_process_arch_makes_no_claim():
 
     data = apple_silicon(python={"process_arch": ""})
     assert architecture.run(snap(data)) == [] and binaries.run(snap(data)) == []
+
+
+def test_an_abort_under_qemu_is_the_emulations(tmp_path):
+    """protobuf's FATAL template (google/protobuf/stubs/logging.h LOG(FATAL) with CHECK, as in
+    tests/data/logs/templates.json) followed by QEMU's linux-user/signal.c template for the
+    signal the emulated process died of: the emulation is named first, the abort is its symptom."""
+    from log_cases import WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+              "host": {"system": "Darwin", "chip": "Apple M1", "hw_arm64": True}, "unknown": ["packages"]})
+    (tmp_path / "posted.md").write_text(
+        "[libprotobuf FATAL google/protobuf/message_lite.cc:353] CHECK failed: target + size == res: \n"
+        "terminate called after throwing an instance of 'google::protobuf::FatalException'\n"
+        "qemu: uncaught target signal 6 (Aborted) - core dumped\n", encoding="utf-8")
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    r = diagnose(s)
+    assert r.diagnosis().code == "arch.emulated-container"
+    assert "log.protobuf-fatal" in {c.code for c in r.consequences(r.diagnosis())}
