@@ -43,8 +43,9 @@ def _arch_facts(s: Snapshot, d: Derived) -> dict[str, Any]:
 
 def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) -> tuple[str, Remediation]:
     """Why x86_64 TensorFlow met a CPU without AVX here, and the fix."""
-    if d.translated:
-        cause = (f"{what}: this Python runs as x86_64 under Rosetta 2, which has no AVX; "
+    if d.translated or (d.apple_silicon and not d.process_arch):  # unknown: only Rosetta runs x86 here
+        runs = "runs" if d.translated else "ran (on Apple silicon only Rosetta 2 runs x86_64 code)"
+        cause = (f"{what}: this Python {runs} as x86_64 under Rosetta 2, which has no AVX; "
                  "x86_64 TensorFlow needs it (see arch.rosetta for where this Python comes from)")
         reqs = recommended_requirements(s).requirements
         return cause, Remediation(cause + ". Use an arm64 Python and install the arm64 wheels",
@@ -83,6 +84,24 @@ def illegal_instruction(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION):
         cause, fix = _cpu_cause(s, d, "Illegal instruction")
         return illegal_instruction.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
+    return None
+
+
+@rule(codes.LOG_X86_BUILD, "An x86_64 TensorFlow ran on Apple silicon", Severity.INFO,
+      "TensorFlow's CPU guard (tensorflow/core/platform/cpu_feature_guard.cc) is compiled for x86 "
+      "only and names the x86 instructions the running CPU offers that the build does not use "
+      "('...to use the following CPU instructions in performance-critical operations: AVX2 FMA'). "
+      "On an Intel Mac or Linux that is an everyday line; on Apple silicon it says the TensorFlow "
+      "that printed it is an x86_64 build, run by Rosetta 2 (which offers SSE4.2 but no AVX): "
+      "arch.rosetta is then the cause.",
+      "Use an arm64 Python and the arm64 wheels.", needs=("log",))
+def x86_build(s: Snapshot, d: Derived):
+    if not d.apple_silicon:
+        return None  # an x86 CPU printing its own features: nothing to say
+    for match in matches_of(s, codes.LOG_X86_BUILD):
+        cause, fix = _cpu_cause(s, d, f"An x86_64 TensorFlow ran (its CPU guard names "
+                                      f"{match.fields.get('instructions', 'x86 instructions')})")
+        return x86_build.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
     return None
 
 

@@ -23,6 +23,16 @@ def pair(tf: str, metal: str | None, *extra: dict) -> list[dict]:
 # --- the wrong CPU -----------------------------------------------------------------------------------
 
 
+def test_an_x86_tensorflows_cpu_guard_line_on_apple_silicon():
+    """apple/tensorflow_macos#18: the line cpu_feature_guard.cc prints only in x86 builds. On a
+    Mac whose Python runs natively as arm64 it came from another (translated) process; on a Linux
+    x86 CPU it is everyday output and no finding at all."""
+    f = one(diagnose(apple_silicon(), "cpu_guard_onednn_intel_mac.txt"), "log.x86-build")
+    assert f.severity == Severity.INFO and "SSE4.2 AVX AVX2 FMA" in f.title
+    assert "the log came from another process" in f.title
+    assert not [f for f in diagnose(linux_cpu(), "cpu_guard_onednn_intel_mac.txt") if f.code == "log.x86-build"]
+
+
 def test_illegal_instruction_under_rosetta():
     f = one(diagnose(apple_silicon(**ROSETTA), "illegal_instruction_4.txt"), "log.illegal-instruction")
     assert "x86_64 under Rosetta 2" in f.title and f.evidence["translated"] is True

@@ -81,6 +81,15 @@ def wheel_floor(package: str, version: str, arch: str, python: str | None = None
     return min(for_python or floors, key=lambda f: _key(f.needs), default=None)
 
 
+def wheel_archs(package: str, version: str, raw: Mapping[str, Any] | None = None) -> frozenset[str]:
+    """The architectures the registry has macOS wheels of `package` `version` for (empty when the
+    release is not in the section): TensorFlow before 2.13 has x86_64 only, so on Apple silicon an
+    installed one was installed into an x86_64 Python."""
+    section = bundled_section(SECTION, raw)
+    archs = section.get("releases", {}).get(package, {}).get(_norm(version), {})
+    return frozenset(a for a, rows in archs.items() if rows) if isinstance(archs, Mapping) else frozenset()
+
+
 def source() -> str:
     """Where the section's facts come from, and when they were read."""
     section = bundled_section(SECTION)
