@@ -18,7 +18,7 @@ from packaging.version import Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.log_evidence import matches_of
-from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, good_metal_releases, install_commands,
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, good_metal_releases, install_commands, listing_read,
                                      metal_macos_floors, move_python, span)
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
 from tfdoctor.derived import Derived
@@ -269,6 +269,8 @@ def _route(s: Snapshot, d: Derived) -> Finding | None:
 
 def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
     if not judgeable(s, d) or len(d.providers) > 1:
+        return None
+    if d.tf_main is None and d.metal is None and not listing_read(s):  # nothing listed, nothing read
         return None
     if d.metal is None and d.metal_plugins:  # a third-party Metal plugin: compat_third_party judges it
         return None

@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
-from tfdoctor.advice.installs import install_commands, pair_fix, recommended_requirements, with_metal
+from tfdoctor.advice.installs import install_commands, listing_read, pair_fix, recommended_requirements, with_metal
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable
 from tfdoctor.derived.providers import missing_target_evidence, self_shim_evidence
@@ -102,7 +102,7 @@ def _install_fix(s: Snapshot) -> Remediation:
       "interpreter's site-packages.",
       "Install the pair tfdoctor recommends for this machine (shown in the finding).", needs=("python", "packages"))
 def no_tensorflow(s: Snapshot, d: Derived):
-    if not _nothing_installed(d) or d.metal:
+    if not _nothing_installed(d) or d.metal or not listing_read(s):
         return None
     evidence = {"tensorflow_distributions": {}, "tensorflow_metal": None}
     conda = s.python.conda if s.python else None

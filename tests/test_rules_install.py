@@ -236,3 +236,18 @@ def test_conda_tensorflow_deps_without_tensorflow_says_what_deps_is():
     assert f.code == "install.no-tensorflow"
     assert f.evidence["conda_tensorflow_deps"]["version"] == "2.9.0"
     assert f.remediation.text.startswith("The apple channel's tensorflow-deps 2.9.0 installs")
+
+
+def test_a_package_list_read_from_no_site_directory_is_not_a_list_of_what_is_installed():
+    """A snapshot written from a report (or by a collector that read no site-packages) lists what
+    was mentioned, without the directories a reading names: it says nothing of TensorFlow, so
+    neither 'not installed' nor 'no wheel for this Python' is concluded from it (issue 26, class 9).
+    The same list read from site-packages is a reading and still concludes."""
+    from tfdoctor.engine.diagnose import diagnose
+
+    said = apple_silicon(packages=[_pkg("tensorflow-hub", "0.16.1", ["py3-none-any"])],
+                         python={"version": "3.7.16", "site_packages": []})
+    report = diagnose(snap(said))
+    assert not {"install.no-tensorflow", "compat.no-wheel-for-python"} & {f.code for f in report.findings}
+    read = apple_silicon(packages=[_pkg("tensorflow-hub", "0.16.1", ["py3-none-any"])], python={"version": "3.7.16"})
+    assert "install.no-tensorflow" in {f.code for f in diagnose(snap(read)).findings}

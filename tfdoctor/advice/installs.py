@@ -33,6 +33,15 @@ class Requirements:
     text: str
 
 
+def listing_read(s: Snapshot) -> bool:
+    """Whether the snapshot's package list is a reading of the environment: it names the site
+    directories it was read from. A list read from no directory (a snapshot written from a report,
+    which names what the reporter mentioned; a collector that could not read site-packages) says
+    nothing of what else is installed: unknown, not none, so "TensorFlow is not installed" is not
+    concluded from it."""
+    return bool(s.python and s.python.site_packages)
+
+
 def recommended_requirements(s: Snapshot) -> Requirements:
     """The TensorFlow (and tensorflow-metal on Apple silicon) to install here, or why none fits.
     Off macOS the distribution the user chose is kept (tensorflow-cpu stays tensorflow-cpu)."""
