@@ -105,6 +105,31 @@ def x86_build(s: Snapshot, d: Derived):
     return None
 
 
+@rule(codes.LOG_NO_TENSORFLOW_MODULE, "The interpreter that ran has no TensorFlow", Severity.ERROR,
+      "CPython's 'No module named 'tensorflow'' names the top package itself: nothing that "
+      "provides `tensorflow` is installed for the interpreter that ran the code (pip installed it "
+      "into another one, a requirement named a distribution without a wheel here, or the install "
+      "failed). install.no-tensorflow is the cause where this environment has none either; where "
+      "it has one, the text came from another interpreter.",
+      "Install TensorFlow with the interpreter that runs the code (`python -m pip install ...`).",
+      needs=("log",))
+def no_tensorflow_module(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_NO_TENSORFLOW_MODULE):
+        if d.tf_main is not None:
+            text = (f"the text says the interpreter that ran has no tensorflow, but {d.tf_main.name} "
+                    f"{d.tf_main.version} is installed here: the code ran with another interpreter")
+            return no_tensorflow_module.finding(
+                evidence(s, match, tensorflow=d.tf_version), Remediation(
+                    text + ". Run it with this one, or install TensorFlow into that one",
+                    ("python3 -c 'import sys; print(sys.executable)'",)),
+                title=text, severity=Severity.INFO)
+        reqs = recommended_requirements(s).requirements
+        return no_tensorflow_module.finding(
+            evidence(s, match), Remediation("Install TensorFlow into the interpreter that runs the code: "
+                                            + " + ".join(reqs), tuple(install_commands(s, reqs))))
+    return None
+
+
 @rule(codes.LOG_AVX_MISSING, "TensorFlow needs AVX, which this CPU (or its emulator) lacks",
       Severity.ERROR,
       "TensorFlow's x86_64 wheels are built with AVX and check for it at import: Rosetta 2 and "

@@ -251,3 +251,4 @@ def test_a_package_list_read_from_no_site_directory_is_not_a_list_of_what_is_ins
     assert not {"install.no-tensorflow", "compat.no-wheel-for-python"} & {f.code for f in report.findings}
     read = apple_silicon(packages=[_pkg("tensorflow-hub", "0.16.1", ["py3-none-any"])], python={"version": "3.7.16"})
     assert "install.no-tensorflow" in {f.code for f in diagnose(snap(read)).findings}
+

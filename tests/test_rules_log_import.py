@@ -182,3 +182,23 @@ def test_the_same_symbol_expected_in_a_flat_namespace_is_still_the_pair():
     s = snap(apple_silicon())
     s.log = keep.from_bytes(text.encode(), "paste", identity=WHO)
     assert [f.code for f in check.run(s)] == ["log.symbol-not-found-plugin"]
+
+
+def test_the_interpreters_own_no_module_named_tensorflow_says_what_a_report_list_cannot():
+    """CPython's 'No module named {name!r}' for the top package (kyleskom/NBA-Machine-Learning-
+    Sports-Betting#180): where the package list is only what a report mentioned, the interpreter
+    that ran says TensorFlow is missing; where TensorFlow is installed here, the text came from
+    another interpreter (information)."""
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    def run(packages):
+        s = snap(apple_silicon(packages=packages, python={"site_packages": []}))
+        s.log = keep.read(LOGS / "no_module_named_tensorflow.txt", identity=WHO)
+        return diagnose(s)
+
+    report = run([])
+    assert report.diagnosis().code == "install.no-tensorflow"
+    assert "log.no-tensorflow-module" in {c.code for c in report.consequences(report.diagnosis())}
+    elsewhere = next(f for f in run(apple_silicon()["packages"]).findings if f.code == "log.no-tensorflow-module")
+    assert elsewhere.severity is Severity.INFO and "another interpreter" in elsewhere.title

@@ -109,6 +109,15 @@ SIGNATURES: tuple[Signature, ...] = (
         "on your machine.", "https://github.com/tensorflow/tensorflow/issues/52972",
         needle="compiled to use", derive=_avx, key=("instructions",),
         outputs=("instructions", "emulator"), head=r"The TensorFlow library was compiled to use"),
+    # CPython's import system ("No module named %R": Python/import.c, importlib._bootstrap) for
+    # the top package itself: the interpreter that ran has no tensorflow at all (a submodule
+    # missing, 'tensorflow.keras', is another story)
+    sig("log.no-tensorflow-module", "no-module-named-tensorflow", "import",
+        "the interpreter that ran found no tensorflow package to import",
+        r"No module named (?:'tensorflow'|\"tensorflow\"|tensorflow(?![\w.'\"]))",
+        "ModuleNotFoundError: No module named 'tensorflow'",
+        "https://github.com/kyleskom/NBA-Machine-Learning-Sports-Betting/issues/180",
+        needle="No module named", key=()),
     # tensorflow/core/platform/cpu_feature_guard.cc InfoAboutUnusedCPUFeatures, compiled for x86
     # only: the x86 features the running CPU has and the build does not use. "...optimized with
     # Intel(R) MKL-DNN to use the following CPU instructions in performance critical operations:
