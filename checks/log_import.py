@@ -347,8 +347,8 @@ def no_gpu_listed(s: Snapshot, d: Derived):
         facts = {"tensorflow": d.tf_version, "tensorflow_metal": d.metal.version if d.metal else None,
                  "translated": d.translated, "system": s.host.system}
         severity = None
-        if not d.is_mac:
-            text = (f"tensorflow-metal is for macOS only; on {s.host.system or 'this system'} a GPU "
+        if s.host.system and not d.is_mac:  # an unstated system is unknown, not another one
+            text = (f"tensorflow-metal is for macOS only; on {s.host.system} a GPU "
                     "needs CUDA (tensorflow[and-cuda]) or another plugin")
             commands: tuple[str, ...] = ()
             severity = Severity.WARNING

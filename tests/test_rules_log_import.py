@@ -147,6 +147,19 @@ def test_empty_gpu_list_on_linux_is_a_warning():
     assert f.severity.value == "warning" and "macOS only" in f.title
 
 
+def test_empty_gpu_list_where_the_system_is_not_stated_is_not_another_system(tmp_path):
+    """A report that names no OS: the system is unknown, not Linux. With the ML Compute fork's
+    own import (apple/tensorflow_macos README: `from tensorflow.python.compiler.mlcompute import
+    mlcompute`) beside the empty list, the fork lists no GPU by design: information."""
+    text = (LOGS / "gpu_list_empty_tf215.txt").read_text(encoding="utf-8")
+    (tmp_path / "posted.md").write_text(text + "\nfrom tensorflow.python.compiler.mlcompute import mlcompute\n",
+                                        encoding="utf-8")
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "unknown": ["packages"]})
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    f = one(check.run(s), "log.no-gpu-listed")
+    assert f.severity is Severity.INFO and "macOS only" not in f.title and "ML Compute" in f.title
+
+
 def test_avx_and_illegal_instruction_in_one_log_lead_with_the_avx_message(tmp_path):
     text = ((LOGS / "avx_qemu_docker.txt").read_text(encoding="utf-8") + "\n"
             + (LOGS / "illegal_instruction_4.txt").read_text(encoding="utf-8"))
