@@ -20,7 +20,7 @@ from tfdoctor.advice.commands import pip, unset_variable
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, matching_metal, pair_fix,
                                      recommended_requirements)
 from tfdoctor.derived import Derived
-from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import eras
 from tfdoctor.model import Remediation, Severity, rule
@@ -31,6 +31,8 @@ _PACKAGE_DIRS = {"tensorflow_text": "tensorflow-text", "tensorflow_addons": "ten
                  "tensorflow_io": "tensorflow-io", "tensorflow_decision_forests": "tensorflow-decision-forests",
                  "tensorflow_recommenders_addons": "tensorflow-recommenders-addons"}
 """site-packages directory -> distribution, for custom-op libraries that name their package."""
+_PYTHON_PROGRAM = re.compile(r"python|jupyter|\.py\b|tensorflow", re.IGNORECASE)
+"""A crashed command (zsh names it) that runs Python or TensorFlow."""
 
 
 def _arch_facts(s: Snapshot, d: Derived) -> dict[str, Any]:
@@ -82,6 +84,14 @@ def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) 
       needs=("log",))
 def illegal_instruction(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION):
+        program = match.fields.get("command", "")
+        if program and not _PYTHON_PROGRAM.search(program) and d.tf_main is None and not names_tensorflow(s):
+            text = (f"the program that died is `{program}`, not Python, and nothing in the text names "
+                    "TensorFlow: its illegal instruction is that program's")
+            return illegal_instruction.finding(
+                evidence(s, match, **_arch_facts(s, d)),
+                Remediation(text + ". Ask its authors for a build for this CPU"),
+                title=text, severity=Severity.INFO)
         cause, fix = _cpu_cause(s, d, "Illegal instruction")
         return illegal_instruction.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
     return None

@@ -33,6 +33,22 @@ def test_an_x86_tensorflows_cpu_guard_line_on_apple_silicon():
     assert not [f for f in diagnose(linux_cpu(), "cpu_guard_onednn_intel_mac.txt") if f.code == "log.x86-build"]
 
 
+def test_an_illegal_instruction_of_a_program_that_is_not_python_is_that_programs(tmp_path):
+    """zsh's job line names the program that died ('zsh: illegal hardware instruction  CMD'):
+    where it is not Python, no TensorFlow is known and the text never names TensorFlow, the crash
+    is that program's (information); a Python command stays TensorFlow's suspect."""
+    def run(command: str):
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+                  "host": {"system": "Darwin", "hw_arm64": True, "chip": "Apple M1"}, "unknown": ["packages"]})
+        (tmp_path / "posted.md").write_text(f"zsh: illegal hardware instruction  {command}\n", encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        return one(check.run(s), "log.illegal-instruction")
+
+    other = run("./video_tool --scan")
+    assert other.severity is Severity.INFO and "`./video_tool --scan`" in other.title
+    assert run("python3 train.py").severity is Severity.ERROR
+
+
 def test_illegal_instruction_under_rosetta():
     f = one(diagnose(apple_silicon(**ROSETTA), "illegal_instruction_4.txt"), "log.illegal-instruction")
     assert "x86_64 under Rosetta 2" in f.title and f.evidence["translated"] is True
