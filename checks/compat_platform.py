@@ -21,6 +21,7 @@ from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, good_metal_releases, install_commands, listing_read,
                                      metal_macos_floors, move_python, span)
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
+from tfdoctor.advice.pip_refusal import unbuilt_for_python
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
 from tfdoctor.knowledge import best_pair, eras, macos_floors
@@ -291,43 +292,13 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
       "gives the commands), or move to a TensorFlow whose plugin has a wheel for this Python.",
       explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION,), needs=("python",))
 def no_wheel_for_python(s: Snapshot, d: Derived):
-    found = _route(s, d)
-    if found is not None:
+    if (found := _route(s, d)) is not None:
         return found if found.code == no_wheel_for_python.code else None
-    return _refused_release(s, d)
-
-
-_EXACT = re.compile(r"^===?\s*(?P<version>\d+(?:\.\d+)*)$")
-
-
-def _refused_release(s: Snapshot, d: Derived) -> Finding | None:
-    """pip's 'no matching distribution' for one exact TensorFlow release whose macOS wheels
-    (compat_matrix.json macos_floors, the registry's file list) exist, none for this Python: the
-    release was never built for it (TensorFlow 2.3.0 has cp35-cp38 only, so Python 3.9 finds
-    none). On Apple silicon only the arm64 wheels count; where the chip is unknown, any."""
-    if not d.is_mac or s.python is None or not s.python.minor:
-        return None
-    tag = "cp" + s.python.minor.replace(".", "")
-    for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION):
-        package, exact = match.fields.get("package", ""), _EXACT.match(match.fields.get("specifier", ""))
-        if package not in macos_floors.RELEASE_PACKAGES or not exact:
-            continue
-        built = macos_floors.wheel_pythons(package, exact["version"])
-        if s.host.hw_arm64 is not None:
-            built = {a: p for a, p in built.items() if a == d.hardware_arch}
-        pythons = sorted(set().union(*built.values()), key=lambda p: (int(p[2]), int(p[3:] or 0)))
-        if not pythons or tag in pythons:
-            continue
-        span_ = f"{pythons[0][2]}.{pythons[0][3:]}-{pythons[-1][2]}.{pythons[-1][3:]}"
-        text = (f"{package} {exact['version']} has macOS wheels for Python {span_} only; this Python is "
-                f"{s.python.minor}, so pip finds none: ask for a release built for {s.python.minor}, or "
-                f"use a Python in {span_}")
-        return no_wheel_for_python.finding(
-            {"requested": f"{package}=={exact['version']}", "python": s.python.minor, "wheel_pythons": pythons,
-             "wheel_archs": sorted(built), "source": macos_floors.source(), "refused": match.text},
-            Remediation(text, (pip(s, "index", "versions", package),)),
-            title=f"No {package} {exact['version']} wheel for Python {s.python.minor}: it was built for "
-                  f"{span_}")
+    for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION):  # a release never built for it
+        if (facts := unbuilt_for_python(s, d, match.fields)) is not None:
+            title, text = facts.pop("title"), facts.pop("text")
+            return no_wheel_for_python.finding({**facts, "refused": match.text}, Remediation(
+                text, (pip(s, "index", "versions", facts["package"]),)), title=title)
     return None
 
 
