@@ -9,7 +9,8 @@ import shlex
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import python_cmd, venv_command
-from tfdoctor.advice.log_evidence import emulates_x86, matches_of
+from tfdoctor.advice.installs import listing_read
+from tfdoctor.advice.log_evidence import emulates_x86, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64, X86_64
 from tfdoctor.facts.snapshot import Snapshot
@@ -213,6 +214,10 @@ def rosetta(s: Snapshot, d: Derived):
     fix = Remediation("Use an arm64 Python; check with the command below that it prints arm64",
                       (f"{python_cmd(s)} -c \"import platform; print(platform.machine())\"",),
                       ROSETTA_LINK)
+    if d.translated and d.tf_main is None and not listing_read(s) and s.log and not names_tensorflow(s):
+        return rosetta.finding(  # a report about another program: true, and not TensorFlow's problem
+            _evidence(s), fix, severity=Severity.INFO,
+            title="Python runs as x86_64 under Rosetta 2, but nothing in the report is TensorFlow's")
     if d.translated:
         return rosetta.finding(_evidence(s), fix)
     return rosetta.finding(

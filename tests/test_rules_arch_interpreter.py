@@ -227,3 +227,22 @@ def test_tensorflows_cpu_guard_naming_x86_instructions_on_apple_silicon_is_roset
     assert "log.x86-build" in report.diagnosis().explains and "log.x86-build" in {f.code for f in report.findings}
     linux = _reported(tmp_path, line, host={"system": "Linux", "cpu_flags": ["sse4_1", "sse4_2"]})
     assert not [f for f in linux.findings if f.code in ("arch.rosetta", "log.x86-build")]
+
+
+def test_a_translated_python_in_a_report_about_another_program_is_information(tmp_path):
+    """A report whose Python runs as x86_64 on Apple silicon, whose package list is what was
+    mentioned (none), and whose pasted text never names TensorFlow (zsh's job line of another
+    program): Rosetta is true and not TensorFlow's problem. The same text importing TensorFlow
+    keeps the error."""
+    from log_cases import WHO
+
+    from tfdoctor.logtext import keep
+
+    def rosetta_of(text: str):
+        s = snap(apple_silicon(python={**ROSETTA_PROCESS, "site_packages": []}, packages=[]))
+        (tmp_path / "posted.md").write_text(text, encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        return next(f for f in architecture.run(s) if f.code == "arch.rosetta")
+
+    assert rosetta_of("zsh: illegal hardware instruction  ./video_tool\n").severity is Severity.INFO
+    assert rosetta_of("import tensorflow as tf\nzsh: illegal hardware instruction  python3\n").severity is Severity.ERROR
