@@ -286,16 +286,16 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
       "for Python 3.13 or later in any release, 1.1.0 has none for 3.12 (only 1.2.0 has), "
       "Intel Macs had metal wheels only up to 1.0.0 (Python 3.11 at most); TensorFlow itself "
       "has no wheel for 3.14. pip then says 'No matching distribution found', or a plugin "
-      "copied from another environment does not fit. Read from the wheel filenames in "
-      "compat_matrix.json.",
+      "copied from another environment does not fit (the ML Compute fork's installer took 3.8 only). "
+      "Read from the wheel filenames in compat_matrix.json.",
       "Create an environment with the newest Python that has a working pair (the finding "
       "gives the commands), or move to a TensorFlow whose plugin has a wheel for this Python.",
-      explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION,), needs=("python",))
+      explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK), needs=("python",))
 def no_wheel_for_python(s: Snapshot, d: Derived):
     if (found := _route(s, d)) is not None:
         return found if found.code == no_wheel_for_python.code else None
-    for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION):  # a release never built for it
-        if (facts := unbuilt_for_python(s, d, match.fields)) is not None:
+    for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK):
+        if (facts := unbuilt_for_python(s, d, match)) is not None:  # refused: never built for it
             title, text = facts.pop("title"), facts.pop("text")
             return no_wheel_for_python.finding({**facts, "refused": match.text}, Remediation(
                 text, (pip(s, "index", "versions", facts["package"]),)), title=title)

@@ -313,3 +313,22 @@ def test_pip_refusing_an_exact_release_never_built_for_this_python(tmp_path):
     assert found.code == "compat.no-wheel-for-python" and "3.5-3.8" in found.title
     assert "log.pip-no-matching-distribution" in found.explains
     assert "compat.no-wheel-for-python" not in {f.code for f in report("3.8.10").findings}
+
+
+def test_the_ml_compute_forks_installer_refusing_a_python_that_is_not_3_8():
+    """apple/tensorflow_macos#279: install_venv.sh's refusal ('python executable ... not version
+    3.8'); the fork bundles cp38 wheels only, so the Python is the cause, named from the rejected
+    path (Versions/3.9) and ahead of the fork's own era finding."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+              "host": {"system": "Darwin", "hw_arm64": True, "chip": "Apple M1"},
+              "python": {"version": "3.9.0", "implementation": "cpython", "executable": "python3"},
+              "unknown": ["packages"]})
+    s.log = keep.read(LOGS / "mlcompute_installer_python39.txt", identity=WHO)
+    found = diagnose(s).diagnosis()
+    assert found.code == "compat.no-wheel-for-python" and "Python 3.9" in found.title and "3.8" in found.title
+    assert "log.mlcompute-fork" in found.explains

@@ -15,6 +15,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from tfdoctor.codes import LOG_PIP_NO_MATCHING_DISTRIBUTION
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import macos_floors
 
@@ -126,12 +127,25 @@ def then_versus_now(s: Snapshot, text: str) -> str | None:
 _EXACT = re.compile(r"^===?\s*(?P<version>\d+(?:\.\d+)*)$")
 
 
-def unbuilt_for_python(s: Snapshot, d: Any, fields: dict[str, str]) -> dict[str, Any] | None:
-    """Facts of a refusal (log.pip-no-matching-distribution's fields) of one exact TensorFlow
-    release whose macOS wheels (compat_matrix.json macos_floors, the registry's file list) exist,
-    none for this Python: the release was never built for it (TensorFlow 2.3.0 has cp35-cp38
-    only, so Python 3.9 finds none). On Apple silicon only arm64 wheels count; on an unknown chip,
-    any. None when that is not what the refusal shows."""
+def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None:
+    """Facts of a refusal of a TensorFlow never built for this Python. pip's 'no matching
+    distribution' (log.pip-no-matching-distribution) for one exact release whose macOS wheels
+    (compat_matrix.json macos_floors, the registry's file list) exist, none for this Python
+    (TensorFlow 2.3.0 has cp35-cp38 only, so Python 3.9 finds none; on Apple silicon only arm64
+    wheels count, on an unknown chip any); or the ML Compute fork's installer rejecting a Python
+    that is not 3.8 (apple/tensorflow_macos install_venv.sh: its bundled wheels are cp38 only).
+    None when that is not what the refusal shows."""
+    fields = match.fields
+    if match.variant == "mlcompute-installer-python":
+        python = fields.get("python_version") or (s.python.minor if s.python else "another version")
+        return {"package": "tensorflow-macos", "requested": "tensorflow_macos 0.1alpha (the ML Compute fork)",
+                "python": python, "wheel_pythons": ["cp38"], "source": "apple/tensorflow_macos install_venv.sh",
+                "title": f"The ML Compute fork's installer takes Python 3.8 only (its bundled wheels are cp38); "
+                         f"it was given Python {python}",
+                "text": "Give the installer a Python 3.8 (--python), or better, leave the unmaintained fork: "
+                        "TensorFlow with tensorflow-metal installs with pip on current Pythons"}
+    if match.code != LOG_PIP_NO_MATCHING_DISTRIBUTION:
+        return None
     exact = _EXACT.match(fields.get("specifier", ""))
     package = fields.get("package", "")
     if not d.is_mac or s.python is None or not s.python.minor or not exact \
