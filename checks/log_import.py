@@ -23,7 +23,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import eras
-from tfdoctor.model import Remediation, Severity, rule
+from tfdoctor.model import Finding, Remediation, Severity, rule
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
 PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/20200624-pluggable-device-for-tensorflow.md"
@@ -74,6 +74,13 @@ def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) 
     return cause, Remediation(cause + ". Use a machine with AVX, or a TensorFlow built without it")
 
 
+def _cpu_finding(rule_: Any, s: Snapshot, d: Derived, match: Any, what: str,
+                 emulator: str | None = None) -> Finding:
+    """A CPU finding of `rule_` on `match`: the cause and fix _cpu_cause gives, with the arch facts."""
+    cause, fix = _cpu_cause(s, d, what, emulator)
+    return rule_.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
+
+
 @rule(codes.LOG_ILLEGAL_INSTRUCTION, "The process died on an illegal instruction", Severity.ERROR,
       "x86_64 TensorFlow wheels use AVX. Rosetta 2 translates x86_64 code but has no AVX, so an "
       "x86_64 Python on Apple silicon (Anaconda's Intel installer, Homebrew under /usr/local, a "
@@ -92,8 +99,7 @@ def illegal_instruction(s: Snapshot, d: Derived):
                 evidence(s, match, **_arch_facts(s, d)),
                 Remediation(text + ". Ask its authors for a build for this CPU"),
                 title=text, severity=Severity.INFO)
-        cause, fix = _cpu_cause(s, d, "Illegal instruction")
-        return illegal_instruction.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
+        return _cpu_finding(illegal_instruction, s, d, match, "Illegal instruction")
     return None
 
 
@@ -109,9 +115,8 @@ def x86_build(s: Snapshot, d: Derived):
     if not d.apple_silicon:
         return None  # an x86 CPU printing its own features: nothing to say
     for match in matches_of(s, codes.LOG_X86_BUILD):
-        cause, fix = _cpu_cause(s, d, f"An x86_64 TensorFlow ran (its CPU guard names "
-                                      f"{match.fields.get('instructions', 'x86 instructions')})")
-        return x86_build.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
+        return _cpu_finding(x86_build, s, d, match, "An x86_64 TensorFlow ran (its CPU guard names "
+                                                    f"{match.fields.get('instructions', 'x86 instructions')})")
     return None
 
 
@@ -148,9 +153,8 @@ def no_tensorflow_module(s: Snapshot, d: Derived):
       explains=(codes.LOG_ILLEGAL_INSTRUCTION,), needs=("log",))
 def avx_missing(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_AVX_MISSING):
-        cause, fix = _cpu_cause(s, d, f"TensorFlow needs {match.fields.get('instructions', 'AVX')}",
-                                match.fields.get("emulator"))
-        return avx_missing.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
+        return _cpu_finding(avx_missing, s, d, match, f"TensorFlow needs {match.fields.get('instructions', 'AVX')}",
+                            match.fields.get("emulator"))
     return None
 
 
