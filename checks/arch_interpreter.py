@@ -167,7 +167,9 @@ def x86_only_interpreter(s: Snapshot, d: Derived):
       ROSETTA_LINK, explains=ROUTE_CONSEQUENCES)
 def universal2_as_x86(s: Snapshot, d: Derived):
     started = _started_as_x86(s)
-    if not _translated(s, d) or (s.python and _conda_osx_64(s)) or (ARM64 not in d.binary_archs and not started):
+    if not _translated(s, d) or (s.python and _conda_osx_64(s)):
+        return None
+    if ARM64 not in d.binary_archs and not started:
         return None
     if started and ARM64 not in d.binary_archs:  # the text shows the launch; the binary was not read
         return universal2_as_x86.finding(

@@ -208,7 +208,8 @@ _KERAS3_PORT = {
       "TensorFlow 2.16+ ships Keras 3, which removed or renamed Keras 2 APIs: legacy optimizers, "
       "SavedModel through model.save, `lr=`, fit_generator, layers.experimental, the private "
       "keras.src.engine that code reached into, TensorFlow ops on symbolic tensors "
-      "(amaiya/ktrain#525, adriangb/scikeras#314, philipperemy/keras-tcn#284, ...). tf-keras (Keras 2) with TF_USE_LEGACY_KERAS=1 keeps old code running; it must be the "
+      "(amaiya/ktrain#525, adriangb/scikeras#314, philipperemy/keras-tcn#284, ...). tf-keras "
+      "(Keras 2) with TF_USE_LEGACY_KERAS=1 keeps old code running; it must be the "
       "tf-keras of the installed TensorFlow's minor. Where the environment has Keras 2 only, the "
       "text cannot be Keras 3's failure here: information.",
       "Port the call (the finding says how) or install tf-keras pinned to the TensorFlow minor and "
