@@ -4,15 +4,17 @@ and the GPU stays idle. The install route decides the fix, so one rule per route
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import python_cmd, venv_command
-from tfdoctor.advice.log_evidence import emulates_x86, matches_of
+from tfdoctor.advice.installs import listing_read
+from tfdoctor.advice.log_evidence import emulates_x86, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64, X86_64
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.knowledge import best_pair
+from tfdoctor.knowledge import best_pair, macos_floors
 from tfdoctor.model import Remediation, Severity, rule
 
 ROSETTA_CONSEQUENCES = (
@@ -24,6 +26,7 @@ ROSETTA_CONSEQUENCES = (
     codes.COMPAT_NO_METAL,
     codes.LOG_ILLEGAL_INSTRUCTION,
     codes.LOG_AVX_MISSING,
+    codes.LOG_X86_BUILD,
     codes.LOG_ARCH_MISMATCH,
     codes.LOG_NO_GPU_LISTED,
     codes.LOG_PIP_NO_MATCHING_DISTRIBUTION,
@@ -38,9 +41,50 @@ ROSETTA_LINK = "https://developer.apple.com/documentation/apple-silicon/about-th
 
 def _evidence(s: Snapshot) -> dict:
     py, host = s.python, s.host
-    return {"process_arch": py.process_arch, "translated": py.translated,
+    return {"process_arch": py.process_arch if py else None, "translated": py.translated if py else None,
             "hw_arm64": host.hw_arm64, "chip": host.chip, "cpu_brand": host.cpu_brand,
             "cpu_has_avx": "avx" in host.cpu_flags}
+
+
+_ARCH_X86 = re.compile(r"^arch\s+(?:-\w+\s+)*-(?:x86_64|i386)\b")
+"""`arch -x86_64 CMD` (or -i386): the command was started on the x86_64 slice of its binary."""
+
+
+def _x86_shown(s: Snapshot, d: Derived) -> str | None:
+    """What shows, on Apple silicon where the snapshot does not say what the Python runs as, that
+    it ran x86_64 code: TensorFlow's CPU guard naming the x86 instructions it found, a crash
+    line of a command started with `arch -x86_64`, or an x86 crash (illegal instruction, the AVX
+    message) with an installed TensorFlow the registry has macOS wheels of for x86_64 only (pip
+    installs only wheels that fit the interpreter). Outside a container only Rosetta 2 runs x86_64
+    code on Apple silicon. A bare crash says no more than log.illegal-instruction does."""
+    if not d.apple_silicon or d.process_arch or (s.python and s.python.translated is not None):
+        return None
+    for match in matches_of(s, codes.LOG_X86_BUILD):
+        return match.text
+    started = _started_as_x86(s)
+    if started:
+        return started
+    crashes = matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION, codes.LOG_AVX_MISSING)
+    x86_only = [p for p in d.providers if p.version and p.installer != "conda"
+                and macos_floors.wheel_archs(p.name, p.version) == {X86_64}]
+    if crashes and x86_only:
+        return (f"{crashes[0].text} ({x86_only[0].name} {x86_only[0].version} has macOS wheels for "
+                "x86_64 only)")
+    return None
+
+
+def _started_as_x86(s: Snapshot) -> str | None:
+    """The crashed command, when the text shows it started with `arch -x86_64` (zsh names it)."""
+    for match in matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION):
+        command = match.fields.get("command", "")
+        if _ARCH_X86.match(command):
+            return command
+    return None
+
+
+def _translated(s: Snapshot, d: Derived) -> bool:
+    """Known to run under Rosetta 2, or shown to by the pasted text's x86 crash (_x86_shown)."""
+    return d.translated or _x86_shown(s, d) is not None
 
 
 def _conda_osx_64(s: Snapshot) -> bool:
@@ -120,10 +164,22 @@ def x86_only_interpreter(s: Snapshot, d: Derived):
       "i386), or a parent ran `arch -x86_64`.",
       "Start it as arm64 (`arch -arm64 python3 ...`) and untick 'Open using Rosetta' in the "
       "Terminal app's Get Info panel.",
-      ROSETTA_LINK, explains=ROUTE_CONSEQUENCES, needs=("python",))
+      ROSETTA_LINK, explains=ROUTE_CONSEQUENCES)
 def universal2_as_x86(s: Snapshot, d: Derived):
-    if not d.translated or _conda_osx_64(s) or ARM64 not in d.binary_archs:
+    started = _started_as_x86(s)
+    if not _translated(s, d) or (s.python and _conda_osx_64(s)):
         return None
+    if ARM64 not in d.binary_archs and not started:
+        return None
+    if started and ARM64 not in d.binary_archs:  # the text shows the launch; the binary was not read
+        return universal2_as_x86.finding(
+            {**_evidence(s), "started_with": started},
+            Remediation(f"The failing command was started as x86_64 (`{started}`), so it ran under Rosetta "
+                        "2, which has no AVX. Start it natively (drop `arch -x86_64`, or use "
+                        "`arch -arm64`) with arm64 packages in its environment",
+                        (f"arch -arm64 {python_cmd(s)} -c \"import platform; print(platform.machine())\"",),
+                        ROSETTA_LINK),
+            title=f"`{started}` started the process as x86_64: it ran under Rosetta 2")
     parent = s.shell.parent
     shell_arch = parent.runs_as(s.host.hw_arm64) if parent else None
     if shell_arch == X86_64:
@@ -152,15 +208,25 @@ def universal2_as_x86(s: Snapshot, d: Derived):
       "message, and the Apple GPU goes unused.",
       "Use an arm64 Python: the finding that names the route (Homebrew, conda, pyenv, Terminal) "
       "gives the exact commands.",
-      ROSETTA_LINK, explains=ROSETTA_CONSEQUENCES, needs=("python",))
+      ROSETTA_LINK, explains=ROSETTA_CONSEQUENCES)
 def rosetta(s: Snapshot, d: Derived):
-    if not d.translated:
+    shown_by = _x86_shown(s, d)
+    if not d.translated and shown_by is None:
         return None
+    fix = Remediation("Use an arm64 Python; check with the command below that it prints arm64",
+                      (f"{python_cmd(s)} -c \"import platform; print(platform.machine())\"",),
+                      ROSETTA_LINK)
+    if d.translated and d.tf_main is None and not listing_read(s) and s.log and not names_tensorflow(s):
+        return rosetta.finding(  # a report about another program: true, and not TensorFlow's problem
+            _evidence(s), fix, severity=Severity.INFO,
+            title="Python runs as x86_64 under Rosetta 2, but nothing in the report is TensorFlow's")
+    if d.translated:
+        return rosetta.finding(_evidence(s), fix)
     return rosetta.finding(
-        _evidence(s),
-        Remediation("Use an arm64 Python; check with the command below that it prints arm64",
-                    (f"{python_cmd(s)} -c \"import platform; print(platform.machine())\"",),
-                    ROSETTA_LINK))
+        {**_evidence(s), "shown_by": shown_by}, fix,
+        title=f"Python ran as x86_64 under Rosetta 2 on Apple silicon (shown by: {shown_by})",
+        detail="The snapshot does not say what this Python runs as; on Apple silicon only Rosetta 2 "
+               "runs x86_64 code outside a container, and it has no AVX, which x86_64 TensorFlow needs.")
 
 
 @rule(codes.ARCH_EMULATED_CONTAINER, "An x86_64 (amd64) container runs emulated on an ARM host",
@@ -170,11 +236,14 @@ def rosetta(s: Snapshot, d: Derived):
       "docker/for-mac#6512): Docker runs the amd64 image under QEMU or Rosetta. TensorFlow's "
       "x86_64 build then fails with the AVX message or 'Check failed: bucket_limits_', and "
       "no GPU is reachable from a Linux container anyway. A pasted text shows it too: QEMU's "
-      "own lines ('qemu: uncaught target signal 6 (Aborted) - core dumped', 'qemu-x86_64: ...').",
+      "own lines ('qemu: uncaught target signal 6 (Aborted) - core dumped', 'qemu-x86_64: ...'); "
+      "an abort QEMU reports as the emulated process's signal (protobuf's 'CHECK failed' before "
+      "'uncaught target signal 6') happened under the emulation, which is the first thing to remove.",
       "Use an arm64 image: `docker run --platform linux/arm64 ...` (docker/for-mac#5342).",
       "https://github.com/docker/for-mac/issues/5342",
       explains=(codes.RUNTIME_IMPORT_SIGILL, codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_NO_GPU,
-                codes.LOG_AVX_MISSING, codes.LOG_ILLEGAL_INSTRUCTION, codes.LOG_QEMU_EMULATION))
+                codes.LOG_AVX_MISSING, codes.LOG_ILLEGAL_INSTRUCTION, codes.LOG_QEMU_EMULATION,
+                codes.LOG_PROTOBUF_FATAL))
 def emulated_container(s: Snapshot, d: Derived):
     host = s.host
     from_host = host.system == "Linux" and d.process_arch == X86_64 and bool(host.cpu_implementer)

@@ -47,8 +47,8 @@ def tensorflow_pins(s: Snapshot, tf: PackageFacts, m: CompatMatrix | None
     """The requirements of the installed TensorFlow that apply here, and where they come from:
     its own Requires-Dist, or the matrix's pins when the installed metadata names none of them."""
     env = marker_env(s)
-    own = [r for r in applicable(tf, env)
-           if canonicalize_name(r.name) not in TENSORFLOW_DISTRIBUTIONS]
+    own = [r for r in applicable(tf, env)  # its markers need the Python: without it, the matrix's
+           if canonicalize_name(r.name) not in TENSORFLOW_DISTRIBUTIONS] if s.python else []
     names = {canonicalize_name(r.name) for r in own}
     where = (f"Requires-Dist of the installed {tf.name} {tf.version} (markers evaluated for "
              f"Python {env['python_version']}, {env['platform_system']} {env['platform_machine']})")
@@ -329,8 +329,10 @@ def numpy_abi(s: Snapshot, d: Derived):
       "keras, protobuf, h5py and ml-dtypes (and its other dependencies), and the installed "
       "version is outside it: another package or a later `pip install` moved it. Outside the "
       "pins TensorFlow fails in ways such as protobuf's 'Descriptors cannot be created "
-      "directly' or NumPy's API-version error. Error for those five, warning for the others.",
-      "Install versions inside the pins (the finding gives the pip command built from them).", needs=("python",))
+      "directly' or NumPy's API-version error. Error for those five, warning for the others. "
+      "Where the Python is not known (a report), only the matrix's pins common to every Python "
+      "are held against the installed versions.",
+      "Install versions inside the pins (the finding gives the pip command built from them).")
 def pin_violation(s: Snapshot, d: Derived):
     if not _judged(d):
         return None

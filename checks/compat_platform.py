@@ -18,9 +18,10 @@ from packaging.version import Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.log_evidence import matches_of
-from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, good_metal_releases, install_commands,
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, good_metal_releases, install_commands, listing_read,
                                      metal_macos_floors, move_python, span)
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
+from tfdoctor.advice.pip_refusal import unbuilt_for_python
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
 from tfdoctor.knowledge import best_pair, eras, macos_floors
@@ -270,6 +271,8 @@ def _route(s: Snapshot, d: Derived) -> Finding | None:
 def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
     if not judgeable(s, d) or len(d.providers) > 1:
         return None
+    if d.tf_main is None and d.metal is None and not listing_read(s):  # nothing listed, nothing read
+        return None
     if d.metal is None and d.metal_plugins:  # a third-party Metal plugin: compat_third_party judges it
         return None
     if eras.installed_fork(d.tensorflow):  # no plugin in its era: compat_era judges it
@@ -283,14 +286,20 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
       "for Python 3.13 or later in any release, 1.1.0 has none for 3.12 (only 1.2.0 has), "
       "Intel Macs had metal wheels only up to 1.0.0 (Python 3.11 at most); TensorFlow itself "
       "has no wheel for 3.14. pip then says 'No matching distribution found', or a plugin "
-      "copied from another environment does not fit. Read from the wheel filenames in "
-      "compat_matrix.json.",
+      "copied from another environment does not fit (the ML Compute fork's installer took 3.8 only). "
+      "Read from the wheel filenames in compat_matrix.json.",
       "Create an environment with the newest Python that has a working pair (the finding "
       "gives the commands), or move to a TensorFlow whose plugin has a wheel for this Python.",
-      explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION,), needs=("python",))
+      explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK), needs=("python",))
 def no_wheel_for_python(s: Snapshot, d: Derived):
-    found = _route(s, d)
-    return found if found is not None and found.code == no_wheel_for_python.code else None
+    if (found := _route(s, d)) is not None:
+        return found if found.code == no_wheel_for_python.code else None
+    for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK):
+        if (facts := unbuilt_for_python(s, d, match)) is not None:  # refused: never built for it
+            title, text = facts.pop("title"), facts.pop("text")
+            return no_wheel_for_python.finding({**facts, "refused": match.text}, Remediation(
+                text, (pip(s, "index", "versions", facts["package"]),)), title=title)
+    return None
 
 
 @rule(codes.COMPAT_NO_METAL, "tensorflow-metal is not installed: the Apple GPU is idle",

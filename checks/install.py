@@ -12,7 +12,8 @@ from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
-from tfdoctor.advice.installs import install_commands, pair_fix, recommended_requirements, with_metal
+from tfdoctor.advice.log_evidence import matches_of
+from tfdoctor.advice.installs import install_commands, listing_read, pair_fix, recommended_requirements, with_metal
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable
 from tfdoctor.derived.providers import missing_target_evidence, self_shim_evidence
@@ -99,10 +100,14 @@ def _install_fix(s: Snapshot) -> Remediation:
 @rule(codes.INSTALL_NO_TENSORFLOW, "TensorFlow is not installed",
       Severity.ERROR,
       "No distribution that provides the `tensorflow` package is installed in this "
-      "interpreter's site-packages.",
-      "Install the pair tfdoctor recommends for this machine (shown in the finding).", needs=("python", "packages"))
+      "interpreter's site-packages: its package list says so, or, where the list is only what a "
+      "report mentioned, the interpreter's own 'No module named 'tensorflow''.",
+      "Install the pair tfdoctor recommends for this machine (shown in the finding).",
+      explains=(codes.LOG_NO_TENSORFLOW_MODULE,), needs=("python", "packages"))
 def no_tensorflow(s: Snapshot, d: Derived):
     if not _nothing_installed(d) or d.metal:
+        return None
+    if not listing_read(s) and not matches_of(s, codes.LOG_NO_TENSORFLOW_MODULE):
         return None
     evidence = {"tensorflow_distributions": {}, "tensorflow_metal": None}
     conda = s.python.conda if s.python else None

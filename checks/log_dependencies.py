@@ -18,7 +18,7 @@ from packaging.version import InvalidVersion, Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.installs import install_commands, pair_fix, tf_requirement
-from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.versions import parse_version
@@ -43,6 +43,12 @@ def numpy_abi(s: Snapshot, d: Derived):
     if not matches:
         return None
     match = matches[0]
+    if d.tf_main is None and not names_tensorflow(s):
+        text = ("NumPy's ABI message in a text that never names TensorFlow, where no TensorFlow is "
+                "known: the module built for another NumPy is another project's (the traceback names it)")
+        return numpy_abi.finding(evidence(s, match), Remediation(text + ". Upgrade that module or pin "
+                                                                 "NumPy for it", (), NUMPY2_GUIDE),
+                                 title=text, severity=Severity.INFO)
     numpy = s.package("numpy")
     spec = tf_requirement(s, d, "numpy")
     f = match.fields

@@ -20,10 +20,10 @@ from tfdoctor.advice.commands import pip, unset_variable
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, matching_metal, pair_fix,
                                      recommended_requirements)
 from tfdoctor.derived import Derived
-from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import eras
-from tfdoctor.model import Remediation, Severity, rule
+from tfdoctor.model import Finding, Remediation, Severity, rule
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
 PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/20200624-pluggable-device-for-tensorflow.md"
@@ -31,6 +31,8 @@ _PACKAGE_DIRS = {"tensorflow_text": "tensorflow-text", "tensorflow_addons": "ten
                  "tensorflow_io": "tensorflow-io", "tensorflow_decision_forests": "tensorflow-decision-forests",
                  "tensorflow_recommenders_addons": "tensorflow-recommenders-addons"}
 """site-packages directory -> distribution, for custom-op libraries that name their package."""
+_PYTHON_PROGRAM = re.compile(r"python|jupyter|\.py\b|tensorflow", re.IGNORECASE)
+"""A crashed command (zsh names it) that runs Python or TensorFlow."""
 
 
 def _arch_facts(s: Snapshot, d: Derived) -> dict[str, Any]:
@@ -43,8 +45,9 @@ def _arch_facts(s: Snapshot, d: Derived) -> dict[str, Any]:
 
 def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) -> tuple[str, Remediation]:
     """Why x86_64 TensorFlow met a CPU without AVX here, and the fix."""
-    if d.translated:
-        cause = (f"{what}: this Python runs as x86_64 under Rosetta 2, which has no AVX; "
+    if d.translated or (d.apple_silicon and not d.process_arch):  # unknown: only Rosetta runs x86 here
+        runs = "runs" if d.translated else "ran (on Apple silicon only Rosetta 2 runs x86_64 code)"
+        cause = (f"{what}: this Python {runs} as x86_64 under Rosetta 2, which has no AVX; "
                  "x86_64 TensorFlow needs it (see arch.rosetta for where this Python comes from)")
         reqs = recommended_requirements(s).requirements
         return cause, Remediation(cause + ". Use an arm64 Python and install the arm64 wheels",
@@ -71,6 +74,13 @@ def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) 
     return cause, Remediation(cause + ". Use a machine with AVX, or a TensorFlow built without it")
 
 
+def _cpu_finding(rule_: Any, s: Snapshot, d: Derived, match: Any, what: str,
+                 emulator: str | None = None) -> Finding:
+    """A CPU finding of `rule_` on `match`: the cause and fix _cpu_cause gives, with the arch facts."""
+    cause, fix = _cpu_cause(s, d, what, emulator)
+    return rule_.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
+
+
 @rule(codes.LOG_ILLEGAL_INSTRUCTION, "The process died on an illegal instruction", Severity.ERROR,
       "x86_64 TensorFlow wheels use AVX. Rosetta 2 translates x86_64 code but has no AVX, so an "
       "x86_64 Python on Apple silicon (Anaconda's Intel installer, Homebrew under /usr/local, a "
@@ -81,8 +91,57 @@ def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) 
       needs=("log",))
 def illegal_instruction(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION):
-        cause, fix = _cpu_cause(s, d, "Illegal instruction")
-        return illegal_instruction.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
+        program = match.fields.get("command", "")
+        if program and not _PYTHON_PROGRAM.search(program) and d.tf_main is None and not names_tensorflow(s):
+            text = (f"the program that died is `{program}`, not Python, and nothing in the text names "
+                    "TensorFlow: its illegal instruction is that program's")
+            return illegal_instruction.finding(
+                evidence(s, match, **_arch_facts(s, d)),
+                Remediation(text + ". Ask its authors for a build for this CPU"),
+                title=text, severity=Severity.INFO)
+        return _cpu_finding(illegal_instruction, s, d, match, "Illegal instruction")
+    return None
+
+
+@rule(codes.LOG_X86_BUILD, "An x86_64 TensorFlow ran on Apple silicon", Severity.INFO,
+      "TensorFlow's CPU guard (tensorflow/core/platform/cpu_feature_guard.cc) is compiled for x86 "
+      "only and names the x86 instructions the running CPU offers that the build does not use "
+      "('...to use the following CPU instructions in performance-critical operations: AVX2 FMA'). "
+      "On an Intel Mac or Linux that is an everyday line; on Apple silicon it says the TensorFlow "
+      "that printed it is an x86_64 build, run by Rosetta 2 (which offers SSE4.2 but no AVX): "
+      "arch.rosetta is then the cause.",
+      "Use an arm64 Python and the arm64 wheels.", needs=("log",))
+def x86_build(s: Snapshot, d: Derived):
+    if not d.apple_silicon:
+        return None  # an x86 CPU printing its own features: nothing to say
+    for match in matches_of(s, codes.LOG_X86_BUILD):
+        return _cpu_finding(x86_build, s, d, match, "An x86_64 TensorFlow ran (its CPU guard names "
+                                                    f"{match.fields.get('instructions', 'x86 instructions')})")
+    return None
+
+
+@rule(codes.LOG_NO_TENSORFLOW_MODULE, "The interpreter that ran has no TensorFlow", Severity.ERROR,
+      "CPython's 'No module named 'tensorflow'' names the top package itself: nothing that "
+      "provides `tensorflow` is installed for the interpreter that ran the code (pip installed it "
+      "into another one, a requirement named a distribution without a wheel here, or the install "
+      "failed). install.no-tensorflow is the cause where this environment has none either; where "
+      "it has one, the text came from another interpreter.",
+      "Install TensorFlow with the interpreter that runs the code (`python -m pip install ...`).",
+      needs=("log",))
+def no_tensorflow_module(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_NO_TENSORFLOW_MODULE):
+        if d.tf_main is not None:
+            text = (f"the text says the interpreter that ran has no tensorflow, but {d.tf_main.name} "
+                    f"{d.tf_main.version} is installed here: the code ran with another interpreter")
+            return no_tensorflow_module.finding(
+                evidence(s, match, tensorflow=d.tf_version), Remediation(
+                    text + ". Run it with this one, or install TensorFlow into that one",
+                    ("python3 -c 'import sys; print(sys.executable)'",)),
+                title=text, severity=Severity.INFO)
+        reqs = recommended_requirements(s).requirements
+        return no_tensorflow_module.finding(
+            evidence(s, match), Remediation("Install TensorFlow into the interpreter that runs the code: "
+                                            + " + ".join(reqs), tuple(install_commands(s, reqs))))
     return None
 
 
@@ -94,9 +153,8 @@ def illegal_instruction(s: Snapshot, d: Derived):
       explains=(codes.LOG_ILLEGAL_INSTRUCTION,), needs=("log",))
 def avx_missing(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_AVX_MISSING):
-        cause, fix = _cpu_cause(s, d, f"TensorFlow needs {match.fields.get('instructions', 'AVX')}",
-                                match.fields.get("emulator"))
-        return avx_missing.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
+        return _cpu_finding(avx_missing, s, d, match, f"TensorFlow needs {match.fields.get('instructions', 'AVX')}",
+                            match.fields.get("emulator"))
     return None
 
 
@@ -303,8 +361,8 @@ def no_gpu_listed(s: Snapshot, d: Derived):
         facts = {"tensorflow": d.tf_version, "tensorflow_metal": d.metal.version if d.metal else None,
                  "translated": d.translated, "system": s.host.system}
         severity = None
-        if not d.is_mac:
-            text = (f"tensorflow-metal is for macOS only; on {s.host.system or 'this system'} a GPU "
+        if s.host.system and not d.is_mac:  # an unstated system is unknown, not another one
+            text = (f"tensorflow-metal is for macOS only; on {s.host.system} a GPU "
                     "needs CUDA (tensorflow[and-cuda]) or another plugin")
             commands: tuple[str, ...] = ()
             severity = Severity.WARNING

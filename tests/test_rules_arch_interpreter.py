@@ -149,3 +149,100 @@ def test_snapshot_without_process_arch_makes_no_claim():
 
     data = apple_silicon(python={"process_arch": ""})
     assert architecture.run(snap(data)) == [] and binaries.run(snap(data)) == []
+
+
+def test_an_abort_under_qemu_is_the_emulations(tmp_path):
+    """protobuf's FATAL template (google/protobuf/stubs/logging.h LOG(FATAL) with CHECK, as in
+    tests/data/logs/templates.json) followed by QEMU's linux-user/signal.c template for the
+    signal the emulated process died of: the emulation is named first, the abort is its symptom."""
+    from log_cases import WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+              "host": {"system": "Darwin", "chip": "Apple M1", "hw_arm64": True}, "unknown": ["packages"]})
+    (tmp_path / "posted.md").write_text(
+        "[libprotobuf FATAL google/protobuf/message_lite.cc:353] CHECK failed: target + size == res: \n"
+        "terminate called after throwing an instance of 'google::protobuf::FatalException'\n"
+        "qemu: uncaught target signal 6 (Aborted) - core dumped\n", encoding="utf-8")
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    r = diagnose(s)
+    assert r.diagnosis().code == "arch.emulated-container"
+    assert "log.protobuf-fatal" in {c.code for c in r.consequences(r.diagnosis())}
+
+
+def _reported(tmp_path, text: str, packages: list | None = None, host: dict | None = None):
+    """A bug report's snapshot (no Python section: the report does not say what it runs as) and
+    its pasted text, diagnosed."""
+    from log_cases import WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+              "host": host or {"system": "Darwin", "chip": "Apple M1", "hw_arm64": True},
+              "packages": packages or []} | ({} if packages else {"unknown": ["packages"]}))
+    (tmp_path / "posted.md").write_text(text, encoding="utf-8")
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    return diagnose(s)
+
+
+def test_an_x86_crash_of_a_tensorflow_with_x86_64_wheels_only_is_rosetta(tmp_path):
+    """zsh's job line for SIGILL (Src/signames: 'illegal hardware instruction', then the job's
+    command) under a TensorFlow whose macOS wheels are x86_64 only (2.2.0: compat_matrix.json
+    macos_floors, from the registry's file list): pip put it into an x86_64 Python, which on
+    Apple silicon runs under Rosetta 2. Without the version the crash alone does not say it."""
+    from snapshots import _pkg
+
+    crash = "zsh: illegal hardware instruction  python3\n"
+    old = [_pkg("tensorflow", "2.2.0", ["cp38-cp38-macosx_10_11_x86_64"])]
+    report = _reported(tmp_path, crash, old)
+    assert report.diagnosis().code == "arch.rosetta"
+    assert "x86_64 only" in report.diagnosis().evidence["shown_by"]
+    assert "log.illegal-instruction" in {c.code for c in report.consequences(report.diagnosis())}
+    assert "arch.rosetta" not in {f.code for f in _reported(tmp_path, crash).findings}
+    native = [_pkg("tensorflow", "2.16.2", ["cp311-cp311-macosx_12_0_arm64"])]
+    assert "arch.rosetta" not in {f.code for f in _reported(tmp_path, crash, native).findings}
+
+
+def test_a_command_started_with_arch_x86_64_is_the_launch_route(tmp_path):
+    """zsh names the job that died: `arch -x86_64 python` picked the x86_64 slice of the binary
+    (arch(1)), so the process ran under Rosetta 2 by the user's own launch."""
+    report = _reported(tmp_path, "zsh: illegal hardware instruction  arch -x86_64 python\n")
+    assert report.diagnosis().code == "arch.universal2-as-x86"
+    assert report.diagnosis().evidence["started_with"] == "arch -x86_64 python"
+
+
+def test_tensorflows_cpu_guard_naming_x86_instructions_on_apple_silicon_is_rosetta(tmp_path):
+    """tensorflow/core/platform/cpu_feature_guard.cc (x86 builds only) lists the x86 features the
+    running CPU has: on Apple silicon an x86_64 TensorFlow ran, translated; on Linux it is an
+    everyday line and says nothing."""
+    line = ("I tensorflow/core/platform/cpu_feature_guard.cc:145] This TensorFlow binary is optimized with "
+            "Intel(R) MKL-DNN to use the following CPU instructions in performance critical operations:  "
+            "SSE4.1 SSE4.2\n")
+    report = _reported(tmp_path, line)
+    assert report.diagnosis().code == "arch.rosetta"
+    assert "SSE4.1 SSE4.2" in report.diagnosis().evidence["shown_by"]
+    assert "log.x86-build" in report.diagnosis().explains and "log.x86-build" in {f.code for f in report.findings}
+    linux = _reported(tmp_path, line, host={"system": "Linux", "cpu_flags": ["sse4_1", "sse4_2"]})
+    assert not [f for f in linux.findings if f.code in ("arch.rosetta", "log.x86-build")]
+
+
+def test_a_translated_python_in_a_report_about_another_program_is_information(tmp_path):
+    """A report whose Python runs as x86_64 on Apple silicon, whose package list is what was
+    mentioned (none), and whose pasted text never names TensorFlow (zsh's job line of another
+    program): Rosetta is true and not TensorFlow's problem. The same text importing TensorFlow
+    keeps the error."""
+    from log_cases import WHO
+
+    from tfdoctor.logtext import keep
+
+    def rosetta_of(text: str):
+        s = snap(apple_silicon(python={**ROSETTA_PROCESS, "site_packages": []}, packages=[]))
+        (tmp_path / "posted.md").write_text(text, encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        return next(f for f in architecture.run(s) if f.code == "arch.rosetta")
+
+    assert rosetta_of("zsh: illegal hardware instruction  ./video_tool\n").severity is Severity.INFO
+    assert rosetta_of("import tensorflow as tf\nzsh: illegal hardware instruction  python3\n").severity is Severity.ERROR

@@ -279,3 +279,15 @@ def test_keras_variable_is_irrelevant_before_tensorflow_2_16():
     data = apple_silicon(packages=[pkg("tensorflow", "2.15.1"), _pkg("keras", "2.15.0", ["py3-none-any"]),
                                    pkg("numpy", "1.26.4")], env={"TF_USE_LEGACY_KERAS": "1"})
     assert codes(data) == ["compat.pins-ok"]
+
+
+def test_pins_held_where_the_report_does_not_state_the_python():
+    """A report names tensorflow 2.15.0 and keras 3.0.0 but not its Python: the matrix's keras pin
+    of 2.15 (keras<2.16,>=2.15.0, the same for every Python: Requires-Dist of the tensorflow-macos
+    2.15.0 wheels) is still held against the installed Keras; a pin that differs per Python is not."""
+    data = {"schema_version": 1, "target": {"python": "python3", "ok": True},
+            "host": {"system": "Darwin", "hw_arm64": True, "chip": "Apple M1"},
+            "packages": [{"name": "tensorflow", "version": "2.15.0"}, {"name": "keras", "version": "3.0.0"}]}
+    found = [f for f in run(data) if f.code == "compat.pin-violation"]
+    assert found and found[0].evidence["violations"][0]["name"] == "keras"
+    assert found[0].evidence["violations"][0]["required"] == "<2.16,>=2.15.0"

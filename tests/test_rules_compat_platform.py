@@ -288,3 +288,47 @@ def test_a_build_made_for_a_newer_macos_that_imported_here_is_information():
                        "tf_version": "2.2.0"}
     f = macos_finding(data)
     assert f is not None and f.severity is Severity.INFO and f.title.endswith("(yet it imported here)")
+
+
+def test_pip_refusing_an_exact_release_never_built_for_this_python(tmp_path):
+    """pip's template 'No matching distribution found for {requirement}' (resolvelib factory) for
+    tensorflow==2.3.0, whose macOS wheels are cp35-cp38 (compat_matrix.json macos_floors, from the
+    registry's file list): on Python 3.9 the release has no wheel, whatever the chip; on 3.8 it
+    has one and the refusal is something else."""
+    from log_cases import WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    def report(python: str):
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": {"system": "Darwin"},
+                  "python": {"version": python, "implementation": "cpython", "executable": "python3"},
+                  "unknown": ["packages"]})
+        (tmp_path / "posted.md").write_text("ERROR: No matching distribution found for tensorflow==2.3.0\n",
+                                            encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        return diagnose(s)
+
+    found = report("3.9.7").diagnosis()
+    assert found.code == "compat.no-wheel-for-python" and "3.5-3.8" in found.title
+    assert "log.pip-no-matching-distribution" in found.explains
+    assert "compat.no-wheel-for-python" not in {f.code for f in report("3.8.10").findings}
+
+
+def test_the_ml_compute_forks_installer_refusing_a_python_that_is_not_3_8():
+    """apple/tensorflow_macos#279: install_venv.sh's refusal ('python executable ... not version
+    3.8'); the fork bundles cp38 wheels only, so the Python is the cause, named from the rejected
+    path (Versions/3.9) and ahead of the fork's own era finding."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+              "host": {"system": "Darwin", "hw_arm64": True, "chip": "Apple M1"},
+              "python": {"version": "3.9.0", "implementation": "cpython", "executable": "python3"},
+              "unknown": ["packages"]})
+    s.log = keep.read(LOGS / "mlcompute_installer_python39.txt", identity=WHO)
+    found = diagnose(s).diagnosis()
+    assert found.code == "compat.no-wheel-for-python" and "Python 3.9" in found.title and "3.8" in found.title
+    assert "log.mlcompute-fork" in found.explains

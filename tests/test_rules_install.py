@@ -236,3 +236,41 @@ def test_conda_tensorflow_deps_without_tensorflow_says_what_deps_is():
     assert f.code == "install.no-tensorflow"
     assert f.evidence["conda_tensorflow_deps"]["version"] == "2.9.0"
     assert f.remediation.text.startswith("The apple channel's tensorflow-deps 2.9.0 installs")
+
+
+def test_a_package_list_read_from_no_site_directory_is_not_a_list_of_what_is_installed():
+    """A snapshot written from a report (or by a collector that read no site-packages) lists what
+    was mentioned, without the directories a reading names: it says nothing of TensorFlow, so
+    neither 'not installed' nor 'no wheel for this Python' is concluded from it (issue 26, class 9).
+    The same list read from site-packages is a reading and still concludes."""
+    from tfdoctor.engine.diagnose import diagnose
+
+    said = apple_silicon(packages=[_pkg("tensorflow-hub", "0.16.1", ["py3-none-any"])],
+                         python={"version": "3.7.16", "site_packages": []})
+    report = diagnose(snap(said))
+    assert not {"install.no-tensorflow", "compat.no-wheel-for-python"} & {f.code for f in report.findings}
+    read = apple_silicon(packages=[_pkg("tensorflow-hub", "0.16.1", ["py3-none-any"])], python={"version": "3.7.16"})
+    assert "install.no-tensorflow" in {f.code for f in diagnose(snap(read)).findings}
+
+
+
+def test_a_pasted_listing_says_tensorflow_is_absent_only_in_a_report_about_tensorflow(tmp_path):
+    """A pasted `pip list` shows the installers (pip, setuptools): a listing, so what it lacks is
+    absent, in a report about TensorFlow. The same listing pasted into a report whose text never
+    names TensorFlow (another framework's crash) says nothing of TensorFlow."""
+    from log_cases import WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    listing = [_pkg("numpy", "1.26.4", ["cp311-cp311-macosx_11_0_arm64"]), _pkg("pip", "24.0", ["py3-none-any"]),
+               _pkg("setuptools", "69.0.3", ["py3-none-any"])]
+
+    def codes_with(text: str):
+        s = snap(apple_silicon(packages=listing, python={"site_packages": []}))
+        (tmp_path / "posted.md").write_text(text, encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        return {f.code for f in diagnose(s).findings}
+
+    assert "install.no-tensorflow" in codes_with(">>> import tensorflow as tf\n")
+    assert "install.no-tensorflow" not in codes_with(">>> import mlx.core as mx\nzsh: abort      python3\n")

@@ -99,3 +99,25 @@ def test_numpy_2s_renamed_core_is_read_from_the_runtime_childs_stderr():
 
     kinds = [e.kind for e in stderr.parse("ImportError: numpy._core.multiarray failed to import").events]
     assert kinds == ["numpy-multiarray"]
+
+
+def _report_of(tmp_path, text: str):
+    """A report's snapshot (its package list unknown) with `text` pasted."""
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+              "host": {"system": "Darwin", "hw_arm64": True, "chip": "Apple M2"}, "unknown": ["packages"]})
+    (tmp_path / "posted.md").write_text(text, encoding="utf-8")
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    return s
+
+
+def test_numpys_abi_message_in_a_text_that_never_names_tensorflow_is_another_projects(tmp_path):
+    """NumPy's own template (numpy/core/_multiarray_umath.py, NumPy 2.0: 'A module that was compiled
+    using NumPy 1.x cannot be run in NumPy {version} as it may crash.') printed while importing
+    another framework: information where no TensorFlow is known or named; with TensorFlow in the
+    traceback it stays TensorFlow's error."""
+    message = ("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash. "
+               "To support both 1.x and 2.x\nversions of NumPy, modules must be compiled with NumPy 2.0.\n")
+    other = one(check.run(_report_of(tmp_path, "import torch\n" + message)), "log.numpy-abi")
+    assert other.severity is Severity.INFO and "another project's" in other.title
+    ours = one(check.run(_report_of(tmp_path, "import tensorflow as tf\n" + message)), "log.numpy-abi")
+    assert ours.severity is Severity.ERROR

@@ -23,6 +23,32 @@ def pair(tf: str, metal: str | None, *extra: dict) -> list[dict]:
 # --- the wrong CPU -----------------------------------------------------------------------------------
 
 
+def test_an_x86_tensorflows_cpu_guard_line_on_apple_silicon():
+    """apple/tensorflow_macos#18: the line cpu_feature_guard.cc prints only in x86 builds. On a
+    Mac whose Python runs natively as arm64 it came from another (translated) process; on a Linux
+    x86 CPU it is everyday output and no finding at all."""
+    f = one(diagnose(apple_silicon(), "cpu_guard_onednn_intel_mac.txt"), "log.x86-build")
+    assert f.severity == Severity.INFO and "SSE4.2 AVX AVX2 FMA" in f.title
+    assert "the log came from another process" in f.title
+    assert not [f for f in diagnose(linux_cpu(), "cpu_guard_onednn_intel_mac.txt") if f.code == "log.x86-build"]
+
+
+def test_an_illegal_instruction_of_a_program_that_is_not_python_is_that_programs(tmp_path):
+    """zsh's job line names the program that died ('zsh: illegal hardware instruction  CMD'):
+    where it is not Python, no TensorFlow is known and the text never names TensorFlow, the crash
+    is that program's (information); a Python command stays TensorFlow's suspect."""
+    def run(command: str):
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+                  "host": {"system": "Darwin", "hw_arm64": True, "chip": "Apple M1"}, "unknown": ["packages"]})
+        (tmp_path / "posted.md").write_text(f"zsh: illegal hardware instruction  {command}\n", encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        return one(check.run(s), "log.illegal-instruction")
+
+    other = run("./video_tool --scan")
+    assert other.severity is Severity.INFO and "`./video_tool --scan`" in other.title
+    assert run("python3 train.py").severity is Severity.ERROR
+
+
 def test_illegal_instruction_under_rosetta():
     f = one(diagnose(apple_silicon(**ROSETTA), "illegal_instruction_4.txt"), "log.illegal-instruction")
     assert "x86_64 under Rosetta 2" in f.title and f.evidence["translated"] is True
@@ -137,6 +163,19 @@ def test_empty_gpu_list_on_linux_is_a_warning():
     assert f.severity.value == "warning" and "macOS only" in f.title
 
 
+def test_empty_gpu_list_where_the_system_is_not_stated_is_not_another_system(tmp_path):
+    """A report that names no OS: the system is unknown, not Linux. With the ML Compute fork's
+    own import (apple/tensorflow_macos README: `from tensorflow.python.compiler.mlcompute import
+    mlcompute`) beside the empty list, the fork lists no GPU by design: information."""
+    text = (LOGS / "gpu_list_empty_tf215.txt").read_text(encoding="utf-8")
+    (tmp_path / "posted.md").write_text(text + "\nfrom tensorflow.python.compiler.mlcompute import mlcompute\n",
+                                        encoding="utf-8")
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "unknown": ["packages"]})
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    f = one(check.run(s), "log.no-gpu-listed")
+    assert f.severity is Severity.INFO and "macOS only" not in f.title and "ML Compute" in f.title
+
+
 def test_avx_and_illegal_instruction_in_one_log_lead_with_the_avx_message(tmp_path):
     text = ((LOGS / "avx_qemu_docker.txt").read_text(encoding="utf-8") + "\n"
             + (LOGS / "illegal_instruction_4.txt").read_text(encoding="utf-8"))
@@ -172,3 +211,23 @@ def test_the_same_symbol_expected_in_a_flat_namespace_is_still_the_pair():
     s = snap(apple_silicon())
     s.log = keep.from_bytes(text.encode(), "paste", identity=WHO)
     assert [f.code for f in check.run(s)] == ["log.symbol-not-found-plugin"]
+
+
+def test_the_interpreters_own_no_module_named_tensorflow_says_what_a_report_list_cannot():
+    """CPython's 'No module named {name!r}' for the top package (kyleskom/NBA-Machine-Learning-
+    Sports-Betting#180): where the package list is only what a report mentioned, the interpreter
+    that ran says TensorFlow is missing; where TensorFlow is installed here, the text came from
+    another interpreter (information)."""
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    def run(packages):
+        s = snap(apple_silicon(packages=packages, python={"site_packages": []}))
+        s.log = keep.read(LOGS / "no_module_named_tensorflow.txt", identity=WHO)
+        return diagnose(s)
+
+    report = run([])
+    assert report.diagnosis().code == "install.no-tensorflow"
+    assert "log.no-tensorflow-module" in {c.code for c in report.consequences(report.diagnosis())}
+    elsewhere = next(f for f in run(apple_silicon()["packages"]).findings if f.code == "log.no-tensorflow-module")
+    assert elsewhere.severity is Severity.INFO and "another interpreter" in elsewhere.title

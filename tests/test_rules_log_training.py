@@ -252,3 +252,14 @@ def test_code_to_change_is_shown_as_code_never_as_a_shell_command():
     md = Console(file=io.StringIO(), width=200)
     render(report, "markdown", md)
     assert "```python\nmodel.compile(..., jit_compile=False)" in md.file.getvalue()
+
+
+def test_keras_2s_private_engine_missing_is_keras_3():
+    """CPython's 'No module named {name!r}' naming keras.src.engine (Keras 2.13-2.15's private
+    package, gone from Keras 3's keras/src): TensorSpeech/TensorFlowASR#297, TF 2.18 with Keras 3.9.
+    keras.src alone missing is Keras <= 2.12, not Keras 3."""
+    from tfdoctor.logtext.catalog import recognise
+
+    f = one(diagnose(apple_silicon(), "keras3_no_src_engine.txt"), "log.keras3-api")
+    assert "keras.src.engine" in f.title and "keras.Model" in f.remediation.text
+    assert not [m for m in recognise("ModuleNotFoundError: No module named 'keras.src'") if m.code == "log.keras3-api"]

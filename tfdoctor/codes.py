@@ -89,6 +89,8 @@ LOG_NETWORK_ERROR = "log.network-error"
 LOG_SYMBOL_NOT_FOUND_PLUGIN = "log.symbol-not-found-plugin"
 LOG_UNREADABLE = "log.unreadable"
 LOG_XLA_NO_METAL = "log.xla-no-metal"
+LOG_X86_BUILD = "log.x86-build"
+LOG_NO_TENSORFLOW_MODULE = "log.no-tensorflow-module"
 
 # model.* (`tfdoctor probe --model` / `--workload`: the user's own model on the GPU)
 MODEL_ASSUMED_INPUTS = "model.assumed-inputs"

@@ -13,6 +13,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfdoctor.advice.commands import export_variable, pip, venv_command
+from tfdoctor.advice.log_evidence import names_tensorflow
 from tfdoctor.derived import Derived, derive
 from tfdoctor.derived.markers import requirement_names, requirement_on
 from tfdoctor.facts.archnames import ARM64, normalise
@@ -31,6 +32,24 @@ _GITHUB = re.compile(r"https://github\.com/([^/]+/[^/]+)/(?:issues|pull)/(\d+)")
 class Requirements:
     requirements: tuple[str, ...]
     text: str
+
+
+INSTALLERS = frozenset({"pip", "setuptools", "wheel"})
+"""Distributions every listing of a real environment shows (`pip list`, `conda list`, a read of
+site-packages): a list that names none of them is what someone mentioned, not a listing."""
+
+
+def listing_read(s: Snapshot) -> bool:
+    """Whether the snapshot's package list is a listing of the environment, so that what it lacks
+    is absent: read from the site directories it names, or a pasted listing (it shows the
+    installers) in a report about TensorFlow. A list of what a report mentioned, or a listing pasted
+    into a report about another program, says nothing of TensorFlow: unknown, not none, and "not
+    installed" is not concluded from it (a report that never names TensorFlow says nothing of it
+    by not listing it)."""
+    if s.python and s.python.site_packages:
+        return True
+    listed = any(p.key in INSTALLERS for p in s.packages)
+    return listed and (s.log is None or names_tensorflow(s))
 
 
 def recommended_requirements(s: Snapshot) -> Requirements:

@@ -15,7 +15,9 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from tfdoctor.codes import LOG_PIP_NO_MATCHING_DISTRIBUTION
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge import macos_floors
 
 TF_DISTS = ("tensorflow", "tensorflow-macos")
 
@@ -120,3 +122,44 @@ def then_versus_now(s: Snapshot, text: str) -> str | None:
                 "or SYSTEM_VERSION_COMPAT=1), so pip skips wheels tagged macOS 11 and later: run pip "
                 "with SYSTEM_VERSION_COMPAT=0")
     return None
+
+
+_EXACT = re.compile(r"^===?\s*(?P<version>\d+(?:\.\d+)*)$")
+
+
+def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None:
+    """Facts of a refusal of a TensorFlow never built for this Python. pip's 'no matching
+    distribution' (log.pip-no-matching-distribution) for one exact release whose macOS wheels
+    (compat_matrix.json macos_floors, the registry's file list) exist, none for this Python
+    (TensorFlow 2.3.0 has cp35-cp38 only, so Python 3.9 finds none; on Apple silicon only arm64
+    wheels count, on an unknown chip any); or the ML Compute fork's installer rejecting a Python
+    that is not 3.8 (apple/tensorflow_macos install_venv.sh: its bundled wheels are cp38 only).
+    None when that is not what the refusal shows."""
+    fields = match.fields
+    if match.variant == "mlcompute-installer-python":
+        python = fields.get("python_version") or (s.python.minor if s.python else "another version")
+        return {"package": "tensorflow-macos", "requested": "tensorflow_macos 0.1alpha (the ML Compute fork)",
+                "python": python, "wheel_pythons": ["cp38"], "source": "apple/tensorflow_macos install_venv.sh",
+                "title": f"The ML Compute fork's installer takes Python 3.8 only (its bundled wheels are cp38); "
+                         f"it was given Python {python}",
+                "text": "Give the installer a Python 3.8 (--python), or better, leave the unmaintained fork: "
+                        "TensorFlow with tensorflow-metal installs with pip on current Pythons"}
+    if match.code != LOG_PIP_NO_MATCHING_DISTRIBUTION:
+        return None
+    exact = _EXACT.match(fields.get("specifier", ""))
+    package = fields.get("package", "")
+    if not d.is_mac or s.python is None or not s.python.minor or not exact \
+            or package not in macos_floors.RELEASE_PACKAGES:
+        return None
+    built = macos_floors.wheel_pythons(package, exact["version"])
+    if s.host.hw_arm64 is not None:
+        built = {arch: tags for arch, tags in built.items() if arch == d.hardware_arch}
+    tags = sorted(set().union(*built.values()), key=lambda t: (int(t[2]), int(t[3:] or 0)))
+    if not tags or "cp" + s.python.minor.replace(".", "") in tags:
+        return None
+    span = f"{tags[0][2]}.{tags[0][3:]}-{tags[-1][2]}.{tags[-1][3:]}"
+    return {"package": package, "requested": f"{package}=={exact['version']}", "python": s.python.minor,
+            "wheel_pythons": tags, "wheel_archs": sorted(built), "source": macos_floors.source(),
+            "title": f"No {package} {exact['version']} wheel for Python {s.python.minor}: it was built for {span}",
+            "text": f"Ask for a release built for Python {s.python.minor}, or use a Python in {span}"}
+

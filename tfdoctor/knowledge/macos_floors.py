@@ -27,6 +27,8 @@ from packaging.version import InvalidVersion, Version
 from tfdoctor.knowledge.kernels import bundled_section
 
 SECTION = "macos_floors"
+RELEASE_PACKAGES = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-macos")
+"""The distributions whose macOS wheels the section lists."""
 BINDING_ARCH = "x86_64"
 """Where a build made for a newer macOS than its tag was seen failing at import (module doc)."""
 
@@ -79,6 +81,24 @@ def wheel_floor(package: str, version: str, arch: str, python: str | None = None
     tag = "cp" + python.replace(".", "") if python else None
     for_python = [f for f in floors if tag in f.python]
     return min(for_python or floors, key=lambda f: _key(f.needs), default=None)
+
+
+def wheel_pythons(package: str, version: str, raw: Mapping[str, Any] | None = None) -> dict[str, frozenset[str]]:
+    """Architecture -> the Python tags ('cp38') the registry has macOS wheels of `package`
+    `version` for (empty when the release is not in the section): TensorFlow 2.3.0 has cp35-cp38
+    on x86_64 only, so neither Python 3.9 nor Apple silicon gets a wheel of it."""
+    section = bundled_section(SECTION, raw)
+    archs = section.get("releases", {}).get(package, {}).get(_norm(version), {})
+    if not isinstance(archs, Mapping):
+        return {}
+    return {arch: frozenset(p for r in rows if isinstance(r, Mapping) for p in r.get("python", ()))
+            for arch, rows in archs.items() if isinstance(rows, list) and rows}
+
+
+def wheel_archs(package: str, version: str, raw: Mapping[str, Any] | None = None) -> frozenset[str]:
+    """The architectures the registry has macOS wheels of `package` `version` for: TensorFlow
+    before 2.13 has x86_64 only, so on Apple silicon an installed one went into an x86_64 Python."""
+    return frozenset(wheel_pythons(package, version, raw))
 
 
 def source() -> str:

@@ -92,12 +92,15 @@ _DLOPEN_SYMBOL = re.compile(
 _UNDEFINED = stderr.UNDEFINED_SYMBOL.regex
 
 SIGNATURES: tuple[Signature, ...] = (
+    # zsh (Src/jobs.c printjob) names the job after the signal's text: "zsh: illegal hardware
+    # instruction  arch -x86_64 python3", so the command that died (and how it was started) is read
     sig("log.illegal-instruction", "illegal-instruction-4", "import",
         "the process died on an instruction this CPU lacks (x86_64 code under Rosetta 2)",
-        r"Illegal instruction: 4|illegal hardware instruction|Fatal Python error: Illegal instruction|"
+        r"Illegal instruction: 4|illegal hardware instruction(?:[ \t]+(?P<command>\S[^\n`]{0,200}))?|"
+        r"Fatal Python error: Illegal instruction|"
         r"Illegal instruction \(core dumped\)",  # bash on Linux (an amd64 container under emulation)
         "Illegal instruction: 4", "https://github.com/tensorflow/tensorflow/issues/62860",
-        needle="llegal", key=()),
+        needle="llegal", key=(), outputs=("command",)),
     sig("log.avx-missing", "avx-missing", "import",
         "TensorFlow for x86_64 needs AVX, which this CPU (or its emulator) does not offer",
         re.compile(stderr.CPU_INSTRUCTIONS_MISSING.regex.pattern +
@@ -106,6 +109,34 @@ SIGNATURES: tuple[Signature, ...] = (
         "on your machine.", "https://github.com/tensorflow/tensorflow/issues/52972",
         needle="compiled to use", derive=_avx, key=("instructions",),
         outputs=("instructions", "emulator"), head=r"The TensorFlow library was compiled to use"),
+    # CPython's import system ("No module named %R": Python/import.c, importlib._bootstrap) for
+    # the top package itself: the interpreter that ran has no tensorflow at all (a submodule
+    # missing, 'tensorflow.keras', is another story)
+    sig("log.no-tensorflow-module", "no-module-named-tensorflow", "import",
+        "the interpreter that ran found no tensorflow package to import",
+        r"No module named (?:'tensorflow'|\"tensorflow\"|tensorflow(?![\w.'\"]))",
+        "ModuleNotFoundError: No module named 'tensorflow'",
+        "https://github.com/kyleskom/NBA-Machine-Learning-Sports-Betting/issues/180",
+        needle="No module named", key=()),
+    # tensorflow/core/platform/cpu_feature_guard.cc InfoAboutUnusedCPUFeatures, compiled for x86
+    # only: the x86 features the running CPU has and the build does not use. "...optimized with
+    # Intel(R) MKL-DNN to use the following CPU instructions in performance critical operations:
+    # SSE4.1 SSE4.2" (2.1-2.4), "...with oneAPI Deep Neural Network Library (oneDNN) to use the
+    # following CPU instructions in performance-critical operations:  AVX2 FMA" (2.5-2.13),
+    # "...optimized to use available CPU instructions in performance-critical operations.\nTo
+    # enable the following instructions: AVX2 FMA, in other operations" (2.14+), and 1.x's "Your
+    # CPU supports instructions that this TensorFlow binary was not compiled to use: AVX2 FMA"
+    sig("log.x86-build", "cpu-feature-guard", "import",
+        "TensorFlow's CPU guard names x86 instructions: an x86_64 TensorFlow build ran",
+        r"(?:This TensorFlow binary is optimized (?:with [^\n]{0,80}?)?to use (?:the following CPU "
+        r"instructions in performance[- ]critical operations:|available CPU instructions in "
+        r"performance-critical operations\.\s*To enable the following instructions:)"
+        r"|Your CPU supports instructions that this TensorFlow binary was not compiled to use:)"
+        r"\s*(?P<instructions>(?:SSE[\d.]*|AVX\w*|FMA)(?:[ ,]+(?:SSE[\d.]*|AVX\w*|FMA))*)",
+        "This TensorFlow binary is optimized with oneAPI Deep Neural Network Library (oneDNN) to use "
+        "the following CPU instructions in performance-critical operations:  SSE4.2 AVX AVX2 FMA",
+        "https://github.com/apple/tensorflow_macos/issues/18",
+        needle="TensorFlow binary", key=("instructions",), outputs=("instructions",)),
     # tensorflow/addons tensorflow_addons/utils/ensure_tf_install.py _check_tf_version (Python ops)
     sig("log.companion-mismatch", "addons-python-ops", "import",
         "tensorflow-addons says the installed TensorFlow is outside the range it supports",

@@ -65,7 +65,29 @@ def _conda_code(fields: Fields) -> str:
     return "log.conda-tensorflow-deps-missing" if "tensorflow-deps" in names else "log.conda-packages-not-found"
 
 
+_PYTHON_IN_PATH = re.compile(r"(?:Versions/|python)(?P<version>3\.\d{1,2})(?![\d])")
+
+
+def _fork_python(fields: Fields) -> Fields:
+    """The Python the fork's installer rejected, read from its path where the path names it."""
+    out = {k: v for k, v in fields.items() if v}
+    found = _PYTHON_IN_PATH.search(out.get("python", "") + " " + out.get("venv", ""))
+    if found:
+        out["python_version"] = found.group("version")
+    return {"sign": "installer needs Python 3.8", **out}
+
+
 SIGNATURES: tuple[Signature, ...] = (
+    # apple/tensorflow_macos scripts/install_venv.sh (0.1alpha0-3): the fork's bundled wheels are
+    # cp38 only, so its installer rejects any other Python in so many words
+    sig("log.mlcompute-fork", "mlcompute-installer-python", "install",
+        "the ML Compute fork's installer rejected a Python that is not 3.8",
+        r"python executable (?P<python>\S+) not version 3\.8\.?\s+Please specify a Python 3\.8 executable"
+        r"|Python version in specificed virtual environment (?P<venv>\S+) not 3\.8",
+        "Error retrieving python version, or python executable /Library/Frameworks/Python.framework/"
+        "Versions/3.9/bin/python3 not version 3.8. Please specify a Python 3.8 executable with the "
+        "--python option.", "https://github.com/apple/tensorflow_macos/issues/279",
+        needle="3.8", derive=_fork_python, key=("sign",), outputs=("sign", "python", "venv", "python_version")),
     sig("log.pip-no-matching-distribution", "pip-could-not-find", "install",
         "pip found no distribution of a package for this Python and platform",
         # pip 26 says "a final version"; "(from -r requirements.txt (line 3))" nests brackets;

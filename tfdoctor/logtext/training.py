@@ -323,6 +323,16 @@ SIGNATURES: tuple[Signature, ...] = (
         "AttributeError: module 'keras._tf_keras.keras.layers' has no attribute 'experimental'",
         "https://github.com/tensorflow/tensorflow/issues/64349", needle="experimental",
         derive=_keras3("keras.layers.experimental"), key=("api",), outputs=("api",)),
+    # CPython's import system ("No module named %R", Python/import.c) naming Keras 2's private
+    # engine package: Keras 2.13-2.15 keep it at keras/src/engine (the model and layer base
+    # classes), Keras 3's keras/src has no engine (models/, layers/, trainers/); before 2.13 there
+    # is no keras.src at all and the message names 'keras.src' itself
+    sig("log.keras3-api", "keras3-no-engine", "training",
+        "Keras 3 has no keras.src.engine (Keras 2's private model and layer classes)",
+        r"No module named '(?P<module>keras\.src\.engine\b[\w.]*)'",
+        "ModuleNotFoundError: No module named 'keras.src.engine'",
+        "https://github.com/TensorSpeech/TensorFlowASR/issues/297", needle="keras.src.engine",
+        derive=_keras3("keras.src.engine"), key=("api", "module"), outputs=("api", "module")),
     sig("log.keras3-api", "keras3-kerastensor", "training",
         "Keras 3 symbolic tensors cannot go through TensorFlow functions",
         r"A KerasTensor cannot be used as input to a TensorFlow function",
