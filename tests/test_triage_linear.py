@@ -26,7 +26,8 @@ SMALL, LARGE = 100 * 1024, 1000 * 1024
 """100 KB and 1 MB (just under layout.MAX_BYTES, so all of it is read)."""
 MAX_RATIO = 20.0
 MIN_SECONDS = 0.02
-"""Each timing repeats its call until this much time has passed (timer noise), then divides."""
+"""Each timing repeats its call until this much processor time has passed (timer noise), then
+divides; processor time, so that other processes on a shared machine do not count."""
 
 PIECES: dict[str, list[str]] = {
     "issue template": ["### Python version\n\n3.9\n\n", "- OS Platform and Distribution (e.g., Linux Ubuntu 16.04): macOS 13 M1\n",
@@ -79,11 +80,11 @@ def _seconds(call: Callable[[], object]) -> float:
     """The best per-call time of a few rounds, each round repeating the call for MIN_SECONDS."""
     best = float("inf")
     for _ in range(3):
-        loops, start = 0, time.perf_counter()
+        loops, start = 0, time.process_time()
         while True:
             call()
             loops += 1
-            elapsed = time.perf_counter() - start
+            elapsed = time.process_time() - start
             if elapsed >= MIN_SECONDS:
                 break
         best = min(best, elapsed / loops)

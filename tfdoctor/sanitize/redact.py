@@ -29,14 +29,22 @@ SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY", "C
 """A variable or parameter whose name contains one of these holds a credential (issue 15:
 Terraform's TF_VAR_db_password and TF_TOKEN_app_terraform_io leaked through `TF_.*`)."""
 
-_NAME = r"[A-Za-z0-9_.\-]*(?:" + "|".join(SECRET_WORDS) + r")[A-Za-z0-9_.\-]*"
-_ASSIGNED = re.compile(r"(?i)(?<![A-Za-z0-9_.\-])(" + _NAME + r")(\s*=\s*)(\"[^\"]*\"|'[^']*'|[^\s&;,\"'`]+)")
+_NAME_CHARS = r"[A-Za-z0-9_.\-]"
+_NAME = (rf"(?<!{_NAME_CHARS})(?=[A-Za-z0-9_.\-]*?(?:" + "|".join(SECRET_WORDS) + rf")){_NAME_CHARS}+")
+"""A name holding one of SECRET_WORDS, from the start of its run of name characters: the word is
+looked for ahead once, then the whole run is taken (a word repeated in a long run would
+otherwise be tried at each of its places, with the rest of the run after each)."""
+_ASSIGNED = re.compile(r"(?i)(" + _NAME + r")([ \t]*=[ \t]*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s&;,\"'`]+)")
 """NAME=value (environment dumps, shell lines, URL query strings: ?access_token=...)."""
-_QUOTED = re.compile(r"(?i)([\"'])(" + _NAME + r")\1(\s*:\s*)([\"'])(?:(?!\4).)*\4")
+_QUOTED = re.compile(r"(?i)([\"'])(?=[A-Za-z0-9_.\-]*?(?:" + "|".join(SECRET_WORDS) + r"))"
+                     r"([A-Za-z0-9_.\-]+)\1([ \t]*:[ \t]*)([\"'])(?:(?<=\")[^\"\n]*\"|(?<=')[^'\n]*')")
 """A JSON or Python dict entry: "db_password": "value"."""
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/@:\"'`<>]*):([^\s/@\"'`<>]+)@")
+_SCHEME = r"(?<![A-Za-z0-9+.\-])([a-z][a-z0-9+.\-]*://)"
+"""A URL's scheme, from the start of its run of scheme characters (`\b` would let every letter
+of a long word begin a scan)."""
+_URL_USERINFO = re.compile(r"(?i)" + _SCHEME + r"([^\s/@:\"'`<>]*):([^\s/@\"'`<>]+)@")
 """scheme://user:password@host: the password goes (pip index URLs, database URLs)."""
-_URL_TOKEN_USER = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/@:\"'`<>]{20,})@")
+_URL_TOKEN_USER = re.compile(r"(?i)" + _SCHEME + r"([^\s/@:\"'`<>]{20,})@")
 """scheme://TOKEN@host: a user part that long is a token (https://ghp_...@github.com)."""
 _TOKEN_VALUES = re.compile(
     r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,}"
@@ -56,16 +64,16 @@ _AUTH_SCHEME = re.compile(r"(?i)\b(Bearer|Basic|Digest)(\s+)(?=[A-Za-z._~\-]*[0-
                           r"[A-Za-z0-9._~+/\-]{8,}=*")
 """Authorization: Bearer TOKEN (and Basic, Digest) in a header or a curl line; the value has a
 digit or a base64 sign (`basic training` is prose)."""
-_HEADERS = re.compile(r"(?im)^([ \t>*<-]*(?:[\w-]*-)?(?:Authorization|Proxy-Authorization|Cookie|"
-                      r"Set-Cookie|X-Api-Key|X-Auth-Token|Api-Key)\s*:[ \t]*)(\S.*)$")
+_HEADERS = re.compile(r"(?im)^([ \t>*<-]*(?:\w[\w-]*-)?(?:Authorization|Proxy-Authorization|Cookie|"
+                      r"Set-Cookie|X-Api-Key|X-Auth-Token|Api-Key)[ \t]*:[ \t]*)(\S.*)$")
 """Whole header values (an HTTP dump, curl -v: `> Cookie: session=...`)."""
-_NETRC = re.compile(r"(?i)\b((?:machine|default)\b[^\n]*?\b(?:password|passwd|account)\s+)(\S+)")
+_NETRC = re.compile(r"(?i)\b((?:machine|default)\b(?:(?!\bmachine\b|\bdefault\b)[^\n])*?\b(?:password|passwd|account)"
+                    r"\s+)(\S+)")
 """A .netrc line: machine HOST login USER password SECRET."""
-_COLON_NAME = (r"[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key"
-               r"|access[_\-]?key|secret[_\-]?key|private[_\-]?key|account[_\-]?key|credentials?"
-               r"|auth|cookie|signature)s?")
-_COLON = re.compile(r"(?i)(?<![A-Za-z0-9_.\-])(" + _COLON_NAME + r")([\"']?\s*:[ \t]*)"
-                    r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;\"'`{}\[\]]+)")
+_COLON_WORDS = (r"(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key"
+                r"|secret[_\-]?key|private[_\-]?key|account[_\-]?key|credentials?|auth|cookie|signature)s?")
+_COLON = re.compile(r"(?i)(?<![A-Za-z0-9_.\-])(?=[A-Za-z0-9_.\-]*?" + _COLON_WORDS + r"[\"']?[ \t]*:)"
+                    r"([A-Za-z0-9_.\-]+)([\"']?[ \t]*:[ \t]*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;\"'`{}\[\]]+)")
 """YAML, a log line or an unquoted dict entry: `password: hunter2`, `api_key: "x"` (the name
 must end in the word: `tokenizer: bert` and `KeyError: 'x'` are kept)."""
 
