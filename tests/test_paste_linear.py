@@ -15,12 +15,11 @@ times the time (a quadratic pass costs 100 times).
 
 from __future__ import annotations
 
-import gc
 import random
-import time
 from collections.abc import Callable
 
 import pytest
+from support.cpu_time import cost_ratio
 from support.redos import Found, adversarial, patterns_in, sample
 
 from tfdoctor.logtext import keep
@@ -47,28 +46,8 @@ MAX_RATIO_4X = 8.0
 WHO = Identity("/Users/ada", "ada", "ada-mbp")
 
 
-def _seconds(call: Callable[[], object]) -> float:
-    """The best per-call time of a few rounds, each round repeating the call for MIN_SECONDS."""
-    best = float("inf")
-    for _ in range(3):
-        loops, start = 0, time.process_time()
-        while True:
-            call()
-            loops += 1
-            elapsed = time.process_time() - start
-            if elapsed >= MIN_SECONDS:
-                break
-        best = min(best, elapsed / loops)
-    return best
-
-
 def _ratio(prepared: Callable[[int], Callable[[], object]], small: int, large: int) -> float:
-    gc.collect()
-    gc.disable()
-    try:
-        return _seconds(prepared(large)) / _seconds(prepared(small))
-    finally:
-        gc.enable()
+    return cost_ratio(prepared(small), prepared(large), MIN_SECONDS)
 
 
 def test_the_patterns_of_every_pass_are_found():

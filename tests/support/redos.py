@@ -228,11 +228,11 @@ def _walk(items: list, before: str, ignore: bool) -> Iterator[tuple[str, str]]:
     for i, (op, av) in enumerate(items):
         here = before + "".join(samples[:i])
         if op in (C.MAX_REPEAT, C.MIN_REPEAT) or op is getattr(C, "POSSESSIVE_REPEAT", None):
-            _, high, sub = av
+            low, high, sub = av
             sub = list(sub)
             if high is C.MAXREPEAT or high >= LONG:
                 for chars in _run_units(sub, ignore):
-                    yield here, chars
+                    yield here + chars * low, chars  # the least it must repeat, then the run
             yield from _walk(sub, here, ignore)
         elif op is C.SUBPATTERN:
             yield from _walk(list(av[-1]), here, ignore)
