@@ -7,7 +7,8 @@ the start of its real example cut at several points (near-misses, so that the fl
 too) and followed by long runs of
 characters its regex's character classes accept, on one line and on many. `match_all` (what
 `recognise` runs per signature) is timed on 1 MB and 4 MB of that text: 4 times the input must
-cost about 4 times the time (below 8), and the 4 MB case a few seconds at most.
+cost about 4 times the processor time (below 8). tests/test_paste_linear.py holds every pattern
+and every pass in front of the signatures to the same.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ import warnings
 import pytest
 
 from tfdoctor.logtext.catalog import SIGNATURES, recognise
-from tfdoctor.logtext.signature import Signature, match_all
+from tfdoctor.logtext.scan import match_all
+from tfdoctor.logtext.signature import Signature
 
 MB = 1 << 20
 RUN = 1500
 """Characters of one run of accepted characters (longer than a line, shorter than a window)."""
 MAX_RATIO = 8.0
-MAX_SECONDS_4MB = 4.0
 _CLASS = re.compile(r"\[(?:\\.|[^\]\\])+\]|\\[sSwWdD]|\.")
 _ALPHABET = string.ascii_letters + string.digits + string.punctuation + " \t"
 
@@ -82,17 +83,21 @@ def adversarial(signature: Signature, size: int) -> str:
 def _seconds(text: str, signatures: tuple[Signature, ...], repeat: int = 1) -> float:
     best = float("inf")
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = time.process_time()
         match_all(text, signatures)
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.process_time() - started)
     return best
 
 
 @pytest.mark.parametrize("signature", SIGNATURES, ids=lambda s: s.variant)
 def test_each_signature_runs_in_linear_time_on_adversarial_text(signature):
-    small = _seconds(adversarial(signature, MB), (signature,), repeat=2)
-    large = _seconds(adversarial(signature, 4 * MB), (signature,))
-    assert large < MAX_SECONDS_4MB, f"{signature.variant}: {large:.2f} s on 4 MB"
+    """1 MB of adversarial text against the same text four times: the same pieces in the same
+    proportions (a text is read in blocks, each trying the flat view for what its clean view did
+    not find, so a text of other proportions does other work). Lines too long to be repeated
+    cheaply are tests/test_paste_linear.py's."""
+    text = adversarial(signature, MB) + "\n"
+    small = _seconds(text, (signature,), repeat=2)
+    large = _seconds(text * 4, (signature,))
     # Below 50 ms the ratio is noise (the process is shared); above, it is the complexity.
     assert large < 0.2 or large / small < MAX_RATIO, (
         f"{signature.variant}: {small:.3f} s on 1 MB, {large:.3f} s on 4 MB")
@@ -103,40 +108,10 @@ def test_recognise_over_all_signatures_stays_linear():
     mixed = "".join(adversarial(s, 64 * 1024) for s in SIGNATURES)
     small_text = (mixed * (MB // len(mixed) + 1))[:MB]
     large_text = (mixed * (4 * MB // len(mixed) + 1))[:4 * MB]
-    started = time.perf_counter()
+    started = time.process_time()
     recognise(small_text)
-    small = time.perf_counter() - started
-    started = time.perf_counter()
+    small = time.process_time() - started
+    started = time.process_time()
     recognise(large_text)
-    large = time.perf_counter() - started
-    assert large < 4 * MAX_SECONDS_4MB, f"{large:.2f} s on 4 MB"
+    large = time.process_time() - started
     assert large / small < MAX_RATIO, f"{small:.3f} s on 1 MB, {large:.3f} s on 4 MB"
-
-
-def test_log_from_an_endless_standard_input_is_cut_at_the_bound():
-    """`yes | tfdoctor check --log -`: standard input is read up to its bound, then left, and
-    the report says it was cut (before: tfdoctor read forever)."""
-    import json
-    import os
-    import subprocess
-    import sys
-
-    from tfdoctor.logtext.reader import DEFAULT_LIMIT, STDIN_FACTOR
-
-    endless = [sys.executable, "-c", "import sys\nwhile True: sys.stdout.write('y\\n' * 65536)"]
-    producer = subprocess.Popen(endless, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    try:
-        started = time.monotonic()
-        run = subprocess.run([sys.executable, "-m", "tfdoctor", "check", "--log", "-",
-                              "--no-runtime", "--no-probes", "--json"], stdin=producer.stdout,
-                             capture_output=True, text=True, timeout=180,
-                             env={**os.environ, "NO_COLOR": "1"})
-        seconds = time.monotonic() - started
-    finally:
-        producer.kill()
-        producer.wait()
-    assert run.returncode in (0, 1), run.stderr[-2000:]
-    log = json.loads(run.stdout)["snapshot"]["log"]
-    bound = STDIN_FACTOR * DEFAULT_LIMIT
-    assert [n for n in log["notes"] if f"cut after {bound} bytes" in n], log["notes"]
-    assert log["read_bytes"] <= DEFAULT_LIMIT and seconds < 180

@@ -165,7 +165,12 @@ QuietOpt = Annotated[bool, typer.Option(
     "-q", "--quiet", help="No progress on stderr (without a terminal it is one line per stage).")]
 LogOpt = Annotated[Optional[str], typer.Option(
     "--log", help="An error message, traceback, pip/conda output or training log to diagnose with "
-    "the environment (a file, or - for standard input).")]
+    "the environment (a file, or - for standard input). Read as a stream, at most 64 MiB (a "
+    "larger file: its first and last 32 MiB), in under 16 MB of memory for it whatever its size; "
+    "the report keeps the lines around each recognised error and what was read, not the log.")]
+KeepLogOpt = Annotated[bool, typer.Option(
+    "--keep-log", help="Keep the --log text itself in the report (redacted): all of it up to 1 MiB, "
+    "else its head and tail and the lines around each error (about 8 MB more memory).")]
 
 
 def say_error(message: str) -> None:
@@ -253,13 +258,13 @@ def check_log_path(path: Optional[str]) -> None:
         raise usage_error(f"--log {path}: no such file")
 
 
-def attach_log(snapshot, path: Optional[str], redacted: bool = True) -> None:
+def attach_log(snapshot, path: Optional[str], redacted: bool = True, keep_log: bool = False) -> None:
     """Read --log (bounded; never raises) into the snapshot, redacted like every other fact."""
     if path is None:
         return
     from tfdoctor.logtext import keep
 
-    snapshot.log = keep.read(path, redacted=redacted)
+    snapshot.log = keep.read(path, redacted=redacted, keep_log=keep_log)
 
 
 def diagnose_snapshot(snapshot, chosen, debug: bool) -> Report:

@@ -17,6 +17,7 @@ from tfdoctor.cli.app import (
     FailOnOpt,
     FormatOpt,
     JsonOpt,
+    KeepLogOpt,
     LogOpt,
     NoProbesOpt,
     NoRuntimeOpt,
@@ -77,6 +78,7 @@ def check(
     no_probes: NoProbesOpt = False,
     timeout: TimeoutOpt = 60.0,
     log: LogOpt = None,
+    keep_log: KeepLogOpt = False,
     debug: DebugOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -84,7 +86,7 @@ def check(
     chosen = select_rules(only, skip)
     check_log_path(log)
     snapshot = gather_facts(interpreter_for(python, kernel), no_runtime, no_probes, timeout, quiet=quiet)
-    attach_log(snapshot, log)
+    attach_log(snapshot, log, keep_log=keep_log)
     report = diagnose_snapshot(snapshot, chosen, debug)
     threshold = Severity(fail_on.value)
     emit(report, OutputFormat.json if json_output else fmt, verbose, threshold)
@@ -102,6 +104,7 @@ def collect(
     no_probes: NoProbesOpt = False,
     timeout: TimeoutOpt = 60.0,
     log: LogOpt = None,
+    keep_log: KeepLogOpt = False,
     no_redact: bool = typer.Option(False, "--no-redact", help="Keep home directory, user and host names."),
     quiet: QuietOpt = False,
 ) -> None:
@@ -110,7 +113,7 @@ def collect(
 
     check_log_path(log)
     snapshot = gather_facts(python, no_runtime, no_probes, timeout, quiet=quiet)
-    attach_log(snapshot, log, redacted=not no_redact)
+    attach_log(snapshot, log, redacted=not no_redact, keep_log=keep_log)
     if not no_redact:
         snapshot = redact_snapshot(snapshot)
     text = snapshot_json(snapshot)
@@ -140,6 +143,7 @@ def diagnose(
     fail_on: FailOnOpt = FailOn.error,
     summary: bool = typer.Option(False, "--summary", help="One line per snapshot and finding counts by code."),
     log: LogOpt = None,
+    keep_log: KeepLogOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Run the checks offline on snapshots, with the same output and exit codes as `check`."""
@@ -160,7 +164,7 @@ def diagnose(
             if pasted is None:
                 from tfdoctor.logtext import keep
 
-                pasted = keep.read(log)
+                pasted = keep.read(log, keep_log=keep_log)
             snapshot.log = pasted
         reports.append((name, diagnose_snapshot(snapshot, chosen, debug)))
     fmt = OutputFormat.json if json_output else fmt

@@ -91,8 +91,9 @@ VALUE_OPTIONS = {
     "collect": ("--python", "--timeout", "--log", "-o", "--output"),
 }
 FLAGS = {
-    "check": ("--json", "-v", "--verbose", "--no-runtime", "--no-probes", "--debug", "-q", "--quiet"),
-    "collect": ("--no-runtime", "--no-probes", "--no-redact", "-q", "--quiet"),
+    "check": ("--json", "-v", "--verbose", "--no-runtime", "--no-probes", "--debug", "-q", "--quiet",
+              "--keep-log"),
+    "collect": ("--no-runtime", "--no-probes", "--no-redact", "-q", "--quiet", "--keep-log"),
 }
 """The options of the commands started early (tfdoctor/cli/check.py): anything else, `--help`
 included, and nothing is started."""

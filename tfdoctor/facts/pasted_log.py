@@ -2,26 +2,28 @@
 
 `tfdoctor check --log FILE` and `collect --log` keep the log next to the environment's facts so
 the rules (checks/log_*.py) can diagnose the two together, on this machine or anywhere a
-snapshot is sent. Only a bounded, redacted excerpt is kept (the head, the tail and the lines
-around each match, a few KB): home paths, user and host names and credentials never reach the
-snapshot. This module is the plain data; tfdoctor.logtext.keep reads, recognises and redacts the
-log into it.
+snapshot is sent. A log is not kept whole: only the lines around each match (a few KB, redacted)
+and how it was read; the text itself (its head and tail, up to KEEP_LOG_CHARS) only when the user
+asks for it (`--keep-log`). Home paths, user and host names and credentials never reach the
+snapshot, and what was never kept cannot leak. This module is the plain data;
+tfdoctor.logtext.keep reads, recognises and redacts the log into it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-DEFAULT_LIMIT = 8 * 1024 * 1024
-"""Bytes of a log read at most (half from the head, half from the tail)."""
+DEFAULT_LIMIT = 64 * 1024 * 1024
+"""Bytes of a log read at most: a larger file is read as its first and last halves of this, and
+standard input still going after this many bytes is left unread."""
 
-HEAD_LINES = 15
-TAIL_LINES = 30
-AROUND = 3
-"""Lines kept before and after each match."""
+AROUND = 8
+"""Lines kept before and after each match: a traceback's last frames, a message's own lines."""
 EXCERPT_CHARS = 8000
 MAX_LINE = 300
 MAX_MATCHES = 60
+KEEP_LOG_CHARS = 1 << 20
+"""Characters of the log's own text kept with --keep-log: its head and its tail, half each."""
 
 
 @dataclass
@@ -66,6 +68,8 @@ class LogRead:
     notes: list[str] = field(default_factory=list)
     cut_after: int | None = None
     """Standard input had not ended after this many bytes and was left unread from there."""
+    kept_lines: int = 0
+    """Lines of the log the snapshot keeps (around the matches; with --keep-log, its text)."""
 
     @property
     def empty(self) -> bool:
@@ -84,6 +88,8 @@ class LogRead:
             parts.append(f"{self.replaced} undecodable characters replaced")
         if self.cut_after is not None:
             parts.append(f"cut after {self.cut_after} bytes (the input had not ended)")
+        if self.lines:
+            parts.append(f"{self.kept_lines} lines kept, {self.lines - self.kept_lines} left out")
         if self.empty:
             parts.append("empty")
         return "; ".join(parts)
@@ -94,9 +100,13 @@ class LogTextFacts(LogRead):
     """A log given with --log (or recorded by `tfdoctor run`): how it was read and what it says."""
 
     excerpt: str = ""
-    """The head, the tail and the lines around each match, redacted and bounded."""
+    """The lines around each match ("..." between them), redacted, at most EXCERPT_CHARS."""
     matches: list[LogTextMatch] = field(default_factory=list)
     redacted: bool = True
+    text: str | None = None
+    """The log's text as read, redacted, only with --keep-log: all of it up to KEEP_LOG_CHARS,
+    else its head and tail with the lines around each match between ("..." where lines are left
+    out)."""
 
     def of(self, *codes: str) -> list[LogTextMatch]:
         """The matches of these codes, in the order of the log."""

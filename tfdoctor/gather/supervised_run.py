@@ -36,7 +36,7 @@ from tfdoctor.child.supervisor import Supervisor
 from tfdoctor.child.tree import TOKEN_VAR, stop_processes
 from tfdoctor.facts.run import RunFacts
 from tfdoctor.gather.run_output import RECORD_LIMIT, Recorder, pump
-from tfdoctor.sanitize.redact import mask_secrets
+from tfdoctor.sanitize.redact import mask_argv
 
 GRACE_S = 5.0
 SAMPLE_S = 0.1
@@ -56,7 +56,7 @@ def run(argv: Sequence[str], *, timeout: float | None = None, placement: bool = 
         record_limit: int = RECORD_LIMIT) -> RunResult:
     """Run `argv` to its end (or to `timeout` seconds); never raises for the command's sake."""
     argv = [str(a) for a in argv]
-    facts = RunFacts(argv=[mask_secrets(a) for a in argv], outcome="failed-to-start", timeout_s=timeout,
+    facts = RunFacts(argv=mask_argv(argv), outcome="failed-to-start", timeout_s=timeout,
                      placement=placement)
     if not argv:
         facts.message = "no command given"

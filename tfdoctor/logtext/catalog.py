@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tfdoctor.logtext import importing, install, network, training
-from tfdoctor.logtext.signature import LogMatch, Signature, match_all
+from tfdoctor.logtext.scan import match_all
+from tfdoctor.logtext.signature import LogMatch, Signature
 
 SIGNATURES: tuple[Signature, ...] = (install.SIGNATURES + importing.SIGNATURES + training.SIGNATURES
                                      + network.SIGNATURES)

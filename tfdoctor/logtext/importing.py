@@ -104,7 +104,7 @@ SIGNATURES: tuple[Signature, ...] = (
     sig("log.avx-missing", "avx-missing", "import",
         "TensorFlow for x86_64 needs AVX, which this CPU (or its emulator) does not offer",
         re.compile(stderr.CPU_INSTRUCTIONS_MISSING.regex.pattern +
-                   r"(?:.*\n(?:.*\n)?(?P<qemu>qemu: uncaught target signal))?", re.MULTILINE),
+                   r"(?:.{0,300}\n(?:.{0,300}\n)?(?P<qemu>qemu: uncaught target signal))?", re.MULTILINE),
         "The TensorFlow library was compiled to use AVX instructions, but these aren't available "
         "on your machine.", "https://github.com/tensorflow/tensorflow/issues/52972",
         needle="compiled to use", derive=_avx, key=("instructions",),
@@ -237,7 +237,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/maudzung/SFA3D/issues/82", needle="created directly", key=()),
     sig("log.protobuf-fatal", "protobuf-check-failed", "training",
         "protobuf's C++ runtime aborted the process",
-        r"\[libprotobuf FATAL (?P<where>[^\]]+)\] CHECK failed: (?P<check>[^:\n]*[^:\s])\s*:",
+        r"\[libprotobuf FATAL (?P<where>[^\]\n]{1,300})\] CHECK failed: (?P<check>[^:\n]{0,300}[^:\s])[ \t]*:",
         "[libprotobuf FATAL google/protobuf/message_lite.cc:353] CHECK failed: target + size == res: ",
         "https://github.com/tensorflow/tensorflow/issues/64507", needle="libprotobuf FATAL",
         key=("check",), head=r"\[libprotobuf FATAL (?P<where>[^\]]+)\] CHECK failed"),

@@ -12,7 +12,11 @@ import re
 from tfdoctor.logtext.signature import Fields, Signature, sig, wrappable
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]*\])?"
-_REQUIREMENT = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(?P<spec>.*)$")
+_WHEEL = r"(?<![^\s/'\"(\[])(?P<wheel>[A-Za-z0-9_.]+-[^\s/'\"(\[]+?\.whl)"
+"""A wheel's file name: it starts after white space, a slash, a quote or a bracket, which it does
+not hold (a start inside a word would let every character of a long word begin a scan to its
+end)."""
+_REQUIREMENT = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]\n]*\])?[ \t]*(?P<spec>.*)")
 
 
 def _canonical(name: str) -> str:
@@ -93,7 +97,7 @@ SIGNATURES: tuple[Signature, ...] = (
         # pip 26 says "a final version"; "(from -r requirements.txt (line 3))" nests brackets;
         # a paste may end before the list of versions closes
         r"Could not find a (?:final )?version that satisfies the requirement (?=(?P<requirement>"
-        r"[A-Za-z0-9][^\s;(\[]*(?:\[[^\]]*\][^\s;(]*)?))(?P=requirement)(?:;(?=(?P<marker>[^(\n]*))(?P=marker))?\s*"
+        r"[A-Za-z0-9][^\s;(\[]*(?:\[[^\]\n]*\][^\s;(]*)?))(?P=requirement)(?:;(?=(?P<marker>[^(\n]*))(?P=marker))?\s*"
         r"(?:\(from (?!versions:)(?P<required_by>[^()\n]*(?:\([^()\n]*\)[^()\n]*)*)\)\s*)?"
         r"\(from versions: (?P<versions>[^)\n]*)\)?",
         "Could not find a version that satisfies the requirement tensorflow-macos==2.12.0 "
@@ -111,11 +115,11 @@ SIGNATURES: tuple[Signature, ...] = (
         outputs=("package", "specifier", "marker"), head=r"No matching distribution found for"),
     sig("log.pip-unsupported-wheel", "pip-unsupported-wheel", "install",
         "a wheel built for another Python or platform",
-        r"(?<![\w.-])(?P<wheel>[A-Za-z0-9_.]+-[^\s/]+?\.whl) is not a supported wheel on this platform",
+        _WHEEL + r" is not a supported wheel on this platform",
         "ERROR: tensorflow-2.6.0-cp38-cp38-macosx_11_0_x86_64.whl is not a supported wheel on this "
         "platform.", "https://github.com/tensorflow/tensorflow/issues/50108",
         needle="is not a supported wheel", derive=_wheel, key=("wheel",),
-        head=r"(?<![\w.-])(?P<wheel>[A-Za-z0-9_.]+-[^\s/]+?\.whl) is not a supported wheel",
+        head=_WHEEL + r" is not a supported wheel",
         outputs=("wheel", "package", "version", "python_tag", "abi_tag", "platform_tag")),
     sig("log.h5py-build", "h5py-hdf5-missing", "install",
         "h5py was built from source and found no HDF5 library",
@@ -126,9 +130,9 @@ SIGNATURES: tuple[Signature, ...] = (
         derive=lambda f: {"reason": "hdf5-missing"}, key=(), outputs=("reason",)),
     sig("log.h5py-build", "h5py-failed-wheel", "install",
         "h5py was built from source and failed",
-        r"Failed building wheel for h5py|Building wheel for h5py \([^)]*\) did not run successfully|"
+        r"Failed building wheel for h5py|Building wheel for h5py \([^()\n]*\) did not run successfully|"
         r"Failed to build h5py|Failed to build installable wheels for some pyproject\.toml based "
-        r"projects \([^)\n]*\bh5py\b",  # pip 24.1+
+        r"projects \([^()\n]*\bh5py\b",  # pip 24.1+
         "ERROR: Failed building wheel for h5py",
         "https://github.com/mrdbourke/m1-machine-learning-test/issues/5",
         needle="h5py", key=()),

@@ -1,151 +1,246 @@
-"""Read a pasted log (a file or standard input) without ever failing on it.
+"""Read a pasted log (a file, standard input, bytes in memory) as a stream, without ever failing.
 
 Users paste whatever they have: an empty file, a 500 MB training log, a PowerShell redirect in
-UTF-16, a binary by mistake. The error that matters is almost always near the start (pip, import)
-or near the end (the traceback that stopped training), so a log larger than the limit is read as
-its head and its tail, and the result says how many bytes in between were skipped.
+UTF-16, a binary by mistake, `yes` piped in. The text is given in pieces of whole lines, decoded
+and without terminal artefacts, as it is read: whatever keeps it (tfdoctor.logtext.keep) holds
+what it needs, never the whole. At most `limit` bytes are read: a larger file is read as its head
+and its tail (the error that matters is almost always near the start, pip or import, or near the
+end, the traceback that stopped training), and standard input still going after `limit` bytes
+is left unread. The LogRead that comes with the pieces says, once they are taken, what was read
+and what was left out.
 """
 
 from __future__ import annotations
 
 import codecs
 import io
+import itertools
 import os
 import re
 import stat
 import sys
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from tfdoctor.facts.pasted_log import DEFAULT_LIMIT, LogRead
+from tfdoctor.logtext.pasted import ANSI
+from tfdoctor.logtext.scan import LONGEST_LINE
 
-STDIN_FACTOR = 8
-"""Standard input is read to at most this many times the limit (64 MiB by default) and then left
-unread: an endless producer (`yes | tfdoctor check --log -`, a command that never ends) would
-otherwise keep tfdoctor reading forever. The head and the last bytes before the cut are kept."""
+CHUNK = 1 << 18
+"""Bytes read at a time."""
+_SNIFF = 8192
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
-_CHUNK = 1 << 20
+_UNDECODED = re.compile("[\udc80-\udcff]")
+"""Bytes that were not UTF-8, as `surrogateescape` leaves them."""
 
 
 @dataclass
-class LogText(LogRead):
-    """The decoded text of a log, with every caveat about how it was read (LogRead)."""
+class Reading:
+    """A log being read: its text as `pieces` (whole lines, in order), and `read`, which says how
+    it was read and is complete once the pieces are taken."""
 
-    text: str = ""
-
-    def __post_init__(self) -> None:
-        if self.text.strip() and not self.lines:
-            self.lines = len(self.text.splitlines())
+    read: LogRead
+    pieces: Iterator[str]
 
 
-def read_log(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> LogText:
-    """Read `path` ("-" for standard input) bounded by `limit` bytes; never raises."""
+@dataclass(frozen=True)
+class _Gap:
+    """Bytes of a file not read between its head and its tail."""
+
+    skipped: int
+
+
+def read_log(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> Reading:
+    """Read `path` ("-" for standard input), at most `limit` bytes; never raises."""
     source = str(path)
     limit = max(int(limit), 2)
+    if source == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text-only stdin (tests, embedding)
+            stream = io.BytesIO(sys.stdin.read(limit + 1).encode("utf-8", "replace"))
+        return _reading(LogRead(source), _stream_chunks(stream, limit))
     try:
-        if source == "-":
-            stream = getattr(sys.stdin, "buffer", None)
-            if stream is None:
-                return _decode(sys.stdin.read(limit).encode("utf-8", "replace"), b"", source, None, 0)
-            return _read_stream(stream, source, limit, cap=STDIN_FACTOR * limit)
         info = os.stat(source)
         if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(source)
+            return _failed(source, "is a directory, not a log file")
         if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
-            return LogText(source, error="is not a regular file (a pipe? use --log - for standard input)")
-        size = info.st_size
-        with open(source, "rb") as handle:
-            if size <= limit:
-                return _decode(handle.read(limit), b"", source, size, 0)
-            head = handle.read(limit // 2)
-            handle.seek(size - limit // 2)
-            tail = handle.read()
-            return _decode(head, tail, source, size, size - len(head) - len(tail))
-    except IsADirectoryError:
-        return LogText(source, error="is a directory, not a log file")
+            return _failed(source, "is not a regular file (a pipe? use --log - for standard input)")
+        handle = open(source, "rb")  # noqa: SIM115 - closed by _file_chunks once read
     except FileNotFoundError:
-        return LogText(source, error="no such file")
+        return _failed(source, "no such file")
     except PermissionError:
-        return LogText(source, error="permission denied")
+        return _failed(source, "permission denied")
     except OSError as exc:
-        return LogText(source, error=f"could not be read ({exc.strerror or exc})")
-    except ValueError:  # a path with a NUL byte, an unusable number
-        return LogText(source, error="is not a usable file name")
+        return _failed(source, f"could not be read ({exc.strerror or exc})")
+    except ValueError:  # a path with a NUL byte
+        return _failed(source, "is not a usable file name")
+    return _reading(LogRead(source, size=info.st_size), _file_chunks(handle, info.st_size, limit))
 
 
-def read_log_bytes(data: bytes, source: str = "<text>", limit: int = DEFAULT_LIMIT) -> LogText:
-    """The same bounded decoding for bytes already in memory (a snapshot, a test)."""
-    return _read_stream(io.BytesIO(data), source, max(int(limit), 2), size=len(data))
+def read_log_bytes(data: bytes, source: str = "<text>", limit: int = DEFAULT_LIMIT) -> Reading:
+    """The same for bytes already in memory (what `tfdoctor run` recorded, a report, a test)."""
+    return _reading(LogRead(source, size=len(data)), _file_chunks(io.BytesIO(data), len(data), max(int(limit), 2)))
 
 
-def _read_stream(stream: BinaryIO, source: str, limit: int, size: int | None = None,
-                 cap: int | None = None) -> LogText:
-    """Head kept whole, tail kept as a rolling window: works for a pipe of any length; with
-    `cap`, no more than `cap` bytes are read and a stream still going then is left (cut)."""
-    head = stream.read(limit // 2) or b""
-    tail = bytearray()
-    skipped = 0
-    cut = False
-    while True:
-        want = _CHUNK if cap is None else min(_CHUNK, cap - len(head) - len(tail) - skipped)
-        if want <= 0:
-            cut = bool(stream.read(1))
-            break
-        chunk = stream.read(want)
+def _failed(source: str, error: str) -> Reading:
+    return Reading(LogRead(source, error=error), iter(()))
+
+
+def _file_chunks(handle: BinaryIO, size: int, limit: int) -> Generator[bytes | _Gap, None, None]:
+    """A seekable file: all of it, or its first and last limit/2 bytes with the gap between."""
+    with handle:
+        if size <= limit:
+            yield from _chunks(handle, size)
+            return
+        yield from _chunks(handle, limit // 2)
+        tail = limit - limit // 2
+        yield _Gap(size - limit // 2 - tail)
+        handle.seek(size - tail)
+        yield from _chunks(handle, tail)
+
+
+def _stream_chunks(stream: BinaryIO, limit: int) -> Generator[bytes | int, None, None]:
+    """A pipe: up to `limit` bytes; if it has not ended by then, the byte count it was cut at."""
+    yield from _chunks(stream, limit)
+    try:
+        more = bool(stream.read(1))
+    except OSError:
+        more = False
+    if more:
+        yield limit
+
+
+def _chunks(stream: BinaryIO, budget: int) -> Iterator[bytes]:
+    while budget > 0:
+        try:
+            chunk = stream.read(min(CHUNK, budget))
+        except OSError:
+            return
         if not chunk:
-            break
-        tail += chunk
-        if len(tail) > limit - len(head):
-            cut = len(tail) - (limit - len(head))
-            skipped += cut
-            del tail[:cut]
-    total = len(head) + len(tail) + skipped
-    if not cut:
-        return _decode(head, bytes(tail), source, size if size is not None else total, skipped)
-    log = _decode(head, bytes(tail), source, None, skipped)
-    log.cut_after = total
-    log.notes.append(f"{'standard input' if source == '-' else source} was cut after {total} "
-                     f"bytes: it had not ended (at most {cap} bytes are read)")
-    return log
+            return
+        budget -= len(chunk)
+        yield chunk
 
 
-def _decode(head: bytes, tail: bytes, source: str, size: int | None, skipped: int) -> LogText:
-    encoding = _sniff(head)
-    sample = head[:8192]
-    if encoding == "utf-8" and _looks_binary(sample):
-        return LogText(source, size=size, read_bytes=len(head) + len(tail), binary=True,
-                       encoding="binary")
-    if skipped and encoding.startswith("utf-16") and len(tail) % 2:
-        tail = tail[1:]  # keep the tail on a code-unit boundary
-    head_text, replaced_head, used = _decode_part(head, encoding)
-    tail_text, replaced_tail, _ = _decode_part(tail, encoding) if tail else ("", 0, encoding)
-    encoding = used
-    if skipped:
-        head_text = head_text.rsplit("\n", 1)[0] if "\n" in head_text else head_text
-        tail_text = tail_text.split("\n", 1)[1] if "\n" in tail_text else tail_text
-    head_text = _clean(head_text)
-    gap = None
-    text = head_text.replace("\x00", "")
-    notes: list[str] = []
-    if skipped:
-        gap = head_text.count("\n") + 1
-        text = text + "\n" + _clean(tail_text).replace("\x00", "")
-        notes.append(f"log larger than the limit: {skipped} bytes in the middle were not read")
-    if encoding != "utf-8":
-        notes.append(f"decoded as {encoding}")
-    return LogText(source, text=text, size=size, read_bytes=len(head) + len(tail), skipped_bytes=skipped,
-                   gap_after_line=gap, encoding=encoding, replaced=replaced_head + replaced_tail,
-                   notes=notes)
+def _reading(read: LogRead, chunks: Generator[bytes | _Gap | int, None, None]) -> Reading:
+    return Reading(read, _pieces(read, chunks))
+
+
+def _pieces(read: LogRead, chunks: Generator[bytes | _Gap | int, None, None]) -> Iterator[str]:
+    """Decoded, cleaned text in whole lines, filling `read` as it goes."""
+    first = next(chunks, b"")
+    if not isinstance(first, bytes) or not first:
+        return
+    encoding = _sniff(first)
+    if encoding == "utf-8" and _looks_binary(first[:_SNIFF]):
+        read.binary, read.encoding, read.read_bytes = True, "binary", len(first)
+        chunks.close()  # and the file with them
+        return
+    if encoding == "utf-8" and _UNDECODED.search(first.decode("utf-8", "surrogateescape")[:-3]):
+        encoding = "cp1252"  # not UTF-8 (a Latin-1 or cp1252 console): every byte is a character
+    read.encoding = encoding
+    lines = _Lines(read, encoding)
+    text_seen = False
+    for chunk in itertools.chain([first], chunks):
+        if isinstance(chunk, _Gap):
+            yield from lines.flush(drop_partial=True)
+            read.skipped_bytes += chunk.skipped
+            read.gap_after_line = read.lines
+            read.notes.append(f"log larger than the limit: {chunk.skipped} bytes in the middle were not read")
+            lines.restart(skip_partial=True)
+            continue
+        if isinstance(chunk, int):
+            read.cut_after = chunk
+            name = "standard input" if read.source == "-" else read.source
+            read.notes.append(f"{name} was cut after {chunk} bytes: it had not ended "
+                              f"(at most {chunk} bytes are read)")
+            continue
+        read.read_bytes += len(chunk)
+        for piece in lines.feed(chunk):
+            text_seen = text_seen or bool(piece.strip())
+            yield piece
+    for piece in lines.flush(drop_partial=False):
+        text_seen = text_seen or bool(piece.strip())
+        yield piece
+    if not text_seen:
+        read.lines = 0
+    if read.encoding != "utf-8":
+        read.notes.append(f"decoded as {read.encoding}")
+    if lines.split:
+        read.notes.append(f"{lines.split} lines longer than {LONGEST_LINE} characters were read in pieces "
+                          "(line numbers after them count the pieces)")
+
+
+class _Lines:
+    """Bytes in, whole cleaned lines out: a line cut by a chunk's end waits for the next chunk."""
+
+    def __init__(self, read: LogRead, encoding: str) -> None:
+        self.read, self.encoding = read, encoding
+        self.split = 0
+        self.restart(skip_partial=False)
+
+    def restart(self, skip_partial: bool) -> None:
+        """A new stretch of the file (its tail): a fresh decoder, its cut first line left out."""
+        errors = "surrogateescape" if self.encoding == "utf-8" else "replace"
+        self.decoder = codecs.getincrementaldecoder(self.encoding)(errors=errors)
+        self.carry = ""
+        self.skip_partial = skip_partial
+
+    def feed(self, chunk: bytes) -> Iterator[str]:
+        yield from self._text(self.decoder.decode(chunk), final=False)
+
+    def flush(self, drop_partial: bool) -> Iterator[str]:
+        text = self.decoder.decode(b"", final=True)
+        if drop_partial:
+            self.carry = ""
+            return
+        yield from self._text(text, final=True)
+
+    def _text(self, text: str, final: bool) -> Iterator[str]:
+        text = self.carry + text
+        if self.skip_partial:
+            if "\n" not in text and "\r" not in text:
+                self.carry = "" if final else text[-LONGEST_LINE:]
+                return
+            text = re.split(r"\r\n|\r|\n", text, maxsplit=1)[1]
+            self.skip_partial = False
+        if not final and text.endswith("\r"):  # a CR the next chunk may pair with its LF
+            text, self.carry = text[:-1], "\r"
+        else:
+            self.carry = ""
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        end = len(text) if final else text.rfind("\n") + 1
+        whole, rest = text[:end], text[end:] + self.carry
+        while len(rest) > LONGEST_LINE:  # one line longer than any message: read it in pieces
+            whole += rest[:LONGEST_LINE] + "\n"
+            rest = rest[LONGEST_LINE:]
+            self.split += 1
+        self.carry = rest
+        if whole:
+            whole = self._clean(whole)
+            self.read.lines += whole.count("\n") + (0 if whole.endswith("\n") else 1)
+            yield whole
+
+    def _clean(self, text: str) -> str:
+        """Terminal artefacts out: colour codes, backspaces, NULs; undecodable bytes counted."""
+        if self.encoding == "utf-8":
+            text, undecoded = _UNDECODED.subn("\ufffd", text)
+            self.read.replaced += undecoded
+        else:
+            self.read.replaced += text.count("\ufffd")
+        if "\x1b" in text:
+            text = ANSI.sub("", text)
+        if "\b" in text:
+            text = re.sub(r"[^\n]\x08", "", text).replace("\b", "")
+        return text.replace("\x00", "")
 
 
 def _sniff(head: bytes) -> str:
     """UTF-8 unless a BOM or the NUL pattern of UTF-16 (PowerShell's `>`) says otherwise."""
     if head.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
-    if head.startswith(codecs.BOM_UTF16_LE):
-        return "utf-16"
-    if head.startswith(codecs.BOM_UTF16_BE):
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
     sample = head[:4096]
     if len(sample) >= 16:
@@ -167,25 +262,3 @@ def _looks_binary(sample: bytes) -> bool:
         return True
     controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27, 8))
     return controls > 0.1 * len(sample)
-
-
-def _decode_part(data: bytes, encoding: str) -> tuple[str, int, str]:
-    if encoding == "utf-8":
-        try:
-            return data.decode("utf-8"), 0, encoding
-        except UnicodeDecodeError as exc:
-            if exc.start >= len(data) - 3:  # a character cut by the head/tail boundary
-                return data[:exc.start].decode("utf-8", errors="replace"), 0, encoding
-        # Not UTF-8 (a Latin-1 or cp1252 console): there every byte is a character.
-        encoding = "cp1252"
-    text = data.decode(encoding, errors="replace")
-    return text, text.count("\ufffd"), encoding
-
-
-def _clean(text: str) -> str:
-    """Terminal artefacts out: colour codes, carriage-return progress bars, backspaces."""
-    text = _ANSI.sub("", text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if "\b" in text:
-        text = re.sub(r"[^\n]\x08", "", text).replace("\b", "")
-    return text

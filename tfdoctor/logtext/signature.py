@@ -8,7 +8,6 @@ match into a diagnosis (with the environment's facts) is the job of the checks.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
@@ -55,7 +54,15 @@ class Signature:
     """The start of the message that already tells it apart (a regex holding the needle): a
     paste cut after it, where the text ends or an ellipsis marks the cut, is still this message,
     without the fields the cut took."""
+    flat: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    """`regex` as the flat view reads it (tfdoctor.logtext.pasted.tolerant)."""
+    cut: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    """`head` followed soon by the text's end or an ellipsis, read as the flat view reads (None
+    without a head). Both are compiled with the signature, so they are patterns it holds."""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "flat", tolerant(self.regex))
+        object.__setattr__(self, "cut", _cut(self.head) if self.head else None)
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -91,52 +98,83 @@ def wrappable(sentence: str) -> str:
     return r"(?:[ \t]*\n[ \t]*|[ \t]+)".join(re.escape(word) for word in sentence.split(" "))
 
 
-def match_all(text: str, signatures: Iterable[Signature]) -> list[LogMatch]:
-    """Every signature's matches in `text`, merged per occurrence, in the order of the text.
+class Recogniser:
+    """Signatures over a text given in blocks (tfdoctor.logtext.scan).
 
-    The text is read as pasted (tfdoctor.logtext.pasted): first line by line, then, for the
+    Each block is read as pasted (tfdoctor.logtext.pasted): first line by line, then, for the
     signatures that found nothing, with its lines joined and case ignored, and last, for those
-    that still found nothing, as a message cut after its head."""
-    if not text:
-        return []
-    clean, flat = views(text)
-    found: dict[tuple[str, ...], LogMatch] = {}
-    missed = [s for s in signatures if not _collect(s, clean, s.regex, found)]
-    missed = [s for s in missed if not _collect(s, flat, _tolerant(s.regex), found)]
-    for signature in missed:
-        if signature.head:
-            _collect(signature, flat, _cut(signature.head), found)
-    return sorted(found.values(), key=lambda match: (match.line, match.code))
+    that still found nothing, as a message cut after its head. A block owns its lines from
+    `own_from` to SPAN characters before its end (all of them when it is the last): a match is
+    counted by the block it starts in the owned part of, where it lies whole."""
 
+    def __init__(self, signatures: Iterable[Signature]) -> None:
+        self.signatures = tuple(signatures)
+        self.found: dict[tuple[str, ...], LogMatch] = {}
+        self.entries: dict[str, int] = {}
+        """Entries each signature (by variant) added: MAX_PER_SIGNATURE at most, over all blocks."""
+        self.added: list[LogMatch] = []
+        """The entries the last block added."""
 
-def _collect(signature: Signature, view: View, regex: re.Pattern[str],
-             found: dict[tuple[str, ...], LogMatch]) -> bool:
-    """Add the signature's matches in `view` to `found`; whether it matched at all."""
-    seen = matched = 0
-    for m in _matches(signature, view.text, regex):
-        fields = {k: v for k, v in m.groupdict().items() if v}
-        if signature.derive is not None:
-            fields = signature.derive(fields)
-        fields = {k: " ".join(v.split()) for k, v in fields.items() if v}
-        if signature.applies is not None and not signature.applies(
-                fields, view.text[max(0, m.start() - WINDOW):m.end() + WINDOW]):
-            continue
-        matched += 1
-        code = signature.code_for(fields) if signature.code_for else signature.code
-        line = view.number(m.start())
-        if signature.key is None:
-            key = (code, signature.variant, str(line))
-        else:
-            key = (code,) + tuple(fields.get(k, "") for k in signature.key)
-        if key in found:
-            _merge(found[key], fields, signature)
-            continue
-        seen += 1
-        if seen > MAX_PER_SIGNATURE:
-            break
-        found[key] = LogMatch(code, fields, line, view.quote(m.start(), m.end(), MAX_LINE),
-                              signature.stage, signature.variant, 1, [signature.source])
-    return matched > 0
+    def read(self, text: str, first_line: int = 1, own_from: int = 1, last: bool = True) -> int:
+        """Recognise one block (`text`, whose first line is `first_line`); return the first line
+        it does not own (where the next block's owned part starts)."""
+        self.added = []
+        if not text:
+            return own_from
+        clean, flat = views(text, first_line)
+        own_to = (clean.number(len(clean.text)) + 1 if last
+                  else clean.number(max(len(clean.text) - SPAN, 0)))
+        owned = range(own_from, own_to)
+        if not owned:
+            return own_from
+        needles: dict[str, bool] = {}
+        for signature in self.signatures:  # a signature's needle in neither view: nothing to do
+            needle = signature.needle.lower()
+            if needle not in needles:
+                needles[needle] = needle in flat.lower
+        present = [s for s in self.signatures if needles[s.needle.lower()]]
+        missed = [s for s in present if not self._collect(s, clean, s.regex, owned)]
+        missed = [s for s in missed if not self._collect(s, flat, s.flat, owned)]
+        for signature in missed:
+            if signature.cut is not None:
+                self._collect(signature, flat, signature.cut, owned)
+        return own_to
+
+    def matches(self) -> list[LogMatch]:
+        """Every match so far, in the order of the text."""
+        return sorted(self.found.values(), key=lambda match: (match.line, match.code))
+
+    def _collect(self, signature: Signature, view: View, regex: re.Pattern[str], owned: range) -> bool:
+        """Add the signature's matches in the owned lines of `view`; whether it matched at all."""
+        matched = 0
+        for m in _matches(signature, view, regex):
+            line = view.number(m.start())
+            if line not in owned:
+                continue
+            fields = {k: v for k, v in m.groupdict().items() if v}
+            if signature.derive is not None:
+                fields = signature.derive(fields)
+            fields = {k: " ".join(v.split()) for k, v in fields.items() if v}
+            if signature.applies is not None and not signature.applies(
+                    fields, view.text[max(0, m.start() - WINDOW):m.end() + WINDOW]):
+                continue
+            matched += 1
+            code = signature.code_for(fields) if signature.code_for else signature.code
+            if signature.key is None:
+                key = (code, signature.variant, str(line))
+            else:
+                key = (code,) + tuple(fields.get(k, "") for k in signature.key)
+            if key in self.found:
+                _merge(self.found[key], fields, signature)
+                continue
+            entries = self.entries.get(signature.variant, 0)
+            if entries >= MAX_PER_SIGNATURE:
+                break
+            self.entries[signature.variant] = entries + 1
+            self.found[key] = LogMatch(code, fields, line, view.quote(m.start(), m.end(), MAX_LINE),
+                                       signature.stage, signature.variant, 1, [signature.source])
+            self.added.append(self.found[key])
+        return matched > 0
 
 
 CUT_AFTER = 300
@@ -144,30 +182,30 @@ CUT_AFTER = 300
 later, and the message went on in words no signature knows."""
 
 
-@functools.lru_cache(maxsize=None)
 def _cut(head: str) -> re.Pattern[str]:
-    """A message cut after `head`: the text ends, or an ellipsis comes, soon after it (compiled
-    once per head, read tolerantly like every flat-view pattern)."""
-    return tolerant(re.compile(f"(?:{head})(?=.{{0,{CUT_AFTER}}}?(?:…|\\.\\.\\.|\\Z))", re.DOTALL))
-
-
-@functools.lru_cache(maxsize=None)
-def _tolerant(regex: re.Pattern[str]) -> re.Pattern[str]:
-    """tfdoctor.logtext.pasted.tolerant, compiled once per signature."""
-    return tolerant(regex)
+    """A message cut after `head`: the text ends, or an ellipsis comes, soon after it (read
+    tolerantly like every flat-view pattern). The head is taken whole, as if atomic (a lookahead
+    captures it, a back-reference consumes it): a head ending in a repetition is not tried again
+    at every shorter length, each time looking CUT_AFTER characters ahead."""
+    return tolerant(re.compile(f"(?=({head}))\\1(?=.{{0,{CUT_AFTER}}}?(?:…|\\.\\.\\.|\\Z))", re.DOTALL))
 
 
 WINDOW = 4000
 """Characters after a needle a match may span (multi-line conda and Metal messages)."""
+SPAN = 3 * WINDOW
+"""Characters one match spans at most (a window reaches WINDOW before its needle and 2 WINDOW
+after it): a block's last SPAN characters are read again by the next block."""
 
 
-def _matches(signature: Signature, text: str, regex: re.Pattern[str]) -> Iterable[re.Match[str]]:
+def _matches(signature: Signature, view: View, regex: re.Pattern[str]) -> Iterable[re.Match[str]]:
     """The regex's matches, looked for only around the needle's occurrences: scanning an 8 MB
     log with 30 regular expressions would take seconds; finding a literal takes milliseconds.
-    A case-ignoring regex looks for the needle case-ignored too."""
+    A case-ignoring regex looks for the needle case-ignored too. Every window is WINDOW-bounded
+    (and so is every look for a line end), so one long line costs no more than many short ones."""
+    text = view.text
     haystack, needle = text, signature.needle
     if regex.flags & re.IGNORECASE and needle:
-        haystack, needle = text.lower(), needle.lower()
+        haystack, needle = view.lower, needle.lower()
         if len(haystack) != len(text):  # a character whose lower case is longer: no shortcut
             needle = ""
     if not needle:
@@ -178,11 +216,11 @@ def _matches(signature: Signature, text: str, regex: re.Pattern[str]) -> Iterabl
     at = haystack.find(needle)
     while at >= 0:
         if at >= covered:
-            low = max(text.rfind("\n", 0, at) + 1, at - WINDOW)
+            low = max(text.rfind("\n", max(0, at - WINDOW), at) + 1, at - WINDOW, 0)
             high = min(len(text), at + 2 * WINDOW)
             # matches starting in the window's second half may be cut at `high`: the next
             # window (from the first needle there) finds them whole
-            keep = len(text) if high == len(text) else text.rfind("\n", 0, high - WINDOW) + 1
+            keep = len(text) if high == len(text) else text.rfind("\n", low, high - WINDOW) + 1
             keep = keep if keep > low else max(low + 1, high - WINDOW)  # one long line
             for m in regex.finditer(text, low, high):
                 if m.start() < keep and m.start() not in starts:

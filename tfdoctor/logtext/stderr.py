@@ -34,8 +34,13 @@ def _p(kind: str, regex: str, example: str, source: str) -> Pattern:
 # the absl one of newer releases ("F0000 00:00:1700000000.123456   12345 file.cc:12] ").
 _TF_FATAL = r"^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: F (?P<where>\S+)\]|F\d{4} [\d:.]+\s+\d+ (?P<where2>\S+)\]) (?P<message>.+)$"
 
+_LIBRARY = r"(?:(?<![^\s:])(?P<library>[^\s:/]*/[^\s:]+): )?"
+"""The path of a library in front of the loader's complaint: a run of non-space characters with
+a slash in it, taken from the run's start (from every slash of a long path, each would scan to
+its end)."""
+
 # --- tensorflow-metal and PluggableDevices ---------------------------------------------
-METAL_DEVICE = _p("metal-device", r"Metal device set to: (?P<device>.+?)\s*$",
+METAL_DEVICE = _p("metal-device", r"Metal device set to: (?P<device>[^\n]*\S)[^\S\n]*$",
     "Metal device set to: Apple M1 Pro", "tensorflow/tensorflow#50196 (tensorflow-metal log)")
 # Older plugins print these bare; newer ones through TensorFlow's logger, after a prefix
 # ("... I metal_plugin/src/device/metal_device.cc:296] systemMemory: 16.00 GB", 2024).
@@ -103,7 +108,7 @@ CPU_INSTRUCTIONS_MISSING = _p("cpu-instructions-missing",
 TF_FATAL = _p("tf-fatal", _TF_FATAL,
     "2018-10-29 17:42:25.858222: F tensorflow/python/lib/core/bfloat16.cc:675] Check failed: "
     "PyBfloat16_Type.tp_base != nullptr", "tensorflow/tensorflow#23346")
-PYTHON_FATAL = _p("python-fatal", r"^Fatal Python error: (?P<error>.+?)\s*$",
+PYTHON_FATAL = _p("python-fatal", r"^Fatal Python error: (?P<error>[^\n]*\S)[^\S\n]*$",
     "Fatal Python error: Segmentation fault", "CPython faulthandler")
 FAULTHANDLER_TIMEOUT = _p("faulthandler-timeout", r"^Timeout \((?P<elapsed>[\d:.]+)\)!\s*$",
     "Timeout (0:00:58)!", "CPython faulthandler.dump_traceback_later")
@@ -134,7 +139,7 @@ OP_NOT_REGISTERED = _p("op-not-registered", r"Op type not registered '(?P<op>[^'
     "NotFoundError: Op type not registered 'RaggedBincount' in binary running on XXXXXXXX. Make "
     "sure the Op and Kernel are registered in the binary running in this process.",
     "tensorflow/io#1717")
-UNDEFINED_SYMBOL = _p("undefined-symbol", r"(?:(?P<library>/[^\s:]+): )?undefined symbol: (?P<symbol>\S+)",
+UNDEFINED_SYMBOL = _p("undefined-symbol", _LIBRARY + r"undefined symbol: (?P<symbol>\S+)",
     "NotFoundError: /venv/lib/python3.11/site-packages/tensorflow-plugins/libbroken_plugin.so: "
     "undefined symbol: TF_TfdoctorMissingSymbol", "TensorFlow 2.19 on Linux (reproduced in tests)")
 SYMBOL_NOT_FOUND = _p("symbol-not-found", r"[Ss]ymbol not found(?: in flat namespace)?:? '?(?P<symbol>[^'\s]+)'?",
@@ -167,12 +172,12 @@ SYSTEM_SYMBOL_MISSING = _p("system-symbol-missing",
 """A symbol missing from a system library or framework: the binary was built for a newer OS."""
 LIBRARY_NOT_LOADED = _p("library-not-loaded", r"Library not loaded: '?(?P<library>[^'\s]+)'?",
     "dyld: Library not loaded: @rpath/libtensorflow_framework.2.dylib", "dyld error text")
-CANNOT_OPEN_SHARED_OBJECT = _p("library-not-loaded", r"(?P<library>[^\s:'(]+): cannot open shared object file",
+CANNOT_OPEN_SHARED_OBJECT = _p("library-not-loaded", r"(?<![^\s:'(])(?P<library>[^\s:'(]+): cannot open shared object file",
     "libcudart.so.11.0: cannot open shared object file: No such file or directory",
     "glibc dlerror text")
 IMAGE_NOT_FOUND = _p("library-not-loaded", r"image not found", "dlopen(...): image not found", "dyld (macOS 10.x)")
 INVALID_SHARED_OBJECT = _p("invalid-shared-object",
-    r"(?:(?P<library>/[^\s:]+): )?(?P<problem>invalid ELF header|file too short|only ET_DYN and ET_EXEC can be loaded|not a mach-o file|slice is not valid mach-o file|unknown file type)",
+    _LIBRARY + r"(?P<problem>invalid ELF header|file too short|only ET_DYN and ET_EXEC can be loaded|not a mach-o file|slice is not valid mach-o file|unknown file type)",
     "NotFoundError: .../tensorflow-plugins/libgarbage.so: invalid ELF header",
     "TensorFlow 2.19 on Linux (reproduced in tests)")
 PLUGIN_PATH_MISSING = _p("plugin-path-missing",

@@ -180,8 +180,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # kernels for, and the type without the GPU is the op to move
     sig("log.no-gpu-kernel", "colocated-incompatible-device", "training",
         "an op colocated with GPU-pinned nodes has no GPU kernel in the plugin",
-        r"because the node (?:\{\{colocation_node [^}]*\}\} )?was colocated with a group of nodes "
-        r"that required incompatible device '(?P<required>[^']*)'[^\n]*\n?" + _DEBUG_INFO,
+        r"because the node (?:\{\{colocation_node [^{}\n]*\}\} )?was colocated with a group of nodes "
+        r"that required incompatible device '(?P<required>[^'\n]*)'[^\n]*\n?" + _DEBUG_INFO,
         "Could not satisfy explicit device specification '' because the node {{colocation_node "
         "encoder/down1/downs_0/conv1/weight/Initializer/random_uniform/RandomUniform}} was colocated "
         "with a group of nodes that required incompatible device '/device:GPU:0'.",
@@ -221,8 +221,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # PyTorch's aten/src/ATen/mps/MPSAllocator.mm: a Metal error of another framework, named as such
     sig("log.metal-oom", "mps-out-of-memory", "training",
         "PyTorch's MPS backend ran out of Metal memory (not TensorFlow)",
-        r"MPS backend out of memory \(MPS allocated: (?P<allocated>[^,]+), other allocations: "
-        r"(?P<other>[^,]+), max allowed: (?P<max_allowed>[^)]+)\)",
+        r"MPS backend out of memory \(MPS allocated: (?P<allocated>[^,()\n]{1,60}), other allocations: "
+        r"(?P<other>[^,()\n]{1,60}), max allowed: (?P<max_allowed>[^()\n]{1,60})\)",
         "RuntimeError: MPS backend out of memory (MPS allocated: 5.50 GB, other allocations: 14.76 GB, "
         "max allowed: 20.40 GB).", "https://github.com/pytorch/pytorch/issues/130112",
         needle="MPS backend out of memory", derive=_pytorch, key=(),

@@ -29,15 +29,48 @@ SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY", "C
 """A variable or parameter whose name contains one of these holds a credential (issue 15:
 Terraform's TF_VAR_db_password and TF_TOKEN_app_terraform_io leaked through `TF_.*`)."""
 
-_NAME = r"[A-Za-z0-9_.\-]*(?:" + "|".join(SECRET_WORDS) + r")[A-Za-z0-9_.\-]*"
-_ASSIGNED = re.compile(r"(?i)(?<![A-Za-z0-9_.\-])(" + _NAME + r")(\s*=\s*)(\"[^\"]*\"|'[^']*'|[^\s&;,\"'`]+)")
+_NAME_CHARS = r"[A-Za-z0-9_.\-]"
+_NAME = (rf"(?<!{_NAME_CHARS})(?=[A-Za-z0-9_.\-]*?(?:" + "|".join(SECRET_WORDS) + rf")){_NAME_CHARS}+")
+"""A name holding one of SECRET_WORDS, from the start of its run of name characters: the word is
+looked for ahead once, then the whole run is taken (a word repeated in a long run would
+otherwise be tried at each of its places, with the rest of the run after each)."""
+_ASSIGNED = re.compile(r"(?i)(" + _NAME + r")([ \t]*=[ \t]*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s&;,\"'`]+)")
 """NAME=value (environment dumps, shell lines, URL query strings: ?access_token=...)."""
-_QUOTED = re.compile(r"(?i)([\"'])(" + _NAME + r")\1(\s*:\s*)([\"'])(?:(?!\4).)*\4")
+_QUOTED = re.compile(r"(?i)([\"'])(?=[A-Za-z0-9_.\-]*?(?:" + "|".join(SECRET_WORDS) + r"))"
+                     r"([A-Za-z0-9_.\-]+)\1([ \t]*:[ \t]*)([\"'])(?:(?<=\")[^\"\n]*\"|(?<=')[^'\n]*')")
 """A JSON or Python dict entry: "db_password": "value"."""
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/@:\"'`<>]*):([^\s/@\"'`<>]+)@")
-"""scheme://user:password@host: the password goes (pip index URLs, database URLs)."""
-_URL_TOKEN_USER = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/@:\"'`<>]{20,})@")
+_SCHEME = r"(?<![A-Za-z0-9+.\-])([a-z][a-z0-9+.\-]*://)"
+"""A URL's scheme, from the start of its run of scheme characters (`\b` would let every letter
+of a long word begin a scan)."""
+_URL_USERINFO = re.compile(r"(?i)" + _SCHEME + r"([^\s/@:\"'`<>]*):(?![0-9]+(?:[/?#\s\"'`<>]|$))"
+                           r"((?:[^\s\"'`<>:]|:(?!//))+)@(?=[A-Za-z0-9\[])")
+"""scheme://user:password@host: the password goes, to the last `@` before a host, so a password
+holding `@`, `/` or `:` goes whole (pip index URLs, database URLs); `host:8080/...` is a port.
+The password never reaches past another `://` (where the next URL's own scan starts)."""
+_URL_TOKEN_USER = re.compile(r"(?i)" + _SCHEME + r"([^\s/@:\"'`<>]{20,})@")
 """scheme://TOKEN@host: a user part that long is a token (https://ghp_...@github.com)."""
+_WEBHOOK = re.compile(
+    r"(?i)(?<![A-Za-z0-9+.\-])(https?://(?:hooks\.slack\.com/(?:services|workflows|triggers)"
+    r"|(?:[a-z0-9-]+\.)?discord(?:app)?\.com/api/webhooks|[a-z0-9-]+\.webhook\.office\.com"
+    r"|outlook\.office(?:365)?\.com/webhook)/)[^\s\"'`<>]+")
+"""Incoming webhooks, whose path is the secret (whoever has it may post): Slack, Discord,
+Microsoft Teams. The host stays, to say what it was."""
+_SAS_TOKEN = re.compile(r"(?i)(?<![^\s\"'`<>])[^\s\"'`<>]*?[?&;=]sig=[^\s\"'`<>]*")
+"""A token holding an Azure shared access signature (`?sv=...&sig=...`, a connection string's
+SharedAccessSignature=...): its SAS parameters are masked (`_SAS_PART`)."""
+_SAS_PART = re.compile(r"(?i)(?<=[?&;=])(sv|ss|srt|sp|se|st|spr|sig|sr|si|sip|skoid|sktid|skt|ske|"
+                       r"sks|skv|sdd|ses|rscc|rscd|rsce|rscl|rsct)=[^&;#\s\"'`<>]*")
+_FLAG_WORDS = (r"password|passwd|passphrase|pass|pwd|token|secret|api[_-]?key|apikey|access[_-]?key"
+               r"|secret[_-]?key|private[_-]?key|auth[_-]?token|credentials?")
+_FLAG = re.compile(r"(?i)(?<![\w-])(--?(?:[\w-]*?[_-])?(?:" + _FLAG_WORDS + r"))(=|[ \t]+)(?![-\s])(\S+)")
+"""A credential given on a command line: --password X, --token=X, --api-key X, -pass pass:X (the
+option's name ends in the word: --token-file and --password-stdin are kept)."""
+_PASSWORD_P = re.compile(
+    r"(?i)(?<![\w.-])((?:(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)(?:[ \t]+[^\s|;&]{1,100}){0,6}?"
+    r"[ \t]+login|twine|sshpass|mysql|mysqldump|mariadb|mariadb-dump)(?:[ \t]+[^\s|;&]{1,200}){0,12}?"
+    r"[ \t]+(?-i:-p))(?:([ \t]+|=)(?!-)|(?=[^\s-]))(\S+)")
+"""`-p X` where -p is a password, not a port or `mkdir -p`: docker/podman... login, twine,
+sshpass, and mysql's attached -pSECRET."""
 _TOKEN_VALUES = re.compile(
     r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,}"
     r"|xox[abposre]-[A-Za-z0-9\-]{10,}|(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}"
@@ -56,16 +89,16 @@ _AUTH_SCHEME = re.compile(r"(?i)\b(Bearer|Basic|Digest)(\s+)(?=[A-Za-z._~\-]*[0-
                           r"[A-Za-z0-9._~+/\-]{8,}=*")
 """Authorization: Bearer TOKEN (and Basic, Digest) in a header or a curl line; the value has a
 digit or a base64 sign (`basic training` is prose)."""
-_HEADERS = re.compile(r"(?im)^([ \t>*<-]*(?:[\w-]*-)?(?:Authorization|Proxy-Authorization|Cookie|"
-                      r"Set-Cookie|X-Api-Key|X-Auth-Token|Api-Key)\s*:[ \t]*)(\S.*)$")
+_HEADERS = re.compile(r"(?im)^([ \t>*<-]*(?:\w[\w-]*-)?(?:Authorization|Proxy-Authorization|Cookie|"
+                      r"Set-Cookie|X-Api-Key|X-Auth-Token|Api-Key)[ \t]*:[ \t]*)(\S.*)$")
 """Whole header values (an HTTP dump, curl -v: `> Cookie: session=...`)."""
-_NETRC = re.compile(r"(?i)\b((?:machine|default)\b[^\n]*?\b(?:password|passwd|account)\s+)(\S+)")
+_NETRC = re.compile(r"(?i)\b((?:machine|default)\b(?:(?!\bmachine\b|\bdefault\b)[^\n])*?\b(?:password|passwd|account)"
+                    r"\s+)(\S+)")
 """A .netrc line: machine HOST login USER password SECRET."""
-_COLON_NAME = (r"[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key"
-               r"|access[_\-]?key|secret[_\-]?key|private[_\-]?key|account[_\-]?key|credentials?"
-               r"|auth|cookie|signature)s?")
-_COLON = re.compile(r"(?i)(?<![A-Za-z0-9_.\-])(" + _COLON_NAME + r")([\"']?\s*:[ \t]*)"
-                    r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;\"'`{}\[\]]+)")
+_COLON_WORDS = (r"(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key"
+                r"|secret[_\-]?key|private[_\-]?key|account[_\-]?key|credentials?|auth|cookie|signature)s?")
+_COLON = re.compile(r"(?i)(?<![A-Za-z0-9_.\-])(?=[A-Za-z0-9_.\-]*?" + _COLON_WORDS + r"[\"']?[ \t]*:)"
+                    r"([A-Za-z0-9_.\-]+)([\"']?[ \t]*:[ \t]*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;\"'`{}\[\]]+)")
 """YAML, a log line or an unquoted dict entry: `password: hunter2`, `api_key: "x"` (the name
 must end in the word: `tokenizer: bert` and `KeyError: 'x'` are kept)."""
 
@@ -81,7 +114,8 @@ _NEEDLES = tuple(w.lower() for w in SECRET_WORDS) + (
     "://", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "akia", "hf_",
     "sk-", "pypi-", "npm_", "asia", "agpa", "aida", "aroa", "anpa", "sk_", "rk_", "whsec_",
     "aiza", "ya29.", "dckr_pat_", "eyj", "private key", "bearer", "basic", "digest",
-    "authorization", "machine", "default", "pwd", "auth", "signature", "api-key")
+    "authorization", "machine", "default", "pwd", "auth", "signature", "api-key", "hooks.slack",
+    "discord", "webhook", "sig=", "pass", "-p")
 """Every pattern below needs one of these (a secret word, a URL, a token prefix), in lower
 case: text without any (names, versions, paths, requirements) is returned at once."""
 
@@ -100,6 +134,8 @@ def mask_secrets(text: str) -> str:
     text = _HEADERS.sub(lambda m: f"{m.group(1)}{MASK}", text)
     text = _NETRC.sub(lambda m: f"{m.group(1)}{MASK}", text)
     text = _AUTH_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    text = _WEBHOOK.sub(lambda m: f"{m.group(1)}{MASK}", text)
+    text = _SAS_TOKEN.sub(lambda m: _SAS_PART.sub(lambda part: f"{part.group(1)}={MASK}", m.group(0)), text)
     text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:{MASK}@", text)
     text = _URL_TOKEN_USER.sub(lambda m: f"{m.group(1)}{MASK}@", text)
     text = _ASSIGNED.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
@@ -107,7 +143,29 @@ def mask_secrets(text: str) -> str:
                                  f"{m.group(4)}{MASK}{m.group(4)}", text)
     text = _COLON.sub(lambda m: m.group(0) if m.group(3) == MASK or m.group(3).strip("\"'") == MASK
                       else f"{m.group(1)}{m.group(2)}{MASK}", text)
+    text = _FLAG.sub(lambda m: m.group(0) if m.group(3) == MASK else f"{m.group(1)}{m.group(2)}{MASK}", text)
+    text = _PASSWORD_P.sub(lambda m: f"{m.group(1)}{m.group(2) or ''}{MASK}", text)
     return _TOKEN_VALUES.sub(MASK, text)
+
+
+_FLAG_NAME = re.compile(r"(?i)--?(?:[\w-]*?[_-])?(?:" + _FLAG_WORDS + r")")
+_P_IS_PASSWORD = frozenset({"twine", "sshpass", "mysql", "mysqldump", "mariadb", "mariadb-dump"})
+_LOGINS = frozenset({"docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras"})
+
+
+def mask_argv(argv: list[str]) -> list[str]:
+    """A command line with its credentials masked: each argument as `mask_secrets` masks text,
+    and the argument after a credential option (`--password`, `--token`, ...; `-p` of the
+    commands whose -p is a password), which text masking cannot tell from a file name."""
+    out = [mask_secrets(arg) for arg in argv]
+    programs = {os.path.basename(arg) for arg in argv if not arg.startswith("-")}
+    password_p = bool(programs & _P_IS_PASSWORD) or bool(programs & _LOGINS and "login" in argv)
+    for i, arg in enumerate(argv[:-1]):
+        if (_FLAG_NAME.fullmatch(arg) or (arg == "-p" and password_p)) and not argv[i + 1].startswith("-"):
+            out[i + 1] = MASK
+    if password_p:
+        out = [f"-p{MASK}" if arg.startswith("-p") and len(arg) > 2 and arg[2] != "=" else arg for arg in out]
+    return out
 
 
 def mask_plain(value: Any) -> Any:

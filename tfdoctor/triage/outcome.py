@@ -82,7 +82,10 @@ def _in_the_background(report: Report) -> Report:
     return replace(report, findings=quiet)
 
 
-_COLLECTED_BLOCK = re.compile(r"<details><summary>" + re.escape(COLLECT_SUMMARY) + r"</summary>.*?</details>", re.DOTALL)
+_COLLECTED_BLOCK = re.compile(r"<details><summary>" + re.escape(COLLECT_SUMMARY) + r"</summary>"
+                              r"[^<]*(?:<(?!/?details>)[^<]*)*</details>")
+"""A pasted `tfdoctor collect` block, to its closing tag; never past another <details> (where the
+next block's own scan starts), so a report of many unclosed blocks is read once."""
 
 
 def _without_collected(text: str) -> str:

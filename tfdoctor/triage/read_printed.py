@@ -19,7 +19,9 @@ from tfdoctor.triage.platforms import PLATFORM, read_platform
 from tfdoctor.triage.vocabulary import macos_version, version_at
 
 SOURCE = "printed"
-_LINE = re.compile(r"[ \t]{0,8}(?P<key>[A-Za-z][\w .()]{0,40}?)[ \t]{0,3}[:=][ \t]{0,3}(?P<value>\S.{0,300}?)[ \t]*")
+_LINE = re.compile(r"[ \t]{0,8}(?P<key>[A-Za-z][\w .()]{0,40}?)[ \t]{0,3}[:=][ \t]{0,3}(?P<value>\S.{0,300}?)")
+"""`key: value` or `key = value`, matched whole against a line without its trailing blanks (a
+trailing `[ \t]*` here would scan them again at every length the value is tried at)."""
 _KEYS = {
     "tensorflowversion": "tensorflow_version", "tfversion": "tensorflow_version",
     "tensorflow": "tensorflow_version", "tf.__version__": "tensorflow_version",
@@ -38,7 +40,7 @@ def read(doc: Document, found: Found) -> None:
     for line in doc.lines:
         if not line.fenced or line.code or line.number in found.claimed or len(line.text) > 400:
             continue
-        match = _LINE.fullmatch(line.text)
+        match = _LINE.fullmatch(line.text.rstrip(" \t"))
         name = _KEYS.get(_key(match.group("key"))) if match else None
         if name and _printed(line, name, match.group("value").strip("'\""), found):
             found.claim(line)
