@@ -16,6 +16,7 @@ times the time (a quadratic pass costs 100 times).
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 
 import pytest
@@ -126,3 +127,15 @@ def test_the_reading_of_a_report_is_linear_to_its_bound():
 
     ratio = _ratio(prepared, MAX_BYTES // 10, MAX_BYTES - KB)
     assert ratio < MAX_RATIO_10X, f"read_report: 1 MB costs {ratio:.1f} times 100 KB"
+
+
+def test_the_placers_debug_info_reads_a_long_word_once():
+    """A repetition whose item can itself be split (`(?:[A-Z][A-Z_0-9]* ?)*`) tries every split of
+    a long word before it fails: exponential, which the pieces above do not reach (they make runs
+    long, not ambiguous). The Colocation Debug Info line is read one way only: 8 more capitals
+    cost about nothing more (they cost 2**8 = 256 times when split every way)."""
+    from tfdoctor.logtext.training import _WITHOUT_GPU
+
+    regex = re.compile(_WITHOUT_GPU, re.MULTILINE)
+    line = {1: "Op: " + "A" * 16 + "!", 2: "Op: " + "A" * 24 + "!"}
+    assert _ratio(lambda size: (lambda: regex.search(line[size])), 1, 2) < 8

@@ -55,9 +55,15 @@ def _kernel(fields: Fields) -> Fields:
     return out
 
 
-_WITHOUT_GPU = r"^[ \t]*(?P<op_type>[A-Z]\w*): (?:(?!GPU\b)[A-Z][A-Z_0-9]* ?)*[ \t]*$"
+_WITHOUT_GPU = r"^[ \t]*(?P<op_type>[A-Z]\w*): (?:(?!GPU\b)[A-Z][A-Z_0-9]*(?:[ \t]+|$))*$"
 """A line of the placer's Colocation Debug Info, `OpType: CPU XLA_CPU ` (colocation_graph.cc
-DebugInfo: each op type of the group and the device types it has kernels for), without the GPU."""
+DebugInfo: each op type of the group and the device types it has kernels for), without the GPU.
+Each device type ends at a space or the line's end, so a run of capitals is read one way only
+(`[A-Z][A-Z_0-9]* ?` repeated splits it every way: exponential on a long word)."""
+_NODE = r"(?:\{\{colocation_node [^{}\n]{0,500}\}\}|'[^'\n]{0,500}')"
+"""A node the placer names, TF 2.x's {{colocation_node NAME}} or TF 1.x's 'NAME' (on one line, and
+bounded, so a long run of either is scanned once)."""
+
 _DEBUG_INFO = r"(?:(?:[^\n]*\n){1,60}?(?:" + _WITHOUT_GPU + r"|^[ \t]*Op: (?P<op_line>[A-Z]\w*)[ \t]*$))?"
 """The op without a GPU kernel, from the lines after a placer message (bounded: 60 lines)."""
 
@@ -115,7 +121,7 @@ SIGNATURES: tuple[Signature, ...] = (
         derive=_sign("ML Compute error"), key=("sign",), outputs=("sign",)),
     sig("log.mlcompute-fork", "mlcompute-runtime", "training",
         "ML Compute's own log lines: the fork of TensorFlow 2.4 ran (tensorflow_macos 0.1alpha)",
-        r"tensorflow/compiler/tf2mlcompute/\S+\.cc:\d+\]|Compute: No MLCTrainingGraph has been found",
+        r"tensorflow/compiler/tf2mlcompute/\S{1,300}?\.cc:\d+\]|Compute: No MLCTrainingGraph has been found",
         "I tensorflow/compiler/tf2mlcompute/kernels/mlc_subgraph_op.cc:326] Compute: Failed in processing "
         "TensorFlow graph proposal_targets/MLCSubgraphOp_0_35",
         "https://github.com/apple/tensorflow_macos/issues/218", needle="mlc",
@@ -166,22 +172,20 @@ SIGNATURES: tuple[Signature, ...] = (
     # Info lists the op type that has no GPU kernel where the others have one
     sig("log.no-gpu-kernel", "colocation-no-common-device", "training",
         "ops colocated with GPU ops have no GPU kernel in the plugin",
-        r"Cannot colocate nodes (?:\{\{colocation_node [^}]*\}\}|'[^']*') and "
-        r"(?:\{\{colocation_node [^}]*\}\}|'[^']*') because no device type supports both of those "
+        rf"Cannot colocate nodes {_NODE} and {_NODE} because no device type supports both of those "
         r"nodes and the other nodes colocated with them\.?[^\n]*\n?" + _DEBUG_INFO,
         "Cannot colocate nodes 'm_0/global_norm/L2Loss' and 'm_0/gradients/m_0/cudnn_gru/CudnnRNN_grad/"
         "CudnnRNNBackprop' because no device type supports both of those nodes and the other nodes "
         "colocated with them.", "https://github.com/Arturus/kaggle-web-traffic/issues/21",
         needle="no device type supports both", derive=_kernel, key=("op",), outputs=("op", "device"),
-        head=r"Cannot colocate nodes (?:\{\{colocation_node [^}]*\}\}|'[^']*') and "
-             r"(?:\{\{colocation_node [^}]*\}\}|'[^']*') because no device type supports both"),
+        head=rf"Cannot colocate nodes {_NODE} and {_NODE} because no device type supports both"),
     # TensorFlow's placer (common_runtime/colocation_graph.cc): a node colocated with an op that has
     # no kernel for the group's device; the debug info lists each op type with the devices it has
     # kernels for, and the type without the GPU is the op to move
     sig("log.no-gpu-kernel", "colocated-incompatible-device", "training",
         "an op colocated with GPU-pinned nodes has no GPU kernel in the plugin",
-        r"because the node (?:\{\{colocation_node [^{}\n]*\}\} )?was colocated with a group of nodes "
-        r"that required incompatible device '(?P<required>[^'\n]*)'[^\n]*\n?" + _DEBUG_INFO,
+        r"because the node (?:\{\{colocation_node [^{}\n]{0,500}\}\} )?was colocated with a group of nodes "
+        r"that required incompatible device '(?P<required>[^'\n]{0,500})'[^\n]*\n?" + _DEBUG_INFO,
         "Could not satisfy explicit device specification '' because the node {{colocation_node "
         "encoder/down1/downs_0/conv1/weight/Initializer/random_uniform/RandomUniform}} was colocated "
         "with a group of nodes that required incompatible device '/device:GPU:0'.",
@@ -190,8 +194,8 @@ SIGNATURES: tuple[Signature, ...] = (
         applies=lambda fields, _around: fields.get("device") == "GPU", key=("op",),
         outputs=("op", "device"),
         # the device the group required tells a missing GPU kernel from another conflict
-        head=r"because the node (?:\{\{colocation_node [^}]*\}\} )?was colocated with a group of nodes "
-             r"that required incompatible device '(?P<required>[^']*)'"),
+        head=r"because the node (?:\{\{colocation_node [^{}\n]{0,500}\}\} )?was colocated with a group of "
+             r"nodes that required incompatible device '(?P<required>[^'\n]{0,500})'"),
     sig("log.no-gpu-kernel", "no-opkernel-registered", "training",
         "no kernel at all for an op with these attributes (a CUDA-only op such as CudnnRNNV3)",
         r"No OpKernel was registered to support Op '(?P<op>[^']+)'",
