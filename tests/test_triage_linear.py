@@ -4,17 +4,16 @@ text, and a reader that backtracks or rescans would take minutes on a pasted meg
 Adversarial text for each reader is made of that reader's own pieces (rows of `pip list`, conda
 info keys, thousands of backticks and quote marks, long paths, prompts, template headings,
 version words...), repeated to 100 KB and to 1 MB, as many lines and as one long line. The 1 MB
-text must cost about 10 times the 100 KB one: the ratio of the best timings of each is asserted
-below MAX_RATIO. No absolute time is asserted.
+text must cost about 10 times the 100 KB one: the ratio of their CPU times is asserted below
+MAX_RATIO. No absolute time is asserted (tests/support/linear.py).
 """
 
 from __future__ import annotations
 
-import gc
-import time
 from typing import Callable
 
 import pytest
+from support.linear import cost_ratio
 
 from tfdoctor.triage import read_tfdoctor
 from tfdoctor.triage.contradictions import contradictions
@@ -25,8 +24,6 @@ from tfdoctor.triage.layout import Document, lay_out
 SMALL, LARGE = 100 * 1024, 1000 * 1024
 """100 KB and 1 MB (just under layout.MAX_BYTES, so all of it is read)."""
 MAX_RATIO = 20.0
-MIN_SECONDS = 0.02
-"""Each timing repeats its call until this much time has passed (timer noise), then divides."""
 
 PIECES: dict[str, list[str]] = {
     "issue template": ["### Python version\n\n3.9\n\n", "- OS Platform and Distribution (e.g., Linux Ubuntu 16.04): macOS 13 M1\n",
@@ -75,29 +72,8 @@ def _text(piece: str, size: int) -> str:
     return (piece * (size // len(piece) + 1))[:size]
 
 
-def _seconds(call: Callable[[], object]) -> float:
-    """The best per-call time of a few rounds, each round repeating the call for MIN_SECONDS."""
-    best = float("inf")
-    for _ in range(3):
-        loops, start = 0, time.perf_counter()
-        while True:
-            call()
-            loops += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= MIN_SECONDS:
-                break
-        best = min(best, elapsed / loops)
-    return best
-
-
 def _ratio(run: Callable[[str], Callable[[], object]], piece: str) -> float:
-    gc.collect()
-    gc.disable()
-    try:
-        small, large = run(_text(piece, SMALL)), run(_text(piece, LARGE))
-        return _seconds(large) / _seconds(small)
-    finally:
-        gc.enable()
+    return cost_ratio(run(_text(piece, SMALL)), run(_text(piece, LARGE)))
 
 
 def _reader(name: str) -> Callable[[Document, Found], None]:

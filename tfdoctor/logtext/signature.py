@@ -178,11 +178,11 @@ def _matches(signature: Signature, text: str, regex: re.Pattern[str]) -> Iterabl
     at = haystack.find(needle)
     while at >= 0:
         if at >= covered:
-            low = max(text.rfind("\n", 0, at) + 1, at - WINDOW)
+            low = max(text.rfind("\n", max(0, at - WINDOW), at) + 1, at - WINDOW)
             high = min(len(text), at + 2 * WINDOW)
             # matches starting in the window's second half may be cut at `high`: the next
             # window (from the first needle there) finds them whole
-            keep = len(text) if high == len(text) else text.rfind("\n", 0, high - WINDOW) + 1
+            keep = len(text) if high == len(text) else text.rfind("\n", low, high - WINDOW) + 1
             keep = keep if keep > low else max(low + 1, high - WINDOW)  # one long line
             for m in regex.finditer(text, low, high):
                 if m.start() < keep and m.start() not in starts:
