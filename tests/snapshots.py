@@ -22,7 +22,7 @@ def _pkg(name: str, version: str, tags: list[str], requires: list[str] = ()) -> 
 
 def tf_219_metal_120(arch: str = "arm64") -> list[dict[str, Any]]:
     """tensorflow 2.19.1 + tensorflow-metal 1.2.0 as pip installs them on macOS arm64 (wheel tags
-    from ../shared/reference/tf_wheels_2026-11.json: tensorflow 2.19.1 cp311 macosx_12_0_arm64,
+    from tests/data/reference/tf_wheels_2026-11.json.gz: tensorflow 2.19.1 cp311 macosx_12_0_arm64,
     tensorflow-metal 1.2.0 cp311 macosx_12_0_arm64)."""
     return [
         _pkg("tensorflow", "2.19.1", [f"cp311-cp311-macosx_12_0_{arch}"],

@@ -3,8 +3,8 @@ tools/metal_kernels.py, and what tfdoctor ships from them (binary_evidence, kern
 
 Inputs are real: excerpts of the plugin binaries (tests/data/macho), the TensorFlow wheels'
 install names and exports as the sweep read them (tests/data/macho/tf-images-*.json), and the
-shared reference (../shared/reference/metal_binaries_2026-11.json) read independently with LLVM's
-tools and an emulator. Network traffic stays on a loopback server, except in the slow test.
+reference facts (tests/data/reference/metal_binaries_2026-11.json.gz) read independently with
+LLVM's tools and an emulator. Network traffic stays on a loopback server, except in the slow test.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from support.reference import METAL_BINARIES, load_reference
 from test_macho import PYWRAP, excerpt, minimal_dylib
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "macho"
-REFERENCE = REPO.parent / "shared" / "reference" / "metal_binaries_2026-11.json"
 sys.path.insert(0, str(REPO / "tools"))
 
 import binary_facts  # noqa: E402
@@ -41,9 +41,7 @@ from tfdoctor.knowledge import binary_evidence, kernels  # noqa: E402
 
 
 def _reference() -> dict:
-    if not REFERENCE.is_file():
-        pytest.skip(f"the shared reference is not beside the repository ({REFERENCE})")
-    return json.loads(REFERENCE.read_text(encoding="utf-8"))
+    return load_reference(METAL_BINARIES)
 
 
 def _images(version: str) -> list[Image]:

@@ -10,7 +10,6 @@ import os
 import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -86,16 +85,24 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+REFUSED_FOR = {
+    "symlink-zero": "a symbolic link", "fifo": "not a regular file", "sparse": "3221225472 bytes, more than",
+    "deep": "nested too deeply", "forged-all-clear": "names process 1", "forged-minimal": "names process None",
+    "stderr-sparse": "sparse (3221225472 bytes", "stderr-symlink-zero": "with a symbolic link",
+    "stderr-fifo": "with a FIFO",
+}
+"""What each tampering is refused for: by what the file is (a link, a FIFO, its size), before
+any reading, so bounded in time without a clock (before: a hang forever, 800 MB read)."""
+
+
 @pytest.mark.parametrize("mode", ["symlink-zero", "fifo", "sparse", "deep", "forged-all-clear",
                                   "forged-minimal"])
 def test_hostile_result_file_is_bad_output(hostile_python, monkeypatch, mode):
     monkeypatch.setenv("HOSTILE_MODE", mode)
     before = peak_rss_mb()
-    started = time.monotonic()
     facts = gather_runtime(str(hostile_python), 20)
-    assert time.monotonic() - started < 10
     assert peak_rss_mb() - before < 100
-    assert facts.outcome == "bad-output", facts.message
+    assert facts.outcome == "bad-output" and REFUSED_FOR[mode] in facts.message, facts.message
     assert facts.tf_version is None  # nothing of a forged document is believed
 
 
@@ -103,9 +110,7 @@ def test_the_progress_display_does_not_block_on_a_fifo(hostile_python, monkeypat
     """The spinner reads the result file while the child runs: a FIFO there must not hang it."""
     monkeypatch.setenv("HOSTILE_MODE", "fifo-then-hang")
     screen = Console(file=open(os.devnull, "w"), force_terminal=True)
-    started = time.monotonic()
-    facts = gather_runtime(str(hostile_python), 2, progress=screen)
-    assert time.monotonic() - started < 2 + 6  # the 2 s timeout, the kill, and a loaded machine
+    facts = gather_runtime(str(hostile_python), 2, progress=screen)  # returns: nothing blocked
     assert facts.outcome in ("timeout", "bad-output")
 
 
@@ -113,11 +118,9 @@ def test_the_progress_display_does_not_block_on_a_fifo(hostile_python, monkeypat
 def test_stderr_replaced_or_inflated_is_bad_output(hostile_python, monkeypatch, mode):
     monkeypatch.setenv("HOSTILE_MODE", mode)
     before = peak_rss_mb()
-    started = time.monotonic()
     facts = gather_runtime(str(hostile_python), 20)
-    assert time.monotonic() - started < 10
     assert peak_rss_mb() - before < 100
-    assert facts.outcome == "bad-output", facts.message
+    assert facts.outcome == "bad-output" and REFUSED_FOR[mode] in facts.message, facts.message
     assert "stderr" in facts.message and len(facts.stderr_tail) <= 8000
 
 

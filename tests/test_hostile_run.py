@@ -57,7 +57,7 @@ def write(tmp_path: Path, body: str) -> tuple[list[str], Path]:
     return [PY, str(path)], pids
 
 
-def wait_pids(pids: Path, count: int, bound: float = 20) -> list[int]:
+def wait_pids(pids: Path, count: int, bound: float = 60) -> list[int]:
     deadline = time.monotonic() + bound
     while len(read_pids(pids)) < count and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -99,7 +99,7 @@ def test_tfdoctor_killed_outright_takes_the_command_and_its_descendants(tmp_path
         found = wait_pids(pids, 3, bound=60)
         proc.kill()  # SIGKILL: tfdoctor cleans up nothing itself
         proc.wait(timeout=10)
-        assert gone_within(found, 10) == []
+        assert gone_within(found, 30) == []
     finally:
         proc.kill()
         proc.wait(timeout=10)
@@ -113,13 +113,12 @@ def test_a_setsid_grandchild_without_the_token_is_killed_at_the_end(tmp_path):
         print("parent done", flush=True)
     """)
     out = io.BytesIO()
-    started = time.monotonic()
     result = supervised_run.run(argv, timeout=60, stdout=out, stderr=io.BytesIO())
-    assert time.monotonic() - started < 30
     found = read_pids(pids)
     assert len(found) == 2 and out.getvalue() == b"parent done\n"
+    # exited, not stopped at the timeout: tfdoctor did not wait for the grandchild's 300 s
     assert result.facts.outcome == "exited" and result.facts.returncode == 0
-    assert gone_within(found, 3) == []
+    assert gone_within(found, 30) == []
     assert result.facts.leftovers_killed >= 1
 
 
@@ -132,13 +131,13 @@ def test_a_command_that_kills_its_supervisor_is_noticed_and_its_tree_killed(tmp_
             sys.exit("no supervisor between tfdoctor and the command")
         os.kill(os.getppid(), 9)
         time.sleep(300)
+        open(PIDS + ".done", "w").close()
     """)
-    started = time.monotonic()
-    result = supervised_run.run(argv, timeout=60, stdout=io.BytesIO(), stderr=io.BytesIO())
-    assert time.monotonic() - started < 20, "tfdoctor waited for the command"
+    result = supervised_run.run(argv, timeout=600, stdout=io.BytesIO(), stderr=io.BytesIO())
+    assert not Path(str(pids) + ".done").exists(), "tfdoctor waited for the command"
     found = read_pids(pids)
     assert len(found) == 2
-    assert gone_within(found, 3) == []
+    assert gone_within(found, 30) == []
     assert not result.facts.ok and "supervisor" in result.facts.message
 
 
@@ -157,15 +156,13 @@ def test_a_stopped_command_and_sigterm_end_promptly(tmp_path):
         found = wait_pids(pids, 3, bound=60)
         os.kill(found[0], signal.SIGSTOP)
         time.sleep(0.2)
-        started = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        try:
-            out, _ = proc.communicate(timeout=supervised_run.GRACE_S + 10)
+        try:  # the grace, then SIGKILL; the command itself would sleep for 300 s
+            out, _ = proc.communicate(timeout=supervised_run.GRACE_S + 120)
         except subprocess.TimeoutExpired:
             pytest.fail("tfdoctor did not exit after SIGTERM with the command stopped")
-        assert time.monotonic() - started < supervised_run.GRACE_S + 10
         assert proc.returncode in (1, 128 + signal.SIGTERM, -signal.SIGTERM)
-        assert gone_within(found, 3) == []
+        assert gone_within(found, 30) == []
         assert b"Traceback" not in out
     finally:
         proc.kill()
@@ -192,12 +189,10 @@ def test_stopped_command_gets_sigcont_sigterm_then_sigkill_after_the_grace(tmp_p
 
     sender = threading.Thread(target=stop_then_terminate)
     sender.start()
-    started = time.monotonic()
     result = supervised_run.run(argv, timeout=60, grace=0.5, stdout=io.BytesIO(), stderr=io.BytesIO())
     sender.join(timeout=10)
-    assert time.monotonic() - started < 15
     assert result.facts.forwarded == ["SIGTERM"]
     assert Path(str(pids) + ".term").exists(), "SIGTERM did not reach the continued command"
     assert result.facts.outcome == "signal" and result.facts.signal == "SIGKILL"
-    assert result.facts.killed_after_grace
-    assert gone_within(read_pids(pids), 3) == []
+    assert result.facts.killed_after_grace  # after the 0.5 s grace, not at the 60 s timeout
+    assert gone_within(read_pids(pids), 30) == []

@@ -62,7 +62,7 @@ def start(evil_python: Path, tmp_path: Path, timeout: float) -> tuple[subprocess
 
 
 def assert_nothing_left(pids: Path, tmpdir: Path) -> None:
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 30  # returns as soon as all are gone
     while (any(alive(p) for p in read_pids(pids)) or list(tmpdir.iterdir())) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [p for p in read_pids(pids) if alive(p)] == []
@@ -74,7 +74,7 @@ def assert_nothing_left(pids: Path, tmpdir: Path) -> None:
 def test_tfdoctor_killed_leaves_nothing(evil_python, tmp_path, signum):
     proc, pids, tmpdir = start(evil_python, tmp_path, 60)
     proc.send_signal(signum)
-    _out, err = proc.communicate(timeout=15)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == -signum  # it dies of the signal, as a shell expects
     assert b"Traceback" not in err
     assert_nothing_left(pids, tmpdir)
@@ -115,7 +115,7 @@ def test_escaped_orphan_of_a_child_that_exits_normally_is_killed(tmp_path):
     child = run_child(sys.executable, script, [str(pids)], timeout=20)
     assert child.returncode == 0 and child.result == {"ok": True}
     assert len(read_pids(pids)) == 1
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 30
     while any(alive(p) for p in read_pids(pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [p for p in read_pids(pids) if alive(p)] == []
@@ -159,7 +159,7 @@ def test_killed_while_the_early_collector_hangs_leaves_nothing(hanging_site_pyth
     proc, pids, tmpdir = start_static(hanging_site_python, tmp_path)
     wait_for_pids(pids)
     proc.send_signal(signum)
-    _out, err = proc.communicate(timeout=15)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == -signum
     assert b"Traceback" not in err
     assert_nothing_left(pids, tmpdir)
@@ -167,13 +167,20 @@ def test_killed_while_the_early_collector_hangs_leaves_nothing(hanging_site_pyth
 
 def test_usage_error_calls_off_the_early_collector(hanging_site_python, tmp_path):
     """`--only nonsense` is a usage error found after the collector was started: tfdoctor exits
-    2 at once (not after the collector's 60 s), and its children and files are gone *before*
-    it exits (not cleaned up afterwards by the supervisor that saw it go)."""
-    proc, pids, tmpdir = start_static(hanging_site_python, tmp_path, "--only", "nonsense")
-    started = time.monotonic()
-    _out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 2 and b"nonsense" in err, err
-    assert time.monotonic() - started < 10
+    2 at once, as quickly as with a Python whose start-up does not hang (not after the
+    collector's 30 s), and its children and files are gone *before* it exits (not cleaned up
+    afterwards by the supervisor that saw it go)."""
+    def usage_error(python: Path, where: Path) -> tuple[float, Path, Path]:
+        where.mkdir()
+        started = time.monotonic()
+        proc, pids, tmpdir = start_static(python, where, "--only", "nonsense")
+        _out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 2 and b"nonsense" in err, err
+        return time.monotonic() - started, pids, tmpdir
+
+    quick, _, _ = usage_error(Path(sys.executable), tmp_path / "quick")
+    seconds, pids, tmpdir = usage_error(hanging_site_python, tmp_path / "hanging")
+    assert seconds < 4 * quick, f"{seconds:.1f} s against {quick:.1f} s"  # waiting: 30 s more
     assert [p for p in read_pids(pids) if alive(p)] == []
     assert list(tmpdir.iterdir()) == []
 

@@ -2,7 +2,8 @@
 
 The expected counts are not this reader's own output: they were read from the same files with
 LLVM's tools (llvm-nm -m --undefined-only, llvm-objdump --macho --exports-trie), and the build
-versions agree with the shared reference (metal_binaries_2026-11.json plugin_build_version).
+versions agree with the reference facts (tests/data/reference/metal_binaries_2026-11.json.gz
+plugin_build_version).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from support.reference import METAL_BINARIES, load_reference
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "macho"
@@ -68,11 +70,8 @@ def test_load_commands_of_metal_120(metal_120):
 
 
 def test_build_versions_agree_with_the_reference(metal_110, metal_120):
-    reference = json.loads((REPO.parent / "shared" / "reference" / "metal_binaries_2026-11.json").read_text()) \
-        if (REPO.parent / "shared" / "reference").is_dir() else None
     expected = {"1.1.0": {"minos": "11.3", "sdk": "14.0"}, "1.2.0": {"minos": "12.1", "sdk": "15.2"}}
-    if reference is not None:
-        assert reference["plugin_build_version"] == expected
+    assert load_reference(METAL_BINARIES)["plugin_build_version"] == expected
     for image, version in ((metal_110, "1.1.0"), (metal_120, "1.2.0")):
         assert {k: image.build[k] for k in ("minos", "sdk")} == expected[version]
 

@@ -18,6 +18,7 @@ from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
+from support.reference import TF_WHEELS, load_reference
 
 from tfdoctor.knowledge import best_pair, keras_releases, metal_plugins, pair_rows
 from tfdoctor.knowledge.matrix import default_path, load_matrix, parse_matrix
@@ -25,7 +26,6 @@ from tfdoctor.knowledge.records import GOOD_STATUSES, STATUSES, MatrixError
 
 REPO = Path(__file__).resolve().parents[1]
 MATRIX_PATH = REPO / "compat_matrix.json"
-REFERENCE_PATH = Path(__file__).resolve().parents[2] / "shared" / "reference" / "tf_wheels_2026-11.json"
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +35,7 @@ def raw() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def ref() -> dict[str, Any]:
-    if not REFERENCE_PATH.is_file():
-        pytest.skip(f"reference dataset not found at {REFERENCE_PATH} (shared/ is cloned beside the repo in CI)")
-    return json.loads(REFERENCE_PATH.read_text(encoding="utf-8"))
+    return load_reference(TF_WHEELS)
 
 
 @pytest.fixture(scope="module")
@@ -703,7 +701,7 @@ def test_reported_behaviour_facts(m):
 
 def _binary(asked: list | None = None):
     """A stand-in for the binary load check with the reference's answers for tensorflow-metal
-    1.2.0 (shared/reference/metal_binaries_2026-11.json load_check: loads on 2.16.2-2.19.1,
+    1.2.0 (tests/data/reference/metal_binaries_2026-11.json.gz load_check: loads on 2.16.2-2.19.1,
     fails from 2.20.0 on) and 1.1.0 (fails from 2.18.0 on); None for pairs it did not read."""
     def check(tf: str, metal: str):
         if asked is not None:

@@ -17,10 +17,10 @@ from typing import Iterator
 
 import pytest
 from packaging.version import Version
+from support.reference import TF_WHEELS, load_reference, unpacked_reference
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "refresh"
-REFERENCE_PATH = Path(__file__).resolve().parents[2] / "shared" / "reference" / "tf_wheels_2026-11.json"
 sys.path.insert(0, str(REPO / "tools"))
 
 from refresh_build import build_keras, build_sections  # noqa: E402
@@ -260,11 +260,8 @@ def _comparable(node, filenames_only: set, path: tuple = ()):
 
 def test_reference_records_rebuild_the_shipped_sections():
     """The shipped sections (read live) say what the reference's records say, where both read."""
-    if not REFERENCE_PATH.is_file():
-        pytest.skip(f"reference dataset not found at {REFERENCE_PATH}")
-    reference = json.loads(REFERENCE_PATH.read_text(encoding="utf-8"))
     shipped = json.loads((REPO / "compat_matrix.json").read_text(encoding="utf-8"))
-    wheels = rm.wheels_from_reference(reference)
+    wheels = rm.wheels_from_reference(load_reference(TF_WHEELS))
     rebuilt = build_sections(wheels)
     filenames_only = {(w.version, w.arch) for w in wheels if w.origin == ORIGIN_FILENAMES}
     assert ("2.5.0", "x86_64") in filenames_only
@@ -277,13 +274,12 @@ def test_reference_records_rebuild_the_shipped_sections():
 def test_cli_from_reference_keeps_other_sections(tmp_path, capsys):
     """--write replaces the wheel sections and keeps every other one, keras_packages (not in
     the reference) and sections other tools own included."""
-    if not REFERENCE_PATH.is_file():
-        pytest.skip(f"reference dataset not found at {REFERENCE_PATH}")
     shipped = json.loads((REPO / "compat_matrix.json").read_text(encoding="utf-8"))
     shipped["metal_load_check"] = {"owned by": "another tool"}
     target = tmp_path / "compat_matrix.json"
     target.write_text(rm.dump(shipped), encoding="utf-8")
-    assert rm.main(["--matrix", str(target), "--from-reference", str(REFERENCE_PATH), "--write"]) == 0
+    assert rm.main(["--matrix", str(target), "--from-reference",
+                    str(unpacked_reference(TF_WHEELS, tmp_path)), "--write"]) == 0
     assert "wheels" in capsys.readouterr().err  # the closing summary
     written = json.loads(target.read_text(encoding="utf-8"))
     assert written["facts_read"] == "2026-11-21"
@@ -489,10 +485,7 @@ def test_scope_takes_prereleases_and_keras():
 def test_prerelease_only_minor():
     """tensorflow 2.22 has only 2.22.0rc0 (Requires-Dist copied from its cp311 wheel, shared
     reference records): kept apart from the finals, and it still describes the minor."""
-    rec = json.loads(REFERENCE_PATH.read_text(encoding="utf-8")) if REFERENCE_PATH.is_file() else None
-    if rec is None:
-        pytest.skip("reference dataset not found")
-    wheels = [w for w in rm.wheels_from_reference(rec) if w.version in ("2.22.0rc0", "2.21.0", "2.21.0rc1")]
+    wheels = [w for w in rm.wheels_from_reference(load_reference(TF_WHEELS)) if w.version in ("2.22.0rc0", "2.21.0", "2.21.0rc1")]
     minors = build_sections(wheels)["tensorflow"]
     assert minors["2.22"]["releases"] == {} and minors["2.22"]["prerelease_only"]
     assert minors["2.22"]["newest_patch"] == "2.22.0rc0" and minors["2.22"]["keras_major"] == 3

@@ -4,7 +4,7 @@ and macOS floors are tests/test_rules_compat_platform.py's. Both rule modules ru
 as the engine runs them.
 
 Facts used to build them, so no expectation is copied from tfdoctor's own output:
-- wheel tags, Python tags and Requires-Dist: ../shared/reference/tf_wheels_2026-11.json (records
+- wheel tags, Python tags and Requires-Dist: tests/data/reference/tf_wheels_2026-11.json.gz (records
   of tensorflow, tensorflow-macos, tensorflow-metal; e.g. every tensorflow-metal from 0.5.1 to
   1.2.0 is tagged macosx_12_0, tensorflow-metal 1.1.0 has cp39-cp311, 1.2.0 cp39-cp312, no
   cp313 anywhere, x86_64 metal wheels end at 1.0.0);

@@ -1,7 +1,7 @@
 """The dependencies check (NumPy ABI, TensorFlow's pins, Keras 3) on snapshots of real situations.
 
 Requires-Dist below are verbatim from the METADATA of the wheels named, as recorded in
-../shared/reference/tf_wheels_2026-11.json (records[*].requires_dist, extras dropped); tf-keras's
+tests/data/reference/tf_wheels_2026-11.json.gz (records[*].requires_dist, extras dropped); tf-keras's
 from tf_keras-2.19.0-py3-none-any.whl and tf_keras-2.17.0-py3-none-any.whl (`pip download
 --no-deps`): 'Requires-Dist: tensorflow<2.20,>=2.19' and 'Requires-Dist: tensorflow <2.18,>=2.17'.
 TensorFlow's TF_USE_LEGACY_KERAS rule is tensorflow/python/util/lazy_loader.py of tensorflow

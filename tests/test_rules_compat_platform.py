@@ -2,7 +2,7 @@
 (checks/compat_platform.py): which wheels exist for this Python, architecture and macOS, and the
 all-clear of the whole pairing. Snapshots are built as tests/test_rules_compat_pairing.py builds
 them, from the same recorded facts (its docstring lists them: wheel tags and Python tags from
-../shared/reference/tf_wheels_2026-11.json, Apple's table from the tensorflow-metal 1.2.0
+tests/data/reference/tf_wheels_2026-11.json.gz, Apple's table from the tensorflow-metal 1.2.0
 METADATA, tests/facts/mac_facts.json); both rule modules run together, as the engine runs them.
 """
 

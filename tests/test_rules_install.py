@@ -1,5 +1,5 @@
 """The install.* rules (checks/install.py) on snapshots built from registry facts
-(../shared/reference/tf_wheels_2026-11.json gives the Requires-Dist quoted here)."""
+(tests/data/reference/tf_wheels_2026-11.json.gz gives the Requires-Dist quoted here)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_no_tensorflow_on_linux_gives_install_command():
 
 
 # tensorflow_macos-2.15.1-cp311-cp311-macosx_12_0_arm64.whl: 2159 bytes, Requires-Dist (extras
-# dropped) from ../shared/reference/tf_wheels_2026-11.json records; compat_matrix.json gives its
+# dropped) from tests/data/reference/tf_wheels_2026-11.json.gz records; compat_matrix.json gives its
 # arm64 wheels kind "self-shim" (known_quirks tensorflow-macos-2.15.1-self-shim).
 TF_MACOS_2_15_1 = [
     'tensorflow-macos ==2.15.1 ; platform_system == "Darwin" and platform_machine == "arm64"',

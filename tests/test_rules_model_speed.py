@@ -2,8 +2,8 @@
 (checks/model_speed.py), on recorded facts (no TensorFlow).
 
 Kernel facts come from the shipped table of tensorflow-metal 1.2.0 (read from
-tensorflow_metal-1.2.0-cp311-cp311-macosx_12_0_arm64.whl, ../shared/reference/
-metal_binaries_2026-11.json); the op lists are those tests/test_model_probe_tf.py records for
+tensorflow_metal-1.2.0-cp311-cp311-macosx_12_0_arm64.whl, tests/data/reference/
+metal_binaries_2026-11.json.gz); the op lists are those tests/test_model_probe_tf.py records for
 the attention and LSTM presets with real TensorFlow. Timings are built by hand, per call in
 milliseconds, and judged by the child's own statistics (tfdoctor.target.probe_stats.compare).
 """

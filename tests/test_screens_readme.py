@@ -64,7 +64,9 @@ exec {real} "$@"
 def test_the_setup_command_works_verbatim_with_a_pep668_python3(tmp_path):
     """The README's first command, word for word, in a fresh copy of the checkout, with a
     python3 first on PATH that refuses `python3 -m pip install` (PEP 668) and a TensorFlow-less
-    venv active: it installs, runs, and diagnoses the active venv."""
+    venv active: it installs, runs, and diagnoses the active venv. Then its command that puts
+    `tfdoctor` alone on PATH: `tfdoctor run -- python` runs the active venv's python (with
+    `.tfdoctor/bin` on PATH it ran tfdoctor's own)."""
     import os
     import shutil
     import subprocess
@@ -96,6 +98,16 @@ def test_the_setup_command_works_verbatim_with_a_pep668_python3(tmp_path):
     assert first.startswith(f"tfdoctor 0.1.0 · {active / 'bin' / 'python'} (VIRTUAL_ENV={active} "
                             "is active; tfdoctor itself runs from "), first
     assert str(clone / ".tfdoctor") in first
+
+    link = next(c for c in readme_commands() if "ln -s" in c)
+    home = tmp_path / "home"
+    home.mkdir()
+    env.update(HOME=str(home), PATH=f"{home / '.local' / 'bin'}{os.pathsep}{env['PATH']}")
+    subprocess.run(["sh", "-c", link], cwd=clone, env=env, check=True)
+    which = "import sys; print('python is', sys.executable)"
+    run = subprocess.run(["sh", "-c", f'tfdoctor run -- python -c "{which}"'], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert f"python is {active / 'bin' / 'python'}" in run.stdout.splitlines(), run.stdout + run.stderr
 
 
 def test_readme_counts_the_signatures():

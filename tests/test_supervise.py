@@ -69,9 +69,8 @@ def test_a_command_that_ignores_sigterm_is_killed_after_the_grace(tmp_path):
         print("ready", flush=True)
         time.sleep(60)
     """)
-    started = time.monotonic()
     result, out, _err = run(argv, timeout=1.0, grace=0.5)
-    assert time.monotonic() - started < 5
+    # killed, not waited for: the command's own end would be exit status 0 after 60 s
     assert result.facts.outcome == "timeout" and result.facts.killed_after_grace
     assert result.facts.returncode == -signal.SIGKILL and out == b"ready\n"
     assert "SIGKILL after ignoring SIGTERM" in result.facts.ended()
@@ -130,19 +129,20 @@ def test_sigint_is_forwarded_to_the_command(tmp_path):
     """)
 
     def interrupt() -> None:
-        for _ in range(200):
+        for _ in range(1200):  # up to a minute for the command to start, on a loaded machine
             if ready.exists():
                 break
             time.sleep(0.05)
         os.kill(os.getpid(), signal.SIGINT)
 
+    before = signal.getsignal(signal.SIGINT)  # Python's; ignored when started in the background
     sender = threading.Thread(target=interrupt)
     sender.start()
     result, out, _err = run(argv, timeout=20)
     sender.join()
     assert result.facts.forwarded == ["SIGINT"] and out == b"got SIGINT\n"
     assert result.facts.returncode == 130
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # ours restored
+    assert signal.getsignal(signal.SIGINT) is before  # ours restored
 
 
 def test_peak_memory_of_the_tree(tmp_path):
@@ -249,7 +249,7 @@ def test_a_command_that_ignores_ctrl_c_is_killed_at_the_third(tmp_path):
     """)
 
     def interrupt() -> None:
-        for _ in range(200):
+        for _ in range(1200):  # up to a minute for the command to start, on a loaded machine
             if ready.exists():
                 break
             time.sleep(0.05)

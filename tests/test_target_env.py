@@ -10,7 +10,6 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -24,15 +23,19 @@ HANG = "import time; time.sleep(120)\n"
 
 
 @pytest.mark.parametrize("where", ["sitecustomize.py", "hang.pth"])
-def test_hanging_startup_honours_the_timeout(tmp_path, where):
-    """A sitecustomize.py or a .pth line that sleeps: stopped at the timeout given (not 30 s),
-    and told apart from a hang in the collector (started is false)."""
-    python, site = make_venv(tmp_path / "env")
-    (site / where).write_text(HANG)
-    started = time.monotonic()
+def test_hanging_startup_honours_the_timeout(tmp_path, monkeypatch, where):
+    """A sitecustomize.py or a .pth line that sleeps: stopped at the timeout given (not 30 s;
+    had tfdoctor waited, the collector would have run after the sleep), and told apart from a
+    hang in the collector (started is false). The sitecustomize.py is on PYTHONPATH, as
+    coverage's and IDE debuggers' are: in a venv's site-packages, the system Python's own
+    (Debian's /usr/lib/python3.X/sitecustomize.py) would be imported instead."""
+    python, folder = make_venv(tmp_path / "env")
+    if where == "sitecustomize.py":
+        folder = tmp_path / "hooks"
+        folder.mkdir()
+        monkeypatch.setenv("PYTHONPATH", str(folder))
+    (folder / where).write_text(HANG)
     snap = gather_static(str(python), timeout=3)
-    elapsed = time.monotonic() - started
-    assert elapsed < 8, elapsed
     assert snap.target.problem == "timeout" and snap.target.started is False
     assert "start-up" in snap.target.message and "3 s" in snap.target.message
 
@@ -47,9 +50,7 @@ def test_fifo_and_directory_in_plugins_dir(tmp_path):
     (plugins / "libx.so").mkdir()
     shutil.copy("/bin/true", plugins / "libreal.so")
     (plugins / "README.txt").write_text("not a library")
-    started = time.monotonic()
     snap = gather_static(str(python), timeout=20)
-    assert time.monotonic() - started < 10
     assert snap.target.ok, snap.target
     by_name = {p.name: p for p in snap.plugins}
     fifo, directory, real = by_name["libfifo.so"], by_name["libx.so"], by_name["libreal.so"]
@@ -69,9 +70,7 @@ def test_fifos_in_dist_info_and_record_do_not_block(tmp_path):
     (dist / "RECORD").write_text("odd/_ext.so,,\n")
     (site / "odd").mkdir()
     os.mkfifo(site / "odd" / "_ext.so")
-    started = time.monotonic()
     snap = gather_static(str(python), timeout=20)
-    assert time.monotonic() - started < 10
     odd = snap.package("odd")
     assert odd.error == "METADATA missing or unreadable" and odd.version == "1.0"
     assert odd.binaries[0].format is None and "not a regular file" in odd.binaries[0].error

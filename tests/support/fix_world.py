@@ -34,9 +34,10 @@ class FixWorld:
         return dest
 
     def env(self, url: str, **extra: str) -> dict[str, str]:
-        """The environment of a `tfdoctor fix` whose pip uses `url` alone (and not uv)."""
+        """The environment of a `tfdoctor fix` whose pip uses `url` alone (and not uv), its lines
+        wide enough for any path of a test's (fix wraps them at the width: tests/test_screens_fix80)."""
         return {**pip_env(url, self.nowhere), "PATH": path_without_uv(), "NO_COLOR": "1",
-                "PYTHONUNBUFFERED": "1", "COLUMNS": "200", **extra}
+                "PYTHONUNBUFFERED": "1", "COLUMNS": "1000", **extra}
 
 
 def make_world(root: Path) -> FixWorld:

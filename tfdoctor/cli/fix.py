@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import Any, Callable, NoReturn, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 
@@ -29,6 +29,8 @@ from tfdoctor.cli.app import (
     say_error,
 )
 from tfdoctor.facts.typed import json_text
+from tfdoctor.render.progress import progress_lines
+from tfdoctor.render.wrap import glued, wrap
 from tfdoctor.report.diagnosis import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 
 EXIT_INTERRUPTED = 130
@@ -60,7 +62,7 @@ class _Ending:
         if message and error:
             say_error(message + (f"; {cleanup}" if cleanup else ""))
         elif message:
-            err.print(message, markup=False)
+            _progress(message)
         if self.json:
             from tfdoctor.fix.document import OutcomeDoc, plan_document
 
@@ -184,7 +186,7 @@ def _planned(end: _Ending, plan: Any, live: bool, dry_run: bool, yes: bool) -> N
     if not end.json:
         _print_plan(plan)
         if why_not:
-            out.print(why_not, markup=False)
+            _said(why_not)
     refused = bool(plan.blocked) and yes and live
     end("refused" if refused else "planned", EXIT_PROBLEMS if refused else EXIT_OK,
         f"the plan stops at a step only you can take: {plan.blocked}" if refused else None)
@@ -218,7 +220,14 @@ def _inside_diagnosed(new_env: str, snapshot: Any) -> str | None:
 
 
 def _progress(line: str) -> None:
-    err.print(line, markup=False)
+    for part in progress_lines(line, err.width):
+        err.print(part, markup=False)
+
+
+def _said(line: str) -> None:
+    """A line of the outcome on stdout, wrapped between words at its width."""
+    for part in wrap(line, out.width):
+        out.print(part, markup=False)
 
 
 def _note_interrupted(plan: Any, snapshot: Any) -> None:
@@ -284,8 +293,8 @@ def _apply(end: _Ending, plan: Any, quiet: bool) -> NoReturn:
     if not end.json:
         if done.verify_output:
             out.print(done.verify_output, markup=False)
-        out.print(f"fixed environment: {done.env} ({done.seconds:.0f}s); "
-                  f"tfdoctor check exit {done.verify_exit}", markup=False)
+        _said(f"fixed environment: {done.env} ({done.seconds:.0f}s); "
+              + glued(f"tfdoctor check exit {done.verify_exit}"))
     end("applied", EXIT_OK if done.verify_exit in (0, None) else EXIT_PROBLEMS, applied=applied, error=False)
 
 
@@ -318,37 +327,7 @@ def _gathered_static(end: _Ending, python: Optional[str]) -> Any:
 
 
 def _print_plan(plan: Any) -> None:
-    say: Callable[..., None] = lambda text="": out.print(text, markup=False)  # noqa: E731
-    if plan.nothing_to_do:
-        say(f"tfdoctor fix: nothing to do for {plan.diagnosed}"
-            + (f" (left as they are: {', '.join(plan.unanswered)})" if plan.unanswered else ""))
-        return
-    say(f"tfdoctor fix plan for {plan.diagnosed}")
-    if plan.target:
-        say(f"  target: {plan.target.description}"
-            + (f" [{plan.target.status}]" if plan.target.status else ""))
-    say(f"  answers: {', '.join(plan.answers)}")
-    if plan.unanswered:
-        say(f"  not answered by fix: {', '.join(plan.unanswered)}")
-    say(f"  {'in place: ' + plan.env if plan.mode == 'in-place' else 'new environment: ' + str(plan.env)}"
-        f" (with {plan.installer})")
-    for n, step in enumerate(plan.steps, 1):
-        who = "tfdoctor runs" if step.runnable else "YOU run (tfdoctor cannot)"
-        say(f"{n}. {step.title}  [{who}]" + (f"  answers {', '.join(step.answers)}" if step.answers else ""))
-        for line in step.display():
-            say(f"     $ {line}")
-        say(f"     changes: {step.changes}")
-        say(f"     undo: {step.undo}")
-    if plan.blocked:
-        say(f"The plan stops here: {plan.blocked}")
-    if plan.carried or plan.editables:
-        say("  carried over (you asked for them): "
-            + " ".join([*plan.carried, *(f"-e {path}" for path in plan.editables)]))
-    elif plan.mode == "new-env" and not plan.blocked and plan.requested_known:
-        say("  carried over: nothing else you asked for")
-    for item in plan.not_carried:
-        say(f"  not carried over: {item.name}: {item.why}")
-    if plan.restore_record:
-        say(f"  restore record: {plan.restore_record}")
-    for note in plan.notes:
-        say(f"  note: {note}")
+    from tfdoctor.render.fix_plan import plan_lines
+
+    for line in plan_lines(plan, out.width):
+        out.print(line, markup=False)

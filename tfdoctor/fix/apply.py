@@ -33,6 +33,7 @@ from tfdoctor.fix.leftovers import LISTING
 from tfdoctor.fix.plan import RESTORE_RECORD, Plan
 from tfdoctor.fix.runner import Ran, run_command
 from tfdoctor.fix.steps import Step
+from tfdoctor.sanitize.redact import mask_secrets
 
 Progress = Callable[[str], None]
 Verify = Callable[[], "tuple[int | None, str]"]
@@ -231,10 +232,15 @@ def _resolved(ran: Ran) -> set[str]:
 # --- running steps ------------------------------------------------------------------------------
 
 
+STEP_DOING = {"create-env": "creating the environment", "resolve": "resolving the new set",
+              "save-restore": "reading the installed set"}
+"""What a step's command does while it says nothing (the others' output says it)."""
+
+
 def _run_step(step: Step, progress: Progress, owned: list[str], stdout_apart: bool = False) -> Ran:
     started = time.monotonic()
     progress(step.title)
-    ran = run_command(step.command, progress, owned, stdout_apart=stdout_apart)
+    ran = run_command(step.command, progress, owned, stdout_apart=stdout_apart, doing=STEP_DOING.get(step.kind))
     if ran.code != 0:
         raise StepFailed(step, ran.code, ran.tail, ran.index)
     progress(f"  done in {time.monotonic() - started:.1f}s")
@@ -247,8 +253,9 @@ def _verify(plan: Plan, tfdoctor_argv: list[str], progress: Progress) -> tuple[i
         return None, ""
     argv = [*tfdoctor_argv, *verify.command[1:]] if verify.command[0] == "tfdoctor" else list(verify.command)
     progress(f"verifying: {' '.join(verify.command)}")
-    ran = run_command(argv, progress, [], keep=10_000, quiet=True)
-    return ran.code, "\n".join(ran.tail)
+    # its stage lines (stderr) are progress now; its report (stdout) is printed when all is done
+    ran = run_command(argv, progress, [], stdout_apart=True, relay=True, doing="checking the result")
+    return ran.code, mask_secrets(ran.stdout.decode("utf-8", "replace")).rstrip("\n")
 
 
 def _raise_after_cleanup(exc: BaseException, cleanup: str) -> NoReturn:

@@ -67,9 +67,12 @@ def _reason(reason: str, host: str, url: str) -> str | None:
     return None
 
 
-def waiting_line(elapsed: float, quiet: float, log_tail: str, installer_log: bool) -> str:
-    """A progress line for a step that has been quiet `quiet` s, within WIDTH columns: what it
-    waits on, from the last lines of pip's debug log when there is one."""
+def waiting_line(elapsed: float, quiet: float, log_tail: str, installer_log: bool,
+                 doing: str | None = None) -> str:
+    """A progress line for a step that has been quiet `quiet` s, within WIDTH columns (a host
+    cut to fit): what it waits on, from the last lines of pip's debug log when there is one,
+    else what it was last seen `doing` (installing 31 packages: pip says nothing until all are
+    in)."""
     head = f"  [{elapsed:6.1f}s] "
     urls = _URL.findall(log_tail)
     last = log_tail.rstrip().rsplit("\n", 1)[-1]
@@ -81,7 +84,10 @@ def waiting_line(elapsed: float, quiet: float, log_tail: str, installer_log: boo
         what, tail = "waiting on the package index ", f", no answer for {quiet:.0f}s"
     else:
         host = ""
-        what = "still running" if installer_log else "still running (it may be waiting on the index)"
+        if doing:
+            what = f"still {doing}"
+        else:
+            what = "still running" if installer_log else "still running (it may be waiting on the index)"
         tail = f": nothing new for {quiet:.0f}s"
     room = WIDTH - len(head) - len(what) - len(tail)
     if len(host) > room:

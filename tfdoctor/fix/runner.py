@@ -4,8 +4,8 @@ The command runs in a process group of its own, killed with its descendants when
 tfdoctor is interrupted, or when tfdoctor dies outright (tfdoctor.child.supervisor), in which
 case the supervisor also removes the directories it is given (a half-made environment). Its
 output goes to a private file read as it grows (credentials in it masked); a step that goes
-quiet gets a line every few seconds saying what it waits on (tfdoctor.fix.index), and a failed
-one says why when the package index is the reason.
+quiet gets a line every few seconds saying what it waits on or what it was last doing
+(tfdoctor.fix.index), and a failed one says why when the package index is the reason.
 """
 
 from __future__ import annotations
@@ -54,6 +54,9 @@ _PIP_LINES = (
     (re.compile(r"^Using (?:CPython|Python) (\S+)"), "python {0}"),
     (re.compile(r"^(ERROR: .*|error: .*)"), "{0}"),
 )
+ONGOING = ("collecting ", "installing ")
+"""Condensed lines that start what comes next (pip says nothing more until all is installed):
+a quiet spell after one of them is still that."""
 
 
 def condense(line: str) -> str | None:
@@ -69,10 +72,13 @@ def condense(line: str) -> str | None:
 
 
 def run_command(argv: tuple[str, ...] | list[str], progress: Callable[[str], None], owned: list[str],
-                *, stdout_apart: bool = False, keep: int = TAIL_LINES, quiet: bool = False) -> Ran:
+                *, stdout_apart: bool = False, keep: int = TAIL_LINES, quiet: bool = False,
+                relay: bool = False, doing: str | None = None) -> Ran:
     """Run argv (a leading ~/ expanded as the shell would) under the supervisor; `owned`:
     directories the supervisor removes should tfdoctor die while it runs. Progress lines go to
-    `progress` unless `quiet`."""
+    `progress` unless `quiet`: pip's and uv's lines condensed, or with `relay` every line as it
+    is (output that is progress already: `tfdoctor check`'s stage lines). A quiet spell says
+    what the command is `doing` until its output says more."""
     tmp = tempfile.mkdtemp(prefix="tfdoctor-fix-")
     # no bytecode caches written by the commands' own imports: pip run in the diagnosed
     # environment changes only what it installs (its own compiling of those is unaffected)
@@ -85,7 +91,7 @@ def run_command(argv: tuple[str, ...] | list[str], progress: Callable[[str], Non
     fd = os.open(os.path.join(tmp, "output.txt"), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
     out_fd = os.open(os.path.join(tmp, "stdout.txt"), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600) \
         if stdout_apart else None
-    watch = _Watch(progress, keep, quiet, pip_log)
+    watch = _Watch(progress, keep, quiet, pip_log, relay, doing)
     try:
         try:
             with shielded() as caught:  # a signal now would leave the command running, unwatched
@@ -115,11 +121,16 @@ def run_command(argv: tuple[str, ...] | list[str], progress: Callable[[str], Non
 class _Watch:
     """The output file read as it grows: lines kept, condensed to progress, quiet spells said."""
 
-    def __init__(self, progress: Callable[[str], None], keep: int, quiet: bool, pip_log: str | None) -> None:
+    def __init__(self, progress: Callable[[str], None], keep: int, quiet: bool, pip_log: str | None,
+                 relay: bool, doing: str | None) -> None:
         self.progress = progress
         self.keep = keep
         self.quiet = quiet
         self.pip_log = pip_log
+        self.relay = relay
+        self.step_doing = doing
+        self.doing = doing
+        """What the command was last seen doing: its step's work, or an ongoing condensed line."""
         self.tail: list[str] = []
         self.pos = 0
         self.partial = b""
@@ -132,7 +143,7 @@ class _Watch:
         silent = time.monotonic() - self.last_news
         if not self.quiet and silent >= WAIT_NOTICE_S:
             log = _tail_of(self.pip_log, 4096)
-            self.progress(waiting_line(elapsed, silent, log, bool(log)))
+            self.progress(waiting_line(elapsed, silent, log, bool(log), self.doing))
             self.last_news = time.monotonic()
 
     def drain(self, fd: int, final: bool = False) -> bool:
@@ -151,8 +162,14 @@ class _Watch:
             line = mask_secrets(raw.decode("utf-8", "replace").rstrip("\r"))
             self.tail.append(line)
             del self.tail[:-self.keep]
-            short = None if self.quiet else condense(line)
+            if self.quiet or not line.strip():
+                continue
+            if self.relay:
+                self.progress(line)
+                continue
+            short = condense(line)
             if short:
+                self.doing = short if short.startswith(ONGOING) else self.step_doing
                 self.progress(f"  [{time.monotonic() - self.started:6.1f}s] {short}")
         return got
 

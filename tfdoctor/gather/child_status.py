@@ -14,11 +14,12 @@ from tfdoctor.child.files import read_json_file
 
 class ChildStatus:
     """Follows one key of a child's result document (`key`) and words it with
-    `describe(stage, document)`; `limit(stage, document)` says what bounds the wait (a timeout,
-    the budget left). The document is the child's latest, read bounded as untrusted input."""
+    `describe(stage, document)`; `limit(stage, document, elapsed)` gives the seconds to show,
+    those its bound counts, and the bound (a timeout; a budget and what is left of it). The
+    document is the child's latest, read bounded as untrusted input."""
 
     def __init__(self, console: Any | None, describe: Callable[[str | None, dict], str],
-                 limit: Callable[[str | None, dict], str], key: str = "stage") -> None:
+                 limit: Callable[[str | None, dict, float], tuple[float, str]], key: str = "stage") -> None:
         self.active = bool(console is not None and console.is_terminal)
         self.describe, self.limit, self.key = describe, limit, key
         self.stage: str | None = None
@@ -31,8 +32,8 @@ class ChildStatus:
 
     def _text(self, elapsed: float) -> str:
         doing = self.describe(self.stage, self.document)
-        return escape(f"{doing[0].upper()}{doing[1:]} in a child process… {elapsed:.0f} s "
-                      f"({self.limit(self.stage, self.document)})")
+        shown, bound = self.limit(self.stage, self.document, elapsed)
+        return escape(f"{doing[0].upper()}{doing[1:]} in a child process… {shown:.0f} s ({bound})")
 
     def tick(self, result_path: Path, elapsed: float) -> str | None:
         """Read the child's stage (bounded: the file is untrusted), show it, and return it."""

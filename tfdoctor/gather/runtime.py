@@ -85,7 +85,7 @@ def inspect(python: str, timeout: float, progress: Console | None = None,
         hard_limit += probe_timeout(budget_of(probes))
         args = ["--probes", json.dumps(dict(probes)), "--hard-timeout", f"{hard_limit:g}"]
     budget = budget_of(probes) if probes is not None else None
-    status = ChildStatus(progress, _doing, lambda stage, doc: _limit(stage, doc, timeout, budget))
+    status = ChildStatus(progress, _doing, lambda stage, doc, elapsed: _limit(stage, doc, elapsed, timeout, budget))
 
     def tick(result_path: Path, elapsed: float) -> bool:
         stage = status.tick(result_path, elapsed)
@@ -244,27 +244,32 @@ def _first_line(text: str) -> str:
 
 
 def _doing(stage: str | None, document: dict) -> str:
-    """What the runtime child does at this stage, in words; for the probes, the measurement the
-    child last finished (workload, size, device), so a sweep shows its current size."""
+    """What the runtime child does at this stage, in words; for the probes, the measurement it
+    is on (its number, workload, size and device), so a sweep shows its current size."""
     if stage in (None, "started"):
         return "importing TensorFlow"
     doing = STAGE_DOING.get(stage, "importing TensorFlow")
     runs = (document.get("probes") or {}).get("runs") if stage == "probes" else None
     if isinstance(runs, list) and runs and isinstance(runs[-1], dict):
-        last = runs[-1]
-        doing += (f" ({len(runs)} measured, last {last.get('workload')} at size {last.get('size')} "
-                  f"on {last.get('device')})")
+        run = runs[-1]  # appended as its measurement starts
+        device = str(run.get("device")).rsplit("device:", 1)[-1]
+        doing = f"speed probe {len(runs)}: {run.get('workload')} {run.get('size')} on {device}"
     return doing
 
 
-def _limit(stage: str | None, document: dict, timeout: float, budget: float | None) -> str:
-    """What bounds the wait: the timeout, or for the probes the budget and what is left of it."""
+def _limit(stage: str | None, document: dict, elapsed: float, timeout: float,
+           budget: float | None) -> tuple[float, str]:
+    """The seconds to show and what bounds them: the child's own against the timeout; in the
+    probes, the probes' own against their budget, with what is left or how far over (the
+    figures add up: 3 s in, budget 6 s, 3 s left)."""
     if stage != "probes" or budget is None:
-        return f"timeout {timeout:g} s"
+        return elapsed, f"timeout {timeout:g} s"
     spent = (document.get("probes") or {}).get("elapsed_s")
-    if isinstance(spent, (int, float)) and not isinstance(spent, bool):
-        return f"budget {budget:g} s, {max(0.0, budget - spent):.0f} s left"
-    return f"budget {budget:g} s"
+    if not isinstance(spent, (int, float)) or isinstance(spent, bool):
+        return 0.0, f"budget {budget:g} s"  # the probes' first figures are not written yet
+    spent = float(round(spent))
+    left = budget - spent
+    return spent, f"budget {budget:g} s, " + (f"{left:g} s left" if left >= 0 else f"{-left:g} s over")
 
 
 def _last_line(text: str) -> str:

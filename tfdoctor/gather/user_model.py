@@ -131,13 +131,14 @@ def plugin_problem(plugin: str | None) -> str | None:
 
 
 MODEL_DOING = {
-    None: "importing TensorFlow for the model probe", "load": "loading the model",
+    None: "importing TensorFlow for the model", "load": "loading the model",
     "ops": "listing the model's ops", "placement": "checking where the model's ops run",
-    "agreement": "comparing the GPU's outputs with the CPU's", "speed": "timing the model",
-    "sweep": "timing the model over a range of batch sizes", "memory": "watching memory over steps",
-    "losses": "comparing the training losses of GPU and CPU",
+    "agreement": "comparing GPU and CPU outputs", "speed": "timing the model",
+    "sweep": "timing the model over batch sizes", "memory": "watching memory over steps",
+    "losses": "comparing GPU and CPU losses",
 }
-"""What the model child does at each stage it announces (model_state.doing), in words."""
+"""What the model child does at each stage it announces (model_state.doing), in words short
+enough for one progress line of 80 columns with the figures."""
 
 
 def probe_model(python: str, config: Mapping[str, Any], *, plugin: str | None = None,
@@ -155,7 +156,8 @@ def probe_model(python: str, config: Mapping[str, Any], *, plugin: str | None = 
     child_env.setdefault("PYTHONUNBUFFERED", "1")
     budget = float(config.get("budget_s", 30.0))
     status = ChildStatus(progress, lambda stage, _doc: MODEL_DOING.get(stage, f"the model probe's {stage}"),
-                         lambda _stage, _doc: f"budget {budget:g} s, timeout {timeout:g} s", key="doing")
+                         lambda _stage, _doc, elapsed: (elapsed, f"timeout {timeout:g} s, budget {budget:g} s"),
+                         key="doing")
     try:
         with private_scripts() as scripts:  # the interpreter never gets tfdoctor's own files
             child = run_child(python, scripts / CHILD.name, [json.dumps(dict(config))],

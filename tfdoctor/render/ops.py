@@ -12,6 +12,7 @@ from rich.markup import escape
 from tfdoctor.knowledge.kernels import KernelTable
 from tfdoctor.knowledge.op_names import OpName
 from tfdoctor.render.documents import named
+from tfdoctor.render.wrap import wrap
 
 SHOWN = 60
 """Characters of a typed name an error repeats: enough for any real op name, not for a paste."""
@@ -44,23 +45,31 @@ def render_ops(table: KernelTable, names: list[OpName], how: str, as_json: bool,
         out.file.write(json.dumps(doc, indent=2) + "\n")
         return missing
     if uncovered:
-        out.print(f"[yellow]note:[/] tfdoctor's kernel table does not cover the installed "
-                  f"tensorflow-metal {escape(uncovered)}; the answer below is for "
-                  f"{escape(table.plugin_version)}, the newest release it has", soft_wrap=True)
-    respelled = [f"{escape(n.asked)} -> {escape(n.op or '')}" for n in names if n.respelled]
+        _say(out, "note:", "yellow", f"tfdoctor's kernel table does not cover the installed tensorflow-metal "
+             f"{uncovered}; the answer below is for {table.plugin_version}, the newest release it has")
+    respelled = [f"{n.asked} -> {n.op or ''}" for n in names if n.respelled]
     if respelled:
-        out.print(f"[yellow]note:[/] taken as TensorFlow spells them: {', '.join(respelled)}",
-                  soft_wrap=True)
-    out.print(f"tensorflow-metal {escape(table.plugin_version)} ({escape(how)}): "
-              f"{len(table.ops())} ops with a GPU kernel, read from {escape(table.wheel)} on {table.read_on}")
+        _say(out, "note:", "yellow", f"taken as TensorFlow spells them: {', '.join(respelled)}")
+    _say(out, "", "", f"tensorflow-metal {table.plugin_version} ({how}): {len(table.ops())} ops with a GPU "
+         f"kernel, read from {table.wheel} on {table.read_on}")
     for row in doc["ops"]:
         if row["gpu_kernel"]:
-            dtypes = ", ".join(row["dtypes"]) or "any dtype"
-            out.print(f"  [green]GPU[/] {escape(row['op'])}: {escape(dtypes)}", soft_wrap=True)
+            _say(out, "GPU", "green", f"{row['op']}: {', '.join(row['dtypes']) or 'any dtype'}", "  ")
         else:
-            out.print(f"  [yellow]CPU[/] {escape(row['op'])}: no Metal GPU kernel, runs on the CPU "
-                      "(or fails where pinned to the GPU)", soft_wrap=True)
+            _say(out, "CPU", "yellow", f"{row['op']}: no Metal GPU kernel, runs on the CPU (or fails where "
+                 "pinned to the GPU)", "  ")
     return missing
+
+
+def _say(out: Console, label: str, style: str, text: str, indent: str = "") -> None:
+    """`indent label text` wrapped between words at the console's width (80 columns: the header
+    was 178), the label in its colour, the lines after it under the text."""
+    lead = f"{indent}{label} " if label else indent
+    lines = wrap(text, out.width, lead, " " * (len(lead) + 2))
+    head = f"{indent}[{style}]{escape(label)}[/] " if label else escape(indent)
+    out.print(head + escape(lines[0][len(lead):]), soft_wrap=True)
+    for line in lines[1:]:
+        out.print(escape(line), soft_wrap=True)
 
 
 def unknown_ops_message(unknown: list[OpName], tensorflow: str) -> str:
