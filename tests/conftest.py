@@ -24,7 +24,8 @@ class CliRun:
 def run_tfdoctor(*args: str, env: dict | None = None, timeout: float = 120, stdin: str | None = None) -> CliRun:
     """`python -m tfdoctor ARGS` in a subprocess, with colours off as in a pipe (`stdin`: what
     standard input holds; else none)."""
-    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    inherited = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    full_env = {**inherited, "NO_COLOR": "1", **(env or {})}  # a width only where a test sets it
     given = {"input": stdin} if stdin is not None else {}
     proc = subprocess.run([sys.executable, "-m", "tfdoctor", *args], capture_output=True,
                           text=True, env=full_env, timeout=timeout, **given)

@@ -23,7 +23,7 @@ def test_ci_runs_the_readme_test_command():
     readme = (REPO / "README.md").read_text()
     ci = (REPO / ".ci" / "run").read_text()
     command = ('python3 -m venv .venv && .venv/bin/python -m pip install -q -e ".[test]" '
-               '&& .venv/bin/python -m pytest -q -rs')
+               '&& .venv/bin/python -m pytest -q -rs -n 2')
     assert f"```sh\n{command}\n```" in readme
     assert command in ci.splitlines()
 
