@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+for _width in ("COLUMNS", "LINES"):  # pytest-xdist's workers set COLUMNS=80: a width only where a test sets it
+    os.environ.pop(_width, None)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
@@ -24,8 +26,7 @@ class CliRun:
 def run_tfdoctor(*args: str, env: dict | None = None, timeout: float = 120, stdin: str | None = None) -> CliRun:
     """`python -m tfdoctor ARGS` in a subprocess, with colours off as in a pipe (`stdin`: what
     standard input holds; else none)."""
-    inherited = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    full_env = {**inherited, "NO_COLOR": "1", **(env or {})}  # a width only where a test sets it
+    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
     given = {"input": stdin} if stdin is not None else {}
     proc = subprocess.run([sys.executable, "-m", "tfdoctor", *args], capture_output=True,
                           text=True, env=full_env, timeout=timeout, **given)

@@ -206,7 +206,7 @@ def test_second_fix_of_the_same_target_refuses_while_the_first_runs(broken, tmp_
     before = tree_hash(broken)
     new = tmp_path / "contested"
     first = _fix(broken, new, _env())
-    assert first.wait_for(lambda l: l.startswith("Create "), 300), first.err  # the lock is held from here on
+    assert first.wait_for(lambda l: l.startswith("Create"), 300), first.err  # the lock is held from here on
     second = _fix(broken, new, _env())
     assert second.finish(180) == 1
     assert "another tfdoctor fix is changing this environment" in second.err

@@ -57,7 +57,7 @@ def test_check_lists_the_kernels_and_finds_the_deleted_venv(jupyter_home):
     assert run.code == 0, run.stdout + run.stderr  # warnings: another environment's kernels
     lines = run.stdout.splitlines()
     listing = lines.index("Jupyter kernels (`tfdoctor check --kernel NAME` diagnoses one):")
-    kernels = " ".join(lines[listing + 1:listing + 5])
+    kernels = " ".join(" ".join(lines[listing + 1:listing + 6]).split())  # wrapped at 80 columns
     assert f"gone · {jupyter_home['gone']} · missing" in kernels
     assert f"good · Python (good) · {jupyter_home['good']}" in kernels and "no TensorFlow" in kernels
     assert "(kernel.missing-python)" in run.stdout

@@ -3,10 +3,10 @@ of some codes, and the evidence every log finding shows."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from tfdoctor.facts.pasted_log import LogTextMatch
+
 
 def matches_of(snapshot: Any, *codes: str) -> list[LogTextMatch]:
     """The snapshot's log matches of these codes (none without a log)."""
@@ -41,13 +41,10 @@ def emulates_x86(fields: dict[str, str]) -> bool:
     return target in X86_TARGETS if target else True
 
 
-_TENSORFLOW_WORDS = re.compile(r"tensorflow|\bkeras\b|\btf\.", re.IGNORECASE)
-
-
 def names_tensorflow(snapshot: Any) -> bool:
     """Whether the pasted text (its kept excerpt: head, tail and the lines around each match)
     names TensorFlow or Keras at all. A message printed by any program (a CPU crash, NumPy's ABI
     check) in a text that never does, where no TensorFlow is known, is another project's."""
     log = getattr(snapshot, "log", None)
-    return bool(log is not None and _TENSORFLOW_WORDS.search(log.excerpt))
+    return bool(log is not None and log.names_tensorflow)
 

@@ -108,6 +108,11 @@ class LogTextFacts(LogRead):
     else its head and tail with the lines around each match between ("..." where lines are left
     out)."""
 
+    names_tensorflow: bool = False
+    """Whether the text, all of it as read (not only what was kept), names TensorFlow or Keras: a
+    message any program prints (a CPU crash, NumPy's ABI check) in a text that never does is
+    another project's (tfdoctor.logtext.keep.TENSORFLOW_WORDS)."""
+
     def of(self, *codes: str) -> list[LogTextMatch]:
         """The matches of these codes, in the order of the log."""
         return [m for m in self.matches if m.code in codes]

@@ -11,6 +11,7 @@ log's length.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import fields
 
@@ -29,6 +30,9 @@ from tfdoctor.logtext.scan import scan
 from tfdoctor.logtext.signature import LogMatch, Recogniser
 from tfdoctor.logtext.window import Window
 from tfdoctor.sanitize.redact import Identity, mask_secrets, redact
+
+TENSORFLOW_WORDS = re.compile(r"tensorflow|\bkeras\b|\btf\.", re.IGNORECASE)
+"""Words that say a text is about TensorFlow (one search per block of the text as it is read)."""
 
 
 def read(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT, identity: Identity | None = None,
@@ -56,8 +60,10 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
 
     recogniser = Recogniser(SIGNATURES)
     window = Window(KEEP_LOG_CHARS if keep_log else 0, clean)
+    names_tensorflow = False
     for block in scan(window.pieces(reading.pieces), recogniser):
         window.block(block)
+        names_tensorflow = names_tensorflow or bool(TENSORFLOW_WORDS.search(block.lines.text))
     log = reading.read
     matches = recogniser.matches()[:MAX_MATCHES] if not log.binary and not log.error else []
     excerpt, log.kept_lines = window.excerpt(matches)
@@ -67,7 +73,8 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
     read = {f.name: getattr(log, f.name) for f in fields(LogRead)}
     read.update(source=clean(log.source), notes=[clean(n) for n in log.notes])
     return LogTextFacts(**read, excerpt=clean(excerpt), matches=[_match(m, clean) for m in matches],
-                        redacted=redacted, text=clean(text) if text is not None else None)
+                        redacted=redacted, text=clean(text) if text is not None else None,
+                        names_tensorflow=names_tensorflow and not log.binary)
 
 
 def _match(m: LogMatch, clean: Callable[[str], str]) -> LogTextMatch:
