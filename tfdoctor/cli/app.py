@@ -60,10 +60,12 @@ app = typer.Typer(
     add_completion=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-out = safe_console(Console(highlight=False, soft_wrap=True))
-err = safe_console(Console(stderr=True, highlight=False, soft_wrap=True))
+out = safe_console(Console(highlight=False, soft_wrap=True, emoji=False))
+err = safe_console(Console(stderr=True, highlight=False, soft_wrap=True, emoji=False))
 """Both neutralise every terminal control sequence in what they print (issue 22): the text may
-come from a snapshot, a pasted log, an exception or a file name."""
+come from a snapshot, a pasted log, an exception or a file name. Neither turns `:name:` into an
+emoji (a path with `:fire:` in it prints as it is, issue 28); markup is tfdoctor's own, and text
+from the environment goes through rich.markup.escape or markup=False."""
 
 
 class OutputFormat(str, Enum):

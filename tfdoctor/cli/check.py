@@ -8,7 +8,6 @@ import sys
 from typing import List
 
 import typer
-from rich.markup import escape
 
 from tfdoctor.cli.app import (
     CollectFormat,
@@ -40,6 +39,7 @@ from tfdoctor.cli.app import (
 )
 from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Severity
+from tfdoctor.sanitize.terminal import escape
 
 
 @app.command()

@@ -8,10 +8,10 @@ import sys
 from typing import Optional
 
 import typer
-from rich.markup import escape
 
 from tfdoctor.cli.app import app, err, load_registry_or_exit, out, usage_error
 from tfdoctor.model import CodeDoc
+from tfdoctor.sanitize.terminal import escape
 
 
 @app.command("list-checks")

@@ -9,7 +9,6 @@ from enum import Enum
 from typing import Optional
 
 import typer
-from rich.markup import escape
 
 from tfdoctor.cli.app import (
     DebugOpt,
@@ -31,6 +30,7 @@ from tfdoctor.cli.app import (
     usage_error,
 )
 from tfdoctor.model import Severity
+from tfdoctor.sanitize.terminal import escape
 
 MICRO_WORKLOADS = ("matmul", "conv", "train", "all")
 MODEL_WORKLOADS = ("mnist-dense", "cifar-cnn", "mobilenetv2", "lstm", "attention")

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from tfdoctor.model import Finding, Severity
 from tfdoctor.report.diagnosis import Report
-from tfdoctor.sanitize.terminal import neutralise
+from tfdoctor.sanitize.terminal import LITERAL, neutralise
 
 MARKS = {Severity.OK: "✓", Severity.INFO: "-", Severity.WARNING: "!", Severity.ERROR: "✗"}
 """flutter doctor's marks, with "-" for information that is neither fine nor a problem."""
@@ -59,7 +59,7 @@ def wide(console, width: int = 132):
     if console.is_terminal or getattr(console, "_width", None) is not None:
         return console  # a terminal, or a width asked for (COLUMNS=80, Console(width=80))
     return safe_console(Console(file=console.file, highlight=False, soft_wrap=True, width=width,
-                                no_color=console.no_color))
+                                emoji=False, no_color=console.no_color))
 
 
 class _Neutralised:
@@ -128,7 +128,15 @@ def in_words(text: str) -> str:
         note = " ".join(found.group(4).split())
         return f"{words}: {note}" if note else words
 
-    return _APPLE_ROW.sub(row, _EVIDENCE_ID.sub("", text))
+    def own(words: str) -> str:
+        return _APPLE_ROW.sub(row, _EVIDENCE_ID.sub("", words))
+
+    # Text from the environment (escaped: tfdoctor.sanitize.terminal.escape) is never reworded.
+    parts, position = [], 0
+    for found in LITERAL.finditer(text):
+        parts += [own(text[position:found.start()]), found.group()]
+        position = found.end()
+    return "".join(parts) + own(text[position:])
 
 
 def similar_codes(query: str, names: list[str], n: int = 3) -> list[str]:
@@ -203,7 +211,7 @@ def without_rerun(report: Report, argv: Sequence[str]) -> Report:
 def say(console: Console, markup: str, indent: str = "", hang: int = 4) -> None:
     """Print prose wrapped at the console's width between words, continuation lines indented
     under the first (macOS Terminal opens 80 columns wide); commands are never passed here."""
-    text = Text.from_markup(in_words(markup))
+    text = Text.from_markup(in_words(markup), emoji=False)  # a path with :fire: stays as it is
     width = max(40, (console.width or 80) - len(indent) - hang)
     lines = text.wrap(console, width, overflow="fold")
     for i, line in enumerate(lines):

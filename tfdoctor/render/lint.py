@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
-from rich.markup import escape
 
 from tfdoctor.lint.environment import include_hints
 from tfdoctor.lint.results import LintEnv, LintResult
 from tfdoctor.render.common import say, wrapped_prose
 from tfdoctor.render.documents import named
-from tfdoctor.sanitize.terminal import json_safe
+from tfdoctor.sanitize.terminal import escape, json_safe
 
 _STYLES = {"error": "red", "warning": "yellow", "info": "blue"}
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from tfdoctor.facts.probes import ProbeFacts, ProbeRun
 from tfdoctor.render.common import wide
+from tfdoctor.sanitize.terminal import escape
 
 
 def _rate(run: ProbeRun) -> str:
@@ -58,12 +58,12 @@ def render_probes(facts: ProbeFacts | None, console: Console, sweep: bool = Fals
             if run.skipped or run.error:
                 notes.append(f"{run.workload} {run.size} on {run.device}: "
                              f"{run.skipped or run.error}")
-            table.add_row(run.workload, run.device, str(run.size), "", "", "", word, "", "", "")
+            table.add_row(escape(run.workload), escape(run.device), str(run.size), "", "", "", word, "", "", "")
             continue
         agrees = "" if run.agreement is None else ("yes" if run.agreement.ok else "NO")
-        table.add_row(run.workload, run.device, str(run.size), _ms(timing.median_s), _ms(timing.iqr_s),
-                      _ms(timing.first_call_s), _rate(run), _speedup(facts, run),
-                      (run.placed_on or "").rsplit("device:", 1)[-1], agrees)
+        table.add_row(escape(run.workload), escape(run.device), str(run.size), _ms(timing.median_s),
+                      _ms(timing.iqr_s), _ms(timing.first_call_s), _rate(run), _speedup(facts, run),
+                      escape((run.placed_on or "").rsplit("device:", 1)[-1]), agrees)
     wide(console).print(table)
     for note in notes:
         console.print(escape(note), soft_wrap=False)

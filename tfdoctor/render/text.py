@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 
 from tfdoctor import __version__
 from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Finding, Severity
 from tfdoctor.render.common import MARKS, say, summary_line, target_line
 from tfdoctor.report.diagnosis import Report
+from tfdoctor.sanitize.terminal import escape
 
 STYLES = {Severity.OK: "green", Severity.INFO: "cyan", Severity.WARNING: "yellow",
           Severity.ERROR: "red"}

@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.console import Console
-from rich.markup import escape
 
 from tfdoctor import __version__
 from tfdoctor.render.common import say
 from tfdoctor.render.markdown import code_block, code_span, escape_inline
-from tfdoctor.sanitize.terminal import neutralise
+from tfdoctor.sanitize.terminal import escape, neutralise
 from tfdoctor.triage.document import SummaryLine, TriageDoc
 
 SHOWN_FACTS = 12
