@@ -183,6 +183,26 @@ def select_rules(only, skip):
     return list(only), list(skip)
 
 
+def could_not_answer(target) -> str:
+    """What a command says when the interpreter it asked could not answer (crashed, hung, is not
+    a Python): never an environment it did not see (issue 28)."""
+    return f"could not examine {target.python}: {target.message or target.problem}"
+
+
+def static_snapshot(python: Optional[str]):
+    """The static facts of the interpreter a command asks (lint, ops, matrix); exit 2 when
+    `--python` names nothing runnable or the interpreter could not answer."""
+    from tfdoctor.gather.static import TargetNotFound, gather_static
+
+    try:
+        snapshot = gather_static(python)
+    except TargetNotFound as exc:
+        raise usage_error(str(exc))
+    if not snapshot.target.ok:
+        raise usage_error(could_not_answer(snapshot.target))
+    return snapshot
+
+
 def gather_facts(python: Optional[str], no_runtime: bool, no_probes: bool, timeout: float,
                  probes: Optional[dict] = None, quiet: bool = False):
     """Static facts, then (unless switched off) runtime facts and the speed probes, both from

@@ -29,6 +29,7 @@ from tfdoctor.cli.app import (
     app,
     attach_log,
     check_log_path,
+    could_not_answer,
     diagnose_snapshot,
     emit,
     err,
@@ -98,13 +99,15 @@ def collect(
         text = collect_markdown(snapshot, text)
     if output == "-":
         sys.stdout.write(text)
-        return
-    try:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise usage_error(f"cannot write {output}: {exc.strerror or exc}")
-    err.print(escape(f"wrote {output} ({len(text)} bytes{', redacted' if not no_redact else ''})"))
+    else:
+        try:
+            with open(output, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise usage_error(f"cannot write {output}: {exc.strerror or exc}")
+        err.print(f"wrote {output} ({len(text)} bytes{', redacted' if not no_redact else ''})", markup=False)
+    if not snapshot.target.ok:  # written all the same: what failed is worth a bug report
+        raise usage_error(could_not_answer(snapshot.target))
 
 
 @app.command()

@@ -21,6 +21,7 @@ from tfdoctor.cli.app import (
     JsonOpt,
     PythonOpt,
     app,
+    could_not_answer,
     diagnose_snapshot,
     err,
     gather_facts,
@@ -194,12 +195,16 @@ def _here() -> dict[str, Any]:
     return {"installer": installer_on_path(), "conda_tool": conda_tool_on_path(), "path_exists": os.path.exists}
 
 
-def _gathered(end: _Ending, python: Optional[str]) -> Any:
+def _gathered(end: _Ending, python: Optional[str], runtime: bool = True) -> Any:
+    """The diagnosed interpreter's facts; exit 2 when it names nothing runnable or cannot answer."""
     try:
-        return gather_facts(python, no_runtime=False, no_probes=True, timeout=60.0)
+        snapshot = gather_facts(python, no_runtime=not runtime, no_probes=True, timeout=60.0)
     except typer.Exit as exc:  # the one line is said already
         end.say("error", exc.exit_code, None)
         raise
+    if not snapshot.target.ok:
+        end("error", EXIT_USAGE, could_not_answer(snapshot.target))
+    return snapshot
 
 
 def _inside_diagnosed(new_env: str, snapshot: Any) -> str | None:
@@ -293,11 +298,10 @@ def _undo(end: _Ending, python: Optional[str]) -> NoReturn:
     from tfdoctor.fix.errors import FixFailed, FixRefused
     from tfdoctor.fix.steps import launcher
 
-    snapshot = _gathered_static(end, python)
+    snapshot = _gathered(end, python, runtime=False)
     py = snapshot.python
-    if not snapshot.target.ok or py is None or not py.prefix:
-        end("failed", EXIT_PROBLEMS, f"no facts about {snapshot.target.python or 'the interpreter'}: "
-            f"{snapshot.target.message or 'it could not be read'}")
+    if py is None or not py.prefix:
+        end("failed", EXIT_PROBLEMS, f"no facts about {snapshot.target.python}: it could not be read")
     try:
         said = undo_in_place(py.prefix, py.executable, launcher(snapshot), _progress)
     except (FixRefused, FixFailed) as exc:
@@ -305,14 +309,6 @@ def _undo(end: _Ending, python: Optional[str]) -> NoReturn:
     except OSError as exc:
         end("failed", EXIT_PROBLEMS, os_error(exc))
     end("undone", EXIT_OK, f"{py.prefix}: {said}", error=False)
-
-
-def _gathered_static(end: _Ending, python: Optional[str]) -> Any:
-    try:
-        return gather_facts(python, no_runtime=True, no_probes=True, timeout=60.0)
-    except typer.Exit as exc:
-        end.say("error", exc.exit_code, None)
-        raise
 
 
 def _print_plan(plan: Any) -> None:
