@@ -1,10 +1,10 @@
 """The long fuzz run over every command (issue 22 class 7): the generators and the property of
 tests/test_fuzz_commands.py (which runs a short fixed-seed set in CI), with random seeds, for
-as long as asked. Prints the cases run, and how many were hangs (no end within HANG_S s),
+as long as asked. Prints the cases run (per target and per command), and how many were hangs (no end within HANG_S s),
 tracebacks, exit 3 (an exception escaping a command), other exit codes and invalid JSON under
 --json, with the first few failing cases of each kind.
 
-    python benchmarks/fuzz_long.py [--minutes 10] [--seed N]
+    python benchmarks/fuzz_long.py [--minutes 10] [--seed N] [--cases N]
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--cases", type=int, default=None, help="stop after this many cases (and --minutes)")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     tmp = Path(tempfile.mkdtemp(prefix="tfdoctor-fuzz-"))
@@ -42,6 +43,7 @@ def main() -> None:
     pool = fz.make_pool(tmp / "pool", fz.base_snapshot())
     counts: collections.Counter = collections.Counter()
     per_target: collections.Counter = collections.Counter()
+    per_command: collections.Counter = collections.Counter()
     examples: dict[str, list[str]] = collections.defaultdict(list)
     end = time.monotonic() + args.minutes * 60
     slowest = [0.0, None]
@@ -50,7 +52,7 @@ def main() -> None:
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(data=st.data())
     def case(data):
-        if time.monotonic() >= end:
+        if time.monotonic() >= end or (args.cases is not None and counts["cases"] >= args.cases):
             raise TimeUp
         target = data.draw(st.sampled_from(fz.TARGETS))
         started = time.monotonic()
@@ -60,6 +62,7 @@ def main() -> None:
             slowest[:] = [took, outcome.argv[:6]]
         counts["cases"] += 1
         per_target[target] += 1
+        per_command[outcome.argv[0] if outcome.argv else "(none)"] += 1
         for problem in outcome.problems:
             kind = problem.split(":", 1)[0].split(" ")[0]
             counts[kind] += 1
@@ -71,7 +74,7 @@ def main() -> None:
 
     started = time.monotonic()
     rounds = 0
-    while time.monotonic() < end:
+    while time.monotonic() < end and (args.cases is None or counts["cases"] < args.cases):
         rounds += 1
         try:
             hypothesis_seed(seed + rounds)(case)()
@@ -84,6 +87,10 @@ def main() -> None:
             examples["harness"].append(repr(exc)[:300])
     minutes = (time.monotonic() - started) / 60
     print(f"seed {seed}, {minutes:.1f} min, per target: {dict(per_target)}")
+    print(f"per command: {dict(per_command.most_common())}")
+    missing = sorted(set(fz.ALL_COMMANDS) - set(per_command))
+    if missing:
+        print(f"commands not run: {', '.join(missing)}")
     print(f"cases {counts['cases']}, hangs {counts['hang']}, tracebacks {counts['traceback']}, "
           f"exit 3 {counts['exit3']}, other exit codes {counts['exit']}, invalid JSON {counts['json']}"
           f"{', harness errors ' + str(counts['harness']) if counts['harness'] else ''}")

@@ -2,10 +2,11 @@
 
 Odd arguments for every command (options read from the typer app, as in test_fuzz.py; the cheap
 form of each command: `check --no-runtime --no-probes`, `run` with a harmless command, `fix
---dry-run --snapshot`); snapshot documents mutated from a real `tfdoctor collect -o -` (keys
-dropped, wrong types, huge numbers, NaN, odd unicode, deep nesting) fed to `diagnose` and `fix
---snapshot`; pasted logs (random bytes, ANSI, huge lines) fed to `check --log`; scripts and
-notebooks (random text, broken JSON) fed to `lint`.
+--dry-run`, live or with `--snapshot`); snapshot documents mutated from a real `tfdoctor collect
+-o -` (keys dropped, wrong types, huge numbers, NaN, odd unicode, deep nesting) fed to `diagnose`
+and `fix --snapshot`; pasted logs (random bytes, ANSI, huge lines) fed to `check --log`; scripts
+and notebooks (random text, broken JSON) fed to `lint`; reports as posted (pastes, JSON Lines)
+fed to `triage`; live `fix --dry-run` plans for odd interpreters and environment paths.
 
 The property, whatever the input (`problems`): exit code 0, 1 or 2; no traceback in the output
 and no exception escaping the command (exit 3, tfdoctor's own failure); under --json, stdout is
@@ -49,7 +50,8 @@ FORCED = {"check": ["--no-runtime", "--no-probes"], "collect": ["--no-runtime", 
           "fix": ["--dry-run"]}
 SKIPPED_OPTIONS = {"yes", "in_place", "new_env", "no_runtime", "no_probes", "dry_run", "snapshot"}
 """fix: nothing that could change an environment; check/collect: the cheap form is forced."""
-ODD_PYTHONS = ["", "/nonexistent/bin/python", "~nosuchuser/x", "x" * 300, "caf\udce9", "\x00"]
+ODD_PYTHONS = ["", "/nonexistent/bin/python", "~nosuchuser/x", "x" * 300, "caf\udce9", "\x00",
+               "./nonexistent-python", "nonexistent-python", ":fire:[red]x[/red]\\", "."]
 ODD_UNICODE = ["\u202e", "\ufeff", "\x1b[31m", "\x1b]52;c;aGk=\x07", "\u200b", "\U0001f600", "\ud800",
                "\x00", "\r", "e\u0301", "\uffff"]
 HARMLESS = [["-c", "pass"], ["-c", "import sys; sys.exit(3)"], ["-c", "print('x' * 100000)"],
@@ -393,8 +395,8 @@ def argv_for(draw, name: str, pool: Pool) -> list[str]:
             argv += [flag, draw(st.sampled_from(["runtime", "compat", "arch", "probe", "nonsense", ""]))]
         else:
             argv += [flag, draw(values_for(hint, info))]
-    if name == "fix":
-        argv += ["--snapshot", draw(st.sampled_from(pool.snapshots))]
+    if name == "fix" and "--python" not in argv and draw(st.booleans()):
+        argv += ["--snapshot", draw(st.sampled_from(pool.snapshots))]  # else live, and a dry run
     if name == "collect" and "-o" not in argv and "--output" not in argv:
         argv += ["-o", "-"]
     argv += FORCED.get(name, []) + arguments
@@ -411,7 +413,7 @@ def pool(tmp_path_factory) -> Pool:
     return make_pool(tmp_path_factory.mktemp("fuzzcmd"), base_snapshot())
 
 
-TARGETS = ("arguments", "snapshot", "log", "lint", "triage")
+TARGETS = ("arguments", "snapshot", "log", "lint", "triage", "fix")
 
 
 def draw_case(data, target: str, tmp: Path, pool: Pool) -> tuple[list[str], bytes]:
@@ -442,6 +444,11 @@ def draw_case(data, target: str, tmp: Path, pool: Pool) -> tuple[list[str], byte
             path = tmp / "report.md"
             path.write_bytes(text)
         return ["triage", str(path), *flags], b""
+    if target == "fix":  # a live dry run: the interpreter is asked, nothing is changed
+        python = data.draw(st.sampled_from([[], ["--python", PY]] + [["--python", p] for p in ODD_PYTHONS]))
+        where = data.draw(st.sampled_from([[], ["--in-place"], ["--new-env", str(tmp / "fixed")],
+                                           ["--new-env", data.draw(st.sampled_from(ODD_PYTHONS + HOSTILE_TEXT[:4]))]]))
+        return ["fix", "--dry-run", *python, *where, *data.draw(st.sampled_from([[], ["--json"]]))], b""
     if target == "log":
         path = tmp / "pasted.txt"
         text = data.draw(pasted_log())
@@ -497,6 +504,12 @@ def test_reports_as_posted(tmp_path_factory, pool, data):
 @given(data=st.data())
 def test_scripts_and_notebooks(tmp_path_factory, pool, data):
     check(*draw_case(data, "lint", tmp_path_factory.getbasetemp(), pool))
+
+
+@budget(12)
+@given(data=st.data())
+def test_fix_plans_for_the_live_interpreter(tmp_path_factory, pool, data):
+    check(*draw_case(data, "fix", tmp_path_factory.getbasetemp(), pool))
 
 
 def test_every_command_is_fuzzed():
