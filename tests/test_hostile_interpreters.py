@@ -127,7 +127,7 @@ def two_pythons(tmp_path):
 
 def check_json(args: list[str], cwd: Path, env: dict) -> tuple[int, dict | None, str]:
     proc = subprocess.run([sys.executable, "-m", "tfdoctor", "check", "--no-runtime", "--json", *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False)
     return proc.returncode, json.loads(proc.stdout) if proc.stdout.strip() else None, proc.stderr
 
 

@@ -31,7 +31,7 @@ from tfdoctor.child.tree import reap, running, stop_processes
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the supervisor process imports this module, and is on the clock
     import subprocess
-    from typing import Callable
+    from collections.abc import Callable
 
 PR_SET_CHILD_SUBREAPER = 36
 """linux/prctl.h."""

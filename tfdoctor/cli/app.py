@@ -65,7 +65,7 @@ err = safe_console(Console(stderr=True, highlight=False, soft_wrap=True, emoji=F
 """Both neutralise every terminal control sequence in what they print (issue 22): the text may
 come from a snapshot, a pasted log, an exception or a file name. Neither turns `:name:` into an
 emoji (a path with `:fire:` in it prints as it is, issue 28); markup is tfdoctor's own, and text
-from the environment goes through rich.markup.escape or markup=False."""
+from the environment goes through tfdoctor.sanitize.terminal.escape or markup=False."""
 
 
 class OutputFormat(str, Enum):
