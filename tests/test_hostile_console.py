@@ -1,8 +1,9 @@
 """Issue 28 class 8: what is printed is what runs. Paths, commands and names from the environment
-are never read by the console as markup or emoji codes: a venv whose path holds `:fire:`,
-`[red]x[/red]` and backslashes before a bracket prints as itself in check, the fix plan, run,
-lint and triage (before: `:fire:` became 🔥, `\\[` lost its backslash, a trailing backslash before
-a tag was halved), and so does a stage word the child writes into its progress.
+are never read by the console as markup or emoji codes, nor reworded as tfdoctor's own prose: a
+venv whose path holds `:fire:`, `[red]x[/red]`, `[tf-2-15-0]` and backslashes before a bracket
+prints as itself in check, the fix plan, run, lint and triage (before: `:fire:` became 🔥, `\\[`
+lost its backslash, a trailing backslash before a tag was halved, an evidence-id-like bracket was
+dropped), and so does a stage word the child writes into its progress.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from tfdoctor.gather.child_status import ChildStatus
 from tfdoctor.render.progress import stage_progress
 from tfdoctor.sanitize.terminal import escape
 
-HOSTILE = "v:fire:[red]x[/red]\\[bold]y\\"
-"""One path: an emoji code, a markup tag (its slash makes two directories), a backslashed tag and
-a trailing backslash (which rich.markup.escape halves when a tag follows)."""
+HOSTILE = "v:fire:[tf-2-15-0][red]x[/red]\\[bold]y\\"
+"""One path: an emoji code, what looks like one of tfdoctor's evidence ids (reworded in its own
+prose), a markup tag (its slash makes two directories), a backslashed tag and a trailing
+backslash (which rich.markup.escape halves when a tag follows)."""
 WIDE = {"COLUMNS": "4000"}
 """No wrapping: a path is looked for on one line."""
 

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from tfdoctor.model import Finding, Severity
 from tfdoctor.report.diagnosis import Report
-from tfdoctor.sanitize.terminal import LITERAL, neutralise
+from tfdoctor.sanitize.terminal import escape, neutralise
 
 MARKS = {Severity.OK: "✓", Severity.INFO: "-", Severity.WARNING: "!", Severity.ERROR: "✗"}
 """flutter doctor's marks, with "-" for information that is neither fine nor a problem."""
@@ -128,15 +128,14 @@ def in_words(text: str) -> str:
         note = " ".join(found.group(4).split())
         return f"{words}: {note}" if note else words
 
-    def own(words: str) -> str:
-        return _APPLE_ROW.sub(row, _EVIDENCE_ID.sub("", words))
+    return _APPLE_ROW.sub(row, _EVIDENCE_ID.sub("", text))
 
-    # Text from the environment (escaped: tfdoctor.sanitize.terminal.escape) is never reworded.
-    parts, position = [], 0
-    for found in LITERAL.finditer(text):
-        parts += [own(text[position:found.start()]), found.group()]
-        position = found.end()
-    return "".join(parts) + own(text[position:])
+
+def prose(text: str) -> str:
+    """tfdoctor's own words (a title, a detail, a fix) as markup for `say`: internal tokens made
+    words, escaped. A path, a command or a name from the environment is only escaped: it prints
+    as it is (issue 28)."""
+    return escape(in_words(text))
 
 
 def similar_codes(query: str, names: list[str], n: int = 3) -> list[str]:
@@ -210,8 +209,10 @@ def without_rerun(report: Report, argv: Sequence[str]) -> Report:
 
 def say(console: Console, markup: str, indent: str = "", hang: int = 4) -> None:
     """Print prose wrapped at the console's width between words, continuation lines indented
-    under the first (macOS Terminal opens 80 columns wide); commands are never passed here."""
-    text = Text.from_markup(in_words(markup), emoji=False)  # a path with :fire: stays as it is
+    under the first (macOS Terminal opens 80 columns wide); commands are never passed here (they
+    are printed whole, on one line, to be copied). What `markup` quotes is printed as it is
+    (`prose` rewords tfdoctor's own words first)."""
+    text = Text.from_markup(markup, emoji=False)  # a path with :fire: stays as it is
     width = max(40, (console.width or 80) - len(indent) - hang)
     lines = text.wrap(console, width, overflow="fold")
     for i, line in enumerate(lines):

@@ -58,11 +58,7 @@ RE_TAGS): k backslashes before it print as k // 2, and an odd k prints the tag a
 _BEFORE_BRACKET = re.compile(r"\\+(?=\[)")
 LITERAL_OPEN, LITERAL_CLOSE = "[none]", "[/none]"
 """What `escape` puts around the text: a style that changes nothing, so that the text is always
-followed by a tag (its trailing backslashes are then known to be escapes) and renderers can tell
-text from the environment apart in a line of markup (tfdoctor.render.common.in_words)."""
-LITERAL = re.compile(re.escape(LITERAL_OPEN) + r".*?(?<!\\)(?:\\\\)*" + re.escape(LITERAL_CLOSE), re.DOTALL)
-"""One escaped text in a line of markup (its own closing tag is the first one preceded by an
-even number of backslashes: inside the text every bracket of a tag has an odd number)."""
+followed by a tag and its trailing backslashes are known to be escapes."""
 
 
 def escape(text: str) -> str:
