@@ -48,15 +48,38 @@ def main() -> None:
     end = time.monotonic() + args.minutes * 60
     slowest = [0.0, None]
 
+    def done() -> bool:
+        return time.monotonic() >= end or (args.cases is not None and counts["cases"] >= args.cases)
+
+    def harness_error(where: str) -> None:
+        """A failure of the generators or of this harness, not of tfdoctor: recorded with its
+        traceback, and the case not handed back to hypothesis (whose replay of a failing case
+        would fail again on its own, printing a drawn value nested thousands deep)."""
+        import traceback
+
+        counts["harness"] += 1
+        text = f"{where}: {traceback.format_exc(limit=-6)}"
+        examples["harness"].append(text[-1500:])
+        print(f"harness: {text[-1500:]}", file=sys.stderr, flush=True)
+
     @settings(max_examples=10**9, database=None, deadline=None, derandomize=False,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(data=st.data())
     def case(data):
-        if time.monotonic() >= end or (args.cases is not None and counts["cases"] >= args.cases):
+        if done():
             raise TimeUp
         target = data.draw(st.sampled_from(fz.TARGETS))
+        try:
+            drawn = fz.draw_case(data, target, tmp, pool)
+        except Exception:  # noqa: BLE001 - recorded, see harness_error
+            harness_error(f"drawing a {target} case")
+            return
         started = time.monotonic()
-        outcome = fz.invoke(*fz.draw_case(data, target, tmp, pool))
+        try:
+            outcome = fz.invoke(*drawn)
+        except Exception:  # noqa: BLE001 - invoke catches what the command raises: this is its own
+            harness_error(f"running {drawn[0][:4]!r}")
+            return
         took = time.monotonic() - started
         if took > slowest[0]:
             slowest[:] = [took, outcome.argv[:6]]
@@ -74,17 +97,16 @@ def main() -> None:
 
     started = time.monotonic()
     rounds = 0
-    while time.monotonic() < end and (args.cases is None or counts["cases"] < args.cases):
+    while not done():
         rounds += 1
         try:
             hypothesis_seed(seed + rounds)(case)()
         except TimeUp:
             break
-        except Exception as exc:  # the property never raises: a failure of this harness
-            if time.monotonic() >= end:
-                break  # the clock stopped a case half drawn: hypothesis calls that flaky
-            counts["harness"] += 1
-            examples["harness"].append(repr(exc)[:300])
+        except Exception:  # noqa: BLE001 - hypothesis itself (the property never raises)
+            if done():
+                break  # the end stopped a case half drawn: hypothesis calls that flaky
+            harness_error(f"round {rounds}")
     minutes = (time.monotonic() - started) / 60
     print(f"seed {seed}, {minutes:.1f} min, per target: {dict(per_target)}")
     print(f"per command: {dict(per_command.most_common())}")

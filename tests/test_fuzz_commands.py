@@ -222,7 +222,11 @@ def mutated_snapshot(draw) -> str:
         elif op == "list":
             parent[key] = [parent[key]] * draw(st.sampled_from([0, 2, 5000]))
         elif op == "string":
-            parent[key] = draw(st.sampled_from(ODD_UNICODE)) + str(parent[key]) * draw(st.sampled_from([1, 3, 10000]))
+            try:
+                shown = str(parent[key])
+            except RecursionError:  # nested thousands deep by an earlier "deep"
+                shown = "deep"
+            parent[key] = draw(st.sampled_from(ODD_UNICODE)) + shown * draw(st.sampled_from([1, 3, 10000]))
     try:
         text = json.dumps(doc, allow_nan=True)
     except (RecursionError, ValueError):
@@ -510,6 +514,15 @@ def test_scripts_and_notebooks(tmp_path_factory, pool, data):
 @given(data=st.data())
 def test_fix_plans_for_the_live_interpreter(tmp_path_factory, pool, data):
     check(*draw_case(data, "fix", tmp_path_factory.getbasetemp(), pool))
+
+
+@pytest.mark.parametrize("argv", [["fix", "--dry-run", "--new-env", "\x00"],
+                                  ["collect", "--no-runtime", "--no-probes", "-o", "\x00"]])
+def test_a_path_no_shell_can_pass_is_a_usage_error(pool, argv):
+    """Found by the long run: a NUL byte in --new-env or -o (only a program calling tfdoctor in
+    process can pass one) reached os.path.realpath and open(), exit 3."""
+    outcome = invoke(argv)
+    assert not outcome.problems and outcome.code == 2, (outcome.problems, outcome.stderr[-500:])
 
 
 def test_every_command_is_fuzzed():

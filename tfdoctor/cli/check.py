@@ -103,8 +103,8 @@ def collect(
         try:
             with open(output, "w", encoding="utf-8") as handle:
                 handle.write(text)
-        except OSError as exc:
-            raise usage_error(f"cannot write {output}: {exc.strerror or exc}")
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte, which no path has
+            raise usage_error(f"cannot write {output}: {getattr(exc, 'strerror', None) or exc}")
         err.print(f"wrote {output} ({len(text)} bytes{', redacted' if not no_redact else ''})", markup=False)
     if not snapshot.target.ok:  # written all the same: what failed is worth a bug report
         raise usage_error(could_not_answer(snapshot.target))

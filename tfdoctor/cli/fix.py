@@ -112,7 +112,7 @@ def _fix(end: _Ending, python: Optional[str], dry_run: bool, yes: bool, new_env:
         usage("--in-place changes the diagnosed environment: it needs --yes (or --dry-run to see the plan)")
     if snapshot_file is not None and python is not None:
         usage("--snapshot and --python exclude each other")
-    if new_env is not None and not new_env.strip():
+    if new_env is not None and (not new_env.strip() or "\0" in new_env):  # NUL: no file has it
         usage("--new-env needs a path")
     if undo:
         for given, name in ((new_env is not None, "--new-env"), (in_place, "--in-place"),
