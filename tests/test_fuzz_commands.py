@@ -36,6 +36,7 @@ from typer.testing import CliRunner
 
 from test_fuzz import HOSTILE_TEXT, command_params, values_for
 from tfdoctor.cli.main import load_app
+from tfdoctor.cli.streams import guard_streams
 
 app = load_app()
 REPO = Path(__file__).resolve().parents[1]
@@ -91,6 +92,20 @@ def bounded(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
+class CliStreams(CliRunner):
+    """A CliRunner whose streams are what tfdoctor.cli.main makes of a real run's before any
+    command (guard_streams: text that cannot be encoded, such as the lone surrogate of an
+    undecodable file name, is replaced; a reader that goes away is quiet). Without it the
+    runner's strict UTF-8 stdout failed where the command line prints `caf?`, and the failed
+    write stayed in the console's buffer, failing every later command of the run."""
+
+    @contextlib.contextmanager
+    def isolation(self, *args, **kwargs):
+        with super().isolation(*args, **kwargs) as streams:
+            guard_streams()
+            yield streams
+
+
 @dataclass
 class Outcome:
     argv: list
@@ -105,7 +120,7 @@ def invoke(argv: list[str], stdin: bytes = b"") -> Outcome:
     outcome = Outcome(argv)
     try:
         with bounded(HANG_S):
-            result = CliRunner().invoke(app, argv, input=stdin)
+            result = CliStreams().invoke(app, argv, input=stdin)
     except Hang as exc:
         outcome.problems.append(f"hang: {exc}")
         return outcome
