@@ -1,10 +1,10 @@
 """The long fuzz run over every command (issue 22 class 7): the generators and the property of
 tests/test_fuzz_commands.py (which runs a short fixed-seed set in CI), with random seeds, for
-as long as asked. Prints the cases run, and how many were hangs (no end within HANG_S s),
+as long as asked. Prints the cases run (per target and per command), and how many were hangs (no end within HANG_S s),
 tracebacks, exit 3 (an exception escaping a command), other exit codes and invalid JSON under
 --json, with the first few failing cases of each kind.
 
-    python benchmarks/fuzz_long.py [--minutes 10] [--seed N]
+    python benchmarks/fuzz_long.py [--minutes 10] [--seed N] [--cases N]
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--cases", type=int, default=None, help="stop after this many cases (and --minutes)")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     tmp = Path(tempfile.mkdtemp(prefix="tfdoctor-fuzz-"))
@@ -42,24 +43,49 @@ def main() -> None:
     pool = fz.make_pool(tmp / "pool", fz.base_snapshot())
     counts: collections.Counter = collections.Counter()
     per_target: collections.Counter = collections.Counter()
+    per_command: collections.Counter = collections.Counter()
     examples: dict[str, list[str]] = collections.defaultdict(list)
     end = time.monotonic() + args.minutes * 60
     slowest = [0.0, None]
+
+    def done() -> bool:
+        return time.monotonic() >= end or (args.cases is not None and counts["cases"] >= args.cases)
+
+    def harness_error(where: str) -> None:
+        """A failure of the generators or of this harness, not of tfdoctor: recorded with its
+        traceback, and the case not handed back to hypothesis (whose replay of a failing case
+        would fail again on its own, printing a drawn value nested thousands deep)."""
+        import traceback
+
+        counts["harness"] += 1
+        text = f"{where}: {traceback.format_exc(limit=-6)}"
+        examples["harness"].append(text[-1500:])
+        print(f"harness: {text[-1500:]}", file=sys.stderr, flush=True)
 
     @settings(max_examples=10**9, database=None, deadline=None, derandomize=False,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(data=st.data())
     def case(data):
-        if time.monotonic() >= end:
+        if done():
             raise TimeUp
         target = data.draw(st.sampled_from(fz.TARGETS))
+        try:
+            drawn = fz.draw_case(data, target, tmp, pool)
+        except Exception:  # noqa: BLE001 - recorded, see harness_error
+            harness_error(f"drawing a {target} case")
+            return
         started = time.monotonic()
-        outcome = fz.invoke(*fz.draw_case(data, target, tmp, pool))
+        try:
+            outcome = fz.invoke(*drawn)
+        except Exception:  # noqa: BLE001 - invoke catches what the command raises: this is its own
+            harness_error(f"running {drawn[0][:4]!r}")
+            return
         took = time.monotonic() - started
         if took > slowest[0]:
             slowest[:] = [took, outcome.argv[:6]]
         counts["cases"] += 1
         per_target[target] += 1
+        per_command[outcome.argv[0] if outcome.argv else "(none)"] += 1
         for problem in outcome.problems:
             kind = problem.split(":", 1)[0].split(" ")[0]
             counts[kind] += 1
@@ -71,19 +97,22 @@ def main() -> None:
 
     started = time.monotonic()
     rounds = 0
-    while time.monotonic() < end:
+    while not done():
         rounds += 1
         try:
             hypothesis_seed(seed + rounds)(case)()
         except TimeUp:
             break
-        except Exception as exc:  # the property never raises: a failure of this harness
-            if time.monotonic() >= end:
-                break  # the clock stopped a case half drawn: hypothesis calls that flaky
-            counts["harness"] += 1
-            examples["harness"].append(repr(exc)[:300])
+        except Exception:  # noqa: BLE001 - hypothesis itself (the property never raises)
+            if done():
+                break  # the end stopped a case half drawn: hypothesis calls that flaky
+            harness_error(f"round {rounds}")
     minutes = (time.monotonic() - started) / 60
     print(f"seed {seed}, {minutes:.1f} min, per target: {dict(per_target)}")
+    print(f"per command: {dict(per_command.most_common())}")
+    missing = sorted(set(fz.ALL_COMMANDS) - set(per_command))
+    if missing:
+        print(f"commands not run: {', '.join(missing)}")
     print(f"cases {counts['cases']}, hangs {counts['hang']}, tracebacks {counts['traceback']}, "
           f"exit 3 {counts['exit3']}, other exit codes {counts['exit']}, invalid JSON {counts['json']}"
           f"{', harness errors ' + str(counts['harness']) if counts['harness'] else ''}")

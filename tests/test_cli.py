@@ -118,12 +118,13 @@ def test_unusable_python_argument_is_usage_error(arg):
 
 
 def test_crashing_interpreter_is_a_finding(tmp_path):
+    """The finding says why, and exit 2 says nothing of the interpreter was diagnosed (issue 28)."""
     fake = tmp_path / "python"
     fake.write_text("#!/bin/sh\necho 'dyld: Library not loaded' >&2\nkill -ABRT $$\n")
     fake.chmod(0o755)
     run = run_tfdoctor("check", "--python", str(fake), "--json", *STATIC)
     doc = json.loads(run.stdout)
-    assert run.code == 1
+    assert run.code == 2 and doc["exit_code"] == 2
     assert doc["diagnosis"]["code"] == "target.unusable"
     assert "SIGABRT" in doc["diagnosis"]["title"]
     assert "Library not loaded" in doc["diagnosis"]["evidence"]["stderr_tail"]

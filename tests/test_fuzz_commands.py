@@ -2,10 +2,11 @@
 
 Odd arguments for every command (options read from the typer app, as in test_fuzz.py; the cheap
 form of each command: `check --no-runtime --no-probes`, `run` with a harmless command, `fix
---dry-run --snapshot`); snapshot documents mutated from a real `tfdoctor collect -o -` (keys
-dropped, wrong types, huge numbers, NaN, odd unicode, deep nesting) fed to `diagnose` and `fix
---snapshot`; pasted logs (random bytes, ANSI, huge lines) fed to `check --log`; scripts and
-notebooks (random text, broken JSON) fed to `lint`.
+--dry-run`, live or with `--snapshot`); snapshot documents mutated from a real `tfdoctor collect
+-o -` (keys dropped, wrong types, huge numbers, NaN, odd unicode, deep nesting) fed to `diagnose`
+and `fix --snapshot`; pasted logs (random bytes, ANSI, huge lines) fed to `check --log`; scripts
+and notebooks (random text, broken JSON) fed to `lint`; reports as posted (pastes, JSON Lines)
+fed to `triage`; live `fix --dry-run` plans for odd interpreters and environment paths.
 
 The property, whatever the input (`problems`): exit code 0, 1 or 2; no traceback in the output
 and no exception escaping the command (exit 3, tfdoctor's own failure); under --json, stdout is
@@ -35,6 +36,7 @@ from typer.testing import CliRunner
 
 from test_fuzz import HOSTILE_TEXT, command_params, values_for
 from tfdoctor.cli.main import load_app
+from tfdoctor.cli.streams import guard_streams
 
 app = load_app()
 REPO = Path(__file__).resolve().parents[1]
@@ -49,7 +51,8 @@ FORCED = {"check": ["--no-runtime", "--no-probes"], "collect": ["--no-runtime", 
           "fix": ["--dry-run"]}
 SKIPPED_OPTIONS = {"yes", "in_place", "new_env", "no_runtime", "no_probes", "dry_run", "snapshot"}
 """fix: nothing that could change an environment; check/collect: the cheap form is forced."""
-ODD_PYTHONS = ["", "/nonexistent/bin/python", "~nosuchuser/x", "x" * 300, "caf\udce9", "\x00"]
+ODD_PYTHONS = ["", "/nonexistent/bin/python", "~nosuchuser/x", "x" * 300, "caf\udce9", "\x00",
+               "./nonexistent-python", "nonexistent-python", ":fire:[red]x[/red]\\", "."]
 ODD_UNICODE = ["\u202e", "\ufeff", "\x1b[31m", "\x1b]52;c;aGk=\x07", "\u200b", "\U0001f600", "\ud800",
                "\x00", "\r", "e\u0301", "\uffff"]
 HARMLESS = [["-c", "pass"], ["-c", "import sys; sys.exit(3)"], ["-c", "print('x' * 100000)"],
@@ -89,6 +92,20 @@ def bounded(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
+class CliStreams(CliRunner):
+    """A CliRunner whose streams are what tfdoctor.cli.main makes of a real run's before any
+    command (guard_streams: text that cannot be encoded, such as the lone surrogate of an
+    undecodable file name, is replaced; a reader that goes away is quiet). Without it the
+    runner's strict UTF-8 stdout failed where the command line prints `caf?`, and the failed
+    write stayed in the console's buffer, failing every later command of the run."""
+
+    @contextlib.contextmanager
+    def isolation(self, *args, **kwargs):
+        with super().isolation(*args, **kwargs) as streams:
+            guard_streams()
+            yield streams
+
+
 @dataclass
 class Outcome:
     argv: list
@@ -103,7 +120,7 @@ def invoke(argv: list[str], stdin: bytes = b"") -> Outcome:
     outcome = Outcome(argv)
     try:
         with bounded(HANG_S):
-            result = CliRunner().invoke(app, argv, input=stdin)
+            result = CliStreams().invoke(app, argv, input=stdin)
     except Hang as exc:
         outcome.problems.append(f"hang: {exc}")
         return outcome
@@ -220,7 +237,11 @@ def mutated_snapshot(draw) -> str:
         elif op == "list":
             parent[key] = [parent[key]] * draw(st.sampled_from([0, 2, 5000]))
         elif op == "string":
-            parent[key] = draw(st.sampled_from(ODD_UNICODE)) + str(parent[key]) * draw(st.sampled_from([1, 3, 10000]))
+            try:
+                shown = str(parent[key])
+            except RecursionError:  # nested thousands deep by an earlier "deep"
+                shown = "deep"
+            parent[key] = draw(st.sampled_from(ODD_UNICODE)) + shown * draw(st.sampled_from([1, 3, 10000]))
     try:
         text = json.dumps(doc, allow_nan=True)
     except (RecursionError, ValueError):
@@ -393,8 +414,8 @@ def argv_for(draw, name: str, pool: Pool) -> list[str]:
             argv += [flag, draw(st.sampled_from(["runtime", "compat", "arch", "probe", "nonsense", ""]))]
         else:
             argv += [flag, draw(values_for(hint, info))]
-    if name == "fix":
-        argv += ["--snapshot", draw(st.sampled_from(pool.snapshots))]
+    if name == "fix" and "--python" not in argv and draw(st.booleans()):
+        argv += ["--snapshot", draw(st.sampled_from(pool.snapshots))]  # else live, and a dry run
     if name == "collect" and "-o" not in argv and "--output" not in argv:
         argv += ["-o", "-"]
     argv += FORCED.get(name, []) + arguments
@@ -411,7 +432,7 @@ def pool(tmp_path_factory) -> Pool:
     return make_pool(tmp_path_factory.mktemp("fuzzcmd"), base_snapshot())
 
 
-TARGETS = ("arguments", "snapshot", "log", "lint", "triage")
+TARGETS = ("arguments", "snapshot", "log", "lint", "triage", "fix")
 
 
 def draw_case(data, target: str, tmp: Path, pool: Pool) -> tuple[list[str], bytes]:
@@ -442,6 +463,11 @@ def draw_case(data, target: str, tmp: Path, pool: Pool) -> tuple[list[str], byte
             path = tmp / "report.md"
             path.write_bytes(text)
         return ["triage", str(path), *flags], b""
+    if target == "fix":  # a live dry run: the interpreter is asked, nothing is changed
+        python = data.draw(st.sampled_from([[], ["--python", PY]] + [["--python", p] for p in ODD_PYTHONS]))
+        where = data.draw(st.sampled_from([[], ["--in-place"], ["--new-env", str(tmp / "fixed")],
+                                           ["--new-env", data.draw(st.sampled_from(ODD_PYTHONS + HOSTILE_TEXT[:4]))]]))
+        return ["fix", "--dry-run", *python, *where, *data.draw(st.sampled_from([[], ["--json"]]))], b""
     if target == "log":
         path = tmp / "pasted.txt"
         text = data.draw(pasted_log())
@@ -497,6 +523,21 @@ def test_reports_as_posted(tmp_path_factory, pool, data):
 @given(data=st.data())
 def test_scripts_and_notebooks(tmp_path_factory, pool, data):
     check(*draw_case(data, "lint", tmp_path_factory.getbasetemp(), pool))
+
+
+@budget(12)
+@given(data=st.data())
+def test_fix_plans_for_the_live_interpreter(tmp_path_factory, pool, data):
+    check(*draw_case(data, "fix", tmp_path_factory.getbasetemp(), pool))
+
+
+@pytest.mark.parametrize("argv", [["fix", "--dry-run", "--new-env", "\x00"],
+                                  ["collect", "--no-runtime", "--no-probes", "-o", "\x00"]])
+def test_a_path_no_shell_can_pass_is_a_usage_error(pool, argv):
+    """Found by the long run: a NUL byte in --new-env or -o (only a program calling tfdoctor in
+    process can pass one) reached os.path.realpath and open(), exit 3."""
+    outcome = invoke(argv)
+    assert not outcome.problems and outcome.code == 2, (outcome.problems, outcome.stderr[-500:])
 
 
 def test_every_command_is_fuzzed():

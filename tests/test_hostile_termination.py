@@ -189,5 +189,5 @@ def test_early_collector_times_out_like_the_late_one(hanging_site_python, tmp_pa
     proc, pids, tmpdir = start_static(hanging_site_python, tmp_path, "--timeout", "2", "--json")
     out, _err = proc.communicate(timeout=60)
     target = json.loads(out)["snapshot"]["target"]
-    assert proc.returncode == 1 and target["problem"] == "timeout" and target["started"] is False
+    assert proc.returncode == 2 and target["problem"] == "timeout" and target["started"] is False
     assert_nothing_left(pids, tmpdir)

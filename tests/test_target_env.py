@@ -185,7 +185,7 @@ def test_unusable_python_names_exit_2(name):
 def test_rm_as_python_is_a_finding_not_a_deletion():
     run = run_tfdoctor("check", "--python", "rm", "--no-runtime", "--no-probes", "--json")
     assert_no_traceback(run)
-    assert run.code == 1
+    assert run.code == 2  # rm could not answer: nothing was diagnosed (issue 28)
     target = json.loads(run.stdout)["snapshot"]["target"]
     assert target["problem"] == "not-python" and target["chosen_by"] == "--python"
     assert (TARGET_DIR / "collect_static.py").is_file()

@@ -9,6 +9,8 @@ under a supervisor (this module, run by tfdoctor's own Python as `python -I -S -
 - on Linux, is also a child subreaper (PR_SET_CHILD_SUBREAPER), so orphans are its children;
 - watches tfdoctor through a pipe: when tfdoctor dies, even by SIGKILL, the pipe closes and the
   supervisor kills the child's whole tree and removes the temporary directory.
+A command may kill or stop its supervisor: tfdoctor then kills the supervisor and the child's
+group, and (Linux) reaps what is left as orphans of its own (tfdoctor.child.reaper).
 
 The protocol, one line per message: tfdoctor sends the JSON configuration, the supervisor
 answers "started PID" or "error ERRNO MESSAGE"; tfdoctor may send "kill"; the supervisor ends
@@ -27,12 +29,15 @@ import sys
 import threading
 import time
 
+from tfdoctor.child import reaper
 from tfdoctor.child.tree import TOKEN_VAR, exists, kill_tree, record_descendants
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the supervisor process imports no more than it needs (it is on the clock)
     from typing import Callable
 
+LOOK_S = 0.5
+"""How often tfdoctor looks whether a silent supervisor was stopped."""
 
 
 # --- tfdoctor's side -----------------------------------------------------------------------------
@@ -65,10 +70,10 @@ class Supervisor:
         environment is still killed at the end (macOS has no subreaper)."""
         boot = (f"import sys; sys.path[:0] = {_import_paths()!r}; "
                 "from tfdoctor.child.supervisor import supervise; supervise()")
-        proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", boot], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                pass_fds=tuple(fd for fd in (stderr_fd, stdout_fd, stdin_fd) if fd is not None),
-                                start_new_session=True)
+        proc = reaper.started(lambda: subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", boot], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, start_new_session=True,
+            pass_fds=tuple(fd for fd in (stderr_fd, stdout_fd, stdin_fd) if fd is not None)))
         config = {"argv": argv, "env": env, "stderr_fd": stderr_fd, "owned": owned,
                   "parent": os.getpid(), "stdout_fd": stdout_fd, "stdin_fd": stdin_fd,
                   "watch_parent": watch_parent}
@@ -91,14 +96,19 @@ class Supervisor:
         raise OSError(f"tfdoctor's supervisor did not start ({reply or 'no reply'})")
 
     def _line(self, deadline: float | None) -> str:
-        """The next line from the supervisor; "" at EOF; TimeoutError after `deadline`."""
+        """The next line from the supervisor; "" at EOF or when it is stopped (SIGSTOP from the
+        command: it would never answer); TimeoutError after `deadline`."""
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         while b"\n" not in self._buffer:
-            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            wait = LOOK_S if deadline is None else min(LOOK_S, max(0.0, deadline - time.monotonic()))
             ready, _, _ = select.select([fd], [], [], wait)
-            if not ready:
+            if not ready and _stopped(self.proc.pid):
+                return ""
+            if not ready and deadline is not None and time.monotonic() >= deadline:
                 raise TimeoutError
+            if not ready:
+                continue
             chunk = os.read(fd, 4096)
             if not chunk:
                 return ""
@@ -134,7 +144,8 @@ class Supervisor:
             self.leftovers = int(parts[3]) if len(parts) > 3 else 0
         elif self.pid:
             self.lost = True
-            try:  # the supervisor itself died: its child's group at least goes with it
+            self.proc.kill()  # killed or stopped by the command: its tree comes to tfdoctor
+            try:  # the child's group at least goes at once
                 os.killpg(self.pid, signal.SIGKILL)
             except OSError:
                 pass
@@ -168,6 +179,19 @@ class Supervisor:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        reaper.ended(self.proc)
+        # A supervisor killed by the command left orphans; on Linux they are tfdoctor's now.
+        self.leftovers += reaper.kill_orphans()
+
+
+def _stopped(pid: int) -> bool:
+    """Whether process `pid` is stopped (SIGSTOP, or traced)."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP)
+    except psutil.Error:
+        return False
 
 
 # --- the supervisor process (tfdoctor's own Python, `python -I -S -c`) ---------------------------
@@ -178,7 +202,7 @@ def supervise() -> None:
     to, or when tfdoctor goes away (stdin closes), and then remove the temporary directory."""
     for signum in (signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)  # the terminal's signals are tfdoctor's to handle
-    _become_subreaper()
+    reaper.become_subreaper()  # orphans of the child's tree stay findable as descendants
     line = _read_line(0).strip()
     if not line:
         os._exit(0)  # tfdoctor went away (or called the run off) before sending anything
@@ -287,20 +311,6 @@ def _read_line(fd: int) -> bytes:
             break
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _become_subreaper() -> None:
-    """Linux: orphans of the child's tree are re-parented to this process, not to init, so that
-    they stay findable as descendants (macOS has no such call: the token sweep finds them)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        pass
 
 
 def _parent_death_signal(signum: int) -> None:

@@ -51,7 +51,7 @@ def kill_tree(child: subprocess.Popen, token: str, seen: list | None = None) -> 
     for _round in range(50):
         found: dict[int, psutil.Process] = {}
         for proc in seen or ():
-            if proc.pid != me and proc.is_running() and _running(proc):
+            if proc.pid != me and proc.is_running() and running(proc):
                 found[proc.pid] = proc
         try:
             found.update((p.pid, p) for p in psutil.Process(me).children(recursive=True))
@@ -67,8 +67,8 @@ def kill_tree(child: subprocess.Popen, token: str, seen: list | None = None) -> 
                 continue
         for pid in found:
             if pid != child.pid:
-                _reap(pid)  # a zombie re-parented to this subreaper
-        live = [p for p in found.values() if _running(p)]
+                reap(pid)  # a zombie re-parented to this subreaper
+        live = [p for p in found.values() if running(p)]
         if not live:
             break
         killed.update(p.pid for p in live if p.pid != child.pid)
@@ -90,14 +90,15 @@ def stop_processes(procs: list, wait: list) -> None:
     psutil.wait_procs(wait, timeout=1)
 
 
-def _reap(pid: int) -> None:
+def reap(pid: int) -> None:
+    """Collect a zombie child of this process (nothing if `pid` is not one)."""
     try:
         os.waitpid(pid, os.WNOHANG)
     except OSError:  # not our child
         pass
 
 
-def _running(proc: Any) -> bool:
+def running(proc: Any) -> bool:
     import psutil
 
     try:

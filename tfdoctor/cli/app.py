@@ -87,10 +87,12 @@ app = typer.Typer(
     add_completion=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-out = safe_console(Console(highlight=False, soft_wrap=True))
-err = safe_console(Console(stderr=True, highlight=False, soft_wrap=True))
+out = safe_console(Console(highlight=False, soft_wrap=True, emoji=False))
+err = safe_console(Console(stderr=True, highlight=False, soft_wrap=True, emoji=False))
 """Both neutralise every terminal control sequence in what they print (issue 22): the text may
-come from a snapshot, a pasted log, an exception or a file name."""
+come from a snapshot, a pasted log, an exception or a file name. Neither turns `:name:` into an
+emoji (a path with `:fire:` in it prints as it is, issue 28); markup is tfdoctor's own, and text
+from the environment goes through tfdoctor.sanitize.terminal.escape or markup=False."""
 
 
 class OutputFormat(str, Enum):
@@ -222,6 +224,26 @@ def select_rules(only, skip):
         except UnknownCheck as exc:
             raise usage_error(str(exc))
     return list(only), list(skip)
+
+
+def could_not_answer(target) -> str:
+    """What a command says when the interpreter it asked could not answer (crashed, hung, is not
+    a Python): never an environment it did not see (issue 28)."""
+    return f"could not examine {target.python}: {target.message or target.problem}"
+
+
+def static_snapshot(python: Optional[str]):
+    """The static facts of the interpreter a command asks (lint, ops, matrix); exit 2 when
+    `--python` names nothing runnable or the interpreter could not answer."""
+    from tfdoctor.gather.static import TargetNotFound, gather_static
+
+    try:
+        snapshot = gather_static(python)
+    except TargetNotFound as exc:
+        raise usage_error(str(exc))
+    if not snapshot.target.ok:
+        raise usage_error(could_not_answer(snapshot.target))
+    return snapshot
 
 
 def gather_facts(python: Optional[str], no_runtime: bool, no_probes: bool, timeout: float,

@@ -8,7 +8,6 @@ import sys
 from typing import Annotated, List, Optional
 
 import typer
-from rich.markup import escape
 
 from tfdoctor.cli.app import (
     CollectFormat,
@@ -31,6 +30,7 @@ from tfdoctor.cli.app import (
     app,
     attach_log,
     check_log_path,
+    could_not_answer,
     diagnose_snapshot,
     emit,
     err,
@@ -41,6 +41,7 @@ from tfdoctor.cli.app import (
 )
 from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Severity
+from tfdoctor.sanitize.terminal import escape
 
 
 KernelOpt = Annotated[Optional[str], typer.Option(
@@ -123,13 +124,15 @@ def collect(
         text = collect_markdown(snapshot, text)
     if output == "-":
         sys.stdout.write(text)
-        return
-    try:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise usage_error(f"cannot write {output}: {exc.strerror or exc}")
-    err.print(escape(f"wrote {output} ({len(text)} bytes{', redacted' if not no_redact else ''})"))
+    else:
+        try:
+            with open(output, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte, which no path has
+            raise usage_error(f"cannot write {output}: {getattr(exc, 'strerror', None) or exc}")
+        err.print(f"wrote {output} ({len(text)} bytes{', redacted' if not no_redact else ''})", markup=False)
+    if not snapshot.target.ok:  # written all the same: what failed is worth a bug report
+        raise usage_error(could_not_answer(snapshot.target))
 
 
 @app.command()

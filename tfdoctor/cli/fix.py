@@ -22,6 +22,7 @@ from tfdoctor.cli.app import (
     PythonOpt,
     QuietOpt,
     app,
+    could_not_answer,
     diagnose_snapshot,
     err,
     gather_facts,
@@ -115,14 +116,14 @@ def _fix(end: _Ending, python: Optional[str], dry_run: bool, yes: bool, new_env:
         usage("--in-place changes the diagnosed environment: it needs --yes (or --dry-run to see the plan)")
     if snapshot_file is not None and python is not None:
         usage("--snapshot and --python exclude each other")
-    if new_env is not None and not new_env.strip():
+    if new_env is not None and (not new_env.strip() or "\0" in new_env):  # NUL: no file has it
         usage("--new-env needs a path")
     if undo:
         for given, name in ((new_env is not None, "--new-env"), (in_place, "--in-place"),
                             (snapshot_file is not None, "--snapshot"), (dry_run, "--dry-run")):
             if given:
                 usage(f"--undo and {name} exclude each other")
-        _undo(end, python)
+        _undo(end, python, quiet)
     live = snapshot_file is None
     if not live:
         from tfdoctor.facts.snapshot import SnapshotError
@@ -198,12 +199,16 @@ def _here() -> dict[str, Any]:
     return {"installer": installer_on_path(), "conda_tool": conda_tool_on_path(), "path_exists": os.path.exists}
 
 
-def _gathered(end: _Ending, python: Optional[str], quiet: bool) -> Any:
+def _gathered(end: _Ending, python: Optional[str], quiet: bool, runtime: bool = True) -> Any:
+    """The diagnosed interpreter's facts; exit 2 when it names nothing runnable or cannot answer."""
     try:
-        return gather_facts(python, no_runtime=False, no_probes=True, timeout=60.0, quiet=quiet)
+        snapshot = gather_facts(python, no_runtime=not runtime, no_probes=True, timeout=60.0, quiet=quiet)
     except typer.Exit as exc:  # the one line is said already
         end.say("error", exc.exit_code, None)
         raise
+    if not snapshot.target.ok:
+        end("error", EXIT_USAGE, could_not_answer(snapshot.target))
+    return snapshot
 
 
 def _inside_diagnosed(new_env: str, snapshot: Any) -> str | None:
@@ -298,17 +303,16 @@ def _apply(end: _Ending, plan: Any, quiet: bool) -> NoReturn:
     end("applied", EXIT_OK if done.verify_exit in (0, None) else EXIT_PROBLEMS, applied=applied, error=False)
 
 
-def _undo(end: _Ending, python: Optional[str]) -> NoReturn:
+def _undo(end: _Ending, python: Optional[str], quiet: bool) -> NoReturn:
     """`fix --undo`: the environment back to its restore record, under its lock."""
     from tfdoctor.fix.apply import os_error, undo_in_place
     from tfdoctor.fix.errors import FixFailed, FixRefused
     from tfdoctor.fix.steps import launcher
 
-    snapshot = _gathered_static(end, python)
+    snapshot = _gathered(end, python, quiet, runtime=False)
     py = snapshot.python
-    if not snapshot.target.ok or py is None or not py.prefix:
-        end("failed", EXIT_PROBLEMS, f"no facts about {snapshot.target.python or 'the interpreter'}: "
-            f"{snapshot.target.message or 'it could not be read'}")
+    if py is None or not py.prefix:
+        end("failed", EXIT_PROBLEMS, f"no facts about {snapshot.target.python}: it could not be read")
     try:
         said = undo_in_place(py.prefix, py.executable, launcher(snapshot), _progress)
     except (FixRefused, FixFailed) as exc:
@@ -316,14 +320,6 @@ def _undo(end: _Ending, python: Optional[str]) -> NoReturn:
     except OSError as exc:
         end("failed", EXIT_PROBLEMS, os_error(exc))
     end("undone", EXIT_OK, f"{py.prefix}: {said}", error=False)
-
-
-def _gathered_static(end: _Ending, python: Optional[str]) -> Any:
-    try:
-        return gather_facts(python, no_runtime=True, no_probes=True, timeout=60.0)
-    except typer.Exit as exc:
-        end.say("error", exc.exit_code, None)
-        raise
 
 
 def _print_plan(plan: Any) -> None:

@@ -4,14 +4,23 @@
 from __future__ import annotations
 
 import json
+import platform
 import sys
 from typing import Optional
 
 import typer
-from rich.markup import escape
 
-from tfdoctor.cli.app import PythonOpt, app, err, load_registry_or_exit, out, usage_error
+from tfdoctor.cli.app import (
+    PythonOpt,
+    app,
+    could_not_answer,
+    err,
+    load_registry_or_exit,
+    out,
+    usage_error,
+)
 from tfdoctor.model import CodeDoc
+from tfdoctor.sanitize.terminal import escape
 
 
 @app.command("list-checks")
@@ -111,7 +120,11 @@ def matrix(
             snapshot = gather_static(python)
         except TargetNotFound as exc:
             raise usage_error(str(exc))
-        if for_this_machine or python is not None or snapshot.host.system == "Darwin":
+        wanted = for_this_machine or python is not None or (
+            snapshot.host.system or platform.system()) == "Darwin"  # unknown when it cannot answer
+        if wanted and not snapshot.target.ok:
+            raise usage_error(could_not_answer(snapshot.target) + "; --table-only shows the matrix alone")
+        if wanted:
             from tfdoctor.engine.vet import checked_commands
 
             machine = machine_recommendation(snapshot, m)

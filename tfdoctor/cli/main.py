@@ -47,18 +47,21 @@ def load_app() -> Any:
 
 def main() -> None:
     """Entry point: turns any failure of tfdoctor itself into exit code 3 and one clear line."""
+    from tfdoctor.child import reaper
     from tfdoctor.child.process import Terminated, die_of
     from tfdoctor.cli.streams import guard_streams
 
     try:
         try:
             guard_streams()  # first: a closed descriptor must not be taken by a child's pipe
+            reaper.adopt_orphans()  # before any child: whatever its supervisor, it stays below us
             start_early(sys.argv[1:])
             load_app()()
         finally:
             from tfdoctor.gather.static import cancel_started
 
             cancel_started()  # a collection started early and not used: nothing outlives us
+            reaper.kill_orphans()  # nor what a command left when it killed its supervisor
     except Terminated as stop:  # SIGTERM/SIGHUP: the children are gone, every with-block ran
         die_of(stop)
     except SystemExit:

@@ -9,7 +9,6 @@ from enum import Enum
 from typing import Optional
 
 import typer
-from rich.markup import escape
 
 from tfdoctor.cli.app import (
     DebugOpt,
@@ -31,6 +30,7 @@ from tfdoctor.cli.app import (
     usage_error,
 )
 from tfdoctor.model import Severity
+from tfdoctor.sanitize.terminal import escape
 
 MICRO_WORKLOADS = ("matmul", "conv", "train", "all")
 MODEL_WORKLOADS = ("mnist-dense", "cifar-cnn", "mobilenetv2", "lstm", "attention")
@@ -172,11 +172,11 @@ def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_outpu
             err.print(f"[dim]probing {escape(model or preset)} in {escape(snapshot.target.python)} "
                       f"(budget {config['budget_s']:g} s)...[/]")
         # --timeout is the allowance for importing TensorFlow and loading the model; the model's
-        # budget comes on top, twice (a call that started just before it ran out may finish).
+        # budget comes on top (tfdoctor.gather.model_deadline says when the child is stopped).
         from tfdoctor.render.progress import stage_progress
 
         snapshot.model = user_model.probe_model(snapshot.target.python, config, plugin=plugin,
-                                                timeout=timeout + 2.0 * config["budget_s"],
+                                                timeout=timeout,
                                                 progress=None if quiet else stage_progress(err))
     report = diagnose_snapshot(snapshot, chosen, debug)
     threshold = Severity(fail_on.value)

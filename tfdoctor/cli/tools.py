@@ -17,10 +17,12 @@ from tfdoctor.cli.app import (
     JsonOpt,
     PythonOpt,
     app,
+    could_not_answer,
     diagnose_snapshot,
     gather_facts,
     out,
     select_rules,
+    static_snapshot,
     usage_error,
 )
 from tfdoctor.model import Severity
@@ -47,14 +49,9 @@ def lint(
         raise usage_error(f"no such file or folder: {', '.join(missing)}")
     env = LintEnv()
     if not (tensorflow and keras and plugin):  # what the flags do not say comes from the interpreter
-        from tfdoctor.gather.static import TargetNotFound, gather_static
         from tfdoctor.lint.environment import from_snapshot
 
-        try:
-            snapshot = gather_static(python)
-        except TargetNotFound as exc:
-            raise usage_error(str(exc))
-        env = from_snapshot(snapshot) if snapshot.target.ok else env
+        env = from_snapshot(static_snapshot(python))
     env = LintEnv(tensorflow or env.tensorflow, keras or env.keras_major, plugin or env.metal_plugin)
     result = lint_paths(paths, env)
     render_lint(result, env, json_output, out)
@@ -89,13 +86,7 @@ def ops(
             raise usage_error(unknown_ops_message(unknown, known.tensorflow))
     version, how = plugin, "--plugin"
     if version is None:
-        from tfdoctor.gather.static import TargetNotFound, gather_static
-
-        try:
-            snapshot = gather_static(python)
-        except TargetNotFound as exc:
-            raise usage_error(str(exc))
-        metal = snapshot.package("tensorflow-metal") if snapshot.target.ok else None
+        metal = static_snapshot(python).package("tensorflow-metal")
         version, how = (metal.version, "installed") if metal and metal.version else (None, "")
         if version is None:
             known = releases()
@@ -146,6 +137,8 @@ def run_command(
     target = python or _python_of(command)
     chosen = select_rules([], [])
     snapshot = gather_facts(target, True, True, 60.0)
+    if not snapshot.target.ok:  # its environment is what the diagnosis is about
+        raise usage_error(could_not_answer(snapshot.target) + "; the command was not run")
     result = supervised_run.run(command, timeout=timeout, placement=placement,
                            stdout=sys.stderr.buffer if json_output else None)
     facts = result.facts

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from rich.markup import escape
+from rich.text import Text
 
 from tfdoctor.child.files import read_json_file
 
@@ -30,10 +30,11 @@ class ChildStatus:
             self._status = console.status(self._text(0.0), spinner="dots")
             self._status.start()
 
-    def _text(self, elapsed: float) -> str:
+    def _text(self, elapsed: float) -> Text:
+        """Plain text, never markup: the stage is the child's word (issue 28)."""
         doing = self.describe(self.stage, self.document)
         shown, bound = self.limit(self.stage, self.document, elapsed)
-        return escape(f"{doing[0].upper()}{doing[1:]} in a child process… {shown:.0f} s ({bound})")
+        return Text(f"{doing[0].upper()}{doing[1:]} in a child process… {shown:.0f} s ({bound})")
 
     def tick(self, result_path: Path, elapsed: float) -> str | None:
         """Read the child's stage (bounded: the file is untrusted), show it, and return it."""

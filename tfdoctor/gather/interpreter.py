@@ -34,18 +34,15 @@ class Target:
 
 
 def _resolve_path(python: str) -> str:
+    """The absolute path of what `--python` names, read as a shell reads a command: a name with a
+    slash is a path (relative to the current directory, `~` expanded), a bare name is looked up
+    on PATH; a bare name PATH does not have may still be a venv or conda directory here."""
     try:
-        candidate = Path(python).expanduser()
-        if os.sep not in python and not candidate.exists():
-            found = shutil.which(python)
-            if found is None:
-                raise TargetNotFound(f"--python {python!r}: no such command on PATH")
-            return found
+        if "/" not in python:
+            return _on_path(python)
+        candidate = Path.cwd() / Path(python).expanduser()  # ".." kept: the kernel resolves it
         if candidate.is_dir():
-            for sub in ("bin/python", "bin/python3", "Scripts/python.exe"):
-                if (candidate / sub).exists():
-                    return str(candidate / sub)
-            raise TargetNotFound(f"--python {python!r} is a directory with no bin/python in it")
+            return _interpreter_in(candidate, python)
         if not candidate.exists():
             raise TargetNotFound(f"--python {python!r}: no such file")
     except RuntimeError as exc:  # "~nosuchuser/...": no such user's home
@@ -57,6 +54,28 @@ def _resolve_path(python: str) -> str:
     if not os.access(candidate, os.X_OK):
         raise TargetNotFound(f"--python {python!r} is not executable")
     return str(candidate)
+
+
+def _on_path(name: str) -> str:
+    """A bare --python name: the command PATH finds (made absolute: a PATH entry may be
+    relative), else an environment directory of that name here; a plain file here is not taken
+    (a shell would not run it either), and the message says how to name it."""
+    found = shutil.which(name)
+    if found is not None:
+        return os.path.abspath(found)
+    here = Path.cwd() / name
+    if here.is_dir():
+        return _interpreter_in(here, name)
+    hint = f" (a file here: give ./{name})" if here.is_file() else ""
+    raise TargetNotFound(f"--python {name!r}: no such command on PATH{hint}")
+
+
+def _interpreter_in(directory: Path, given: str) -> str:
+    """The interpreter of a venv or conda environment directory."""
+    for sub in ("bin/python", "bin/python3", "Scripts/python.exe"):
+        if (directory / sub).exists():
+            return str(directory / sub)
+    raise TargetNotFound(f"--python {given!r} is a directory with no bin/python in it")
 
 
 def tool_environment(prefix: str) -> str | None:

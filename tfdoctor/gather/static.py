@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from tfdoctor import __version__
+from tfdoctor.child import reaper
 from tfdoctor.child.process import ChildResult, run_child
 from tfdoctor.gather.interpreter import Target, TargetNotFound, choose_target  # noqa: F401 (re-exported)
 from tfdoctor.target.collector_core import RESULT_LOST, RESULT_LOST_EXIT
@@ -48,9 +49,9 @@ def _verify_python(executable: str, timeout: float,
     of ours). Raises TargetNotFound when it cannot be started at all, Cancelled when
     `cancelled()` turns true meanwhile."""
     try:
-        proc = subprocess.Popen([executable, "-s", "-S", "-c", VERIFY_CODE],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = reaper.started(lambda: subprocess.Popen(
+            [executable, "-s", "-S", "-c", VERIFY_CODE], stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True))
     except OSError as exc:
         raise TargetNotFound(f"--python {executable!r} cannot be started: {exc}") from None
     deadline = time.monotonic() + timeout
@@ -97,6 +98,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
     if proc.returncode is None:
         proc.wait()
+    reaper.ended(proc)
+    reaper.kill_orphans()  # what it left outside its group (a setsid grandchild) goes too
 
 
 def _signal_name(returncode: int) -> str:

@@ -119,8 +119,8 @@ def run(argv: Sequence[str], *, timeout: float | None = None, placement: bool = 
             pipe.close()
     if sup.lost:
         facts.outcome, facts.signal = "signal", "SIGKILL"
-        facts.message = ("tfdoctor's supervisor was killed while the command ran (by the command?): "
-                         "tfdoctor killed what was left of the command's process tree")
+        facts.message = ("tfdoctor's supervisor was killed or stopped while the command ran (by the "
+                         "command?): tfdoctor killed what was left of the command's process tree")
     elif facts.outcome != "timeout":
         if returncode is not None and returncode < 0:
             facts.outcome, facts.signal = "signal", _signal_name(-returncode)

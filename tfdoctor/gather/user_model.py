@@ -30,11 +30,12 @@ from tfdoctor.facts.user_model import (
     Timing,
 )
 from tfdoctor.gather.child_status import ChildStatus
+from tfdoctor.gather.model_deadline import ModelDeadline
 from tfdoctor.gather.static import private_scripts
 
 CHILD = Path(__file__).resolve().parents[1] / "target" / "model_child.py"
 IMPORT_ALLOWANCE_S = 60.0
-"""Seconds for `import tensorflow`, loading and tracing the model, on top of the budget."""
+"""Seconds for `import tensorflow` and loading the model, before the budget (ModelDeadline)."""
 MODEL_PRESETS = ("mnist-dense", "cifar-cnn", "mobilenetv2", "lstm", "attention")
 """Kept equal to tfdoctor/target/workloads.py MODEL_PRESETS (a test checks it)."""
 
@@ -146,42 +147,55 @@ def probe_model(python: str, config: Mapping[str, Any], *, plugin: str | None = 
                 progress: Any | None = None) -> ModelFacts:
     """Run the model probe in `python`; never raises for anything the child does (ValueError
     for a `plugin` without a kernel table: a usage error, checked before anything runs).
-    `progress` (a console) shows the stage the child is at and the budget."""
+    `progress` (a console) shows the stage the child is at and the budget. `timeout` (default
+    IMPORT_ALLOWANCE_S) bounds importing TensorFlow and loading the model, the budget what follows
+    (tfdoctor.gather.model_deadline)."""
     problem = plugin_problem(plugin)
     if problem:
         raise ValueError(problem)
-    if timeout is None:
-        timeout = IMPORT_ALLOWANCE_S + 2.0 * float(config.get("budget_s", 30.0))
+    allowance = IMPORT_ALLOWANCE_S if timeout is None else timeout
     child_env = dict(os.environ if env is None else env)
     child_env.setdefault("PYTHONUNBUFFERED", "1")
     budget = float(config.get("budget_s", 30.0))
+    deadline = ModelDeadline(allowance, budget)
     status = ChildStatus(progress, lambda stage, _doc: MODEL_DOING.get(stage, f"the model probe's {stage}"),
-                         lambda _stage, _doc, elapsed: (elapsed, f"timeout {timeout:g} s, budget {budget:g} s"),
+                         lambda _stage, _doc, elapsed: (elapsed, f"budget {budget:g} s, timeout {allowance:g} s"),
                          key="doing")
+
+    def stop_at_deadline(result_path: Path, elapsed: float) -> bool:
+        status.tick(result_path, elapsed)
+        stage = status.document.get("stage")
+        return deadline.passed(stage if isinstance(stage, str) else None, elapsed)
+
     try:
         with private_scripts() as scripts:  # the interpreter never gets tfdoctor's own files
             child = run_child(python, scripts / CHILD.name, [json.dumps(dict(config))],
-                              timeout=timeout, env=child_env, also_remove=[scripts],
-                              tick=status.follow if status.active else None)
+                              timeout=deadline.hard_limit, env=child_env, also_remove=[scripts],
+                              tick=stop_at_deadline)
     except OSError as exc:
         return ModelFacts(outcome="error", errors=[ModelError("start", "not-run",
                                                               f"{python} could not be started: {exc}")])
     finally:
         status.stop()
-    facts = facts_from_child(child, timeout, plugin)
+    facts = facts_from_child(child, *deadline.limit(), plugin=plugin)
     # What was asked, even when the child ended before it said (a timeout while loading).
     facts.source.setdefault("spec", config.get("workload") or config.get("model"))
     facts.source.setdefault("workload", bool(config.get("workload")))
     return facts
 
 
-def facts_from_child(child: ChildResult, timeout: float, plugin: str | None) -> ModelFacts:
+def facts_from_child(child: ChildResult, timeout: float, bounds: str = "", *,
+                     plugin: str | None = None) -> ModelFacts:
+    """`timeout`: the limit that applied, in seconds from the child's start; `bounds`: what it
+    bounds (ModelDeadline.limit)."""
     doc = child.result if isinstance(child.result, dict) else None
     facts = facts_from_document(doc or {}, plugin)
     if child.timed_out:
         facts.outcome = "timeout"
         facts.errors.append(ModelError(facts.stage or "start", "timeout",
-                                       f"the model probe did not finish within {timeout:g} s "
+                                       f"the model probe did not finish within {timeout:g} s"
+                                       + (f" ({bounds})" if bounds else "")
+                                       + f", stopped after {child.duration_s:.1f} s "
                                        f"(last stage: {facts.stage or 'none'})"))
     elif doc is None or not doc.get("complete"):
         how = (f"killed by {child.signal_name}" if child.signal_name

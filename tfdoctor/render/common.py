@@ -12,7 +12,7 @@ from rich.text import Text
 
 from tfdoctor.model import Finding, Severity
 from tfdoctor.report.diagnosis import Report
-from tfdoctor.sanitize.terminal import neutralise
+from tfdoctor.sanitize.terminal import escape, neutralise
 
 MARKS = {Severity.OK: "✓", Severity.INFO: "-", Severity.WARNING: "!", Severity.ERROR: "✗"}
 """flutter doctor's marks, with "-" for information that is neither fine nor a problem."""
@@ -59,7 +59,7 @@ def wide(console, width: int = 132):
     if console.is_terminal or getattr(console, "_width", None) is not None:
         return console  # a terminal, or a width asked for (COLUMNS=80, Console(width=80))
     return safe_console(Console(file=console.file, highlight=False, soft_wrap=True, width=width,
-                                no_color=console.no_color))
+                                emoji=False, no_color=console.no_color))
 
 
 class _Neutralised:
@@ -129,6 +129,13 @@ def in_words(text: str) -> str:
         return f"{words}: {note}" if note else words
 
     return _APPLE_ROW.sub(row, _EVIDENCE_ID.sub("", text))
+
+
+def prose(text: str) -> str:
+    """tfdoctor's own words (a title, a detail, a fix) as markup for `say`: internal tokens made
+    words, escaped. A path, a command or a name from the environment is only escaped: it prints
+    as it is (issue 28)."""
+    return escape(in_words(text))
 
 
 def similar_codes(query: str, names: list[str], n: int = 3) -> list[str]:
@@ -202,8 +209,10 @@ def without_rerun(report: Report, argv: Sequence[str]) -> Report:
 
 def say(console: Console, markup: str, indent: str = "", hang: int = 4) -> None:
     """Print prose wrapped at the console's width between words, continuation lines indented
-    under the first (macOS Terminal opens 80 columns wide); commands are never passed here."""
-    text = Text.from_markup(in_words(markup))
+    under the first (macOS Terminal opens 80 columns wide); commands are never passed here (they
+    are printed whole, on one line, to be copied). What `markup` quotes is printed as it is
+    (`prose` rewords tfdoctor's own words first)."""
+    text = Text.from_markup(markup, emoji=False)  # a path with :fire: stays as it is
     width = max(40, (console.width or 80) - len(indent) - hang)
     lines = text.wrap(console, width, overflow="fold")
     for i, line in enumerate(lines):

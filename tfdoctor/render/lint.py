@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
-from rich.markup import escape
 
 from tfdoctor.lint.environment import include_hints
 from tfdoctor.lint.results import LintEnv, LintResult
-from tfdoctor.render.common import say, wrapped_prose
+from tfdoctor.render.common import prose, say, wrapped_prose
 from tfdoctor.render.documents import named
-from tfdoctor.sanitize.terminal import json_safe
+from tfdoctor.sanitize.terminal import escape, json_safe
 
 _STYLES = {"error": "red", "warning": "yellow", "info": "blue"}
 
@@ -37,12 +36,12 @@ def _render_text(result: LintResult, env: LintEnv, out: Console) -> None:
         style = _STYLES.get(f.severity, "")
         out.print(f"[bold]{escape(f.location())}[/] {escape(f.code)} [{style}]{f.severity}[/]:",
                   soft_wrap=True)
-        say(out, escape(f.message), "  ", hang=0)
-        say(out, f"[dim]fix:[/] {escape(f.fix)}", "  ")
+        say(out, prose(f.message), "  ", hang=0)
+        say(out, f"[dim]fix:[/] {prose(f.fix)}", "  ")
     for p in result.problems:
         where = f"{p.path}:{p.line}" if p.line else p.path
         out.print(f"[bold]{escape(where)}[/] [red]not linted[/] ({escape(p.kind)}):", soft_wrap=True)
-        say(out, escape(p.message), "  ", hang=0)
+        say(out, prose(p.message), "  ", hang=0)
     for code, why in sorted(result.skipped_rules.items()):
         out.print(f"[dim]{escape(code)} not run: {escape(why)}[/]")
     for hint in include_hints(result.skipped_rules):

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
-from rich.markup import escape
 
 from tfdoctor.engine.diagnose import areas
 from tfdoctor.engine.registry import Registry
 from tfdoctor.render.common import wrapped_prose
 from tfdoctor.render.documents import named
+from tfdoctor.sanitize.terminal import escape
 
 
 def listing(registry: Registry) -> dict:

@@ -9,7 +9,6 @@ from typing import Any
 from packaging.version import Version
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from tfdoctor.advice.installs import short_source
@@ -18,6 +17,7 @@ from tfdoctor.knowledge import best_pair
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import GOOD_STATUSES
 from tfdoctor.render.common import wide
+from tfdoctor.sanitize.terminal import escape
 
 
 def _pair_label(statuses: dict[str, str]) -> str:

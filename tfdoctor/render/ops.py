@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
-from rich.markup import escape
 
 from tfdoctor.knowledge.kernels import KernelTable
 from tfdoctor.knowledge.op_names import OpName
 from tfdoctor.render.documents import named
 from tfdoctor.render.wrap import wrap
+from tfdoctor.sanitize.terminal import escape
 
 SHOWN = 60
 """Characters of a typed name an error repeats: enough for any real op name, not for a paste."""

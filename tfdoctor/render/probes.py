@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from tfdoctor.facts.probes import ProbeFacts, ProbeRun
 from tfdoctor.render.common import wide
+from tfdoctor.sanitize.terminal import escape
 
 
 def _rate(run: ProbeRun) -> str:
@@ -64,16 +64,16 @@ def render_probes(facts: ProbeFacts | None, console: Console, sweep: bool = Fals
                 notes.append(f"{run.workload} {run.size} on {run.device}: "
                              f"{run.skipped or run.error}")
             cells = dict.fromkeys(columns, "")
-            cells.update(workload=run.workload, device=run.device, size=str(run.size))
+            cells.update(workload=escape(run.workload), device=escape(run.device), size=str(run.size))
             cells["rate" if sweep else "vs CPU"] = word
             table.add_row(*cells.values())
             continue
         agrees = "" if run.agreement is None else ("yes" if run.agreement.ok else "NO")
-        cells = {"workload": run.workload, "device": run.device, "size": str(run.size),
+        cells = {"workload": escape(run.workload), "device": escape(run.device), "size": str(run.size),
                  "median ms": _ms(timing.median_s), "IQR ms": _ms(timing.iqr_s),
                  "1st call ms": _ms(timing.first_call_s), "rate": _rate(run),
                  "vs CPU": _speedup(facts, run),
-                 "ran on": (run.placed_on or "").rsplit("device:", 1)[-1], "agrees": agrees}
+                 "ran on": escape((run.placed_on or "").rsplit("device:", 1)[-1]), "agrees": agrees}
         table.add_row(*(cells[column] for column in columns))
     wide(console).print(table)
     for note in notes:

@@ -5,13 +5,15 @@ progress console at all. `fix` prints its own progress lines wrapped (progress_l
 
 tfdoctor.gather.runtime drives it as it drives a rich console: `is_terminal`, then
 `status(text)` with `start()`, `update(text)` and `stop()`; the text is "<Stage> in a child
-process… N s (limit)"."""
+process… N s (limit)", a rich Text or a plain string, printed as it is (never read as markup:
+the stage may be the child's word)."""
 
 from __future__ import annotations
 
 import re
 
 from rich.console import Console
+from rich.text import Text
 
 from tfdoctor.render.wrap import wrap
 
@@ -29,10 +31,10 @@ class StageProgress:
     def __init__(self, console: Console) -> None:
         self.console = console
 
-    def status(self, text: str, spinner: str = "dots"):
+    def status(self, text: str | Text, spinner: str = "dots"):
         if self.console.is_terminal:
-            return _Fitted(self.console, spinner, text)
-        return _StageLines(self.console, text)
+            return _Fitted(self.console, spinner, str(text))
+        return _StageLines(self.console, str(text))
 
 
 def fit(text: str, width: int) -> str:
@@ -50,13 +52,13 @@ def fit(text: str, width: int) -> str:
 class _Fitted:
     def __init__(self, console: Console, spinner: str, text: str) -> None:
         self.console = console
-        self.status = console.status(fit(text, console.width), spinner=spinner)
+        self.status = console.status(Text(fit(text, console.width)), spinner=spinner)
 
     def start(self) -> None:
         self.status.start()
 
-    def update(self, text: str) -> None:
-        self.status.update(fit(text, self.console.width))
+    def update(self, text: str | Text) -> None:
+        self.status.update(Text(fit(str(text), self.console.width)))
 
     def stop(self) -> None:
         self.status.stop()
@@ -73,8 +75,8 @@ class _StageLines:
     def start(self) -> None:
         self._say(self.text)
 
-    def update(self, text: str) -> None:
-        self._say(text)
+    def update(self, text: str | Text) -> None:
+        self._say(str(text))
 
     def stop(self) -> None:
         pass
@@ -89,7 +91,7 @@ class _StageLines:
         when = ", ".join(x for x in (f"{elapsed.group(1)} s in" if elapsed else "",
                                      limit.group(1) if limit else "") if x)
         line = stage_line(f"{stage[0].lower()}{stage[1:]}", when, self.console.width)
-        self.console.print(line, soft_wrap=True, highlight=False)
+        self.console.print(Text(line), soft_wrap=True, highlight=False)
 
 
 CHILD = " in a child process"

@@ -3,12 +3,14 @@ of its scripts, then the diagnosis of its output with the environment's facts.""
 
 from __future__ import annotations
 
+import shlex
+
 from rich.console import Console
-from rich.markup import escape
 
 from tfdoctor.facts.run import RunFacts
 from tfdoctor.model import Severity
 from tfdoctor.report.diagnosis import Report
+from tfdoctor.sanitize.terminal import escape
 
 
 def render_run(facts: RunFacts, report: Report, lint, lint_env, fail_on: Severity, code: int,
@@ -26,7 +28,7 @@ def render_run(facts: RunFacts, report: Report, lint, lint_env, fail_on: Severit
     out.print()
     memory = f", peak memory {facts.peak_rss_bytes / 2**20:,.0f} MiB" if facts.peak_rss_bytes else ""
     style = "green" if facts.ok else "red"
-    out.print(f"[bold]tfdoctor run[/] [dim]{escape(' '.join(facts.argv))}[/]", soft_wrap=True)
+    out.print(f"[bold]tfdoctor run[/] [dim]{escape(shlex.join(facts.argv))}[/]", soft_wrap=True)  # as typed
     out.print(f"  [{style}]{escape(facts.ended())}[/] after {facts.wall_s:.1f} s{memory}")
     if facts.forwarded:
         out.print(f"  forwarded to the command: {', '.join(facts.forwarded)}")

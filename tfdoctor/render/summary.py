@@ -6,13 +6,12 @@ from collections import Counter
 from typing import Sequence
 
 from rich.console import Console
-from rich.markup import escape
 
 from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Severity
 from tfdoctor.render.common import MARKS
 from tfdoctor.render.documents import named
-from tfdoctor.sanitize.terminal import json_safe
+from tfdoctor.sanitize.terminal import escape, json_safe
 
 
 def render_summary(reports: Sequence[tuple], fmt, threshold: Severity, console: Console) -> None:

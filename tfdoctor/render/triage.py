@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.console import Console
-from rich.markup import escape
 
 from tfdoctor import __version__
-from tfdoctor.render.common import say
+from tfdoctor.render.common import prose, say
 from tfdoctor.render.markdown import code_block, code_span, escape_inline
-from tfdoctor.sanitize.terminal import neutralise
+from tfdoctor.sanitize.terminal import escape, neutralise
 from tfdoctor.triage.document import SummaryLine, TriageDoc
 
 SHOWN_FACTS = 12
@@ -20,7 +19,13 @@ SHOWN_FACTS = 12
 
 
 def _clean(text: str) -> str:
+    """What the report or the reader said, as it is."""
     return escape(neutralise(text))
+
+
+def _words(text: str) -> str:
+    """tfdoctor's own words (a title, a fix): internal tokens made words."""
+    return prose(neutralise(text))
 
 
 def render_text(doc: TriageDoc, console: Console) -> None:
@@ -30,27 +35,27 @@ def render_text(doc: TriageDoc, console: Console) -> None:
     say(console, f"[dim]facts read: {_clean(facts) or 'none'}{more}[/]")
     for c in doc.contradictions:
         values = " vs ".join(f"{f.value} (line {f.line}, {f.source})" for f in c.facts)
-        say(console, f"[yellow]contradiction[/] {_clean(c.name)}: {_clean(values)}: {_clean(c.why)}")
+        say(console, f"[yellow]contradiction[/] {_clean(c.name)}: {_clean(values)}: {_words(c.why)}")
     console.print()
     top = next((f for f in doc.findings if f.code == doc.cause), None)
     if top is None:
         say(console, "[bold]No diagnosis[/]: the report's facts and text match no known cause")
     else:
-        say(console, f"[bold]Diagnosis:[/] {_clean(top.title)} [dim]({top.code})[/]")
+        say(console, f"[bold]Diagnosis:[/] {_words(top.title)} [dim]({top.code})[/]")
         if top.remediation:
-            say(console, f"Fix: {_clean(top.remediation.text)}", "  ", hang=7)
-            for command in top.remediation.commands:
-                say(console, f"[bold]$[/] {_clean(command)}", "    ")
+            say(console, f"Fix: {_words(top.remediation.text)}", "  ", hang=7)
+            for command in top.remediation.commands:  # whole, on one line, to be copied
+                console.print(f"    [bold]$[/] {_clean(command)}", soft_wrap=True)
     others = [c for c in doc.root_causes if c != doc.cause]
     if others:
         say(console, f"[dim]other causes: {', '.join(others)}[/]", "  ")
     for gap in doc.unjudged:
-        say(console, f"[cyan]not judged[/]: {_clean(gap.what)} ({', '.join(gap.rules)})", "  ")
+        say(console, f"[cyan]not judged[/]: {_words(gap.what)} ({', '.join(gap.rules)})", "  ")
     if doc.questions:
         console.print()
         say(console, "[bold]Ask for[/] (run where the error happened):")
         for q in doc.questions:
-            say(console, f"[bold]$[/] {_clean(q.command)}", "    ")
+            console.print(f"    [bold]$[/] {_clean(q.command)}", soft_wrap=True)
             say(console, f"[dim]tells apart: {', '.join(q.separates)}[/]", "      ")
 
 

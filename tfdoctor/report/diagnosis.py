@@ -108,7 +108,7 @@ class ReportDoc:
     schema: Literal["tfdoctor-report"]
     schema_version: int
     tfdoctor_version: str
-    exit_code: Literal[0, 1]
+    exit_code: Literal[0, 1, 2]
     fail_on: SeverityName
     counts: dict[str, int]
     diagnosis: FindingDoc | None
@@ -203,6 +203,10 @@ class Report:
         return {s.value: sum(1 for f in self.findings if f.severity == s) for s in Severity}
 
     def exit_code(self, fail_on: Severity) -> int:
+        """2 when the interpreter could not answer (nothing of it was diagnosed: issue 28), else
+        1 for a finding at or above `fail_on`, else 0."""
+        if not self.snapshot.target.ok:
+            return EXIT_USAGE
         return EXIT_PROBLEMS if any(f.severity >= fail_on for f in self.findings) else EXIT_OK
 
     def document(self, fail_on: Severity) -> ReportDoc:

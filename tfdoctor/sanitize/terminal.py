@@ -6,6 +6,9 @@ sequences: a title change (OSC 0), a hyperlink (OSC 8), a clipboard write (OSC 5
 `neutralise` removes every one of them, whole, and turns any other control character (C0 except
 newline and tab, DEL, C1) into U+FFFD, so what is left prints as the characters it shows.
 tfdoctor's own colours are added by rich after this, from styles, never from the text.
+
+`escape` is the other half (issue 28, class 8): text from the environment put into rich console
+markup prints exactly as itself, with no tag, no emoji and no lost backslash.
 """
 
 from __future__ import annotations
@@ -47,3 +50,36 @@ def json_safe(text: str) -> str:
     which JSON leaves raw, written as \\u escapes: the same document, nothing a terminal acts on
     (C0 controls are always escaped by json.dumps)."""
     return _C1_OR_DEL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_TAG = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
+"""What rich's markup parser takes for a tag, with the backslashes before it (rich/markup.py
+RE_TAGS): k backslashes before it print as k // 2, and an odd k prints the tag as text."""
+_BEFORE_BRACKET = re.compile(r"\\+(?=\[)")
+LITERAL_OPEN, LITERAL_CLOSE = "[none]", "[/none]"
+"""What `escape` puts around the text: a style that changes nothing, so that the text is always
+followed by a tag and its trailing backslashes are known to be escapes."""
+
+
+def escape(text: str) -> str:
+    """`text` as rich console markup that prints exactly as `text`, wherever it is put in a line
+    of markup (rich.markup.escape is lossy: `a\\[b` prints `a[b`, a trailing `\\\\` before a tag
+    prints one backslash). Emoji codes (`:fire:`) are the console's to leave alone:
+    tfdoctor's consoles are made with emoji=False."""
+    text = str(text)
+    parts, position = [LITERAL_OPEN], 0
+    for found in _TAG.finditer(text):
+        parts.append(_between_tags(text[position:found.start()]))
+        parts.append(found.group(1) * 2 + "\\" + found.group(2))  # k backslashes, then the tag as text
+        position = found.end()
+    rest = text[position:]
+    kept = rest.rstrip("\\")
+    parts.append(_between_tags(kept) + "\\" * (2 * (len(rest) - len(kept))))  # a tag follows
+    parts.append(LITERAL_CLOSE)
+    return "".join(parts)
+
+
+def _between_tags(chunk: str) -> str:
+    """Text with no tag in it: rich turns the first `\\[` of a run of backslashes before a
+    bracket into `[`, so one more backslash keeps them all."""
+    return _BEFORE_BRACKET.sub(lambda found: found.group() + "\\", chunk)
