@@ -138,3 +138,11 @@ def test_a_gathered_snapshot_is_masked_before_any_output():
     assert SECRET not in text and TOKEN not in text
     assert masked.env["TF_VAR_db_password"] == "<redacted>"
     assert masked.packages == Snapshot.from_dict(data).packages  # nothing else changes
+
+
+def test_a_home_in_parentheses_or_before_a_comma_is_replaced_and_the_punctuation_kept():
+    """Prose puts punctuation right after a path: "(in /Users/ada)", "/home/bob,". The home is
+    still the home (and another user's name still goes), and the punctuation stays."""
+    who = Identity("/Users/ada", "ada", "ada-mbp")
+    text = "(in /Users/ada) and /Users/ada/x) y; /home/bob) x, /home/bob, [/Users/alice]"
+    assert redact(text, who) == "(in ~) and ~/x) y; /home/<user>) x, /home/<user>, [/Users/<user>]"

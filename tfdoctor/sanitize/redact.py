@@ -19,7 +19,9 @@ from typing import Any
 
 MASK = "<redacted>"
 
-_OTHER_HOMES = re.compile(r"(/Users/|/home/|/var/home/|\b[A-Za-z]:\\+Users\\+)[^/\\\s\"'`]+")
+_OTHER_HOMES = re.compile(r"(/Users/|/home/|/var/home/|\b[A-Za-z]:\\+Users\\+)[^/\\\s\"'`),;>\]]+")
+"""Another user's home: the user part ends where a path part would, or at the punctuation prose
+puts after a path ("(in /home/bob)", "/home/bob,")."""
 _TOO_COMMON_TO_REPLACE = {"root", "user", "admin", "runner", "ubuntu", "home", "users", "local"}
 """User and host names that are also ordinary words in reports ("conda root"); a home under
 such a name is still hidden."""
@@ -222,7 +224,7 @@ def redact(text: str, identity: Identity | None = None) -> str:
     text = mask_secrets(text)
     if who.home and who.home not in ("/", ""):
         # Only the home itself, not a longer name it is a prefix of (/Users/al vs /Users/alice).
-        text = re.sub(re.escape(who.home.rstrip("/")) + r"(?![^/\s'\"`])", "~", text)
+        text = re.sub(re.escape(who.home.rstrip("/")) + r"(?![^/\s'\"`),;>\]])", "~", text)
     text = _OTHER_HOMES.sub(lambda m: m.group(1) + "<user>", text)
     for host in _host_names(who.host or ""):
         text = _word(host).sub("<host>", text)
