@@ -119,7 +119,7 @@ def test_a_stage_the_child_writes_is_shown_as_it_is(tmp_path):
     result.write_text(json.dumps({"stage": stage}))
     screen = Console(width=400, record=True, force_terminal=False, color_system=None)
     status = ChildStatus(stage_progress(screen), lambda seen, _doc: f"the model probe's {seen}",
-                         lambda _seen, _doc: "timeout 9 s")
+                         lambda _seen, _doc, elapsed: (elapsed, "timeout 9 s"))
     status.tick(result, 3.0)
     status.stop()
     assert f"the model probe's {stage} in a child process (3 s in, timeout 9 s)" in screen.export_text()

@@ -52,10 +52,12 @@ def json_safe(text: str) -> str:
     return _C1_OR_DEL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-_TAG = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
+_TAG = re.compile(r"(?<!\\)(\\*)(\[[a-z#/@][^[]*?])")
 """What rich's markup parser takes for a tag, with the backslashes before it (rich/markup.py
-RE_TAGS): k backslashes before it print as k // 2, and an odd k prints the tag as text."""
-_BEFORE_BRACKET = re.compile(r"\\+(?=\[)")
+RE_TAGS): k backslashes before it print as k // 2, and an odd k prints the tag as text. A match
+starts at a run's first backslash only (from each of a long run's backslashes it would scan the
+rest of the run: quadratic)."""
+_BEFORE_BRACKET = re.compile(r"(?<!\\)\\+(?=\[)")
 LITERAL_OPEN, LITERAL_CLOSE = "[none]", "[/none]"
 """What `escape` puts around the text: a style that changes nothing, so that the text is always
 followed by a tag and its trailing backslashes are known to be escapes."""
