@@ -41,12 +41,18 @@ BUILTIN_MODULES = (
 """The built-in rule modules, in report order within each area."""
 
 MODULE_NEEDS = {
-    "log_install": "log", "log_import": "log", "log_dependencies": "log", "log_training": "log",
-    "log_companions": "log", "log_metal": "log", "log_network": "log", "log_era": "log",
-    "runtime_import": "runtime", "runtime_crash": "runtime", "runtime_devices": "runtime",
-    "probe_health": "probes", "probe_speed": "probes",
-    "model_health": "model", "model_speed": "model",
-    "kernel_specs": "jupyter", "editor_settings": "editor",
+    "arch_binaries": ("python",), "install": ("python",), "compat_pairing": ("python",),
+    "compat_platform": ("python",), "compat_requirements": ("python",),
+    "compat_third_party": ("python",),
+    "log_install": ("log",), "log_import": ("log",), "log_dependencies": ("log",),
+    "log_training": ("log",), "log_companions": ("log",), "log_metal": ("log",),
+    "log_network": ("log",), "log_era": ("log",),
+    "runtime_import": ("runtime",), "runtime_crash": ("runtime",), "runtime_devices": ("runtime",),
+    "probe_health": ("probes",), "probe_speed": ("probes",),
+    "model_health": ("model",), "model_speed": ("model",),
+    "kernel_specs": ("jupyter",), "editor_settings": ("editor",),
 }
-"""The snapshot section every rule of a module needs: the module is not even imported for a
-snapshot without it (a static check loads none of them), which keeps start-up fast."""
+"""The snapshot sections every rule of a module needs, declared here once for all of them
+(tfdoctor.engine.registry.rules_of adds them to each rule's own `needs=`, which names only what
+that rule needs beyond them). A module is not even imported for a snapshot without them (a
+static check loads no log, runtime, probe or model rules), which keeps start-up fast."""

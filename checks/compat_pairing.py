@@ -26,7 +26,7 @@ from tfdoctor.model import Remediation, Severity, rule
       "Runtime reports win over Apple's table, which also lists 1.1.0 for 2.18.",
       "Install the pair the finding names (a plugin documented or reported to work with this "
       "TensorFlow, else the recommended TensorFlow + tensorflow-metal).",
-      APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES, needs=("python",))
+      APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES)
 def tf_metal_mismatch(s: Snapshot, d: Derived):
     if not judgeable(s, d) or d.metal is None:
         return None

@@ -25,8 +25,7 @@ PROJECT = "https://github.com/IPNP-BIPN/tensorflow-metal-plugin"
       "of TensorFlow.",
       "Install the TensorFlow minor the plugin was built for, or rebuild the plugin against the "
       "installed TensorFlow (pip install --force-reinstall --no-binary :all: tensorflow-metal-plugin).",
-      PROJECT, explains=(codes.RUNTIME_NO_GPU, codes.PROBE_CPU_ONLY, codes.LOG_NO_GPU_LISTED),
-      needs=("python",))
+      PROJECT, explains=(codes.RUNTIME_NO_GPU, codes.PROBE_CPU_ONLY, codes.LOG_NO_GPU_LISTED))
 def third_party_plugin(s: Snapshot, d: Derived):
     plugin = s.package(PLUGIN)
     if plugin is None or not plugin.version or d.tf_version is None or d.matrix is None:

@@ -23,7 +23,7 @@ SETTING_DOCS = "https://code.visualstudio.com/docs/python/settings-reference#_ge
       "Interpreter).",
       "Diagnose that interpreter too (`tfdoctor check --python PATH`), or set the setting to the "
       "interpreter diagnosed.",
-      SETTING_DOCS, needs=("editor",))
+      SETTING_DOCS)
 def other_interpreter(s: Snapshot, d: Derived):
     editor = s.editor
     if editor.interpreter is None or editor.is_target:

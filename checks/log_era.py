@@ -21,7 +21,7 @@ from tfdoctor.model import Remediation, Severity, rule
       "installed, compat.mlcompute-fork is the cause; where a plugin-era TensorFlow is, the code "
       "was written for the fork and calls a module this TensorFlow does not have.",
       "Remove the mlcompute lines: tensorflow-metal gives TensorFlow the GPU without them.",
-      APPLE_PLUGIN_PAGE, needs=("log",))
+      APPLE_PLUGIN_PAGE)
 def log_mlcompute_fork(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_MLCOMPUTE_FORK):
         tf = d.tensorflow

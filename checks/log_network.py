@@ -19,7 +19,7 @@ CERTIFICATES = "https://docs.python.org/3/using/mac.html#installation-steps"
       "without the CA certificates until its 'Install Certificates.command' is run), stops "
       "them before TensorFlow runs any code: nothing about TensorFlow follows from it.",
       "Retry on a steadier network (pip: --timeout 120), set the proxy (HTTPS_PROXY), or install "
-      "the CA certificates for python.org's Python.", CERTIFICATES, needs=("log",))
+      "the CA certificates for python.org's Python.", CERTIFICATES)
 def network_error(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_NETWORK_ERROR):
