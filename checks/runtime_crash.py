@@ -12,6 +12,11 @@ import shlex
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip, python_cmd, venv_command
+from tfdoctor.advice.fix_answers import (
+    ARM64_PYTHON_FIRST,
+    CAUSE_NOT_KNOWN,
+    GOAL_INSTALLED,
+)
 from tfdoctor.advice.import_outcome import ImportOutcome, crash_evidence, outcome_rules
 from tfdoctor.advice.installs import move_python, pair_fix
 from tfdoctor.advice.runtime_evidence import (
@@ -164,7 +169,8 @@ import_sigill = _outcome_rule(codes.RUNTIME_IMPORT_SIGILL, "TensorFlow needs CPU
     "On Apple silicon this means the Python runs as x86_64 under Rosetta 2.",
     "Use an arm64 Python (on a Mac) or an arm64 image (in Docker), and install TensorFlow "
     "into it.",
-    "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment")
+    "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment",
+    fix_answer=ARM64_PYTHON_FIRST)
 
 
 import_crashed = _outcome_rule(codes.RUNTIME_IMPORT_CRASHED, "TensorFlow crashed the interpreter",
@@ -173,7 +179,8 @@ import_crashed = _outcome_rule(codes.RUNTIME_IMPORT_CRASHED, "TensorFlow crashed
     "Usual causes: a plugin or compiled extension built for another TensorFlow, NumPy or "
     "macOS; a fatal check inside TensorFlow (its 'F ...' log line is in the evidence). "
     "The evidence names the stage and, from faulthandler, the Python frame it died in.",
-    "Reinstall TensorFlow (and tensorflow-metal) as a known-good pair; the finding names it.", explains=(codes.RUNTIME_NO_GPU,))
+    "Reinstall TensorFlow (and tensorflow-metal) as a known-good pair; the finding names it.", explains=(codes.RUNTIME_NO_GPU,),
+    fix_answer=GOAL_INSTALLED)
 
 
 import_hang = _outcome_rule(codes.RUNTIME_IMPORT_HANG, "TensorFlow hung while importing or initialising its devices",
@@ -185,7 +192,7 @@ import_hang = _outcome_rule(codes.RUNTIME_IMPORT_HANG, "TensorFlow hung while im
     "created can also hang TensorFlow's context initialisation (`ensure_initialized` in the "
     "stack), which the simulated GPU reproduces.",
     "Run again with a longer --timeout; if it still hangs, the stack in the evidence names "
-    "the module to look at.", explains=(codes.RUNTIME_NO_GPU,))
+    "the module to look at.", explains=(codes.RUNTIME_NO_GPU,), fix_answer=CAUSE_NOT_KNOWN)
 
 
 no_result = _outcome_rule(codes.RUNTIME_NO_RESULT, "The TensorFlow child exited without a result",
@@ -193,7 +200,8 @@ no_result = _outcome_rule(codes.RUNTIME_NO_RESULT, "The TensorFlow child exited 
     "The child exited on its own (no signal, no timeout) before finishing: something in "
     "the import called sys.exit/os._exit, or the interpreter failed to start the script. "
     "The last lines of its stderr are in the evidence.",
-    "Run `python -c 'import tensorflow'` with the diagnosed interpreter and fix what it prints.")
+    "Run `python -c 'import tensorflow'` with the diagnosed interpreter and fix what it prints.",
+    fix_answer=CAUSE_NOT_KNOWN)
 
 
 bad_output = _outcome_rule(codes.RUNTIME_BAD_OUTPUT, "The TensorFlow child wrote something other than its result",
@@ -201,7 +209,7 @@ bad_output = _outcome_rule(codes.RUNTIME_BAD_OUTPUT, "The TensorFlow child wrote
     "The result file was not the JSON document tfdoctor's child writes: something in the "
     "environment wrote into it, or the interpreter is not a working Python.",
     "Run `python -c 'import tensorflow'` with the diagnosed interpreter; report a tfdoctor "
-    "bug if that works.")
+    "bug if that works.", fix_answer=CAUSE_NOT_KNOWN)
 
 
 _emit = emitter(import_sigill, import_crashed, import_hang, no_result, bad_output)

@@ -12,6 +12,7 @@ from typing import Any
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip, unset_variable
+from tfdoctor.advice.fix_answers import CAUSE_NOT_KNOWN, GOAL_INSTALLED
 from tfdoctor.advice.import_outcome import (
     NUMPY_KINDS,
     ImportOutcome,
@@ -218,7 +219,7 @@ not_installed = _outcome_rule(codes.RUNTIME_NOT_INSTALLED, "TensorFlow was not i
     Severity.INFO,
     "`import tensorflow` raised ModuleNotFoundError and no TensorFlow distribution is "
     "installed; the installation check reports what to install.",
-    "Install TensorFlow (see install.no-tensorflow).")
+    "Install TensorFlow (see install.no-tensorflow).", fix_answer=GOAL_INSTALLED)
 
 
 plugin_load_failed = _outcome_rule(codes.RUNTIME_PLUGIN_LOAD_FAILED, "TensorFlow cannot load a plugin",
@@ -231,7 +232,8 @@ plugin_load_failed = _outcome_rule(codes.RUNTIME_PLUGIN_LOAD_FAILED, "TensorFlow
     "mach-o file' means the file is not a library at all.",
     "Install a TensorFlow/tensorflow-metal pair known to load together (the finding names "
     "it), or remove the stray plugin file / unset TF_PLUGGABLE_DEVICE_LIBRARY_PATH.",
-    PLUGGABLE_DEVICE, explains=(codes.RUNTIME_NO_GPU, codes.RUNTIME_GPU_PLACEMENT, codes.PROBE_CPU_ONLY))
+    PLUGGABLE_DEVICE, explains=(codes.RUNTIME_NO_GPU, codes.RUNTIME_GPU_PLACEMENT, codes.PROBE_CPU_ONLY),
+    fix_answer=GOAL_INSTALLED)
 
 
 library_arch_mismatch = _outcome_rule(codes.RUNTIME_LIBRARY_ARCH_MISMATCH, "A library TensorFlow loads is missing or built for another architecture",
@@ -242,7 +244,8 @@ library_arch_mismatch = _outcome_rule(codes.RUNTIME_LIBRARY_ARCH_MISMATCH, "A li
     "architectures (packages installed by a Rosetta pip, copied site-packages) or lost a "
     "file of a package.",
     "Reinstall the affected packages from the native interpreter with --force-reinstall "
-    "--no-cache-dir.", explains=(codes.RUNTIME_NO_GPU, codes.RUNTIME_PLUGIN_LOAD_FAILED))
+    "--no-cache-dir.", explains=(codes.RUNTIME_NO_GPU, codes.RUNTIME_PLUGIN_LOAD_FAILED),
+    fix_answer=GOAL_INSTALLED)
 
 
 numpy_abi = _outcome_rule(codes.RUNTIME_NUMPY_ABI, "NumPy does not match the compiled modules TensorFlow imports",
@@ -252,7 +255,8 @@ numpy_abi = _outcome_rule(codes.RUNTIME_NUMPY_ABI, "NumPy does not match the com
     "or 'module compiled against API version 0xf but this version of numpy is 0xe' (a NumPy "
     "older than the one the module was built with).",
     "Install the NumPy TensorFlow's own requirements allow (the finding gives the range).",
-    NUMPY2_GUIDE, explains=(codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_IMPORT_FAILED))
+    NUMPY2_GUIDE, explains=(codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_IMPORT_FAILED),
+    fix_answer=GOAL_INSTALLED)
 
 
 protobuf = _outcome_rule(codes.RUNTIME_PROTOBUF, "protobuf is outside the range TensorFlow was built for",
@@ -262,7 +266,7 @@ protobuf = _outcome_rule(codes.RUNTIME_PROTOBUF, "protobuf is outside the range 
     "TensorFlow 2.9 or older, or a pin broken by another package.",
     "Install the protobuf TensorFlow's requirements allow; "
     "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python is a slow stopgap.",
-    PROTOBUF_NEWS)
+    PROTOBUF_NEWS, fix_answer=GOAL_INSTALLED)
 
 
 op_not_registered = _outcome_rule(codes.RUNTIME_OP_NOT_REGISTERED, "An op TensorFlow's Python code needs is not registered in its binary",
@@ -270,7 +274,7 @@ op_not_registered = _outcome_rule(codes.RUNTIME_OP_NOT_REGISTERED, "An op Tensor
     "'Op type not registered ... in binary': Python files and compiled libraries come from "
     "different TensorFlow builds (two TensorFlows overwriting each other, an add-on such as "
     "tensorflow-text or tensorflow-io built for another version).",
-    "Reinstall TensorFlow, and add-ons at the versions built for it.")
+    "Reinstall TensorFlow, and add-ons at the versions built for it.", fix_answer=CAUSE_NOT_KNOWN)
 
 
 import_failed = _outcome_rule(codes.RUNTIME_IMPORT_FAILED, "import tensorflow raises an exception",
@@ -278,7 +282,8 @@ import_failed = _outcome_rule(codes.RUNTIME_IMPORT_FAILED, "import tensorflow ra
     "`import tensorflow` raised a Python exception that none of the more specific codes "
     "(plugin, architecture, NumPy, protobuf, op registration) explains: often a missing "
     "dependency, a half-finished install, or a file shadowing a module.",
-    "Reinstall TensorFlow with its dependencies; `pip check` lists broken requirements.", explains=(codes.RUNTIME_NO_GPU,))
+    "Reinstall TensorFlow with its dependencies; `pip check` lists broken requirements.", explains=(codes.RUNTIME_NO_GPU,),
+    fix_answer=GOAL_INSTALLED)
 
 
 _emit = emitter(not_installed, plugin_load_failed, library_arch_mismatch, numpy_abi, protobuf,

@@ -141,29 +141,29 @@ def _fix(end: _Ending, python: Optional[str], dry_run: bool, yes: bool, new_env:
     def make_plan(snapshot: Any) -> Any:
         report = diagnose_snapshot(snapshot, ([], []), debug)
         try:
-            return build_plan(snapshot, report, matrix, new_env=target, in_place=in_place,
+            return build_plan(report, matrix, new_env=env_path, in_place=in_place,
                               **(_here() if live else {"installer": "pip", "conda_tool": "conda",
                                                        "path_exists": lambda _path: True}))
         except PlanError as exc:
             usage(str(exc))
 
-    target, asking = new_env, sys.stdin.isatty() and sys.stdout.isatty() and not end.json
+    env_path, asking = new_env, sys.stdin.isatty() and sys.stdout.isatty() and not end.json
     changing = live and not dry_run and (yes or asking)
     if live:
         snapshot = _gathered(end, python, quiet)
         if not in_place:  # applied here: the default ~/venvs/tf-fixed is this machine's home
-            target = os.path.abspath(os.path.expanduser(new_env or default_env_path(snapshot)))
-            inside = _inside_diagnosed(target, snapshot)
+            env_path = os.path.abspath(os.path.expanduser(new_env or default_env_path(snapshot)))
+            inside = _inside_diagnosed(env_path, snapshot)
             if inside:
                 usage(inside)
-        if changing and _recover(end, snapshot, target):  # restored: its facts are out of date
+        if changing and _recover(end, snapshot, env_path):  # restored: its facts are out of date
             snapshot = _gathered(end, python, quiet)
     plan = end.plan = make_plan(snapshot)
     if not changing or plan.nothing_to_do or plan.blocked:
         if live and not changing:
             _note_interrupted(plan, snapshot)
-            if target and not in_place and os.path.lexists(target) and not plan.nothing_to_do:
-                _progress(f"note: {target} exists already: fix will not build there (nothing in it "
+            if env_path and not in_place and os.path.lexists(env_path) and not plan.nothing_to_do:
+                _progress(f"note: {env_path} exists already: fix will not build there (nothing in it "
                           "is removed); choose another --new-env")
         _planned(end, plan, live, dry_run, yes)
     if not end.json:

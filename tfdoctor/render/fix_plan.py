@@ -20,8 +20,8 @@ def plan_lines(plan: Plan, width: int) -> list[str]:
         return wrap(f"tfdoctor fix: nothing to do for {plan.diagnosed}{left}", width)
     lines = wrap(f"tfdoctor fix plan for {plan.diagnosed}", width)
     said = lambda label, text: lines.extend(wrap(text, width, f"  {label}", "    "))
-    if plan.target:
-        said("target: ", plan.target.description + (f" [{plan.target.status}]" if plan.target.status else ""))
+    if plan.goal:
+        said("target: ", plan.goal.description + (f" [{plan.goal.status}]" if plan.goal.status else ""))
     said("answers: ", ", ".join(plan.answers))
     if plan.unanswered:
         said("not answered by fix: ", ", ".join(plan.unanswered))
