@@ -1,9 +1,10 @@
-"""The target of a fix: which Python, TensorFlow, tensorflow-metal and Keras go together here.
+"""The goal of a fix: which Python, TensorFlow, tensorflow-metal and Keras go together here.
 
 On a Mac the compatibility matrix decides (the recommended pair, or the pair closest to a
 mismatched one); elsewhere there is no Metal, so the installed TensorFlow stays and only what is
-around it is fixed. Kept apart from the steps so a target can be reasoned about (and tested)
-without any command line.
+around it is fixed. Kept apart from the steps so a goal can be reasoned about (and tested)
+without any command line. (Not the "target" of tfdoctor.gather.interpreter, the interpreter
+diagnosed; the fix-plan document calls a goal `target`, as it always has.)
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Target:
+class Goal:
     python: str
     arch: str
     requirements: tuple[str, ...]
@@ -33,9 +34,9 @@ class Target:
     sources: tuple[str, ...] = ()
 
 
-def choose_target(s: Snapshot, d: Any, matrix: "CompatMatrix", arch: str, found: set[str],
-                  notes: list[str]) -> Target:
-    """The target for this snapshot (`d`: its derived facts); `notes` gets why, when not obvious."""
+def choose_goal(s: Snapshot, d: Any, matrix: "CompatMatrix", arch: str, found: set[str],
+                notes: list[str]) -> Goal:
+    """The goal for this snapshot (`d`: its derived facts); `notes` gets why, when not obvious."""
     py = s.python
     assert py is not None
     legacy = wants_keras2(s, found)
@@ -63,7 +64,7 @@ def choose_target(s: Snapshot, d: Any, matrix: "CompatMatrix", arch: str, found:
         metal = next((r.split("==")[1] for r in reqs if r.startswith("tensorflow-metal==")), None)
         desc = (f"{arch} Python {py.minor}, {_human(reqs[0]) if reqs else 'no TensorFlow'}"
                 + (f" with tensorflow-metal {metal}" if metal else "") + f", {keras}")
-        return Target(py.minor, arch, tuple(reqs), desc, status, sources)
+        return Goal(py.minor, arch, tuple(reqs), desc, status, sources)
     # Elsewhere no Metal pair: keep the TensorFlow that is installed (the newest of several).
     dists = sorted(s.tensorflow_distributions(), key=lambda p: _version_key(p.version))
     req = "tensorflow"
@@ -85,7 +86,7 @@ def choose_target(s: Snapshot, d: Any, matrix: "CompatMatrix", arch: str, found:
     notes.append(f"{s.host.system or 'this system'} has no Metal: the target keeps the installed "
                  "TensorFlow and fixes what is around it")
     desc = f"{arch} Python {py.minor}, {_human(req)} (no tensorflow-metal on {s.host.system or 'this OS'}), {keras}"
-    return Target(py.minor, arch, tuple(reqs), desc)
+    return Goal(py.minor, arch, tuple(reqs), desc)
 
 
 def wants_keras2(s: Snapshot, found: set[str]) -> bool:
