@@ -1,7 +1,7 @@
 """The model probe's parent side, without TensorFlow: the child's documents mapped onto facts,
 the CPU fallback predicted from the shipped kernel table, the leak rule, settings, usage errors.
 
-The documents are written in the shape tfdoctor/target/model_child.py writes (the end-to-end
+The documents are written in the shape tfdoctor/inside/model/ writes (the end-to-end
 tests in test_model_probe_tf.py run the real child); kernel facts come from the shipped table
 (tensorflow-metal 1.2.0, read from tensorflow_metal-1.2.0-cp311-cp311-macosx_12_0_arm64.whl).
 """
@@ -14,7 +14,7 @@ import pytest
 
 from tfdoctor.child.process import ChildResult
 from tfdoctor.gather import user_model
-from tfdoctor.target import preset_models
+from tfdoctor.inside.shared import model_presets as preset_models
 
 MIB = 2 ** 20
 

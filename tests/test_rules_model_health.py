@@ -1,7 +1,7 @@
 """The model probe's failures, disagreements and leaks as findings (checks/model_health.py), on
 recorded facts (no TensorFlow).
 
-The documents are in the shape tfdoctor/target/model_child.py writes; their error messages are
+The documents are in the shape tfdoctor/inside/model/ writes; their error messages are
 the child's own, as tests/test_model_probe_tf.py sees them against real TensorFlow with the
 simulated GPU (tests/simgpu). Each snapshot goes through JSON and Snapshot.from_dict, as
 `tfdoctor diagnose` replays one.

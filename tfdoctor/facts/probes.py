@@ -1,4 +1,4 @@
-"""Results of the speed probes (tfdoctor/target/workloads.py), as a typed, plain-data model.
+"""Results of the speed probes (tfdoctor/inside/probes/), as a typed, plain-data model.
 
 The probes run inside the diagnosed interpreter (in the runtime child, or standalone) and write a
 plain JSON document; `from_document` turns it, and how the process ended, into ProbeFacts. Plain
@@ -35,7 +35,7 @@ point of a --sweep."""
 
 @dataclass
 class ProbeConfig:
-    """The resolved configuration the probes ran with (see tfdoctor/target/probe_config.py DEFAULTS)."""
+    """The resolved configuration the probes ran with (see tfdoctor/inside/shared/probe_config.py DEFAULTS)."""
 
     preset: str = "probe"
     workloads: list[str] = field(default_factory=list)

@@ -1,4 +1,4 @@
-"""Run the speed probes standalone: tfdoctor/target/workloads.py in a child of the diagnosed
+"""Run the speed probes standalone: tfdoctor/inside/probes/ in a child of the diagnosed
 interpreter (own process group, hard timeout: tfdoctor.child.process), and read what it measured.
 
 The runtime child runs the same probes after its own stages (workloads.run_probes); this runner
@@ -18,9 +18,9 @@ from tfdoctor.child.process import ChildResult, run_child
 from tfdoctor.facts import typed
 from tfdoctor.facts.probes import ProbeFacts, from_document
 from tfdoctor.facts.runtime import STDERR_TAIL
+from tfdoctor.gather.static import child_program, private_scripts
 from tfdoctor.sanitize.redact import mask_secrets
 
-WORKLOADS = Path(__file__).resolve().parents[1] / "target" / "workloads.py"
 IMPORT_ALLOWANCE_S = 60.0
 """Seconds allowed for `import tensorflow` on top of the probes' budget (a cold first import on
 a Mac can take tens of seconds)."""
@@ -43,7 +43,8 @@ def config_problem(config: Mapping[str, Any]) -> str | None:
     matmul n 8192, batch 512 for conv, 2048 for train) needs more memory or time than one budget
     holds: one call of matmul at n = 20000 is 1.6e13 FLOPs and 4.8 GB of operands, and a single
     call cannot be interrupted, so it would only end at the hard timeout."""
-    from tfdoctor.target.probe_config import MAX_SIZE, resolve_config
+    from tfdoctor.inside.shared.probe_config import MAX_SIZE, resolve_config
+    from tfdoctor.inside.shared.workloads import KINDS
 
     try:
         cfg = resolve_config(dict(config))
@@ -55,15 +56,14 @@ def config_problem(config: Mapping[str, Any]) -> str | None:
     for workload in cfg["workloads"]:
         size, largest = cfg["sizes"][workload], MAX_SIZE[workload]
         if size > largest:
-            what = "n" if workload == "matmul" else "batch size"
-            return (f"--size {size} is too large for {workload}: its {what} can be at most "
-                    f"{largest} to fit the probes' budget ({budget:g} s) and memory")
+            return (f"--size {size} is too large for {workload}: its {KINDS[workload].size_word} "
+                    f"can be at most {largest} to fit the probes' budget ({budget:g} s) and memory")
     return None
 
 
 def budget_of(config: Mapping[str, Any]) -> float:
     """The budget `config` will run with (its own, else its preset's)."""
-    from tfdoctor.target.probe_config import resolve_config
+    from tfdoctor.inside.shared.probe_config import resolve_config
 
     return float(resolve_config(dict(config))["budget_s"])
 
@@ -81,8 +81,10 @@ def gather_probes(python: str, config: Mapping[str, Any], *, timeout: float | No
     child_env = dict(os.environ if env is None else env)
     child_env.setdefault("PYTHONUNBUFFERED", "1")
     try:
-        child = run_child(python, WORKLOADS, [json.dumps(dict(config)), "--timeout", f"{timeout:g}"],
-                          timeout=timeout, env=child_env, tick=tick)
+        with private_scripts() as scripts:  # the interpreter never gets tfdoctor's own files
+            child = run_child(python, child_program(scripts, "probes"),
+                              [json.dumps(dict(config)), "--timeout", f"{timeout:g}"],
+                              timeout=timeout, env=child_env, tick=tick, also_remove=[scripts])
     except OSError as exc:
         return ProbeFacts(outcome="not-run", message=f"{python} could not be started: {exc}")
     return facts_from_child(child, timeout)

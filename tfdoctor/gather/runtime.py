@@ -1,6 +1,6 @@
 """Import TensorFlow in an isolated child of the diagnosed interpreter, and say how it went.
 
-The child (tfdoctor/target/runtime_child.py) runs in its own process group under a hard timeout
+The child (tfdoctor/inside/runtime/__main__.py) runs in its own process group under a hard timeout
 (tfdoctor.child.process): a broken install may crash it with SIGILL or SIGSEGV, abort it, hang it,
 or make it print megabytes; the doctor survives each and classifies the ending. The child
 rewrites its result file after every stage, so even a crash says how far it got, and it keeps
@@ -23,12 +23,11 @@ from tfdoctor.facts import typed
 from tfdoctor.facts.probes import ProbeFacts, from_runtime
 from tfdoctor.facts.runtime import STAGE_DOING, STAGES, STDERR_TAIL, ImportFailure, RuntimeFacts
 from tfdoctor.gather.child_status import ChildStatus
-from tfdoctor.gather.static import private_scripts
+from tfdoctor.gather.static import child_program, private_scripts
 from tfdoctor.logtext import stderr
 from tfdoctor.sanitize.redact import mask_plain, mask_secrets
-from tfdoctor.target.collector_core import RESULT_LOST, RESULT_LOST_EXIT
+from tfdoctor.inside.shared.result_file import RESULT_LOST, RESULT_LOST_EXIT
 
-CHILD = Path(__file__).resolve().parents[1] / "target" / "runtime_child.py"
 
 PARENT_OWNED = ("outcome", "message", "log")
 """RuntimeFacts fields tfdoctor sets itself (with those of `base` in facts_from_child): every
@@ -93,7 +92,7 @@ def inspect(python: str, timeout: float, progress: Console | None = None,
 
     try:
         with private_scripts() as scripts:  # the interpreter never gets tfdoctor's own files
-            child = run_child(python, scripts / CHILD.name, ["--timeout", f"{timeout:g}", *args],
+            child = run_child(python, child_program(scripts, "runtime"), ["--timeout", f"{timeout:g}", *args],
                               timeout=hard_limit, env=child_env(),
                               tick=tick if (status.active or probes is not None) else None,
                               also_remove=[scripts])

@@ -31,13 +31,11 @@ from tfdoctor.facts.user_model import (
 )
 from tfdoctor.gather.child_status import ChildStatus
 from tfdoctor.gather.model_deadline import ModelDeadline
-from tfdoctor.gather.static import private_scripts
+from tfdoctor.gather.static import child_program, private_scripts
+from tfdoctor.inside.shared.model_presets import MODEL_PRESETS
 
-CHILD = Path(__file__).resolve().parents[1] / "target" / "model_child.py"
 IMPORT_ALLOWANCE_S = 60.0
 """Seconds for `import tensorflow` and loading the model, before the budget (ModelDeadline)."""
-MODEL_PRESETS = ("mnist-dense", "cifar-cnn", "mobilenetv2", "lstm", "attention")
-"""Kept equal to tfdoctor/target/workloads.py MODEL_PRESETS (a test checks it)."""
 
 HOST_DTYPES = frozenset({"int32", "int64"})
 """Integer ops in a float model are shape and index arithmetic, which TensorFlow keeps in host
@@ -169,7 +167,7 @@ def probe_model(python: str, config: Mapping[str, Any], *, plugin: str | None = 
 
     try:
         with private_scripts() as scripts:  # the interpreter never gets tfdoctor's own files
-            child = run_child(python, scripts / CHILD.name, [json.dumps(dict(config))],
+            child = run_child(python, child_program(scripts, "model"), [json.dumps(dict(config))],
                               timeout=deadline.hard_limit, env=child_env, also_remove=[scripts],
                               tick=stop_at_deadline)
     except OSError as exc:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-from model_calls import inference_fn
-from model_inputs import model_kind
-import probe_agreement
+from tfdoctor.inside.model.calls import inference_fn
+from tfdoctor.inside.model.inputs import model_kind
+from tfdoctor.inside.probes.agreement import relative_error
 
 AGREE_TOL = 1e-3
 """Largest relative L2 error of a layer's output, GPU against CPU, taken as agreement: float32
@@ -21,7 +21,7 @@ bug gives 1e-2 and more (tensorflow/tensorflow#92686, #71577). Same bound as the
 
 def relative_error(tf, got, want):
     """||got - want|| / ||want|| (float64, on the CPU); None when not finite."""
-    err, finite = probe_agreement.relative_error(tf, got, want)
+    err, finite = relative_error(tf, got, want)
     return err if finite else None
 
 
