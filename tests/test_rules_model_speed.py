@@ -16,7 +16,7 @@ from snapshots import RuleModules, apple_silicon
 from tfdoctor.facts import typed
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.user_model import ModelFacts
-from tfdoctor.gather import user_model
+from tfdoctor.gather import model_result
 from tfdoctor.inside.shared import probe_stats
 from tfdoctor.knowledge import kernels
 from tfdoctor.model import Severity
@@ -35,7 +35,7 @@ def facts(doc: dict, plugin: str | None = None, gpus=("/physical_device:GPU:0",)
     doc = {"source": {"kind": "preset", "spec": "attention", "workload": True}, "complete": True,
            "stage": "done", "gpus": list(gpus),
            "inputs": [{"name": "tokens", "shape": [8, 32, 64], "dtype": "float32"}], **doc}
-    return user_model.facts_from_document(doc, plugin)
+    return model_result.facts_from_document(doc, plugin)
 
 
 def op(name, dtype="float32", layer="dense", graph="inference", gpu_kernel=None):

@@ -169,8 +169,9 @@ def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_outpu
     threshold = Severity(fail_on.value)
     if not json_output and getattr(snapshot, "model", None) is not None:
         from tfdoctor.render.common import without_block
+        from tfdoctor.render.model_summary import summarize
 
-        summary = user_model.summarize(snapshot.model)
+        summary = summarize(snapshot.model)
         if any(f.code == "model.cpu-fallback" for f in report.findings):
             summary = without_block(summary, "CPU fallback (")  # the finding lists them: once
         said = {e.get("message") for f in report.findings for e in f.evidence.get("errors", ())

@@ -27,7 +27,9 @@ from tfdoctor.gather.interpreter import Target, TargetNotFound, choose_target  #
 from tfdoctor.inside.shared.result_file import RESULT_LOST, RESULT_LOST_EXIT
 
 if TYPE_CHECKING:  # imported where the snapshot is built: `tfdoctor check` starts the collector
-    from tfdoctor.facts.snapshot import Snapshot  # (tfdoctor.cli.main) before the rest of tfdoctor
+    from tfdoctor.facts.snapshot import (
+        Snapshot,  # (tfdoctor.cli.main) before the rest of tfdoctor
+    )
 
 Outcome = dict
 """TargetOutcome's fields as keyword arguments (the dataclass is built with the snapshot)."""

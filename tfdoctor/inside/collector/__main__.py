@@ -1,13 +1,12 @@
 """Gather static facts from inside the diagnosed interpreter and write them as JSON.
 
 Run as `python tfdoctor/inside/collector/__main__.py OUT.json [--parent-pid PID]` (from a private
-copy) by the interpreter being diagnosed,
-so that every fact (architecture, Rosetta translation, CPU flags, installed packages) is the one
-*that* process sees; PID is tfdoctor's parent (the user's shell), whose architecture is read too.
-Site directories, plugin entries, the environment, the Pythons on PATH and conda's records are
-read by collector_core, the rules the runtime child shares; the distributions by
-collect_packages, macOS's sysctls by collect_mac, the versions a bug report asks for (OS
-distribution, libc, the Python build, compilers) by build. Nothing is imported from the
+copy) by the interpreter being diagnosed, so that every fact (architecture, Rosetta translation,
+CPU flags, installed packages) is the one *that* process sees; PID is tfdoctor's parent (the
+user's shell), whose architecture is read too. Site directories, plugin entries, the environment,
+the Pythons on PATH and conda's records are read by core.py, the rules the runtime child shares;
+the distributions by packages.py, macOS's sysctls by mac.py, the versions a bug report asks for
+(OS distribution, libc, the Python build, compilers) by build.py. Nothing is imported from the
 environment's own packages and nothing is changed. Each part that fails is recorded in "errors"
 and the others still run (PyTorch's collect_env says "Could not collect"; we say why). The
 document's keys are Snapshot's field names (tfdoctor.gather.static maps them without a key list).

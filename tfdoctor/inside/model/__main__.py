@@ -154,7 +154,7 @@ def run(tf, cfg):
 
 def keep_keras_config_untouched():
     """Keras writes ~/.keras/keras.json when it first imports and finds none: point it at a
-    directory in the child's private TMPDIR then (as runtime_child.py does), so examining a
+    directory in the child's private TMPDIR then (as the runtime child does), so examining a
     model changes nothing in the user's home."""
     if "KERAS_HOME" in os.environ:
         return

@@ -11,7 +11,7 @@ import math
 
 from tfdoctor.inside.model.calls import inference_fn
 from tfdoctor.inside.model.inputs import model_kind
-from tfdoctor.inside.probes.agreement import relative_error
+from tfdoctor.inside.probes import agreement as probe_agreement
 
 AGREE_TOL = 1e-3
 """Largest relative L2 error of a layer's output, GPU against CPU, taken as agreement: float32
@@ -21,7 +21,7 @@ bug gives 1e-2 and more (tensorflow/tensorflow#92686, #71577). Same bound as the
 
 def relative_error(tf, got, want):
     """||got - want|| / ||want|| (float64, on the CPU); None when not finite."""
-    err, finite = relative_error(tf, got, want)
+    err, finite = probe_agreement.relative_error(tf, got, want)
     return err if finite else None
 
 

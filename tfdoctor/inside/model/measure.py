@@ -41,7 +41,7 @@ def process_memory():
 
 
 MIN_MEMORY_STEPS = 9
-"""Steps the leak rule (tfdoctor.gather.user_model.memory_trend) needs: three warm-up steps and six
+"""Steps the leak rule (tfdoctor.gather.model_memory.memory_trend) needs: three warm-up steps and six
 to judge."""
 
 
