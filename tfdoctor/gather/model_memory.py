@@ -3,7 +3,8 @@ training steps, judged after the warm-up steps."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from tfdoctor.facts.user_model import MemoryTrend
 

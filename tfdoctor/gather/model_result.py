@@ -6,7 +6,8 @@ is predicted from the shipped kernel table of a tensorflow-metal release
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from tfdoctor.facts.user_model import (
     Agreement,

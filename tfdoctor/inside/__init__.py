@@ -15,7 +15,9 @@ both directions: tfdoctor imports only shared/ from here).
 How a program starts (tfdoctor.gather.static.private_scripts): tfdoctor copies this folder into a
 new temporary directory as tfdoctor/inside/ under an empty tfdoctor/ package, and the diagnosed
 interpreter runs `python ROOT/tfdoctor/inside/NAME/__main__.py RESULT.json ...`. The first lines of
-each __main__.py put ROOT first on sys.path; every module then imports the others the one way,
-`from tfdoctor.inside.shared import probe_stats`, as tfdoctor itself does. Nothing of tfdoctor's
+each __main__.py put ROOT first on sys.path, in place of the script's own folder (Python puts it
+there, and our modules' short names, `core` or `ops`, would shadow the user's); every module
+then imports the others the one way, `from tfdoctor.inside.shared import probe_stats`, as
+tfdoctor itself does. Nothing of tfdoctor's
 own installation is ever on that interpreter's path.
 """

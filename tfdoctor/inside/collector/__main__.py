@@ -22,8 +22,9 @@ import struct
 import sys
 import sysconfig
 
-if not __package__:  # started as a script: its copy's root first (see tfdoctor/inside/__init__.py)
-    sys.path.insert(0, os.path.abspath(__file__).rsplit(os.sep, 4)[0])
+if not __package__:  # started as a script: the copy's root replaces this folder on the path
+    HERE = os.path.dirname(os.path.realpath(__file__))  # (tfdoctor/inside/__init__.py says why)
+    sys.path[:] = [HERE.rsplit(os.sep, 3)[0]] + [p for p in sys.path if os.path.realpath(p or ".") != HERE]
 from tfdoctor.inside.collector import build, core, mac, packages  # noqa: E402
 from tfdoctor.inside.collector.mac import native_sysctl, sysctl  # noqa: E402
 from tfdoctor.inside.collector.packages import read_text as _read_text  # noqa: E402

@@ -32,8 +32,9 @@ import os
 import sys
 import time
 
-if not __package__:  # started as a script: its copy's root first (see tfdoctor/inside/__init__.py)
-    sys.path.insert(0, os.path.abspath(__file__).rsplit(os.sep, 4)[0])
+if not __package__:  # started as a script: the copy's root replaces this folder on the path
+    HERE = os.path.dirname(os.path.realpath(__file__))  # (tfdoctor/inside/__init__.py says why)
+    sys.path[:] = [HERE.rsplit(os.sep, 3)[0]] + [p for p in sys.path if os.path.realpath(p or ".") != HERE]
 from tfdoctor.inside.model import state  # noqa: E402
 from tfdoctor.inside.model.calls import Calls  # noqa: E402
 from tfdoctor.inside.model.compare import agreement, loss_comparison  # noqa: E402

@@ -21,14 +21,14 @@ __all__ = ["SCHEMA", "WORKLOADS", "DEFAULT_SIZE", "SWEEP_SIZES", "RETRY_FACTOR",
 SCHEMA = 1
 WORKLOADS = tuple(KINDS)
 
-DEFAULT_SIZE = dict((name, kind.default_size) for name, kind in KINDS.items())
+DEFAULT_SIZE = {name: kind.default_size for name, kind in KINDS.items()}
 """The size each workload is measured at: matmul n (n x n @ n x n), conv and train batch size."""
-SWEEP_SIZES = dict((name, list(kind.sweep_sizes)) for name, kind in KINDS.items())
-RETRY_FACTOR = dict((name, kind.retry_factor) for name, kind in KINDS.items())
+SWEEP_SIZES = {name: list(kind.sweep_sizes) for name, kind in KINDS.items()}
+RETRY_FACTOR = {name: kind.retry_factor for name, kind in KINDS.items()}
 """The larger size tried when the GPU does not win: matmul 2x n (8x the work), 4x the batch."""
-MAX_SIZE = dict((name, kind.max_size) for name, kind in KINDS.items())
+MAX_SIZE = {name: kind.max_size for name, kind in KINDS.items()}
 
-TOLERANCE = dict((name, kind.tolerance) for name, kind in KINDS.items())
+TOLERANCE = {name: kind.tolerance for name, kind in KINDS.items()}
 """Largest relative L2 error ||gpu - cpu|| / ||cpu|| accepted as agreement. Two correct float32
 results differ by reordered sums: about eps * sqrt(k) = 6e-8 * 32 ~ 2e-6 for a length-1024 dot
 product (a few 1e-6 at 4096), so 1e-4 leaves a 25-50x headroom for matmul. Convolutions may use

@@ -338,5 +338,5 @@ class Train(object):
         return {"dense_relu_eager": [eager], "dense_relu_graph": [graph]}
 
 
-KINDS = dict((kind.name, kind) for kind in (Matmul, Conv, Train))
+KINDS = {kind.name: kind for kind in (Matmul, Conv, Train)}
 """Every workload by name, in the order the probes run them."""
