@@ -7,7 +7,7 @@ few activations that sit within d of a kink (a pre-activation near 0, two near-e
 values), and each flip moves the conv layers' gradients by a whole term. So the logits and the
 Dense layer's gradient (no kink after it) stay within a few d, while the conv gradients move by
 about sqrt(d). This script makes such a difference on the CPU alone: the probe's own network
-(probe_kinds.Train), the same inputs, its weights multiplied by (1 + d * N(0, 1)), and compares
+(tfdoctor.inside.shared.workloads.Train), the same inputs, its weights multiplied by (1 + d * N(0, 1)), and compares
 the outputs the agreement check compares; it prints, per d, the median and worst relative
 errors over the seeds (the probe judges the worst variable's gradient, "worst tensor") and the
 largest ratio of a gradient error to sqrt(logits error): the tolerance's floor and KINK_FACTOR

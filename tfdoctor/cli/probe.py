@@ -113,6 +113,8 @@ FAST_CPU_FLOPS = 2e11
 work that takes longer than the budget even at this rate cannot fit it."""
 MIN_CALLS = 4
 """Calls one measurement needs at the least: the first (untimed) call, then three timed repeats."""
+
+
 def _size_problem(config: dict) -> Optional[str]:
     """Why --size cannot fit the probes' budget, or None: one measurement (MIN_CALLS calls) at
     the size asked for takes longer than the whole budget even on a fast CPU, so the probes

@@ -1,7 +1,7 @@
 """Run the speed probes standalone: tfdoctor/inside/probes/ in a child of the diagnosed
 interpreter (own process group, hard timeout: tfdoctor.child.process), and read what it measured.
 
-The runtime child runs the same probes after its own stages (workloads.run_probes); this runner
+The runtime child runs the same probes after its own stages (tfdoctor.inside.probes.run.run_probes); this runner
 is for `tfdoctor probe` without the runtime facts, for tests and for benchmarks.
 """
 
@@ -39,7 +39,7 @@ MAX_BUDGET_S = 3600.0
 
 def config_problem(config: Mapping[str, Any]) -> str | None:
     """Why the probes cannot run with `config` within their budget, in words for the user (a
-    usage error), or None. A size above the largest the probes ever measure (workloads.MAX_SIZE:
+    usage error), or None. A size above the largest the probes ever measure (each workload's max_size:
     matmul n 8192, batch 512 for conv, 2048 for train) needs more memory or time than one budget
     holds: one call of matmul at n = 20000 is 1.6e13 FLOPs and 4.8 GB of operands, and a single
     call cannot be interrupted, so it would only end at the hard timeout."""
@@ -127,7 +127,7 @@ def facts_from_child(child: ChildResult, timeout: float) -> ProbeFacts:
 
 
 def _implausible(doc: dict[str, Any] | None, child: ChildResult) -> str | None:
-    """Why a well-formed document is not what workloads.py writes (its schema and stages; it
+    """Why a well-formed document is not what the probes' __main__.py writes (its schema and stages; it
     says complete only at stage "done", then exits with code 0), or None."""
     if doc is None:
         return None

@@ -94,7 +94,7 @@ MODEL_DOING = {
     "sweep": "timing the model over batch sizes", "memory": "watching memory over steps",
     "losses": "comparing GPU and CPU losses",
 }
-"""What the model child does at each stage it announces (model_state.doing), in words short
+"""What the model child does at each stage it announces (tfdoctor/inside/model/state.py doing), in words short
 enough for one progress line of 80 columns with the figures."""
 
 
