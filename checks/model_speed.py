@@ -15,8 +15,8 @@ from tfdoctor.advice.probe_evidence import probe_cmd, times
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.user_model import ModelFacts, OpFallback, SettingIssue, Timing
+from tfdoctor.inside.shared.probe_stats import ALPHA, FASTER, MARGIN, SLOWER, UNCLEAR
 from tfdoctor.model import Finding, Remediation, Rule, Severity, rule
-from tfdoctor.target.probe_stats import ALPHA, FASTER, MARGIN, SLOWER, UNCLEAR
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
 XLA_ISSUE = "https://github.com/NVlabs/sionna/issues/78"

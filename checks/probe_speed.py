@@ -26,9 +26,9 @@ from tfdoctor.derived import Derived
 from tfdoctor.derived.probe_verdicts import Verdict
 from tfdoctor.facts.probes import ProbeFacts
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.inside.shared.probe_stats import ALPHA, MARGIN
 from tfdoctor.knowledge.apple_gpus import AppleGpu
 from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
-from tfdoctor.target.probe_stats import ALPHA, MARGIN
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
 WRONG_ISSUE = "https://github.com/tensorflow/tensorflow/issues/92686"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-from model_calls import inference_fn
-from model_inputs import model_kind
-import probe_agreement
+from tfdoctor.inside.model.calls import inference_fn
+from tfdoctor.inside.model.inputs import model_kind
+from tfdoctor.inside.probes import agreement as probe_agreement
 
 AGREE_TOL = 1e-3
 """Largest relative L2 error of a layer's output, GPU against CPU, taken as agreement: float32

@@ -1,5 +1,5 @@
 """Loading the user's model: a `.keras` or `.h5` file, a SavedModel directory, a `module:function`
-that returns a model, or one of the presets (preset_models.py). Every bad input (no such path, not a
+that returns a model, or one of the presets (tfdoctor/inside/shared/model_presets.py). Every bad input (no such path, not a
 model, a corrupt or truncated file, custom objects that cannot be imported, a function that raises
 or returns something else, a model too big for memory) becomes an entry in "errors".
 
@@ -23,8 +23,8 @@ import json
 import os
 import sys
 
-from model_state import STATE, describe, error, is_oom
-from preset_models import model_preset
+from tfdoctor.inside.model.state import STATE, describe, error, is_oom
+from tfdoctor.inside.shared.model_presets import model_preset
 
 ARCHIVE_LIMIT = 2 << 30
 """Bytes the members of a `.keras` archive may declare uncompressed in all, when the parent gave

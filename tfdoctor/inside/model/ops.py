@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import time
 
-from model_calls import new_optimizer, read_back
-from model_inputs import all_layers, call_model
-from model_state import stage_error
+from tfdoctor.inside.model.calls import new_optimizer, read_back
+from tfdoctor.inside.model.inputs import all_layers, call_model
+from tfdoctor.inside.model.state import stage_error
 
 DTYPE_ATTRS = ("T", "dtype", "DstT", "Tparams", "out_type", "Tout")
 FUNC_ATTRS = ("body", "cond", "f", "then_branch", "else_branch", "branches")

@@ -1,7 +1,7 @@
 """Import TensorFlow in the diagnosed interpreter and write what it finds, stage by stage.
 
-Run as `python runtime_child.py RESULT.json [--timeout SECONDS]` by tfdoctor.gather.runtime, in its own
-process group with a hard timeout. The result document is rewritten atomically (write a temporary
+Run as `python tfdoctor/inside/runtime/__main__.py RESULT.json [--timeout SECONDS]` (from a
+private copy) by tfdoctor.gather.runtime, in its own process group with a hard timeout. The result document is rewritten atomically (write a temporary
 file, then rename) after every stage, so when TensorFlow crashes the process (SIGILL, SIGSEGV,
 SIGABRT) or hangs, the parent still knows how far it got. TensorFlow's own output goes to stderr,
 never into the result. faulthandler writes the Python stack to stderr on a fatal signal, and a
@@ -25,8 +25,11 @@ import tempfile
 import time
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import collector_core as core  # noqa: E402  (sibling module, shipped beside this script)
+if not __package__:  # started as a script: the copy's root replaces this folder on the path
+    HERE = os.path.dirname(os.path.realpath(__file__))  # (tfdoctor/inside/__init__.py says why)
+    sys.path[:] = [HERE.rsplit(os.sep, 3)[0]] + [p for p in sys.path if os.path.realpath(p or ".") != HERE]
+from tfdoctor.inside.collector import core  # noqa: E402
+from tfdoctor.inside.shared.result_file import result_lost  # noqa: E402
 
 T0 = time.monotonic()
 STATE = {
@@ -54,7 +57,7 @@ def write(stage=None):
             json.dump(STATE, handle, default=str)
         os.replace(tmp, RESULT_PATH)
     except (FileNotFoundError, NotADirectoryError) as exc:
-        core.result_lost(exc)
+        result_lost(exc)
 
 
 def text(value, limit=TEXT_LIMIT):
@@ -74,7 +77,7 @@ def record_error(stage, exc):
 
 
 def find_plugins():
-    """The files TensorFlow will load as plugins (collector_core's one rule, shared with the
+    """The files TensorFlow will load as plugins (one rule in the collector's core, shared with the
     static collector), each as a PluginLibrary: never opened here, so a FIFO cannot block."""
     errors = []
     found = []
@@ -88,7 +91,7 @@ def find_plugins():
 
 
 def relevant_env():
-    """The user's settings (collector_core's allowlist), read before we change
+    """The user's settings (the allowlist in the collector's core), read before we change
     TF_CPP_MIN_LOG_LEVEL: the user's own level comes from TFDOCTOR_USER_TF_CPP_MIN_LOG_LEVEL."""
     keep = core.capture_env(os.environ)
     user_level = os.environ.get("TFDOCTOR_USER_TF_CPP_MIN_LOG_LEVEL")
@@ -133,9 +136,9 @@ def distribution_version(name):
 
 
 def import_failure(exc):
-    ours = os.path.dirname(os.path.abspath(__file__))  # this script and collector_core's watch
+    ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # this script, core's watch
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if os.path.dirname(os.path.abspath(f.filename)) != ours][-TRACEBACK_FRAMES:]
+              if not os.path.abspath(f.filename).startswith(ours)][-TRACEBACK_FRAMES:]
     chain = []
     inner = exc.__cause__ or exc.__context__
     while inner is not None and len(chain) < 5:
@@ -319,10 +322,9 @@ def dump_stack_before(deadline):
 
 
 def run_speed_probes(tf, config, deadline):
-    """The speed probes (workloads.py, beside this file) run last, so that a crash or hang
-    inside them loses none of the facts above; each partial result is written as it comes."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import workloads
+    """The speed probes (tfdoctor.inside.probes) run last, so that a crash or hang inside them
+    loses none of the facts above; each partial result is written as it comes."""
+    from tfdoctor.inside.probes.run import run_probes
 
     def on_result(partial):
         STATE["probes"] = partial
@@ -330,7 +332,7 @@ def run_speed_probes(tf, config, deadline):
 
     write("probes")
     dump_stack_before(deadline)  # the parent allows the probes more time than the stages above
-    STATE["probes"] = stage("probes", workloads.run_probes, tf, config,
+    STATE["probes"] = stage("probes", run_probes, tf, config,
                             lambda message: sys.stderr.write("tfdoctor-probe: %s\n" % message),
                             on_result)
 

@@ -1,6 +1,6 @@
 """The model presets of `tfdoctor probe --workload NAME`: models users report slow or wrong on
-Metal, built as their tutorials build them, for the model probe (model_load.py through
-workloads.model_preset).
+Metal, built as their tutorials build them, for the model probe (tfdoctor/inside/model/load.py), and named by
+`tfdoctor probe --workload` (tfdoctor.cli.probe) and tfdoctor.gather.user_model.
 
 Runs inside the diagnosed interpreter: standard library and tensorflow (passed in as `tf`),
 Python 3.8+.
@@ -13,7 +13,7 @@ __all__ = ["MODEL_PRESETS", "model_preset"]
 
 MODEL_PRESETS = ("mnist-dense", "cifar-cnn", "mobilenetv2", "lstm", "attention")
 """Models users report slow or wrong on Metal, built with weights=None (nothing downloaded) and
-compiled as their tutorials compile them; model_child.py makes their synthetic data:
+compiled as their tutorials compile them; the model child makes their synthetic data:
 mnist-dense and cifar-cnn (the TensorFlow beginner and CNN tutorials), MobileNetV2 at 224x224
 (the usual transfer-learning benchmark), an Embedding + LSTM text classifier (LSTM training far
 slower on the Metal GPU than on the CPU: tensorflow/tensorflow#56782) and a MultiHeadAttention

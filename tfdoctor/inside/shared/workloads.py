@@ -1,11 +1,22 @@
-"""The three probe workloads, each a class built once per size from fixed seeds on the CPU:
-Matmul (float32 n x n @ n x n), Conv (a float32 Conv2D forward) and Train (one Keras training
-step). For a device, `prepare` copies the inputs there and returns the step to time and how to
-read its result back; `placement` says where the ops ran; `outputs` gives what is compared with
-the CPU (probe_agreement.py).
+"""The probe workloads, the one place each is defined: Matmul (float32 n x n @ n x n), Conv (a
+float32 Conv2D forward) and Train (one Keras training step).
 
-Runs inside the diagnosed interpreter: standard library and tensorflow (passed in as `tf`),
-Python 3.8+.
+A workload is a class. Its class attributes are what tfdoctor reads without TensorFlow: the
+name (`--workload NAME`), what its size means, the default size and the sweep's sizes, the retry
+factor, the largest size one budget holds, the agreement tolerance, FLOPs and work per call, and
+whether it is a training step (a loss, samples/s, an estimated FLOP count). An instance is built
+once per size from fixed seeds on the CPU; for a device, `prepare` copies the inputs there and
+returns the step to time and how to read its result back; `placement` says where the ops ran;
+`outputs` gives what is compared with the CPU (tfdoctor/inside/probes/agreement.py).
+
+To add a workload: write its class here (Matmul is the pattern: every attribute below `name`)
+and add it to KINDS; the CLI (`tfdoctor probe --workload`), the configuration
+(probe_config.py), the size checks and the evidence follow from KINDS. Then add its test to
+tests/test_probes_tf.py (a measurement in the cached TensorFlow venv) and its recorded numbers to
+tests/scenarios/build.py if a scenario should show it.
+
+Runs inside the diagnosed interpreter (standard library and tensorflow, passed in as `tf`,
+Python 3.8+); tfdoctor imports it too, for the class attributes.
 """
 
 from __future__ import annotations
@@ -13,10 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict
 
-try:  # imported as part of the package tfdoctor.target (tests, tfdoctor itself)
-    from .probe_record import on_device, short_device
-except ImportError:  # run as a script, or imported as a sibling (the folder on sys.path)
-    from probe_record import on_device, short_device  # type: ignore[no-redef]
+from tfdoctor.inside.shared.probe_record import on_device, short_device
 
 __all__ = ["Prepared", "Matmul", "Conv", "Train", "KINDS"]
 
@@ -36,12 +44,37 @@ class Matmul(object):
     """float32 n x n @ n x n; 2 n^3 FLOPs."""
 
     name = "matmul"
+    size_word = "n"
+    """What the size is, in a sentence ("its n can be at most 8192")."""
+    size_label = "n={}"
+    """The size in evidence and titles ("n=1024")."""
+    default_size = 1024
+    sweep_sizes = (256, 512, 1024, 2048, 4096)
+    retry_factor = 2
+    """The larger size tried when the GPU does not win: 2x n (8x the work)."""
+    max_size = 8192
+    """The largest size the probes measure: more needs more memory or time than one budget."""
+    tolerance = 1e-4
+    """Largest relative L2 error accepted as agreement with the CPU (probe_config.TOLERANCE)."""
+    training_step = False
+    """A training step has a loss and an optimizer, its speed is told in samples/s, and its
+    FLOPs are an estimate (never set against the chip's peak)."""
+
+    @staticmethod
+    def flops_of(size):
+        """FLOPs of one call at `size`."""
+        return 2.0 * size ** 3
+
+    @staticmethod
+    def work(size):
+        """Work of one call, up to a constant (to scale a time measured at another size)."""
+        return float(size) ** 3
 
     def __init__(self, tf, size, seed):
         self.tf = tf
         self.size = n = int(size)
         self.shape = "%dx%d @ %dx%d float32" % (n, n, n, n)
-        self.flops = 2.0 * n ** 3
+        self.flops = self.flops_of(n)
         self.samples = None
         with tf.device("/CPU:0"):
             self.a = tf.random.stateless_uniform((n, n), seed=[seed, 1], minval=-1.0, maxval=1.0)
@@ -81,17 +114,33 @@ class Conv(Matmul):
     2 * N * Ho * Wo * Cout * Kh * Kw * Cin FLOPs."""
 
     name = "conv"
+    size_word = "batch size"
+    size_label = "batch {}"
+    default_size = 32
+    sweep_sizes = (4, 8, 16, 32, 64, 128)
+    retry_factor = 4
+    max_size = 512
+    tolerance = 1e-3
+    """Convolutions may use Winograd or FFT algorithms, whose float32 error is around 1e-5..1e-4."""
     HW = 64
     CIN = 32
     COUT = 64
     K = 3
+
+    @classmethod
+    def flops_of(cls, size):
+        return 2.0 * size * cls.HW * cls.HW * cls.COUT * cls.K * cls.K * cls.CIN
+
+    @staticmethod
+    def work(size):
+        return float(size)
 
     def __init__(self, tf, size, seed):
         self.tf = tf
         self.size = n = int(size)
         hw, cin, cout, k = self.HW, self.CIN, self.COUT, self.K
         self.shape = "NHWC %dx%dx%dx%d * %dx%dx%dx%d SAME float32" % (n, hw, hw, cin, k, k, cin, cout)
-        self.flops = 2.0 * n * hw * hw * cout * k * k * cin
+        self.flops = self.flops_of(n)
         self.samples = n
         with tf.device("/CPU:0"):
             self.a = tf.random.stateless_uniform((n, hw, hw, cin), seed=[seed, 3], minval=-1.0, maxval=1.0)
@@ -121,19 +170,38 @@ class Train(object):
     Every device starts from the same weights."""
 
     name = "train"
+    size_word = "batch size"
+    size_label = "batch {}"
+    default_size = 64
+    sweep_sizes = (16, 32, 64, 128, 256, 512)
+    retry_factor = 4
+    max_size = 2048
+    tolerance = 1e-3
+    """It chains convolutions, a softmax and their gradients (the gradients themselves are held
+    to probe_config.gradient_tolerance, as they pass through kinks)."""
+    training_step = True
     HW = 32
     CLASSES = 10
+
+    @classmethod
+    def flops_of(cls, size):
+        """Forward FLOPs per sample (conv: 2*Ho*Wo*Cout*Kh*Kw*Cin; dense: 2*in*out), times 3 for
+        forward + backward (input and weight gradients): an estimate, for GFLOP/s only."""
+        hw = cls.HW
+        forward = (2.0 * hw * hw * 32 * 9 * 3 + 2.0 * (hw // 2) ** 2 * 64 * 9 * 32
+                   + 2.0 * (hw // 4) ** 2 * 64 * cls.CLASSES)
+        return 3.0 * forward * size
+
+    @staticmethod
+    def work(size):
+        return float(size)
 
     def __init__(self, tf, size, seed):
         self.tf = tf
         self.size = n = int(size)
         self.samples = n
         hw = self.HW
-        # Forward FLOPs per sample (conv: 2*Ho*Wo*Cout*Kh*Kw*Cin; dense: 2*in*out), times 3 for
-        # forward + backward (input and weight gradients): an estimate, for GFLOP/s only.
-        forward = (2.0 * hw * hw * 32 * 9 * 3 + 2.0 * (hw // 2) ** 2 * 64 * 9 * 32
-                   + 2.0 * (hw // 4) ** 2 * 64 * self.CLASSES)
-        self.flops = 3.0 * forward * n
+        self.flops = self.flops_of(n)
         self.shape = "batch %d of %dx%dx3, 10 classes; Adam" % (n, hw, hw)
         self.keras = tf.keras
         with tf.device("/CPU:0"):
@@ -270,4 +338,5 @@ class Train(object):
         return {"dense_relu_eager": [eager], "dense_relu_graph": [graph]}
 
 
-KINDS = {"matmul": Matmul, "conv": Conv, "train": Train}
+KINDS = {kind.name: kind for kind in (Matmul, Conv, Train)}
+"""Every workload by name, in the order the probes run them."""

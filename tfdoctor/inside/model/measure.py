@@ -11,11 +11,11 @@ import os
 import sys
 import time
 
-import probe_stats
-from model_calls import place, read_back
-from model_inputs import synthetic_batch
-from model_ops import LayerNames
-from model_state import Budget, describe, is_oom, stage_error, write
+from tfdoctor.inside.model.calls import place, read_back
+from tfdoctor.inside.model.inputs import synthetic_batch
+from tfdoctor.inside.model.ops import LayerNames
+from tfdoctor.inside.model.state import Budget, describe, is_oom, stage_error, write
+from tfdoctor.inside.shared import probe_stats
 
 
 def process_memory():
@@ -41,7 +41,7 @@ def process_memory():
 
 
 MIN_MEMORY_STEPS = 9
-"""Steps the leak rule (tfdoctor.gather.user_model.memory_trend) needs: three warm-up steps and six
+"""Steps the leak rule (tfdoctor.gather.model_memory.memory_trend) needs: three warm-up steps and six
 to judge."""
 
 

@@ -7,13 +7,8 @@ Runs inside the diagnosed interpreter: standard library and tensorflow only, Pyt
     run_probes(tf, config, progress, on_result=None) -> dict
 
 is called by the runtime child after it imported TensorFlow and set memory growth; the result is
-plain JSON-able data (tfdoctor.facts.probes.ProbeFacts reads it). Standalone, for tests and for
-running the probes without the runtime child:
-
-    python workloads.py RESULT_JSON [CONFIG_JSON_OR_PATH] [--timeout SECONDS]
-
-imports TensorFlow itself, sets memory growth, and rewrites RESULT_JSON atomically after every
-measurement, so a crash or a hang still leaves what was measured and what was running.
+plain JSON-able data (tfdoctor.facts.probes.ProbeFacts reads it). Standalone, the probes run
+from __main__.py beside this file.
 
 How a measurement is taken (see GUIDE section 3; the forum recipe of timing one tf.matmul with
 time.time() measures asynchronous dispatch and the first call's compilation, not the GPU):
@@ -44,29 +39,18 @@ time.time() measures asynchronous dispatch and the first call's compilation, not
 When the GPU is not clearly faster at the default size, the workload is measured once more at a
 larger size (RETRY_FACTOR) before the GPU is called slower; `sweep` measures a curve of sizes.
 
-This module is the entry point; the code lives in sibling modules: probe_config.py (workloads, sizes,
-presets, DEFAULTS, tolerances), probe_kinds.py (Matmul, Conv, Train), probe_timing.py (the
-measurement loop and the budget), probe_agreement.py (numeric agreement with the CPU),
-probe_record.py (the result's plain data), prober.py (the run: plan, retry, one measurement),
-preset_models.py (the model presets of `probe --workload`) and probe_stats.py (the decision).
+The code: prober.py (the run: plan, retry, one measurement), timing.py (the measurement loop
+and the budget) and agreement.py (numeric agreement with the CPU) here; in tfdoctor/inside/shared/,
+which tfdoctor itself imports too, workloads.py (the workloads: Matmul, Conv, Train, each with
+its sizes and tolerance), probe_config.py (presets, DEFAULTS, tolerances), probe_record.py (the
+result's plain data) and probe_stats.py (the decision).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-import time
-
-try:  # imported as tfdoctor.target.workloads
-    from .probe_config import SCHEMA, resolve_config
-    from .probe_record import describe, sanitize, text
-    from .prober import Prober
-except ImportError:  # run as a script, or imported as a sibling (the folder on sys.path)
-    from probe_config import SCHEMA, resolve_config  # type: ignore[no-redef]
-    from probe_record import describe, sanitize, text  # type: ignore[no-redef]
-    from prober import Prober  # type: ignore[no-redef]
-
+from tfdoctor.inside.probes.prober import Prober
+from tfdoctor.inside.shared.probe_config import SCHEMA, resolve_config
+from tfdoctor.inside.shared.probe_record import describe, sanitize, text
 
 
 def run_probes(tf, config, progress, on_result=None):
@@ -93,83 +77,3 @@ def run_probes(tf, config, progress, on_result=None):
         prober.result["complete"] = True
         prober.publish()
         return sanitize(prober.result)
-
-
-# --- standalone --------------------------------------------------------------------------------
-
-
-def _write(path, document):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as handle:
-        json.dump(sanitize(document), handle, default=str, allow_nan=False)
-    os.replace(tmp, path)
-
-
-def _load_config(arg):
-    if arg is None:
-        return {}
-    if arg.lstrip().startswith("{"):
-        return json.loads(arg)
-    with open(arg) as handle:
-        return json.load(handle)
-
-
-def main(argv):
-    import faulthandler
-
-    args = list(argv[1:])
-    timeout = None
-    if "--timeout" in args:
-        at = args.index("--timeout")
-        timeout = float(args[at + 1])
-        del args[at:at + 2]
-    path = args[0]
-    config = _load_config(args[1] if len(args) > 1 else None)
-    faulthandler.enable(file=sys.stderr, all_threads=False)
-    if timeout:
-        faulthandler.dump_traceback_later(max(0.5, min(timeout - 1.0, timeout * 0.95)),
-                                          exit=False, file=sys.stderr)
-    state = {"schema": SCHEMA, "stage": "importing", "complete": False, "import_s": None,
-             "import_error": None, "probes": None}
-    _write(path, state)
-    started = time.perf_counter()
-    try:
-        import tensorflow as tf
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # noqa: BLE001
-        state["import_s"] = round(time.perf_counter() - started, 4)
-        state["import_error"] = describe(exc)
-        state["complete"] = True
-        state["stage"] = "done"
-        _write(path, state)
-        sys.stderr.flush()
-        os._exit(0)
-    state["import_s"] = round(time.perf_counter() - started, 4)
-    for gpu in tf.config.list_physical_devices("GPU"):
-        try:
-            tf.config.experimental.set_memory_growth(gpu, True)
-        except Exception:  # noqa: BLE001 - reported by the runtime child, not here
-            pass
-    state["stage"] = "probes"
-
-    def progress(message):
-        sys.stderr.write("tfdoctor-probe: %s\n" % message)
-        sys.stderr.flush()
-
-    def on_result(partial):
-        state["probes"] = partial
-        _write(path, state)
-
-    state["probes"] = run_probes(tf, config, progress, on_result)
-    state["complete"] = True
-    state["stage"] = "done"
-    _write(path, state)
-    faulthandler.cancel_dump_traceback_later()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)  # TensorFlow and plugins may crash or hang at interpreter teardown
-
-
-if __name__ == "__main__":
-    main(sys.argv)

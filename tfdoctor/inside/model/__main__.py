@@ -1,7 +1,7 @@
 """Examine the user's own model inside the diagnosed interpreter: what falls back to the CPU, where
 the GPU and the CPU disagree, how fast each runs it, and whether memory grows step after step.
 
-    python model_child.py RESULT.json CONFIG_JSON
+    python tfdoctor/inside/model/__main__.py RESULT.json CONFIG_JSON
 
 CONFIG_JSON: {"model": PATH or "module:function" or null, "workload": preset name or null,
 "batch": 8, "budget_s": 30, "train_steps": 3, "memory_steps": 12, "sweep": [batches] or null,
@@ -15,12 +15,12 @@ child's temporary files go to the private TMPDIR run_child gives it. Every bad i
 path, not a model, a corrupt file, custom objects that cannot be imported, a function that raises
 or returns something else, a model too big for memory) is an entry in "errors", never a traceback.
 
-This file runs the stages in order; its siblings do the work, one idea each: model_state (the
-result document and how failures are recorded), model_load, model_inputs (synthetic inputs and
-labels), model_describe (what the model is, whether it fits, its settings), model_calls (the
-traced inference and training step), model_ops (ops, kernels, placement), model_compare (GPU
-against CPU), model_measure (speed and memory). tfdoctor runs them from a private copy of
-tfdoctor/target/, so they import each other as top-level modules.
+This file runs the stages in order; its siblings do the work, one idea each: state (the result
+document and how failures are recorded), load, inputs (synthetic inputs and labels), describe
+(what the model is, whether it fits, its settings), calls (the traced inference and training
+step), ops (ops, kernels, placement), compare (GPU against CPU), measure (speed and memory). The
+presets are tfdoctor/inside/shared/model_presets.py; tfdoctor runs all of it from a private copy
+(tfdoctor/inside/__init__.py).
 
 Standard library and TensorFlow only; Python 3.8+ (old tensorflow-macos environments too).
 """
@@ -32,18 +32,27 @@ import os
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:  # the sibling modules below (tfdoctor/target/, or a private copy of it)
-    sys.path.insert(0, HERE)
-import model_state  # noqa: E402
-from model_calls import Calls  # noqa: E402
-from model_compare import agreement, loss_comparison  # noqa: E402
-from model_describe import describe_model, memory_check, settings  # noqa: E402
-from model_inputs import synthetic_batch  # noqa: E402
-from model_load import load  # noqa: E402
-from model_measure import measure_speed, memory_series, sweep  # noqa: E402
-from model_ops import LayerNames, graph_ops, placement  # noqa: E402
-from model_state import STATE, Budget, describe, doing, error, is_oom, stage_error, write  # noqa: E402
+if not __package__:  # started as a script: the copy's root replaces this folder on the path
+    HERE = os.path.dirname(os.path.realpath(__file__))  # (tfdoctor/inside/__init__.py says why)
+    sys.path[:] = [HERE.rsplit(os.sep, 3)[0]] + [p for p in sys.path if os.path.realpath(p or ".") != HERE]
+from tfdoctor.inside.model import state  # noqa: E402
+from tfdoctor.inside.model.calls import Calls  # noqa: E402
+from tfdoctor.inside.model.compare import agreement, loss_comparison  # noqa: E402
+from tfdoctor.inside.model.describe import describe_model, memory_check, settings  # noqa: E402
+from tfdoctor.inside.model.inputs import synthetic_batch  # noqa: E402
+from tfdoctor.inside.model.load import load  # noqa: E402
+from tfdoctor.inside.model.measure import measure_speed, memory_series, sweep  # noqa: E402
+from tfdoctor.inside.model.ops import LayerNames, graph_ops, placement  # noqa: E402
+from tfdoctor.inside.model.state import (  # noqa: E402
+    STATE,
+    Budget,
+    describe,
+    doing,
+    error,
+    is_oom,
+    stage_error,
+    write,
+)
 
 DEFAULTS = {"model": None, "workload": None, "batch": 8, "budget_s": 30.0, "train_steps": 3,
             "memory_steps": 12, "sweep": None, "compare": True, "timing": True, "memory": True,
@@ -146,7 +155,7 @@ def run(tf, cfg):
 
 def keep_keras_config_untouched():
     """Keras writes ~/.keras/keras.json when it first imports and finds none: point it at a
-    directory in the child's private TMPDIR then (as runtime_child.py does), so examining a
+    directory in the child's private TMPDIR then (as the runtime child does), so examining a
     model changes nothing in the user's home."""
     if "KERAS_HOME" in os.environ:
         return
@@ -156,7 +165,7 @@ def keep_keras_config_untouched():
 
 
 def main(argv):
-    model_state.start(argv[1])
+    state.start(argv[1])
     cfg = dict(DEFAULTS)
     try:
         cfg.update(json.loads(argv[2]) if len(argv) > 2 else {})
@@ -184,7 +193,7 @@ def main(argv):
         except Exception as exc:  # noqa: BLE001 - last resort: a finding, not a traceback
             error(STATE["stage"] or "run", "too-big" if is_oom(exc) else "internal",
                   describe(exc))
-    STATE["elapsed_s"] = round(time.monotonic() - model_state.T0, 3)
+    STATE["elapsed_s"] = round(time.monotonic() - state.T0, 3)
     STATE["complete"] = True
     write("done")
     sys.stdout.flush()

@@ -19,8 +19,8 @@ import os
 import re
 from urllib.parse import quote
 
-import binfmt
-import collector_core as core
+from tfdoctor.inside.collector import core
+from tfdoctor.inside.shared import binfmt
 
 _HEADER_LINE = re.compile(r"From |[\041-\071\073-\176]*:|[\t ]")
 """email.feedparser's headerRE: a header, a continuation line, or the mbox "From " line."""

@@ -15,7 +15,7 @@ T0 = time.monotonic()
 STATE = {"schema": 1, "stage": None, "complete": False, "errors": [], "assumptions": [],
          "stage_s": {}}
 RESULT_PATH = [""]
-"""The result file (set once by model_child.main through start())."""
+"""The result file (set once by the model child's main through start())."""
 TEXT_LIMIT = 2000
 
 

@@ -1,5 +1,5 @@
 """How one measurement is timed (warm-up, then autoranged repeats each closed by one read-back
-to the host: the method is set out in workloads.py's docstring, after GUIDE section 3), and the
+to the host: the method is set out in tfdoctor/inside/probes/run.py's docstring, after GUIDE section 3), and the
 time budget of a whole probe run: no repeat starts after its deadline.
 
 Runs inside the diagnosed interpreter: standard library only, Python 3.8+.
@@ -11,10 +11,7 @@ import math
 import time
 from typing import Any, Dict, List, Tuple
 
-try:  # imported as part of the package tfdoctor.target (tests, tfdoctor itself)
-    from . import probe_stats
-except ImportError:  # run as a script, or imported as a sibling (the folder on sys.path)
-    import probe_stats  # type: ignore[no-redef]
+from tfdoctor.inside.shared import probe_stats
 
 __all__ = ["Budget", "time_it"]
 
@@ -37,7 +34,7 @@ class Budget(object):
 
 def time_it(prepared: Any, cfg: Dict[str, Any], budget: Budget, min_repeat_s: float,
             run_deadline: float) -> Tuple[Dict[str, Any], Any, List[float]]:
-    """Time `prepared` (a probe_kinds.Prepared) as workloads.py sets out: warm-up, autorange, then
+    """Time `prepared` (a workloads.Prepared) as probes/run.py sets out: warm-up, autorange, then
     repeats, within `run_deadline` (this measurement's share) and `budget` (the whole run's).
     Returns (timing dict, the last output, the values read back: the losses of a training
     step)."""

@@ -1,12 +1,12 @@
 """Gather static facts from inside the diagnosed interpreter and write them as JSON.
 
-Run as `python collect_static.py OUT.json [--parent-pid PID]` by the interpreter being diagnosed,
-so that every fact (architecture, Rosetta translation, CPU flags, installed packages) is the one
-*that* process sees; PID is tfdoctor's parent (the user's shell), whose architecture is read too.
-Site directories, plugin entries, the environment, the Pythons on PATH and conda's records are
-read by collector_core, the rules the runtime child shares; the distributions by
-collect_packages, macOS's sysctls by collect_mac, the versions a bug report asks for (OS
-distribution, libc, the Python build, compilers) by collect_build. Nothing is imported from the
+Run as `python tfdoctor/inside/collector/__main__.py OUT.json [--parent-pid PID]` (from a private
+copy) by the interpreter being diagnosed, so that every fact (architecture, Rosetta translation,
+CPU flags, installed packages) is the one *that* process sees; PID is tfdoctor's parent (the
+user's shell), whose architecture is read too. Site directories, plugin entries, the environment,
+the Pythons on PATH and conda's records are read by core.py, the rules the runtime child shares;
+the distributions by packages.py, macOS's sysctls by mac.py, the versions a bug report asks for
+(OS distribution, libc, the Python build, compilers) by build.py. Nothing is imported from the
 environment's own packages and nothing is changed. Each part that fails is recorded in "errors"
 and the others still run (PyTorch's collect_env says "Could not collect"; we say why). The
 document's keys are Snapshot's field names (tfdoctor.gather.static maps them without a key list).
@@ -22,14 +22,14 @@ import struct
 import sys
 import sysconfig
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import binfmt  # noqa: E402  (sibling modules, shipped beside this script)
-import collect_build  # noqa: E402
-import collect_mac  # noqa: E402
-import collect_packages  # noqa: E402
-import collector_core as core  # noqa: E402
-from collect_mac import native_sysctl, sysctl  # noqa: E402
-from collect_packages import read_text as _read_text  # noqa: E402
+if not __package__:  # started as a script: the copy's root replaces this folder on the path
+    HERE = os.path.dirname(os.path.realpath(__file__))  # (tfdoctor/inside/__init__.py says why)
+    sys.path[:] = [HERE.rsplit(os.sep, 3)[0]] + [p for p in sys.path if os.path.realpath(p or ".") != HERE]
+from tfdoctor.inside.collector import build, core, mac, packages  # noqa: E402
+from tfdoctor.inside.collector.mac import native_sysctl, sysctl  # noqa: E402
+from tfdoctor.inside.collector.packages import read_text as _read_text  # noqa: E402
+from tfdoctor.inside.shared import binfmt  # noqa: E402
+from tfdoctor.inside.shared.result_file import result_lost  # noqa: E402
 
 ERRORS = []
 
@@ -105,7 +105,7 @@ def host_facts():
         "memory_bytes": None,
         "container": None,
         "binfmt_handlers": None,
-        "distribution": collect_build.distribution(system),
+        "distribution": build.distribution(system),
     }
     if system == "Darwin":
         facts["macos_version"] = sysctl("kern.osproductversion", "str") or native_sysctl(
@@ -116,7 +116,7 @@ def host_facts():
         facts["hw_arm64"] = bool(arm64) if arm64 is not None else False
         facts["chip"] = native_sysctl("machdep.cpu.brand_string")
         facts["memory_bytes"] = sysctl("hw.memsize", "int")
-        facts.update(collect_mac.mac_cpu())
+        facts.update(mac.mac_cpu())
     else:
         if system == "Linux":
             facts.update(_linux_cpu())
@@ -136,14 +136,14 @@ def _conda_facts(prefix):
     meta = os.path.join(prefix, "conda-meta")
     if not os.path.isdir(meta):
         return None
-    packages = core.conda_records(prefix, ERRORS)
-    subdir = next((p["subdir"] for p in packages if p["name"] == "python"), None)
+    records = core.conda_records(prefix, ERRORS)
+    subdir = next((p["subdir"] for p in records if p["name"] == "python"), None)
     root = prefix
     parts = prefix.split(os.sep)
     if "envs" in parts:
         root = os.sep.join(parts[: len(parts) - 1 - parts[::-1].index("envs")])
-    return {"prefix": prefix, "root": root, "subdir": subdir, "packages": packages,
-            "conda_version": collect_build.conda_version(root)}
+    return {"prefix": prefix, "root": root, "subdir": subdir, "packages": records,
+            "conda_version": build.conda_version(root)}
 
 
 @guarded("python")
@@ -174,7 +174,7 @@ def python_facts():
 
 @guarded("python build")
 def build_facts():
-    return collect_build.python_build()
+    return build.python_build()
 
 
 def _externally_managed():
@@ -192,7 +192,7 @@ def _externally_managed():
 
 @guarded("packages")
 def package_facts(site_dirs):
-    return collect_packages.package_facts(site_dirs, ERRORS)
+    return packages.package_facts(site_dirs, ERRORS)
 
 
 @guarded("plugins")
@@ -223,7 +223,7 @@ def shell_facts(parent_pid):
         translated, executable = None, None
         if sys.platform == "darwin":
             try:
-                translated, executable = collect_mac.mac_process(parent_pid)
+                translated, executable = mac.mac_process(parent_pid)
             except (OSError, AttributeError, ValueError) as exc:
                 ERRORS.append({"what": "shell", "error": "%s: %s" % (type(exc).__name__, exc)})
         elif os.path.exists("/proc/%d/exe" % parent_pid):
@@ -242,7 +242,7 @@ def shell_facts(parent_pid):
 
 @guarded("compilers")
 def compiler_facts():
-    return collect_build.compilers(platform.system(), os.environ)
+    return build.compilers(platform.system(), os.environ)
 
 
 def env_facts():
@@ -256,13 +256,13 @@ def _write(path, document):
             with open(path, "w", encoding="utf-8") as out:
                 out.write(text)
         except (FileNotFoundError, NotADirectoryError) as exc:
-            core.result_lost(exc)
+            result_lost(exc)
     else:
         sys.stdout.write(text)
 
 
 def main(argv):
-    """`collect_static.py [OUT.json] [--parent-pid PID]`. OUT.json is written first with only
+    """`collector/__main__.py [OUT.json] [--parent-pid PID]`. OUT.json is written first with only
     {"stage": "started"} (so a hang here is told from one in the interpreter's start-up), then
     with every fact and "stage": "done"."""
     out = argv[1] if len(argv) > 1 and not argv[1].startswith("--") else None

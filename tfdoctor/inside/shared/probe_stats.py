@@ -1,7 +1,7 @@
 """Statistics of the speed probes: robust summaries and the CPU-vs-GPU decision.
 
-Standard library only, Python 3.8+: the probe child (workloads.py, inside the diagnosed
-interpreter) uses `compare` to decide whether to retry at a larger size, and tfdoctor.derived.probe_verdicts
+Standard library only, Python 3.8+: the probes (tfdoctor/inside/probes/, inside the diagnosed
+interpreter) use `compare` to decide whether to retry at a larger size, and tfdoctor.derived.probe_verdicts
 uses the very same function to judge the recorded timings, so the two can never disagree.
 
 The decision (`compare`) on the per-call times of the repeats of each side:

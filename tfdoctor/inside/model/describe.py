@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import os
 
-from model_inputs import all_layers, loss_name, model_kind
+from tfdoctor.inside.model.inputs import all_layers, loss_name, model_kind
 
 TRAIN_BYTES_PER_PARAM = 16
 """Bytes a float32 parameter needs in training: the weight, its gradient, two Adam slots."""

@@ -1,10 +1,9 @@
-"""What the speed probes measure and how hard they try: the workloads and their sizes, the
-presets (`tfdoctor check`, `probe`, `probe --sweep`), every configuration key with its default,
-and the tolerances of the agreement with the CPU.
+"""How hard the speed probes try: the presets (`tfdoctor check`, `probe`, `probe --sweep`),
+every configuration key with its default, and the tolerances of the agreement with the CPU. The
+workloads' own sizes and tolerances are gathered here from their definitions (workloads.py).
 
-Runs inside the diagnosed interpreter: standard library only, Python 3.8+. Imported by
-workloads.py (which re-exports every name here) and by tfdoctor.gather.probes, which checks a
-configuration before it starts a child.
+Runs inside the diagnosed interpreter: standard library only, Python 3.8+. Imported by the probes
+and by tfdoctor.gather.probes, which checks a configuration before it starts a child.
 """
 
 from __future__ import annotations
@@ -12,26 +11,24 @@ from __future__ import annotations
 import json
 import math
 
+from tfdoctor.inside.shared.workloads import KINDS
+
 __all__ = ["SCHEMA", "WORKLOADS", "DEFAULT_SIZE", "SWEEP_SIZES", "RETRY_FACTOR", "MAX_SIZE",
            "TOLERANCE", "FLOAT32_EPS", "KINK_FACTOR", "GRADIENT_FLOOR", "GRADIENT_CEILING",
            "gradient_tolerance", "PRESETS", "DEFAULTS",
            "resolve_config"]
 
 SCHEMA = 1
-WORKLOADS = ("matmul", "conv", "train")
+WORKLOADS = tuple(KINDS)
 
-DEFAULT_SIZE = {"matmul": 1024, "conv": 32, "train": 64}
+DEFAULT_SIZE = {name: kind.default_size for name, kind in KINDS.items()}
 """The size each workload is measured at: matmul n (n x n @ n x n), conv and train batch size."""
-SWEEP_SIZES = {
-    "matmul": [256, 512, 1024, 2048, 4096],
-    "conv": [4, 8, 16, 32, 64, 128],
-    "train": [16, 32, 64, 128, 256, 512],
-}
-RETRY_FACTOR = {"matmul": 2, "conv": 4, "train": 4}
+SWEEP_SIZES = {name: list(kind.sweep_sizes) for name, kind in KINDS.items()}
+RETRY_FACTOR = {name: kind.retry_factor for name, kind in KINDS.items()}
 """The larger size tried when the GPU does not win: matmul 2x n (8x the work), 4x the batch."""
-MAX_SIZE = {"matmul": 8192, "conv": 512, "train": 2048}
+MAX_SIZE = {name: kind.max_size for name, kind in KINDS.items()}
 
-TOLERANCE = {"matmul": 1e-4, "conv": 1e-3, "train": 1e-3}
+TOLERANCE = {name: kind.tolerance for name, kind in KINDS.items()}
 """Largest relative L2 error ||gpu - cpu|| / ||cpu|| accepted as agreement. Two correct float32
 results differ by reordered sums: about eps * sqrt(k) = 6e-8 * 32 ~ 2e-6 for a length-1024 dot
 product (a few 1e-6 at 4096), so 1e-4 leaves a 25-50x headroom for matmul. Convolutions may use

@@ -1,6 +1,6 @@
 """The versions a bug report asks for, as PyTorch's torch/utils/collect_env.py gives them: the OS
 distribution, the C library, how the interpreter was built, the C compilers on PATH and conda's
-own version. Read inside the diagnosed interpreter by collect_static.
+own version. Read inside the diagnosed interpreter by the collector.
 
 Nothing here is secret by itself; paths (a compiler's, the interpreter's) name the home directory
 and are redacted with every other string of a snapshot. A compiler is asked only `--version`,

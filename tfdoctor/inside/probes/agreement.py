@@ -3,8 +3,8 @@ of a workload's outputs, computed in float64 on the CPU, judged against TOLERANC
 gradients of the training step, against gradient_tolerance, as they pass through kinks).
 
 Runs inside the diagnosed interpreter: standard library and tensorflow (passed in as `tf`),
-Python 3.8+. model_compare.py and benchmarks/gradient_kinks.py use relative_error too (through
-workloads.py).
+Python 3.8+. The model child (model/compare.py) and benchmarks/gradient_kinks.py use
+relative_error too.
 """
 
 from __future__ import annotations
@@ -12,10 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, Mapping, Optional
 
-try:  # imported as part of the package tfdoctor.target (tests, tfdoctor itself)
-    from .probe_config import TOLERANCE, gradient_tolerance
-except ImportError:  # run as a script, or imported as a sibling (the folder on sys.path)
-    from probe_config import TOLERANCE, gradient_tolerance  # type: ignore[no-redef]
+from tfdoctor.inside.shared.probe_config import TOLERANCE, gradient_tolerance
 
 __all__ = ["relative_error", "worst_relative_error", "agreement"]
 
@@ -63,7 +60,7 @@ def agreement(tf: Any, configured: Mapping[str, float], workload: str, device: s
         return None
     if entry["outputs"] is None:
         cpu_out = entry.get("cpu_last")
-        if cpu_out is None and kind.name != "train":
+        if cpu_out is None and not kind.training_step:
             cpu_out = kind.prepare("/CPU:0").step()
         entry["outputs"] = kind.outputs("/CPU:0", cpu_out)
     reference = entry["outputs"]

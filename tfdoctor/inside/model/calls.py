@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from model_inputs import call_model
+from tfdoctor.inside.model.inputs import call_model
 
 
 def place(tf, device, values):

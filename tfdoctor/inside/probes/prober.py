@@ -3,7 +3,7 @@ lack of time, the retry at a larger size when the GPU is not clearly faster, and
 (set-up, timing, placement, agreement with the CPU) recorded as plain data as it goes.
 
 Runs inside the diagnosed interpreter: standard library and tensorflow (passed in as `tf`),
-Python 3.8+. workloads.run_probes drives it.
+Python 3.8+. tfdoctor.inside.probes.run.run_probes drives it.
 """
 
 from __future__ import annotations
@@ -12,22 +12,22 @@ import math
 import time
 import traceback
 
-try:  # imported as part of the package tfdoctor.target (tests, tfdoctor itself)
-    from . import probe_agreement, probe_stats, probe_timing
-    from .probe_config import MAX_SIZE, RETRY_FACTOR, SCHEMA
-    from .probe_kinds import KINDS
-    from .probe_record import describe, finite_or_none, new_run, on_device, sanitize, short_device, text
-    from .probe_timing import Budget
-except ImportError:  # run as a script, or imported as a sibling (the folder on sys.path)
-    import probe_agreement  # type: ignore[no-redef]
-    import probe_stats  # type: ignore[no-redef]
-    import probe_timing  # type: ignore[no-redef]
-    from probe_config import MAX_SIZE, RETRY_FACTOR, SCHEMA  # type: ignore[no-redef]
-    from probe_kinds import KINDS  # type: ignore[no-redef]
-    from probe_record import describe, finite_or_none, new_run, on_device, sanitize, short_device, text  # type: ignore[no-redef]
-    from probe_timing import Budget  # type: ignore[no-redef]
+from tfdoctor.inside.probes.agreement import agreement
+from tfdoctor.inside.probes.timing import Budget, time_it
+from tfdoctor.inside.shared import probe_stats
+from tfdoctor.inside.shared.probe_config import MAX_SIZE, RETRY_FACTOR, SCHEMA
+from tfdoctor.inside.shared.probe_record import (
+    describe,
+    finite_or_none,
+    new_run,
+    on_device,
+    sanitize,
+    short_device,
+    text,
+)
+from tfdoctor.inside.shared.workloads import KINDS
 
-__all__ = ["Prober", "work"]
+__all__ = ["Prober"]
 
 
 class Prober(object):
@@ -207,7 +207,8 @@ class Prober(object):
                 best = run
         if best is None:
             return None
-        ratio = work(workload, size) / work(workload, best["size"])
+        kind = KINDS[workload]
+        ratio = kind.work(size) / kind.work(best["size"])
         timing = best["timing"]
         per_call = timing["median_s"] * ratio
         warm = max(timing["warmup_s"][1:] or timing["warmup_s"]) * ratio
@@ -255,14 +256,14 @@ class Prober(object):
             run["samples"] = kind.samples
             prepared = kind.prepare("/" + device)
             run["inputs"] = prepared.inputs
-            if workload == "train":
+            if kind.training_step:
                 run["optimizer"] = kind.optimizer_name
             phase = "warmup"
             self.set_current(workload, device, size, phase)
             self.say("%s %s on %s: warming up" % (workload, kind.shape.split(" float32")[0], device))
             timing, last, losses = self.time_it(prepared, started + allowance)
             run["timing"] = timing
-            if workload == "train":
+            if kind.training_step:
                 run["loss_first"] = finite_or_none(losses[0]) if losses else None
                 run["loss_last"] = finite_or_none(losses[-1]) if losses else None
                 run["loss_finite"] = bool(losses) and all(math.isfinite(v) for v in losses)
@@ -292,22 +293,21 @@ class Prober(object):
         return run
 
     def time_it(self, prepared, run_deadline):
-        return probe_timing.time_it(prepared, self.cfg, self.budget, self.min_repeat_s,
-                                    run_deadline)
+        return time_it(prepared, self.cfg, self.budget, self.min_repeat_s, run_deadline)
 
     def agreement(self, workload, size, device, entry, last):
-        """Agreement of `device`'s result with the CPU's (probe_agreement.agreement)."""
-        return probe_agreement.agreement(self.tf, self.cfg["tolerance"], workload, device, entry,
-                                         last)
+        """Agreement of `device`'s result with the CPU's (tfdoctor.inside.probes.agreement)."""
+        return agreement(self.tf, self.cfg["tolerance"], workload, device, entry, last)
 
     def summary_line(self, run):
         t = run["timing"]
         parts = ["%s size %d on %s: median %.3g ms (IQR %.2g ms, %d repeats of %d calls)" % (
             run["workload"], run["size"], run["device"], t["median_s"] * 1e3, t["iqr_s"] * 1e3,
             len(t["repeats_s"]), t["number"])]
-        if run.get("gflops") and run["workload"] != "train":
+        training_step = KINDS[run["workload"]].training_step
+        if run.get("gflops") and not training_step:
             parts.append("%.0f GFLOP/s" % run["gflops"])
-        if run.get("samples_per_s") and run["workload"] == "train":
+        if run.get("samples_per_s") and training_step:
             parts.append("%.0f samples/s" % run["samples_per_s"])
         parts.append("first call %.3g ms" % (t["first_call_s"] * 1e3))
         if run.get("on_device") is False:
@@ -316,8 +316,3 @@ class Prober(object):
         if agreement and not agreement["ok"]:
             parts.append("DISAGREES with the CPU")
         return ", ".join(parts)
-
-
-def work(workload, size):
-    """Work of one call, up to a constant: matmul n^3, conv and train proportional to the batch."""
-    return float(size) ** 3 if workload == "matmul" else float(size)

@@ -1,4 +1,4 @@
-"""What both child scripts (collect_static.py and runtime_child.py) read the same way.
+"""What the collector and the runtime child read the same way.
 
 One rule each for: the site directories TensorFlow scans for tensorflow-plugins/, which file
 names TensorFlow loads from there, how a plugin entry is described without ever opening it (a
@@ -9,8 +9,7 @@ TF_TOKEN_*). Also the Pythons on PATH and conda's own package records.
 The TensorFlow children also share one watch on the calls through which TensorFlow loads
 plugin libraries, so a plugin that crashes, hangs or exits while loading is named.
 
-Runs inside the diagnosed interpreter: standard library only, Python 3.8+. Imported by the two
-scripts as a sibling module (they put their own directory on sys.path).
+Runs inside the diagnosed interpreter: standard library only, Python 3.8+.
 """
 
 from __future__ import annotations
@@ -23,22 +22,6 @@ import site
 import stat
 import sys
 import sysconfig
-
-RESULT_LOST = "tfdoctor-child: cannot write its result (its temporary directory is gone):"
-"""The line a child script writes to stderr, before exiting with RESULT_LOST_EXIT, when the
-directory of its result file was removed or broken under it (by code it imported): the parent
-then blames tfdoctor's temporary directory, not the interpreter."""
-RESULT_LOST_EXIT = 75  # EX_TEMPFAIL (sysexits.h)
-
-
-def result_lost(exc):
-    """Say RESULT_LOST on stderr and exit at once (nothing else could be reported)."""
-    try:
-        sys.stderr.write("%s %s: %s\n" % (RESULT_LOST, type(exc).__name__, exc))
-        sys.stderr.flush()
-    finally:
-        os._exit(RESULT_LOST_EXIT)
-
 
 # --- site directories ---------------------------------------------------------------------------
 
