@@ -1,5 +1,5 @@
 """Could the user's model be examined, and is what the GPU computes for it right? The model probe
-(`tfdoctor probe --model`, tfdoctor/target/model_child.py) records every bad input and failure as
+(`tfdoctor probe --model`, tfdoctor/inside/model/) records every bad input and failure as
 a ModelError (never a traceback); these rules state each family of them with its fix, the first
 layer whose GPU output differs from the CPU's, and memory that grows step after step. Reads
 only snapshot.model."""

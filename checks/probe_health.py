@@ -8,14 +8,21 @@ import shlex
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip, python_cmd
-from tfdoctor.advice.fix_answers import ABOUT_THE_FACTS, A_SYMPTOM, MEASURED_ON_THE_GPU
-from tfdoctor.advice.probe_evidence import dev, probe_cmd, probe_pair_fix, run_evidence, size
+from tfdoctor.advice.fix_answers import A_SYMPTOM, ABOUT_THE_FACTS, MEASURED_ON_THE_GPU
+from tfdoctor.advice.probe_evidence import (
+    dev,
+    probe_cmd,
+    probe_pair_fix,
+    run_evidence,
+    size,
+)
 from tfdoctor.derived import Derived
 from tfdoctor.derived.probe_verdicts import Verdict
 from tfdoctor.facts.probes import ProbeFacts
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
 from tfdoctor.inside.shared.probe_stats import ALPHA, MARGIN
+from tfdoctor.inside.shared.workloads import KINDS, is_training_step
+from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
 WRONG_ISSUE = "https://github.com/tensorflow/tensorflow/issues/92686"
@@ -27,7 +34,7 @@ def _not_used(s: Snapshot, v: Verdict) -> Finding:
     run = v.runs[0]
     workload, gpu = v.workload or "", v.device or "GPU"
     ran = dev(run.placed_on)
-    if workload == "train":
+    if is_training_step(workload):
         where = ", ".join(f"{k} on {dev(d)}" for k, d in run.placement.items()
                           if k in ("conv1", "conv2", "dense"))
         title = f"The training step's Conv2D and Dense layers pinned to {gpu} ran elsewhere ({where})"
@@ -56,7 +63,7 @@ def _wrong(s: Snapshot, v: Verdict) -> Finding:
     agreement = run.agreement
     if run.loss_finite is False or (agreement is not None and not agreement.finite):
         what = "non-finite values" + (f" (loss {run.loss_first} -> {run.loss_last})"
-                                      if workload == "train" else "")
+                                      if is_training_step(workload) else "")
     else:
         worst = agreement.worst() if agreement else None
         what = (f"a relative error of {worst[1]:.2g} in the {worst[0]}"
@@ -66,9 +73,9 @@ def _wrong(s: Snapshot, v: Verdict) -> Finding:
           "metric": "relative L2 error ||gpu - cpu|| / ||cpu|| on identical inputs"}
     py = python_cmd(s)
     snippet = None
-    if workload in ("matmul", "conv"):
-        op = "tf.linalg.matmul(a, b)" if workload == "matmul" else 'tf.nn.conv2d(a, b, 1, "SAME")'
-        shapes = ((512, 512), (512, 512)) if workload == "matmul" else ((8, 64, 64, 32), (3, 3, 32, 64))
+    reproducer = getattr(KINDS.get(workload), "reproducer", None)
+    if reproducer:
+        op, shapes = reproducer
         snippet = "\n".join((
             "import tensorflow as tf",
             f"a = tf.random.uniform({shapes[0]}, -1, 1); b = tf.random.uniform({shapes[1]}, -1, 1)",

@@ -1,4 +1,4 @@
-"""Is the GPU faster than the CPU, and by how much? The speed probes (tfdoctor/target/workloads.py)
+"""Is the GPU faster than the CPU, and by how much? The speed probes (tfdoctor/inside/shared/workloads.py)
 timed a matmul, a convolution and a Keras training step on the CPU and on each GPU; tfdoctor.derived.probe_verdicts
 turns the repeats into a size-aware verdict, and these rules state it with the achieved GFLOP/s next
 to the chip's peak where the chip is known. Reads only snapshot.probes (and the host's chip)."""
@@ -27,6 +27,7 @@ from tfdoctor.derived.probe_verdicts import Verdict
 from tfdoctor.facts.probes import ProbeFacts
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.inside.shared.probe_stats import ALPHA, MARGIN
+from tfdoctor.inside.shared.workloads import is_training_step
 from tfdoctor.knowledge.apple_gpus import AppleGpu
 from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
 
@@ -75,7 +76,7 @@ def _speed(s: Snapshot, v: Verdict, gpu_chip: AppleGpu | None) -> Finding:
         text = (f"The GPU loses on {workload} even at {at}. Small workloads are latency-bound on a "
                 "GPU: use larger batches or models (the sweep shows where the GPU starts to win)")
         link = None
-        if workload == "train":
+        if is_training_step(workload):
             optimizer = comp.gpu.optimizer or ""
             keras3 = bool(s.runtime and s.runtime.keras and s.runtime.keras.is_keras3)
             if "legacy" in optimizer:

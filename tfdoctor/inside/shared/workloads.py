@@ -59,6 +59,9 @@ class Matmul(object):
     training_step = False
     """A training step has a loss and an optimizer, its speed is told in samples/s, and its
     FLOPs are an estimate (never set against the chip's peak)."""
+    reproducer = ("tf.linalg.matmul(a, b)", ((512, 512), (512, 512)))
+    """The op on inputs `a` and `b` of these shapes that shows a wrong GPU result in one line of
+    Python, given with the finding (None: the workload has no such line)."""
 
     @staticmethod
     def flops_of(size):
@@ -122,6 +125,7 @@ class Conv(Matmul):
     max_size = 512
     tolerance = 1e-3
     """Convolutions may use Winograd or FFT algorithms, whose float32 error is around 1e-5..1e-4."""
+    reproducer = ('tf.nn.conv2d(a, b, 1, "SAME")', ((8, 64, 64, 32), (3, 3, 32, 64)))
     HW = 64
     CIN = 32
     COUT = 64
@@ -180,6 +184,7 @@ class Train(object):
     """It chains convolutions, a softmax and their gradients (the gradients themselves are held
     to probe_config.gradient_tolerance, as they pass through kinks)."""
     training_step = True
+    reproducer = None
     HW = 32
     CLASSES = 10
 
@@ -340,3 +345,10 @@ class Train(object):
 
 KINDS = {kind.name: kind for kind in (Matmul, Conv, Train)}
 """Every workload by name, in the order the probes run them."""
+
+
+def is_training_step(name):
+    """Whether the workload a snapshot names is a training step (a name this tfdoctor does not
+    know, from another version's snapshot, is not)."""
+    kind = KINDS.get(name)
+    return bool(kind and kind.training_step)
