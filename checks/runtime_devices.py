@@ -9,11 +9,22 @@ import shlex
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, pip, python_cmd
-from tfdoctor.advice.fix_answers import ABOUT_THE_CODE, A_SYMPTOM, CAUSE_NOT_KNOWN, NOTHING_WRONG
-from tfdoctor.advice.installs import install_commands, matching_metal, pair_fix, recommended_requirements
+from tfdoctor.advice.fix_answers import (
+    A_SYMPTOM,
+    ABOUT_THE_CODE,
+    CAUSE_NOT_KNOWN,
+    NOTHING_WRONG,
+)
+from tfdoctor.advice.installs import (
+    install_commands,
+    matching_metal,
+    pair_fix,
+    recommended_requirements,
+)
 from tfdoctor.advice.runtime_evidence import base_evidence, metal_version, reinstall_tf
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.inside.shared.workloads import is_training_step
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
@@ -186,8 +197,8 @@ def optimizer_slowdown(s: Snapshot, d: Derived):
         return None
     if not (d.apple_silicon and d.metal_plugins and rt.gpus):
         return None  # the log line is printed on any Mac; it matters only with a Metal GPU in use
-    slower = d.verdicts_of(codes.PROBE_GPU_SLOWER, "train")
-    faster = d.verdicts_of(codes.PROBE_GPU_FASTER, "train")
+    slower = [v for v in d.verdicts_of(codes.PROBE_GPU_SLOWER) if is_training_step(v.workload)]
+    faster = [v for v in d.verdicts_of(codes.PROBE_GPU_FASTER) if is_training_step(v.workload)]
     keras = rt.keras
     try:
         rec = recommended_requirements(s)
