@@ -48,6 +48,7 @@ def test_no_finding_of_a_scenario_prescribes_a_new_problem(path):
             assert verdict.conclusive and not verdict.wrong, (finding.code, verdict)
 
 
+@pytest.mark.slow  # every fix plan of every scenario
 @pytest.mark.parametrize("in_place", [False, True], ids=["new-env", "in-place"])
 def test_no_fix_plan_of_a_scenario_brings_a_new_problem(in_place):
     """Every runnable fix plan (new environment and in place) for every scenario: its target,

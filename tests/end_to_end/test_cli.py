@@ -14,6 +14,8 @@ from gather.test_collector import add_dist, make_venv
 
 from tfdoctor.render.schemas import SCHEMAS
 
+pytestmark = pytest.mark.slow  # a tfdoctor subprocess per test
+
 SCENARIO = Path(__file__).parents[1] / "scenarios" / "rosetta_homebrew_usr_local.json"
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "tfdoctor" / "schemas"

@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import assert_no_traceback, run_tfdoctor
+
+pytestmark = pytest.mark.slow  # a tfdoctor subprocess per test
 
 DATA = Path(__file__).parents[1] / "data" / "lint"
 METAL_215 = ("--tensorflow", "2.15.0", "--keras", "2", "--plugin", "1.1.0")

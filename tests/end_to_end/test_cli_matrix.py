@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import REPO, assert_no_traceback, run_tfdoctor
+
+pytestmark = pytest.mark.slow  # a tfdoctor subprocess per test
 
 
 def test_matrix_json_is_the_matrix_document():

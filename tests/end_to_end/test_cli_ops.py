@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 
 from tfdoctor.knowledge.kernels import kernel_table, ops_of_every_release
 
+pytestmark = pytest.mark.slow  # a tfdoctor subprocess per test
+
 
 def test_einsum_has_no_metal_kernel_and_matmul_has():
     run = run_tfdoctor("ops", "Einsum", "MatMul", "--plugin", "1.2.0", "--json")

@@ -8,7 +8,10 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import assert_no_traceback, run_tfdoctor
+
+pytestmark = pytest.mark.slow  # a tfdoctor subprocess per test
 
 LOGS = Path(__file__).parents[1] / "data" / "logs"
 

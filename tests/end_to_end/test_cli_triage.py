@@ -19,6 +19,8 @@ from tfdoctor.render.schemas import SCHEMAS
 from tfdoctor.triage.outcome import triage_text
 from tfdoctor.triage.questions import COLLECT
 
+pytestmark = pytest.mark.slow  # a tfdoctor subprocess per test
+
 SCENARIOS = sorted((REPO / "tests" / "scenarios").glob("*.json"))
 LOGS = REPO / "tests" / "data" / "logs"
 

@@ -119,6 +119,7 @@ def test_scenario(name, result):
         assert all(code in got.root_causes for code in got.expected), got.root_causes
 
 
+@pytest.mark.slow  # score.py over every scenario in a subprocess
 def test_score_script_runs(capsys, result):
     code = score.main([str(SCENARIOS)])
     out = capsys.readouterr().out
@@ -135,6 +136,7 @@ def _diagnose_summary(paths: list[Path]) -> dict:
     return json.loads(run.stdout)
 
 
+@pytest.mark.slow  # tfdoctor diagnose over every scenario in a subprocess
 def test_diagnose_summary_reads_the_scenario_files():
     """`tfdoctor diagnose tests/scenarios/*.json --summary --json`: the scenario files themselves
     (their snapshot sits under "snapshot", as in a `check --json` report) are read, every file is

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 
 from tfdoctor.engine.diagnose import diagnose
 from tfdoctor.facts.snapshot import Snapshot
@@ -81,6 +82,7 @@ PASTE_CASES = [
 ]
 
 
+@pytest.mark.slow  # every printed plan pasted into bash
 def test_pasting_a_printed_plan_never_runs_a_value_from_the_snapshot(tmp_path):
     for name, extra in PASTE_CASES:
         run = fix_cli(hostile(name), tmp_path, *extra)
@@ -144,6 +146,7 @@ def test_a_name_from_the_snapshot_never_becomes_an_option_or_a_requirement(tmp_p
         assert "not a version pip can pin" in refused[name]
 
 
+@pytest.mark.slow  # tfdoctor fix subprocesses
 def test_values_that_do_not_parse_are_unknown_facts_or_one_line(tmp_path):
     snap = scenario("numpy2_with_tf214_static")
     tf = next(p for p in snap["packages"] if p["name"] == "tensorflow")

@@ -148,6 +148,7 @@ def _cli(*args):
                           text=True, timeout=120, stdin=subprocess.DEVNULL)
 
 
+@pytest.mark.slow  # tfdoctor fix subprocesses
 def test_cli_snapshot_plan_json_and_bad_input():
     run = _cli("--snapshot", str(SCENARIOS / "rosetta_conda_subdir_osx64.json"), "--json")
     assert run.returncode == 0, run.stderr
@@ -239,6 +240,7 @@ def test_conda_osx64_scenarios_all_stop_at_a_native_environment():
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "tfdoctor" / "schemas" / "fix-plan.schema.json"
 
 
+@pytest.mark.slow  # a tfdoctor fix subprocess per scenario
 def test_fix_json_validates_against_the_shipped_fix_plan_schema():
     import jsonschema
 

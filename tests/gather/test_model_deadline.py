@@ -77,6 +77,7 @@ def fake_tensorflow_venv(tmp_path: Path) -> str:
     return str(venv / "bin" / "python")
 
 
+@pytest.mark.slow  # waits for the model child's timeout
 def test_a_model_function_that_hangs_is_stopped_at_the_timeout(tmp_path):
     """The issue's case through the CLI: the child is stopped at --timeout, not at timeout + twice
     the budget (3 + 2 x 10 = 23 s before; the generous bound is the documented timeout + budget)."""

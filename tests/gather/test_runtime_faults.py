@@ -21,6 +21,8 @@ from rich.console import Console
 
 from tfdoctor.gather.runtime import gather_runtime
 
+pytestmark = pytest.mark.slow  # a venv and a tfdoctor subprocess per fault
+
 CODE_IN_TEXT = re.compile(r"\((runtime\.[a-z-]+)\)")
 
 

@@ -17,6 +17,8 @@ from tfdoctor.gather.snapshot_files import read_snapshot, redact_snapshot
 from tfdoctor.render.schemas import snapshot_schema
 from tfdoctor.sanitize.redact import Identity
 
+pytestmark = pytest.mark.slow  # tfdoctor collect, diagnose and schema subprocesses
+
 STATIC = ("--no-runtime", "--no-probes")
 
 

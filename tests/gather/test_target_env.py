@@ -22,6 +22,7 @@ from tfdoctor.target import collector_core as core
 HANG = "import time; time.sleep(120)\n"
 
 
+@pytest.mark.slow  # waits out a start-up that hangs, twice
 @pytest.mark.parametrize("where", ["sitecustomize.py", "hang.pth"])
 def test_hanging_startup_honours_the_timeout(tmp_path, monkeypatch, where):
     """A sitecustomize.py or a .pth line that sleeps: stopped at the timeout given (not 30 s;

@@ -16,6 +16,8 @@ from conftest import REPO
 
 from tfdoctor.facts.typed import json_text
 
+pytestmark = pytest.mark.slow  # tfdoctor subprocesses in venvs with undecodable names
+
 SCENARIO = REPO / "tests" / "scenarios" / "pair_metal110_tf218_symbol_not_found.json"
 STRICT = {"PYTHONIOENCODING": "utf-8:strict", "LC_ALL": "C", "NO_COLOR": "1"}
 

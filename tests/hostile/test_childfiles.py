@@ -18,6 +18,8 @@ from rich.console import Console
 
 from tfdoctor.gather.runtime import gather_runtime
 
+pytestmark = pytest.mark.slow  # a venv whose tensorflow forges the child's files, per case
+
 FAKE = '''
 import json, os, sys, time
 mode = os.environ["HOSTILE_MODE"]

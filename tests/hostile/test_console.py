@@ -25,6 +25,8 @@ from tfdoctor.gather.child_status import ChildStatus
 from tfdoctor.render.progress import stage_progress
 from tfdoctor.sanitize.terminal import escape
 
+pytestmark = pytest.mark.slow  # tfdoctor subprocesses in venvs with hostile paths
+
 HOSTILE = "v:fire:[tf-2-15-0][red]x[/red]\\[bold]y\\"
 """One path: an emoji code, what looks like one of tfdoctor's evidence ids (reworded in its own
 prose), a markup tag (its slash makes two directories), a backslashed tag and a trailing

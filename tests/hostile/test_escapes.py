@@ -19,6 +19,8 @@ from conftest import REPO, assert_no_traceback, run_tfdoctor
 
 from tfdoctor.sanitize.terminal import json_safe, neutralise
 
+pytestmark = pytest.mark.slow  # tfdoctor subprocesses on every output path
+
 SCENARIO = REPO / "tests" / "scenarios" / "pair_metal110_tf218_symbol_not_found.json"
 HOSTILE = ("\x1b]52;c;SGVsbG8gY2xpcGJvYXJk\x07"      # OSC 52: write the clipboard
            "\x1b]0;pwned-title\x07"                  # OSC 0: set the window title

@@ -23,6 +23,8 @@ from typer.testing import CliRunner
 
 from tfdoctor.cli.main import load_app
 
+pytestmark = pytest.mark.slow  # a fuzz: hypothesis cases over the CLI
+
 app = load_app()
 
 SCENARIOS = sorted((REPO / "tests" / "scenarios").glob("*.json"))

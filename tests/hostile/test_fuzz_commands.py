@@ -38,6 +38,8 @@ from hostile.test_fuzz import HOSTILE_TEXT, command_params, values_for
 from tfdoctor.cli.main import load_app
 from tfdoctor.cli.streams import guard_streams
 
+pytestmark = pytest.mark.slow  # a fuzz: minutes of hypothesis cases over every command
+
 app = load_app()
 REPO = Path(__file__).resolve().parents[2]
 LOGS = sorted((REPO / "tests" / "data" / "logs").glob("*.txt"))

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import assert_no_traceback, run_tfdoctor
 
+pytestmark = pytest.mark.slow  # tfdoctor subprocesses on FIFOs, devices and odd files
+
 METAL_215 = ("--tensorflow", "2.15.0", "--keras", "2", "--plugin", "1.1.0")
 
 

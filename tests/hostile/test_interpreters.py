@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from conftest import assert_no_traceback, run_tfdoctor
 
+pytestmark = pytest.mark.slow  # interpreters that hang or lie, run as subprocesses
+
 SAYS = "could not examine"
 
 FAILING = "#!/bin/sh\necho 'garbage: no python here'\nexit 1\n"

@@ -14,6 +14,8 @@ from conftest import REPO, assert_no_traceback, run_tfdoctor
 from tfdoctor.facts.snapshot import Snapshot, SnapshotError
 from tfdoctor.gather.probes import config_problem
 
+pytestmark = pytest.mark.slow  # tfdoctor subprocesses on out-of-range numbers
+
 SCENARIO = REPO / "tests" / "scenarios" / "healthy_m2_tf2191_metal120_probed.json"
 
 

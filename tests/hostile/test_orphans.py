@@ -26,8 +26,9 @@ from pathlib import Path
 import pytest
 from faults import alive
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="the subreaper and /proc are Linux's (macOS: see README)")
+pytestmark = [pytest.mark.slow,  # every supervisor run with an escaper, waited for
+              pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                 reason="the subreaper and /proc are Linux's (macOS: see README)")]
 
 PY = sys.executable
 MARK = "TFDOCTOR_TEST_ESCAPER"

@@ -30,6 +30,8 @@ from tfdoctor.sanitize.redact import Identity, redact
 from tfdoctor.triage.facts import read_report
 from tfdoctor.triage.layout import MAX_BYTES
 
+pytestmark = pytest.mark.slow  # time growth: every pattern timed at two sizes
+
 PACKAGES = ("tfdoctor.logtext", "tfdoctor.sanitize", "tfdoctor.triage")
 FOUND: list[Found] = [found for package in PACKAGES for found in patterns_in(package)]
 PATTERNS: list[Found] = list({(found.pattern.pattern, found.pattern.flags, found.methods): found

@@ -28,6 +28,8 @@ from tfdoctor.logtext.scan import BLOCK
 from tfdoctor.logtext.signature import MAX_PER_SIGNATURE
 from tfdoctor.sanitize.redact import Identity
 
+pytestmark = pytest.mark.slow  # megabytes of log read at several sizes
+
 MB = 1 << 20
 WHO = Identity("/Users/ada", "ada", "ada-mbp")
 ERRORS = [  # known messages, each with a field that makes every occurrence its own match

@@ -18,6 +18,8 @@ from conftest import assert_no_traceback, run_tfdoctor
 
 from tfdoctor.sanitize.redact import MASK, mask_secrets
 
+pytestmark = pytest.mark.slow  # tfdoctor subprocesses on logs full of secrets
+
 ERROR = "NotFoundError: Op type not registered 'SentencepieceOp' in binary running on build-host."
 FORMS = [  # (form, the line as a log holds it, what must go, what must stay to show it was kept)
     ("slack-webhook", "posting to https://hooks.slack.com/services/T024BE7LD/B01ABCDEFGH/xQ9bZ3kLmN8pR2sT4vW6yA1c",

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
+pytestmark = pytest.mark.slow  # tfdoctor subprocesses with closed and vanishing pipes
+
 HEALTHY = REPO / "tests" / "scenarios" / "healthy_m2_tf2191_metal120_probed.json"
 BROKEN = REPO / "tests" / "scenarios" / "pair_metal110_tf218_symbol_not_found.json"
 

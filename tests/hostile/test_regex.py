@@ -24,6 +24,8 @@ from tfdoctor.logtext.catalog import SIGNATURES, recognise
 from tfdoctor.logtext.scan import match_all
 from tfdoctor.logtext.signature import Signature
 
+pytestmark = pytest.mark.slow  # time growth: every signature timed at two sizes
+
 MB = 1 << 20
 RUN = 1500
 """Characters of one run of accepted characters (longer than a line, shorter than a window)."""

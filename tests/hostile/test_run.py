@@ -22,6 +22,8 @@ from faults import alive, read_pids
 
 from tfdoctor.gather import supervised_run
 
+pytestmark = pytest.mark.slow  # tfdoctor run killed and escaped, waited for
+
 PY = sys.executable
 MAIN_ONLY = pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
                                reason="signals need the main thread")

@@ -10,6 +10,7 @@ import sys
 import typing
 from collections.abc import Callable
 
+import pytest
 from conftest import REPO
 from support.cpu_time import cost_ratio, seconds
 
@@ -17,6 +18,8 @@ MIN_SECONDS = 0.02
 """Each timing repeats its call until this much processor time has passed (timer noise)."""
 
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot, TargetOutcome
+
+pytestmark = pytest.mark.slow  # time growth: diagnose timed at two sizes
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from faults import alive, read_pids, site_packages
 
+pytestmark = pytest.mark.slow  # tfdoctor subprocesses signalled, waited for
+
 EVIL = '''
 import os, time
 def note():

@@ -77,6 +77,7 @@ def test_other_tools_habits_point_to_the_command_that_does_it(args, line):
     assert one_error(*args).startswith(line)
 
 
+@pytest.mark.slow  # tfdoctor fix subprocesses
 def test_fix_is_quiet_with_q_as_every_command_is(tmp_path):
     """`fix -q`: the plan on stdout as without it, and no progress line on stderr."""
     import subprocess

@@ -76,6 +76,7 @@ def test_an_in_place_plan_fits_80_columns_and_a_long_undo_stands_alone(tmp_path)
     assert "     undo: -" in lines  # short ones stay on one line
 
 
+@pytest.mark.slow  # a real pip install into a venv
 def test_a_quiet_install_says_what_it_is_still_doing(tmp_path):
     """pip prints nothing between "Installing collected packages" and "Successfully installed"
     (35 s for TensorFlow's 31): the lines in between say it is still installing them."""

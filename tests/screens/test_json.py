@@ -18,6 +18,8 @@ from conftest import run_tfdoctor
 from tfdoctor.cli.main import load_app
 from tfdoctor.render.schemas import SCHEMAS
 
+pytestmark = pytest.mark.slow  # a tfdoctor subprocess for every JSON document
+
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = [str(REPO / "tests" / "scenarios" / n) for n in
              ("rosetta_homebrew_usr_local.json", "metal_without_tensorflow.json")]

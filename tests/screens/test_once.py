@@ -47,6 +47,7 @@ def test_explains_names_each_present_code_once():
     assert explains.split("explains:")[1].split(", ") == [" arch.rosetta", "runtime.import-sigill"]
 
 
+@pytest.mark.slow  # tfdoctor subprocesses on several scenarios
 def test_internal_tokens_become_words():
     run = run_tfdoctor("diagnose", "-v", *map(str, sorted(SCENARIOS.glob("*.json"))),
                        env={"COLUMNS": "400"})

@@ -11,6 +11,7 @@ from rich.console import Console
 from tfdoctor.render.progress import fit, stage_line, stage_progress
 
 
+@pytest.mark.slow  # tfdoctor check and its children in a venv
 def test_one_line_per_stage_on_stderr_without_a_terminal(tmp_path):
     python, _ = make_venv(tmp_path / "env")  # the runtime child runs, finds no TensorFlow
     run = run_tfdoctor("check", "--python", str(python), "--no-probes")

@@ -54,6 +54,7 @@ def _check(text: str) -> None:
     VALIDATOR.validate(to_snapshot(report).to_dict())
 
 
+@pytest.mark.slow  # 300 hypothesis reports
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(TOKENS) | st.text(max_size=8), max_size=80).map("".join))
 def test_pieces_of_every_format_in_any_order(text):

@@ -21,6 +21,8 @@ from tfdoctor.triage.evidence import Fact, Found
 from tfdoctor.triage.facts import READERS, read_report
 from tfdoctor.triage.layout import Document, lay_out
 
+pytestmark = pytest.mark.slow  # time growth: every reader timed at two sizes
+
 SMALL, LARGE = 100 * 1024, 1000 * 1024
 """100 KB and 1 MB (just under layout.MAX_BYTES, so all of it is read)."""
 MAX_RATIO = 20.0
