@@ -1,7 +1,7 @@
 """`tfdoctor triage` as maintainers and support scripts use it: a report in (a file, standard
 input, a folder, JSON Lines), its diagnosis by the same rules as `check`, the questions that
 would decide, and output for people (text, a Markdown comment) and scripts (JSON with a schema,
---summary). The reader of facts has its own tests (tests/test_triage_*.py)."""
+--summary). The reader of facts has its own tests (tests/triage/)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The runtime facts model, the parent's classification of how the child ended, and what holds
 for the whole runtime family (checks/runtime_import.py, runtime_crash.py, runtime_devices.py):
 every code documented, every outcome answered, mutated facts never crash a rule. Each module's
-own findings are tested in tests/test_rules_runtime_<module>.py, on snapshots of real Mac
+own findings are tested in tests/rules/test_runtime_<module>.py, on snapshots of real Mac
 situations (texts from the issues each test names); the fixtures they share are here."""
 
 from __future__ import annotations
