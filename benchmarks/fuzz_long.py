@@ -4,7 +4,15 @@ as long as asked. Prints the cases run (per target and per command), and how man
 tracebacks, exit 3 (an exception escaping a command), other exit codes and invalid JSON under
 --json, with the first few failing cases of each kind.
 
-    python benchmarks/fuzz_long.py [--minutes 10] [--seed N] [--cases N]
+    python benchmarks/fuzz_long.py [--minutes 10] [--seed N] [--cases N] [--trace FILE]
+
+Hypothesis keeps a tree of every choice it made within one run, so one endless run grew to
+gigabytes; here each round is a run of ROUND cases with its own seed, and the progress lines
+give the harness's peak memory.
+
+A case that passes the HANG_S bound on a busy machine may only be slow: each one is kept (its
+command line, standard input and the files it wrote) and run again alone at the end, with its
+wall and processor time; a hang is a case that passes the bound again.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ import argparse
 import collections
 import os
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -27,6 +36,32 @@ from hypothesis import strategies as st  # noqa: E402
 
 from hostile import test_fuzz_commands as fz  # noqa: E402
 
+ROUND = 100
+"""Cases in one hypothesis run (a round); its choice tree is dropped at the round's end."""
+
+
+def keep_case(drawn: tuple[list[str], bytes], tmp: Path) -> tuple[list[str], bytes, dict[Path, bytes]]:
+    """The case as it ran: its files are rewritten by the next case of the same kind."""
+    argv, stdin = drawn
+    files = {path: path.read_bytes() for path in tmp.iterdir() if path.is_file() and str(path) in " ".join(argv)}
+    return argv, stdin, files
+
+
+def timed(argv: list[str], stdin: bytes) -> tuple[float, float, "fz.Outcome"]:
+    """Wall and processor time (this process and its children) of one invocation."""
+    def cpu() -> float:
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+    wall0, cpu0 = time.monotonic(), cpu()
+    outcome = fz.invoke(argv, stdin)
+    return time.monotonic() - wall0, cpu() - cpu0, outcome
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 class TimeUp(BaseException):
     """Ends hypothesis' run (a BaseException: hypothesis does not treat it as a failure)."""
 
@@ -36,6 +71,8 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--cases", type=int, default=None, help="stop after this many cases (and --minutes)")
+    parser.add_argument("--trace", default=None,
+                        help="append each case's argv to this file before it runs (the one a dead run died in)")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     tmp = Path(tempfile.mkdtemp(prefix="tfdoctor-fuzz-"))
@@ -62,7 +99,7 @@ def main() -> None:
         examples["harness"].append(text[-1500:])
         print(f"harness: {text[-1500:]}", file=sys.stderr, flush=True)
 
-    @settings(max_examples=10**9, database=None, deadline=None, derandomize=False,
+    @settings(max_examples=ROUND, database=None, deadline=None, derandomize=False,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(data=st.data())
     def case(data):
@@ -74,6 +111,9 @@ def main() -> None:
         except Exception:  # noqa: BLE001 - recorded, see harness_error
             harness_error(f"drawing a {target} case")
             return
+        if args.trace:
+            with open(args.trace, "a", encoding="utf-8", errors="backslashreplace") as trace:
+                trace.write(f"{counts['cases']} {drawn[0]!r}\n")
         started = time.monotonic()
         try:
             outcome = fz.invoke(*drawn)
@@ -81,6 +121,8 @@ def main() -> None:
             harness_error(f"running {drawn[0][:4]!r}")
             return
         took = time.monotonic() - started
+        if any(p.startswith("hang") for p in outcome.problems):
+            kept.append(keep_case(drawn, tmp))
         if took > slowest[0]:
             slowest[:] = [took, outcome.argv[:6]]
         counts["cases"] += 1
@@ -93,8 +135,9 @@ def main() -> None:
                 examples[kind].append(f"{outcome.argv!r}: {problem[:600]}")
             print(f"{kind}: {outcome.argv!r}: {problem[:300]}", file=sys.stderr, flush=True)
         if counts["cases"] % 200 == 0:
-            print(f"... {counts['cases']} cases, {dict(counts)}", file=sys.stderr, flush=True)
+            print(f"... {counts['cases']} cases, peak {peak_mb():.0f} MB, {dict(counts)}", file=sys.stderr, flush=True)
 
+    kept: list[tuple[list[str], bytes, dict[Path, bytes]]] = []
     started = time.monotonic()
     rounds = 0
     while not done():
@@ -116,6 +159,17 @@ def main() -> None:
     print(f"cases {counts['cases']}, hangs {counts['hang']}, tracebacks {counts['traceback']}, "
           f"exit 3 {counts['exit3']}, other exit codes {counts['exit']}, invalid JSON {counts['json']}"
           f"{', harness errors ' + str(counts['harness']) if counts['harness'] else ''}")
+    if kept:
+        print(f"{len(kept)} case(s) passed the {fz.HANG_S:g} s bound in the run; each run again alone:")
+        for argv, stdin, files in kept:
+            for path, content in files.items():
+                path.write_bytes(content)
+            wall, cpu, outcome = timed(argv, stdin)
+            verdict = "a hang again" if outcome.problems and outcome.problems[0].startswith("hang") else (
+                f"ended, exit {outcome.code}, problems {outcome.problems or 'none'}")
+            print(f"  {argv[:6]!r} ({len(stdin)} bytes in, {sum(map(len, files.values()))} bytes of files): "
+                  f"{verdict} in {wall:.1f} s wall, {cpu:.1f} s processor")
+    print(f"peak memory of the harness {peak_mb():.0f} MB")
     print(f"slowest case {slowest[0]:.1f} s (bound {fz.HANG_S:g} s): {slowest[1]!r}")
     for kind, found in examples.items():
         for line in found:

@@ -1,5 +1,5 @@
 """How far apart can two correct devices put the train probe's gradients? Sets the gradient
-tolerance of the probes' agreement check (tfdoctor/target/probe_config.py, KINK_FACTOR).
+tolerance of the probes' agreement check (tfdoctor/inside/shared/probe_config.py, KINK_FACTOR).
 
 ReLU and max-pooling are continuous but their derivatives are not: a rounding difference of
 relative size d in the forward pass (another summation order, another conv algorithm) flips the
@@ -7,11 +7,11 @@ few activations that sit within d of a kink (a pre-activation near 0, two near-e
 values), and each flip moves the conv layers' gradients by a whole term. So the logits and the
 Dense layer's gradient (no kink after it) stay within a few d, while the conv gradients move by
 about sqrt(d). This script makes such a difference on the CPU alone: the probe's own network
-(probe_kinds.Train), the same inputs, its weights multiplied by (1 + d * N(0, 1)), and compares
+(tfdoctor.inside.shared.workloads.Train), the same inputs, its weights multiplied by (1 + d * N(0, 1)), and compares
 the outputs the agreement check compares; it prints, per d, the median and worst relative
 errors over the seeds (the probe judges the worst variable's gradient, "worst tensor") and the
 largest ratio of a gradient error to sqrt(logits error): the tolerance's floor and KINK_FACTOR
-(tfdoctor/target/probe_config.py) must stay well above what it prints.
+(tfdoctor/inside/shared/probe_config.py) must stay well above what it prints.
 
     python benchmarks/gradient_kinks.py [--seeds 30] [--batch 16] [--tf-python PATH]
 """
@@ -31,11 +31,12 @@ DELTAS = (1e-7, 1e-6, 1e-5, 1e-4)
 
 
 def inner(seeds: int, batch: int) -> None:
-    sys.path.insert(0, str(REPO / "tfdoctor" / "target"))
+    sys.path.insert(0, str(REPO))
     import tensorflow as tf
-    from probe_agreement import relative_error, worst_relative_error  # noqa: E402 - the probe's own modules
-    from probe_config import FLOAT32_EPS, TOLERANCE  # noqa: E402
-    from probe_kinds import Train  # noqa: E402
+
+    from tfdoctor.inside.probes.agreement import relative_error, worst_relative_error
+    from tfdoctor.inside.shared.probe_config import FLOAT32_EPS, TOLERANCE
+    from tfdoctor.inside.shared.workloads import Train
 
     tf.get_logger().setLevel("ERROR")  # the Dense check's tf.function is traced once per seed
     import probe_config  # noqa: E402 - where the tolerance's constants live

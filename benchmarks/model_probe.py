@@ -24,6 +24,7 @@ import time
 from timing import parser, tf_python  # noqa: E402  (puts the repo and tests/ on sys.path)
 
 from tfdoctor.gather import user_model  # noqa: E402
+from tfdoctor.render.model_summary import summarize  # noqa: E402
 
 DEEP_MODULE = '''
 import keras
@@ -69,13 +70,13 @@ def main() -> None:
         config = user_model.child_config(model=None, workload="mobilenetv2", batch=8,
                                           budget_s=args.budget)
         took, facts = timed_probe(python, config, env_for("ok"))
-        assert facts.outcome == "ok", user_model.summarize(facts)
+        assert facts.outcome == "ok", summarize(facts)
         walls.append(took)
     stages = facts.to_json()
     print(f"mobilenetv2 batch 8, CPU + simulated GPU, --budget {args.budget:g}: wall "
           f"{statistics.median(walls):.1f} s (runs {', '.join(f'{w:.1f}' for w in walls)}; "
           f"target < 45 s); child elapsed {stages['elapsed_s']} s")
-    print("  " + user_model.summarize(facts).replace("\n", "\n  "))
+    print("  " + summarize(facts).replace("\n", "\n  "))
 
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "deepmodel.py"), "w") as handle:
@@ -86,7 +87,7 @@ def main() -> None:
         report_s = []
         for _ in range(max(1, args.runs)):
             took, facts = timed_probe(python, config, env_for("ok"))
-            assert facts.outcome == "ok", user_model.summarize(facts)
+            assert facts.outcome == "ok", summarize(facts)
             report_s.append(facts.ops_report_s)
         print(f"fallback report, {facts.model['layers']} layers, {facts.ops_total} ops in the "
               f"inference and training graphs: {statistics.median(report_s):.2f} s after the "
@@ -96,7 +97,7 @@ def main() -> None:
         config = user_model.child_config(model=None, workload=workload, batch=2, budget_s=30,
                                           compare=False, timing=False, memory=False)
         _, facts = timed_probe(python, config, env_for(None), plugin="1.2.0")
-        assert facts.fallback_source == "table:1.2.0", user_model.summarize(facts)
+        assert facts.fallback_source == "table:1.2.0", summarize(facts)
         keras = facts.settings.get("keras_version")
         print(f"{workload}: predicted CPU fallback on tensorflow-metal 1.2.0 (Keras {keras}):")
         for graph in ("inference", "training"):

@@ -29,9 +29,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def inner(rounds: int, size: int, device: str) -> None:
-    sys.path.insert(0, str(REPO / "tfdoctor" / "target"))
+    sys.path.insert(0, str(REPO))
     import tensorflow as tf
-    import workloads  # noqa: E402 - the probe module itself, as the runtime child imports it
+
+    from tfdoctor.inside.probes.run import run_probes  # as the runtime child imports it
 
     dev = "/GPU:0" if device == "gpu" else "/CPU:0"
     flops = 2.0 * size ** 3
@@ -63,7 +64,7 @@ def inner(rounds: int, size: int, device: str) -> None:
     # all its repeats (at least 20).
     probe_gf, ref_gf, numbers = [], [], []
     for i in range(rounds):
-        result = workloads.run_probes(tf, config, progress=lambda message: None)
+        result = run_probes(tf, config, progress=lambda message: None)
         run = [r for r in result["runs"] if r["timing"]][-1]
         t = run["timing"]
         count = max(20, t["number"] * len(t["repeats_s"]))

@@ -4,7 +4,7 @@ Four measurements, interleaved so machine noise hits each alike, with the Tensor
   bare    python -c "import tensorflow"
   bare+exit  python -c "import tensorflow, os; os._exit(0)": the bare import without interpreter
           teardown, which the child skips too (TensorFlow's teardown costs about half a second)
-  child   python tfdoctor/target/runtime_child.py RESULT --timeout 60   (import, memory growth,
+  child   python tfdoctor/inside/runtime/__main__.py RESULT --timeout 60   (import, memory growth,
           devices, a pinned op per device, memory info, Keras; result written after each stage)
   parent  tfdoctor.gather.runtime.gather_runtime(python, 60) in this process: the child plus the
           parent's process group, stderr capture and parsing (logparse) and classification
@@ -25,7 +25,8 @@ import time
 
 from timing import describe, parser, tf_python, wall  # noqa: E402  (puts the repo on sys.path)
 
-from tfdoctor.gather.runtime import CHILD, child_env, gather_runtime  # noqa: E402
+from tfdoctor.gather.runtime import child_env, gather_runtime  # noqa: E402
+from tfdoctor.gather.static import INSIDE, child_program  # noqa: E402
 
 
 def main() -> None:
@@ -37,7 +38,7 @@ def main() -> None:
     bare_exit = [tf_py, "-c", "import tensorflow, os; os._exit(0)"]
     with tempfile.TemporaryDirectory() as tmp:
         result = os.path.join(tmp, "result.json")
-        child = [tf_py, str(CHILD), result, "--timeout", "60"]
+        child = [tf_py, str(child_program(INSIDE.parents[1], "runtime")), result, "--timeout", "60"]
         wall(bare, env), wall(child, env)  # warm the file cache
         bare_s, exit_s, child_s, parent_s, import_s = [], [], [], [], []
         for _ in range(args.runs):
@@ -54,7 +55,7 @@ def main() -> None:
     print(f"runtime child vs import tensorflow ({note}, TF python {tf_py})")
     print(describe("bare: python -c 'import tensorflow'", bare_s, width=44))
     print(describe("bare+exit: ... import tensorflow, os._exit", exit_s, width=44))
-    print(describe("child: runtime_child.py (whole process)", child_s, width=44))
+    print(describe("child: inside/runtime (whole process)", child_s, width=44))
     print(describe("parent: gather_runtime() (child + parsing)", parent_s, width=44))
     print(describe("  import tensorflow inside the child", import_s, width=44))
     bare_m, exit_m = statistics.median(bare_s), statistics.median(exit_s)

@@ -5,6 +5,15 @@ A module declares its rules with `tfdoctor.model.rule`; a rule's code prefix is 
 Rule modules import no other rule module: shared facts come from tfdoctor.derived, shared advice
 from tfdoctor.advice.installs, code constants from tfdoctor.codes, and a judgement two modules of one
 family share from a module of its own (tfdoctor.advice.import_outcome, tfdoctor.advice.pair_verdict).
+
+To add a rule: its code in tfdoctor.codes; `@rule(codes.X, title, severity, why, fix, ...)` above
+its function in the module of its family (a new module goes in BUILTIN_MODULES, and in
+MODULE_NEEDS when all its rules read a section gathered on demand); `needs=` only for what the
+rule reads beyond its module's MODULE_NEEDS; `fix_answer=` for what `tfdoctor fix` does about its
+findings (tfdoctor.advice.fix_answers: GOAL_INSTALLED when an environment with fix's goal
+installed answers them, else the reason none of fix's steps can; see tfdoctor/fix/__init__.py);
+and a test of each of its codes in tests/rules/test_<module>.py. tests/rules/test_contract.py and
+tests/fix/test_answers.py name the rule that misses one of these.
 """
 
 BUILTIN_MODULES = (
@@ -41,12 +50,18 @@ BUILTIN_MODULES = (
 """The built-in rule modules, in report order within each area."""
 
 MODULE_NEEDS = {
-    "log_install": "log", "log_import": "log", "log_dependencies": "log", "log_training": "log",
-    "log_companions": "log", "log_metal": "log", "log_network": "log", "log_era": "log",
-    "runtime_import": "runtime", "runtime_crash": "runtime", "runtime_devices": "runtime",
-    "probe_health": "probes", "probe_speed": "probes",
-    "model_health": "model", "model_speed": "model",
-    "kernel_specs": "jupyter", "editor_settings": "editor",
+    "arch_binaries": ("python",), "install": ("python",), "compat_pairing": ("python",),
+    "compat_platform": ("python",), "compat_requirements": ("python",),
+    "compat_third_party": ("python",),
+    "log_install": ("log",), "log_import": ("log",), "log_dependencies": ("log",),
+    "log_training": ("log",), "log_companions": ("log",), "log_metal": ("log",),
+    "log_network": ("log",), "log_era": ("log",),
+    "runtime_import": ("runtime",), "runtime_crash": ("runtime",), "runtime_devices": ("runtime",),
+    "probe_health": ("probes",), "probe_speed": ("probes",),
+    "model_health": ("model",), "model_speed": ("model",),
+    "kernel_specs": ("jupyter",), "editor_settings": ("editor",),
 }
-"""The snapshot section every rule of a module needs: the module is not even imported for a
-snapshot without it (a static check loads none of them), which keeps start-up fast."""
+"""The snapshot sections every rule of a module needs, declared here once for all of them
+(tfdoctor.engine.registry.rules_of adds them to each rule's own `needs=`, which names only what
+that rule needs beyond them). A module is not even imported for a snapshot without them (a
+static check loads no log, runtime, probe or model rules), which keeps start-up fast."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG
 from tfdoctor.advice.installs import reinstall_commands
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.derived import Derived
@@ -57,7 +58,7 @@ def _mismatched_plugins(s: Snapshot, arch: str) -> list[dict]:
       "under Rosetta 2 or site-packages were copied from another machine. An error you bring "
       "(--log) that names one of these binaries is its consequence (log.arch-mismatch).",
       "Reinstall those packages from the native interpreter (`--force-reinstall --no-deps`).",
-      explains=(codes.RUNTIME_LIBRARY_ARCH_MISMATCH, codes.RUNTIME_IMPORT_FAILED), needs=("python",))
+      explains=(codes.RUNTIME_LIBRARY_ARCH_MISMATCH, codes.RUNTIME_IMPORT_FAILED), fix_answer=GOAL_INSTALLED)
 def wheel_mismatch(s: Snapshot, d: Derived):
     arch = d.process_arch
     wheels = _mismatched_wheels(s, arch) if arch else []
@@ -87,7 +88,7 @@ def _log_errors_about(s: Snapshot, wheels: list[dict]) -> tuple[str, ...]:
       "there that is not a library for this OS and architecture (read from its header) makes "
       "`import tensorflow` fail, or is silently unusable.",
       "Reinstall the plugin's distribution for this interpreter, or remove the stray file.",
-      explains=(codes.RUNTIME_PLUGIN_LOAD_FAILED,), needs=("python",))
+      explains=(codes.RUNTIME_PLUGIN_LOAD_FAILED,), fix_answer=GOAL_INSTALLED)
 def plugin_mismatch(s: Snapshot, d: Derived):
     arch = d.process_arch
     plugins = _mismatched_plugins(s, arch) if arch else []
@@ -109,7 +110,7 @@ def plugin_mismatch(s: Snapshot, d: Derived):
       Severity.OK,
       "Every compiled library read from the installed packages, and every plugin binary, has "
       "code for the interpreter's architecture.",
-      "Nothing to do.", needs=("python",), summary=True)
+      "Nothing to do.", summary=True, fix_answer=NOTHING_WRONG)
 def binaries_match(s: Snapshot, d: Derived):
     if not d.process_arch:  # the snapshot does not say what the interpreter runs as
         return None

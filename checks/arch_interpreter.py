@@ -9,6 +9,11 @@ import shlex
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import python_cmd, venv_command
+from tfdoctor.advice.fix_answers import (
+    ABOUT_THE_MACHINE,
+    ARM64_PYTHON_FIRST,
+    NOTHING_WRONG,
+)
 from tfdoctor.advice.installs import listing_read
 from tfdoctor.advice.log_evidence import emulates_x86, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
@@ -97,7 +102,8 @@ def _conda_osx_64(s: Snapshot) -> bool:
       "environment (Anaconda's Intel installer, or CONDA_SUBDIR=osx-64) gets x86_64 Python and "
       "x86_64 packages that run under Rosetta 2.",
       "Create an osx-arm64 environment (Miniforge's arm64 installer defaults to it).",
-      MINIFORGE, explains=ROUTE_CONSEQUENCES + (codes.LOG_CONDA_TENSORFLOW_DEPS_MISSING, codes.LOG_CONDA_PACKAGES_NOT_FOUND), needs=("python",))
+      MINIFORGE, explains=ROUTE_CONSEQUENCES + (codes.LOG_CONDA_TENSORFLOW_DEPS_MISSING, codes.LOG_CONDA_PACKAGES_NOT_FOUND), needs=("python",),
+      fix_answer=ARM64_PYTHON_FIRST)
 def conda_osx_64(s: Snapshot, d: Derived):
     if not d.translated or not _conda_osx_64(s):
         return None
@@ -120,7 +126,8 @@ def conda_osx_64(s: Snapshot, d: Derived):
       "silicon it can only run under Rosetta 2. Typical routes: Homebrew installed under "
       "/usr/local (the Intel prefix), a pyenv build made from a Rosetta shell, an old python.org "
       "Intel installer.",
-      "Install an arm64 (or universal2) Python and recreate the environment with it.", explains=ROUTE_CONSEQUENCES, needs=("python",))
+      "Install an arm64 (or universal2) Python and recreate the environment with it.", explains=ROUTE_CONSEQUENCES, needs=("python",),
+      fix_answer=ARM64_PYTHON_FIRST)
 def x86_only_interpreter(s: Snapshot, d: Derived):
     if not d.translated or _conda_osx_64(s) or not d.binary_archs or ARM64 in d.binary_archs:
         return None
@@ -164,7 +171,7 @@ def x86_only_interpreter(s: Snapshot, d: Derived):
       "i386), or a parent ran `arch -x86_64`.",
       "Start it as arm64 (`arch -arm64 python3 ...`) and untick 'Open using Rosetta' in the "
       "Terminal app's Get Info panel.",
-      ROSETTA_LINK, explains=ROUTE_CONSEQUENCES)
+      ROSETTA_LINK, explains=ROUTE_CONSEQUENCES, fix_answer=ARM64_PYTHON_FIRST)
 def universal2_as_x86(s: Snapshot, d: Derived):
     started = _started_as_x86(s)
     if not _translated(s, d) or (s.python and _conda_osx_64(s)):
@@ -208,7 +215,7 @@ def universal2_as_x86(s: Snapshot, d: Derived):
       "message, and the Apple GPU goes unused.",
       "Use an arm64 Python: the finding that names the route (Homebrew, conda, pyenv, Terminal) "
       "gives the exact commands.",
-      ROSETTA_LINK, explains=ROSETTA_CONSEQUENCES)
+      ROSETTA_LINK, explains=ROSETTA_CONSEQUENCES, fix_answer=ARM64_PYTHON_FIRST)
 def rosetta(s: Snapshot, d: Derived):
     shown_by = _x86_shown(s, d)
     if not d.translated and shown_by is None:
@@ -243,7 +250,7 @@ def rosetta(s: Snapshot, d: Derived):
       "https://github.com/docker/for-mac/issues/5342",
       explains=(codes.RUNTIME_IMPORT_SIGILL, codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_NO_GPU,
                 codes.LOG_AVX_MISSING, codes.LOG_ILLEGAL_INSTRUCTION, codes.LOG_QEMU_EMULATION,
-                codes.LOG_PROTOBUF_FATAL))
+                codes.LOG_PROTOBUF_FATAL), fix_answer=ABOUT_THE_MACHINE)
 def emulated_container(s: Snapshot, d: Derived):
     host = s.host
     from_host = host.system == "Linux" and d.process_arch == X86_64 and bool(host.cpu_implementer)
@@ -270,7 +277,7 @@ def emulated_container(s: Snapshot, d: Derived):
 @rule(codes.ARCH_NATIVE, "Python runs natively",
       Severity.OK,
       "The interpreter's process architecture matches the hardware.",
-      "Nothing to do.", needs=("python",), summary=True)
+      "Nothing to do.", needs=("python",), summary=True, fix_answer=NOTHING_WRONG)
 def native(s: Snapshot, d: Derived):
     if not d.process_arch:  # the snapshot does not say what the interpreter runs as
         return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.fix_answers import OUTSIDE_THE_GOAL
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import companions
@@ -25,7 +26,7 @@ from tfdoctor.model import Remediation, Severity, rule
       "Install the companion release built for the installed TensorFlow (the finding names it), "
       "or, where none exists, keep the TensorFlow it was built for in its own environment. (It "
       "names no consequence: a load error or an unmet requirement may be another package's; the "
-      "error's own finding names the library's package.)")
+      "error's own finding names the library's package.)", fix_answer=OUTSIDE_THE_GOAL)
 def companion_built_for(s: Snapshot, d: Derived):
     tf = d.tf_version
     if not tf:

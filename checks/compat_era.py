@@ -12,7 +12,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair, eras
-from tfdoctor.model import Remediation, Severity, rule
+from tfdoctor.model import FixAnswer, Remediation, Severity, rule
 
 
 @rule(codes.COMPAT_MLCOMPUTE_FORK, "Apple's 2020-21 ML Compute fork of TensorFlow, unmaintained",
@@ -29,7 +29,9 @@ from tfdoctor.model import Remediation, Severity, rule
       "gives the commands), and remove the two mlcompute lines from the code.",
       APPLE_PLUGIN_PAGE,
       explains=(codes.LOG_MLCOMPUTE_FORK, codes.COMPAT_NO_METAL, codes.COMPAT_TF_METAL_MISMATCH,
-                codes.LOG_NO_GPU_LISTED, codes.RUNTIME_NO_GPU))
+                codes.LOG_NO_GPU_LISTED, codes.RUNTIME_NO_GPU),
+      fix_answer=FixAnswer(False, "leaving the fork also means changing the code (its mlcompute "
+                           "lines), and perhaps the Python: the finding gives the commands and lines"))
 def mlcompute_fork(s: Snapshot, d: Derived):
     seen = matches_of(s, codes.LOG_MLCOMPUTE_FORK)
     if not eras.installed_fork(d.tensorflow) and not (seen and not eras.plugin_era(d.tensorflow)):

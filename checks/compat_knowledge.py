@@ -7,6 +7,7 @@ from __future__ import annotations
 from packaging.version import Version
 
 from tfdoctor import codes
+from tfdoctor.advice.fix_answers import ABOUT_THE_FACTS
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge.records import version_or_none
@@ -31,7 +32,8 @@ def _newest(versions) -> Version | None:
       "to the network for this on its own.",
       "Update tfdoctor for a newer matrix: git pull in its checkout and install it again the way "
       "you did (its matrix is bundled, so an update brings the new facts); maintainers rebuild "
-      "the matrix from the package index with python tools/refresh_matrix.py --write.")
+      "the matrix from the package index with python tools/refresh_matrix.py --write.",
+      fix_answer=ABOUT_THE_FACTS)
 def stale_knowledge(s: Snapshot, d: Derived):
     m = d.matrix
     reasons, evidence = [], {"facts_read": m.facts_read, "snapshot_created": s.created or None}

@@ -8,6 +8,7 @@ have wheels at all is checks/compat_platform.py's question."""
 from __future__ import annotations
 
 from tfdoctor import codes
+from tfdoctor.advice.fix_answers import GOAL_INSTALLED
 from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, judge_pair, judgeable
 from tfdoctor.derived import Derived
@@ -26,7 +27,7 @@ from tfdoctor.model import Remediation, Severity, rule
       "Runtime reports win over Apple's table, which also lists 1.1.0 for 2.18.",
       "Install the pair the finding names (a plugin documented or reported to work with this "
       "TensorFlow, else the recommended TensorFlow + tensorflow-metal).",
-      APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES, needs=("python",))
+      APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES, fix_answer=GOAL_INSTALLED)
 def tf_metal_mismatch(s: Snapshot, d: Derived):
     if not judgeable(s, d) or d.metal is None:
         return None

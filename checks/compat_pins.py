@@ -15,6 +15,7 @@ from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, pip
+from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable, marker_env, satisfies
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
@@ -314,7 +315,7 @@ def _judged(d: Derived) -> bool:
       NUMPY2_GUIDE,
       explains=(codes.RUNTIME_NUMPY_ABI, codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_IMPORT_CRASHED,
                 codes.LOG_NUMPY_ABI),
-      needs=("python",))
+      needs=("python",), fix_answer=GOAL_INSTALLED)
 def numpy_abi(s: Snapshot, d: Derived):
     if not _judged(d):
         return None
@@ -332,7 +333,8 @@ def numpy_abi(s: Snapshot, d: Derived):
       "directly' or NumPy's API-version error. Error for those five, warning for the others. "
       "Where the Python is not known (a report), only the matrix's pins common to every Python "
       "are held against the installed versions.",
-      "Install versions inside the pins (the finding gives the pip command built from them).")
+      "Install versions inside the pins (the finding gives the pip command built from them).",
+      fix_answer=GOAL_INSTALLED)
 def pin_violation(s: Snapshot, d: Derived):
     if not _judged(d):
         return None
@@ -350,7 +352,7 @@ def pin_violation(s: Snapshot, d: Derived):
       "imported' (error); a tf-keras of another minor than TensorFlow breaks its own pin.",
       "Install tf-keras of TensorFlow's minor (tf-keras~=2.19.0 for 2.19) and export "
       "TF_USE_LEGACY_KERAS=1, or drop both and use Keras 3.",
-      KERAS_GUIDE, explains=(codes.LOG_KERAS3_API,), needs=("python",))
+      KERAS_GUIDE, explains=(codes.LOG_KERAS3_API,), needs=("python",), fix_answer=GOAL_INSTALLED)
 def keras3(s: Snapshot, d: Derived):
     if not _judged(d):
         return None
@@ -362,7 +364,7 @@ def keras3(s: Snapshot, d: Derived):
       "numpy, keras, protobuf, h5py, ml-dtypes and the other installed requirements of "
       "TensorFlow meet its Requires-Dist, NumPy matches the NumPy TensorFlow was built "
       "against, and tf.keras resolves to the Keras the environment expects.",
-      "Nothing to do.", needs=("python",), summary=True)
+      "Nothing to do.", needs=("python",), summary=True, fix_answer=NOTHING_WRONG)
 def pins_ok(s: Snapshot, d: Derived):
     if not _judged(d):
         return None

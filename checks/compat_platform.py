@@ -17,6 +17,7 @@ from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NEWER_MACOS_OR_PYTHON_FIRST, NOTHING_WRONG
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, good_metal_releases, install_commands, listing_read,
                                      metal_macos_floors, move_python, span)
@@ -290,7 +291,7 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
       "Read from the wheel filenames in compat_matrix.json.",
       "Create an environment with the newest Python that has a working pair (the finding "
       "gives the commands), or move to a TensorFlow whose plugin has a wheel for this Python.",
-      explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK), needs=("python",))
+      explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK), fix_answer=NEWER_MACOS_OR_PYTHON_FIRST)
 def no_wheel_for_python(s: Snapshot, d: Derived):
     if (found := _route(s, d)) is not None:
         return found if found.code == no_wheel_for_python.code else None
@@ -311,7 +312,7 @@ def no_wheel_for_python(s: Snapshot, d: Derived):
       "Install the tensorflow-metal release that goes with this TensorFlow (the finding names "
       "it), or the recommended pair when none does.",
       APPLE_PLUGIN_PAGE, explains=(codes.RUNTIME_NO_GPU, codes.PROBE_CPU_ONLY, codes.LOG_NO_GPU_LISTED),
-      needs=("python", "packages"))
+      needs=("packages",), fix_answer=GOAL_INSTALLED)
 def no_metal(s: Snapshot, d: Derived):
     found = _route(s, d)
     if found is None or found.code != no_metal.code:
@@ -336,7 +337,7 @@ def no_metal(s: Snapshot, d: Derived):
       "Update macOS, or install the older pair that supports this macOS when one exists. An "
       "error that shows a binary missing a symbol of macOS's own libraries (log.macos-too-old) "
       "is this finding observed, whatever the tables say.",
-      APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES + (codes.LOG_MACOS_TOO_OLD,), needs=("python",))
+      APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES + (codes.LOG_MACOS_TOO_OLD,), fix_answer=NEWER_MACOS_OR_PYTHON_FIRST)
 def macos_too_old(s: Snapshot, d: Derived):
     found = _macos(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, d.hardware_arch) \
         if judgeable(s, d) else None
@@ -361,7 +362,7 @@ def macos_too_old(s: Snapshot, d: Derived):
       "The installed pair is reported to work or documented in Apple's table, wheels exist for "
       "this Python, and macOS meets both the wheel tags and Apple's minimum (or, off macOS, "
       "there is no Metal pairing to check).",
-      "Nothing to do.", needs=("python",), summary=True)
+      "Nothing to do.", summary=True, fix_answer=NOTHING_WRONG)
 def compat_ok(s: Snapshot, d: Derived):
     tf, metal, host = d.tensorflow, d.metal, s.host
     if not d.is_mac:

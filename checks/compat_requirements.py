@@ -23,6 +23,7 @@ from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.fix_answers import OUTSIDE_THE_GOAL
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
@@ -350,7 +351,7 @@ def _detail(inside: list[Edge], outside: list[Edge], closure: dict[Node, tuple[s
       "Install the requirement the finding names, which meets every installed requirer of that "
       "distribution; where no one version can, let pip choose releases of the requirers that agree, "
       "with TensorFlow held at its version (the finding gives the command).",
-      PIP_CHECK, needs=("python",))
+      PIP_CHECK, fix_answer=OUTSIDE_THE_GOAL)
 def unmet_requirements(s: Snapshot, d: Derived):
     edges = requirement_edges(s, d.marker_env)
     unmet = [e for e in edges if e.unmet and not judged_elsewhere(e, d)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.fix_answers import OUTSIDE_THE_GOAL
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import metal_plugins
@@ -26,7 +27,7 @@ PROJECT = "https://github.com/IPNP-BIPN/tensorflow-metal-plugin"
       "Install the TensorFlow minor the plugin was built for, or rebuild the plugin against the "
       "installed TensorFlow (pip install --force-reinstall --no-binary :all: tensorflow-metal-plugin).",
       PROJECT, explains=(codes.RUNTIME_NO_GPU, codes.PROBE_CPU_ONLY, codes.LOG_NO_GPU_LISTED),
-      needs=("python",))
+      fix_answer=OUTSIDE_THE_GOAL)
 def third_party_plugin(s: Snapshot, d: Derived):
     plugin = s.package(PLUGIN)
     if plugin is None or not plugin.version or d.tf_version is None or d.matrix is None:

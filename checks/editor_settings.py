@@ -8,6 +8,7 @@ import json
 import shlex
 
 from tfdoctor import codes
+from tfdoctor.advice.fix_answers import ABOUT_OTHER_INTERPRETERS
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
@@ -23,7 +24,7 @@ SETTING_DOCS = "https://code.visualstudio.com/docs/python/settings-reference#_ge
       "Interpreter).",
       "Diagnose that interpreter too (`tfdoctor check --python PATH`), or set the setting to the "
       "interpreter diagnosed.",
-      SETTING_DOCS, needs=("editor",))
+      SETTING_DOCS, fix_answer=ABOUT_OTHER_INTERPRETERS)
 def other_interpreter(s: Snapshot, d: Derived):
     editor = s.editor
     if editor.interpreter is None or editor.is_target:

@@ -12,6 +12,7 @@ from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG, OUTSIDE_THE_GOAL
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.advice.installs import install_commands, listing_read, pair_fix, recommended_requirements, with_metal
 from tfdoctor.derived import Derived
@@ -40,7 +41,7 @@ def _metal_version(d: Derived) -> str | None:
       "distribution itself.",
       "Uninstall it and install a TensorFlow that ships code (the finding names the pair).",
       explains=(codes.RUNTIME_NOT_INSTALLED, codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_NO_GPU,
-                codes.INSTALL_METAL_WITHOUT_TENSORFLOW), needs=("python",))
+                codes.INSTALL_METAL_WITHOUT_TENSORFLOW), fix_answer=GOAL_INSTALLED)
 def self_shim(s: Snapshot, d: Derived):
     if d.providers or not d.self_shims:
         return None
@@ -71,7 +72,8 @@ def self_shim(s: Snapshot, d: Derived):
       "requirement (Poetry, uv lock files made on another platform: tensorflow/tensorflow#61477, "
       "python-poetry/poetry#8271) leave the shim alone, and `import tensorflow` fails.",
       "Install the distribution the shim names, at the same version (the finding says which).",
-      explains=(codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_NOT_INSTALLED), needs=("python", "packages"))
+      explains=(codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_NOT_INSTALLED), needs=("packages",),
+      fix_answer=GOAL_INSTALLED)
 def shim_target_missing(s: Snapshot, d: Derived):
     if d.providers or d.self_shims or not d.hollow_shims:
         return None
@@ -103,7 +105,7 @@ def _install_fix(s: Snapshot) -> Remediation:
       "interpreter's site-packages: its package list says so, or, where the list is only what a "
       "report mentioned, the interpreter's own 'No module named 'tensorflow''.",
       "Install the pair tfdoctor recommends for this machine (shown in the finding).",
-      explains=(codes.LOG_NO_TENSORFLOW_MODULE,), needs=("python", "packages"))
+      explains=(codes.LOG_NO_TENSORFLOW_MODULE,), needs=("packages",), fix_answer=GOAL_INSTALLED)
 def no_tensorflow(s: Snapshot, d: Derived):
     if not _nothing_installed(d) or d.metal:
         return None
@@ -126,7 +128,8 @@ def no_tensorflow(s: Snapshot, d: Derived):
       Severity.ERROR,
       "tensorflow-metal's wheels declare no dependency on TensorFlow, so pip installs it alone "
       "without complaint; the plugin is useless until a matching TensorFlow is installed.",
-      "Install the TensorFlow that matches the plugin (shown in the finding).", needs=("python", "packages"))
+      "Install the TensorFlow that matches the plugin (shown in the finding).", needs=("packages",),
+      fix_answer=GOAL_INSTALLED)
 def metal_without_tensorflow(s: Snapshot, d: Derived):
     if not _nothing_installed(d) or not d.metal:
         return None
@@ -142,7 +145,7 @@ def metal_without_tensorflow(s: Snapshot, d: Derived):
       "file by file and the result matches neither version.",
       "Uninstall all of them, then install one.",
       explains=(codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_OP_NOT_REGISTERED,
-                codes.COMPAT_TF_METAL_MISMATCH), needs=("python",))
+                codes.COMPAT_TF_METAL_MISMATCH), fix_answer=GOAL_INSTALLED)
 def multiple_tensorflow(s: Snapshot, d: Derived):
     real = d.providers
     if len(real) < 2:
@@ -166,8 +169,7 @@ def multiple_tensorflow(s: Snapshot, d: Derived):
       "up to 2.19, the third-party 0.4.1 for 2.21).",
       "https://github.com/pleonard212/pix-plot/issues/268",
       explains=(codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_PLUGIN_LOAD_FAILED, codes.RUNTIME_NO_GPU,
-                codes.COMPAT_TF_METAL_MISMATCH, codes.LOG_PLUGIN_REGISTERED_TWICE),
-      needs=("python",))
+                codes.COMPAT_TF_METAL_MISMATCH, codes.LOG_PLUGIN_REGISTERED_TWICE), fix_answer=GOAL_INSTALLED)
 def two_metal_plugins(s: Snapshot, d: Derived):
     if len(d.metal_plugins) < 2:
         return None
@@ -197,7 +199,7 @@ def two_metal_plugins(s: Snapshot, d: Derived):
       "tensorflow-macos: both write the same `tensorflow` import package.",
       "Install such packages with --no-deps, or move to TensorFlow 2.16+, where tensorflow itself "
       "is the distribution on macOS.",
-      explains=(codes.INSTALL_MULTIPLE_TENSORFLOW,), needs=("python", "packages"))
+      explains=(codes.INSTALL_MULTIPLE_TENSORFLOW,), needs=("packages",), fix_answer=OUTSIDE_THE_GOAL)
 def requires_tensorflow_name(s: Snapshot, d: Derived):
     if len(d.providers) != 1 or d.providers[0].key != "tensorflow-macos":
         return None
@@ -222,7 +224,7 @@ def requires_tensorflow_name(s: Snapshot, d: Derived):
       Severity.OK,
       "Exactly one distribution provides the "
       "`tensorflow` package (shims that only depend on it excepted).",
-      "Nothing to do.", needs=("python",), summary=True)
+      "Nothing to do.", summary=True, fix_answer=NOTHING_WRONG)
 def install_ok(s: Snapshot, d: Derived):
     if not d.providers and not d.shims:
         return None

@@ -7,6 +7,7 @@ that runs the diagnosed environment is judged by the rest of the report."""
 from __future__ import annotations
 
 from tfdoctor import codes
+from tfdoctor.advice.fix_answers import ABOUT_OTHER_INTERPRETERS
 from tfdoctor.advice.kernels import (
     can_register,
     environment_name,
@@ -53,7 +54,7 @@ def _native_with_tensorflow(s: Snapshot, d: Derived) -> bool:
       "registered from a Rosetta shell are the usual routes.",
       "Register an arm64 environment with TensorFlow as that kernel "
       "(`PYTHON -m ipykernel install --user --name NAME`), or remove the kernel.",
-      IPYKERNEL_DOCS, needs=("jupyter",))
+      IPYKERNEL_DOCS, fix_answer=ABOUT_OTHER_INTERPRETERS)
 def kernel_rosetta(s: Snapshot, d: Derived):
     if not d.apple_silicon:
         return None
@@ -84,7 +85,7 @@ def kernel_rosetta(s: Snapshot, d: Derived):
       "'FileNotFoundError').",
       "Remove the kernel (`jupyter kernelspec remove -f NAME`) and register the environment you "
       "use with `PYTHON -m ipykernel install --user --name NAME`.",
-      KERNELSPEC_DOCS, needs=("jupyter",))
+      KERNELSPEC_DOCS, fix_answer=ABOUT_OTHER_INTERPRETERS)
 def kernel_missing_python(s: Snapshot, d: Derived):
     found = []
     for k in s.jupyter.kernels:
@@ -108,7 +109,7 @@ def kernel_missing_python(s: Snapshot, d: Derived):
       "it in the notebook).",
       "Register this environment as a kernel (`PYTHON -m ipykernel install --user --name NAME`) "
       "and choose it in the notebook (Kernel > Change Kernel).",
-      IPYKERNEL_DOCS, needs=("jupyter",))
+      IPYKERNEL_DOCS, fix_answer=ABOUT_OTHER_INTERPRETERS)
 def kernel_no_tensorflow(s: Snapshot, d: Derived):
     if d.tensorflow is None:
         return None

@@ -12,6 +12,7 @@ from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
@@ -33,7 +34,7 @@ ADDONS_LAST = ("0.23.0", "2023-11-28", "https://pypi.org/pypi/tensorflow-addons/
       "before loading, or built for another TensorFlow (tensorflow/tensorflow#38597, "
       "tensorflow/text#261). tensorflow-text's versions follow TensorFlow's minors.",
       "Install the companion at the version matching the installed TensorFlow and import it "
-      "before loading the model.", needs=("log",))
+      "before loading the model.", fix_answer=ABOUT_THE_LOG)
 def op_not_registered(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_OP_NOT_REGISTERED):
@@ -93,7 +94,7 @@ def op_not_registered(s: Snapshot, d: Derived):
       "with 0.23.0.",
       "Install the TensorFlow the warning names, or the companion release made for the installed "
       "TensorFlow; or drop tensorflow-addons (its layers and losses moved to Keras and TF-Text).",
-      "https://github.com/tensorflow/addons", needs=("log",))
+      "https://github.com/tensorflow/addons", fix_answer=ABOUT_THE_LOG)
 def companion_mismatch(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_COMPANION_MISMATCH):
         package = match.fields.get("package", "tensorflow-addons")

@@ -17,6 +17,7 @@ from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import install_commands, pair_fix, tf_requirement
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
@@ -37,7 +38,7 @@ WHICH_PYTHON = 'python3 -c "import sys, {module}; print(sys.executable, {module}
       "older NumPy ('module compiled against API version 0xf but this version of numpy is 0xe'). "
       "A NumPy 2 message where NumPy 1.x is installed came from another environment (information).",
       "Install the NumPy the installed TensorFlow allows (the finding names the requirement).",
-      NUMPY2_GUIDE, needs=("log",))
+      NUMPY2_GUIDE, fix_answer=ABOUT_THE_LOG)
 def numpy_abi(s: Snapshot, d: Derived):
     matches = matches_of(s, codes.LOG_NUMPY_ABI)
     if not matches:
@@ -113,7 +114,8 @@ def _tf_at_least(d: Derived, minor: str) -> bool:
       "installed decides whose it is: a protobuf older than 4.21 cannot print it (another "
       "environment did), and one the pin of TensorFlow 2.12+ allows runs TensorFlow's code (the "
       "_pb2.py is another package's); both are information, not a TensorFlow diagnosis.",
-      "Install the protobuf TensorFlow allows (the finding names it).", PROTOBUF_NEWS, needs=("log",))
+      "Install the protobuf TensorFlow allows (the finding names it).", PROTOBUF_NEWS,
+      fix_answer=ABOUT_THE_LOG)
 def protobuf_descriptors(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_PROTOBUF_DESCRIPTORS):
         protobuf = s.package("protobuf")
@@ -168,7 +170,7 @@ def _not_tensorflows_descriptors(s: Snapshot, match, version: str, spec: str | N
       "plugin or add-on built for another TensorFlow, or a protobuf outside TensorFlow's pin); "
       "tensorflow/tensorflow#64507 shows it with TensorFlow 2.16.1 on an M1.",
       "Keep protobuf within TensorFlow's pin and every plugin/add-on at the version built for the "
-      "installed TensorFlow.", needs=("log",))
+      "installed TensorFlow.", fix_answer=ABOUT_THE_LOG)
 def protobuf_fatal(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_PROTOBUF_FATAL):
         protobuf = s.package("protobuf")

@@ -5,6 +5,7 @@ is the cause; with a plugin-era TensorFlow the code was written for the fork."""
 from __future__ import annotations
 
 from tfdoctor import codes
+from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
@@ -21,7 +22,7 @@ from tfdoctor.model import Remediation, Severity, rule
       "installed, compat.mlcompute-fork is the cause; where a plugin-era TensorFlow is, the code "
       "was written for the fork and calls a module this TensorFlow does not have.",
       "Remove the mlcompute lines: tensorflow-metal gives TensorFlow the GPU without them.",
-      APPLE_PLUGIN_PAGE, needs=("log",))
+      APPLE_PLUGIN_PAGE, fix_answer=ABOUT_THE_LOG)
 def log_mlcompute_fork(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_MLCOMPUTE_FORK):
         tf = d.tensorflow

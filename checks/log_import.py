@@ -17,6 +17,7 @@ from typing import Any
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip, unset_variable
+from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, matching_metal, pair_fix,
                                      recommended_requirements)
 from tfdoctor.derived import Derived
@@ -88,7 +89,7 @@ def _cpu_finding(rule_: Any, s: Snapshot, d: Derived, match: Any, what: str,
       "instruction' on `import tensorflow` (tensorflow/tensorflow#62860). The same happens in "
       "amd64 containers emulated by QEMU.",
       "Use an arm64 Python and the arm64 wheels (the finding says which process was translated).",
-      needs=("log",))
+      fix_answer=ABOUT_THE_LOG)
 def illegal_instruction(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION):
         program = match.fields.get("command", "")
@@ -110,7 +111,7 @@ def illegal_instruction(s: Snapshot, d: Derived):
       "On an Intel Mac or Linux that is an everyday line; on Apple silicon it says the TensorFlow "
       "that printed it is an x86_64 build, run by Rosetta 2 (which offers SSE4.2 but no AVX): "
       "arch.rosetta is then the cause.",
-      "Use an arm64 Python and the arm64 wheels.", needs=("log",))
+      "Use an arm64 Python and the arm64 wheels.", fix_answer=ABOUT_THE_LOG)
 def x86_build(s: Snapshot, d: Derived):
     if not d.apple_silicon:
         return None  # an x86 CPU printing its own features: nothing to say
@@ -127,7 +128,7 @@ def x86_build(s: Snapshot, d: Derived):
       "failed). install.no-tensorflow is the cause where this environment has none either; where "
       "it has one, the text came from another interpreter.",
       "Install TensorFlow with the interpreter that runs the code (`python -m pip install ...`).",
-      needs=("log",))
+      fix_answer=ABOUT_THE_LOG)
 def no_tensorflow_module(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_NO_TENSORFLOW_MODULE):
         if d.tf_main is not None:
@@ -150,7 +151,7 @@ def no_tensorflow_module(s: Snapshot, d: Derived):
       "TensorFlow's x86_64 wheels are built with AVX and check for it at import: Rosetta 2 and "
       "QEMU do not offer it (tensorflow/tensorflow#52972, docker/for-mac#5342).",
       "Run arm64 TensorFlow natively: an arm64 Python on the Mac, an arm64 image in Docker.",
-      explains=(codes.LOG_ILLEGAL_INSTRUCTION,), needs=("log",))
+      explains=(codes.LOG_ILLEGAL_INSTRUCTION,), fix_answer=ABOUT_THE_LOG)
 def avx_missing(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_AVX_MISSING):
         return _cpu_finding(avx_missing, s, d, match, f"TensorFlow needs {match.fields.get('instructions', 'AVX')}",
@@ -165,7 +166,7 @@ def avx_missing(s: Snapshot, d: Derived):
       "dependency), so with another TensorFlow `import tensorflow` fails with 'Symbol not "
       "found' (tensorflow/text#654, tensorflow/tensorflow#62061).",
       "Install the TensorFlow/tensorflow-metal pair that loads (the finding names it from the matrix).",
-      APPLE_PLUGIN_PAGE, explains=(codes.LOG_NO_GPU_LISTED,), needs=("log",))
+      APPLE_PLUGIN_PAGE, explains=(codes.LOG_NO_GPU_LISTED,), fix_answer=ABOUT_THE_LOG)
 def symbol_not_found_plugin(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND_PLUGIN):
@@ -211,7 +212,7 @@ def _owner(library: str) -> str | None:
       "TensorFlow fails to load with 'undefined symbol' or 'Symbol not found' "
       "(tensorflow/tensorflow#22432).",
       "Reinstall the package at the version built for the installed TensorFlow minor, or rebuild "
-      "the library against it.", needs=("log",))
+      "the library against it.", fix_answer=ABOUT_THE_LOG)
 def symbol_not_found(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND):
@@ -245,7 +246,7 @@ def symbol_not_found(s: Snapshot, d: Derived):
       "TensorFlow lacks AVX (tensorflow/tensorflow#52972) and no GPU is reachable. "
       "arch.emulated-container is the cause when the emulated process is x86.",
       "Use an image for the host's architecture: `docker run --platform linux/arm64 ...`.",
-      "https://github.com/docker/for-mac/issues/5342", needs=("log",))
+      "https://github.com/docker/for-mac/issues/5342", fix_answer=ABOUT_THE_LOG)
 def qemu_emulation(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_QEMU_EMULATION):
         target = match.fields.get("target") or "x86_64 (amd64)"
@@ -266,7 +267,7 @@ def qemu_emulation(s: Snapshot, d: Derived):
       "a TensorFlow pairing problem. compat.macos-too-old names the release that fits when the "
       "versions are known.",
       "Update macOS to the version the library was built for, or install the release of that "
-      "package built for this macOS.", needs=("log",))
+      "package built for this macOS.", fix_answer=ABOUT_THE_LOG)
 def log_macos_too_old(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_MACOS_TOO_OLD):
@@ -289,7 +290,7 @@ def log_macos_too_old(s: Snapshot, d: Derived):
       "when wheels installed by an x86_64 pip (under Rosetta 2) are imported by an arm64 Python, "
       "or the other way round.",
       "Reinstall the package from the Python that imports it, running as the machine's own "
-      "architecture.", needs=("log",))
+      "architecture.", fix_answer=ABOUT_THE_LOG)
 def arch_mismatch(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_ARCH_MISMATCH):
         have, need = match.fields.get("have", ""), match.fields.get("need", "")
@@ -319,7 +320,7 @@ def arch_mismatch(s: Snapshot, d: Derived):
       "TF_PLUGGABLE_DEVICE_LIBRARY_PATH), TensorFlow aborts: 'platform is already registered with "
       "name: \"METAL\"' (bmaltais/kohya_ss#563, pleonard212/pix-plot#268).",
       "Keep one plugin: uninstall both distributions and install the one that pairs with the "
-      "installed TensorFlow.", PLUGGABLE_DEVICE, needs=("log",))
+      "installed TensorFlow.", PLUGGABLE_DEVICE, fix_answer=ABOUT_THE_LOG)
 def plugin_registered_twice(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_PLUGIN_REGISTERED_TWICE):
         platform = match.fields.get("platform", "")
@@ -355,7 +356,7 @@ def plugin_registered_twice(s: Snapshot, d: Derived):
       "or Python running as x86_64 under Rosetta 2 (the plugin is arm64 only). Apple's 2020-21 ML "
       "Compute fork lists none by design (information).",
       "Install the TensorFlow/tensorflow-metal pair for this Python (the finding names it).",
-      APPLE_PLUGIN_PAGE, needs=("log",))
+      APPLE_PLUGIN_PAGE, fix_answer=ABOUT_THE_LOG)
 def no_gpu_listed(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_NO_GPU_LISTED):
         facts = {"tensorflow": d.tf_version, "tensorflow_metal": d.metal.version if d.metal else None,

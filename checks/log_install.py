@@ -17,6 +17,7 @@ from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
+from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, move_python,
                                      recommended_requirements, tf_requirement)
 from tfdoctor.derived import Derived
@@ -79,7 +80,7 @@ def _fix_for_machine(s: Snapshot, d: Derived, m: Any, what: str) -> Remediation:
       "asked for is looked up in the matrix for this Python, architecture and macOS.",
       "Install a version that exists here (the finding names it), or move to a Python that has one.",
       "https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/",
-      needs=("log",))
+      fix_answer=ABOUT_THE_LOG)
 def pip_no_matching(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION):
@@ -149,7 +150,7 @@ def pip_no_matching(s: Snapshot, d: Derived):
       "for; pip refuses one whose tags this interpreter does not support: another Python minor, "
       "the other architecture, a newer macOS.",
       "Install by name and let pip choose the wheel, or download the one for this Python, "
-      "architecture and macOS (the finding says which tag does not fit).", needs=("log",))
+      "architecture and macOS (the finding says which tag does not fit).", fix_answer=ABOUT_THE_LOG)
 def pip_unsupported_wheel(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_PIP_UNSUPPORTED_WHEEL):
@@ -196,7 +197,7 @@ def pip_unsupported_wheel(s: Snapshot, d: Derived):
       "which a Mac does not have (mrdbourke/m1-machine-learning-test#5).",
       "Install a TensorFlow whose h5py pin has an arm64 wheel (the recommended pair), or install "
       "h5py from conda-forge / HDF5 with Homebrew before pip.",
-      "https://docs.h5py.org/en/stable/build.html", needs=("log",))
+      "https://docs.h5py.org/en/stable/build.html", fix_answer=ABOUT_THE_LOG)
 def h5py_build(s: Snapshot, d: Derived):
     matches = matches_of(s, codes.LOG_H5PY_BUILD)
     if not matches:
@@ -245,7 +246,7 @@ def _versions_from(first: str) -> list[str]:
       "and later need no tensorflow-deps at all.",
       "Use an arm64 conda (Miniforge) with `-c apple` for the old tensorflow-macos guides, or skip "
       "tensorflow-deps and pip-install the TensorFlow/tensorflow-metal pair.", MINIFORGE,
-      needs=("log",))
+      fix_answer=ABOUT_THE_LOG)
 def conda_tensorflow_deps(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_CONDA_TENSORFLOW_DEPS_MISSING):
@@ -287,7 +288,7 @@ def conda_tensorflow_deps(s: Snapshot, d: Derived):
       "conda searches the channels given for the platform it runs as (osx-arm64, osx-64, "
       "linux-64). tensorflow-macos and tensorflow-metal were never conda packages: pip installs them.",
       "Install it with pip inside the conda environment, or add the channel that has it.",
-      needs=("log",))
+      fix_answer=ABOUT_THE_LOG)
 def conda_packages_not_found(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_CONDA_PACKAGES_NOT_FOUND):
@@ -318,7 +319,7 @@ def conda_packages_not_found(s: Snapshot, d: Derived):
 @rule(codes.LOG_UNREADABLE, "The log given could not be read", Severity.WARNING,
       "The file given with --log is missing, a directory, unreadable, a binary file, or empty, "
       "so there is no error text to diagnose (the environment is still diagnosed).",
-      "Give the text file with the error (or `-` and paste it on standard input).", needs=("log",))
+      "Give the text file with the error (or `-` and paste it on standard input).", fix_answer=ABOUT_THE_LOG)
 def unreadable(s: Snapshot, d: Derived):
     log = s.log
     if log is None or not (log.error or log.binary or log.empty):
@@ -333,7 +334,7 @@ def unreadable(s: Snapshot, d: Derived):
       "The log was read but holds none of the error texts tfdoctor knows (`tfdoctor list-checks` "
       "lists the log.* codes); the diagnosis rests on the environment alone.",
       "If it holds an error about TensorFlow on a Mac, report it with the text so a signature "
-      "can be added.", needs=("log",))
+      "can be added.", fix_answer=ABOUT_THE_LOG)
 def not_recognised(s: Snapshot, d: Derived):
     log = s.log
     if log is None or log.matches or log.error or log.binary or log.empty:

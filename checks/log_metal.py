@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from tfdoctor import codes
+from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
@@ -54,7 +55,7 @@ def _elsewhere(rule_finding, s: Snapshot, match, name: str, what: str):
       "from other frameworks too: the finding names the one the log shows, and is information "
       "when it is not TensorFlow.",
       "Lower the batch size (or the model, or the sequence length), close other GPU-heavy apps.",
-      explains=(codes.LOG_METAL_COMMAND_BUFFER,), needs=("log",))
+      explains=(codes.LOG_METAL_COMMAND_BUFFER,), fix_answer=ABOUT_THE_LOG)
 def metal_oom(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_METAL_OOM):
         name = framework(s, match.fields)
@@ -76,7 +77,7 @@ def metal_oom(s: Snapshot, d: Derived):
       "causing prior/excessive GPU errors)' follows earlier failures. PyTorch's MPS backend prints "
       "the same text: the finding names the framework the log shows.",
       "Compare the model on the CPU and the GPU (`tfdoctor probe`), install the recommended pair, "
-      "lower the batch size; stop trusting the run's results.", needs=("log",))
+      "lower the batch size; stop trusting the run's results.", fix_answer=ABOUT_THE_LOG)
 def metal_command_buffer(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_METAL_COMMAND_BUFFER):
         name = framework(s, match.fields)

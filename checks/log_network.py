@@ -5,6 +5,7 @@ network's fix, so that no TensorFlow cause is read into them."""
 from __future__ import annotations
 
 from tfdoctor import codes
+from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
@@ -19,7 +20,7 @@ CERTIFICATES = "https://docs.python.org/3/using/mac.html#installation-steps"
       "without the CA certificates until its 'Install Certificates.command' is run), stops "
       "them before TensorFlow runs any code: nothing about TensorFlow follows from it.",
       "Retry on a steadier network (pip: --timeout 120), set the proxy (HTTPS_PROXY), or install "
-      "the CA certificates for python.org's Python.", CERTIFICATES, needs=("log",))
+      "the CA certificates for python.org's Python.", CERTIFICATES, fix_answer=ABOUT_THE_LOG)
 def network_error(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_NETWORK_ERROR):

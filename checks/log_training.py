@@ -13,6 +13,7 @@ from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, pip, unset_variable
+from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.facts.snapshot import Snapshot
@@ -82,7 +83,7 @@ def _kernel_facts(d: Derived, op: str) -> dict[str, Any]:
       "Debug Info lists the op type with CPU only. The op is checked against the installed "
       "plugin's kernel table.",
       "Run the layer that uses the op on the CPU (`with tf.device('/CPU:0'):`), allow soft "
-      "placement, or replace the layer (the finding names it).", PLACEMENT_GUIDE, needs=("log",))
+      "placement, or replace the layer (the finding names it).", PLACEMENT_GUIDE, fix_answer=ABOUT_THE_LOG)
 def no_gpu_kernel(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_NO_GPU_KERNEL):
@@ -146,7 +147,7 @@ def _unnamed_op(s: Snapshot, d: Derived, match):
       "(tensorflow/tensorflow#58988). Without a Metal plugin the same lookup failing is a build "
       "without XLA for its device: information, not a Metal diagnosis.",
       "Remove jit_compile=True (pass jit_compile=False to model.compile and to the optimizer) and "
-      "unset TF_XLA_FLAGS.", "https://github.com/NVlabs/sionna/issues/78", needs=("log",))
+      "unset TF_XLA_FLAGS.", "https://github.com/NVlabs/sionna/issues/78", fix_answer=ABOUT_THE_LOG)
 def xla_no_metal(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_XLA_NO_METAL):
         keras, major = _keras(s)
@@ -213,7 +214,7 @@ _KERAS3_PORT = {
       "tf-keras of the installed TensorFlow's minor. Where the environment has Keras 2 only, the "
       "text cannot be Keras 3's failure here: information.",
       "Port the call (the finding says how) or install tf-keras pinned to the TensorFlow minor and "
-      "set TF_USE_LEGACY_KERAS=1.", KERAS3_MIGRATION, needs=("log",))
+      "set TF_USE_LEGACY_KERAS=1.", KERAS3_MIGRATION, fix_answer=ABOUT_THE_LOG)
 def keras3_api(s: Snapshot, d: Derived):
     out = []
     keras, major = _keras(s)
@@ -242,7 +243,7 @@ def keras3_api(s: Snapshot, d: Derived):
       "2.12-2.13 print 'Falling back to the legacy Keras optimizer' when they switched by "
       "themselves: then nothing runs slowly and the finding is information.",
       "Use tf.keras.optimizers.legacy.<Name> (Keras 2), or tf-keras pinned to the TensorFlow "
-      "minor with TF_USE_LEGACY_KERAS=1 on TensorFlow 2.16+.", OPTIMIZER_ISSUE, needs=("log",))
+      "minor with TF_USE_LEGACY_KERAS=1 on TensorFlow 2.16+.", OPTIMIZER_ISSUE, fix_answer=ABOUT_THE_LOG)
 def optimizer_slowdown(s: Snapshot, d: Derived):
     matches = matches_of(s, codes.LOG_OPTIMIZER_SLOWDOWN)
     fell_back = next((m for m in matches if m.fields.get("fallback")), None)
@@ -277,7 +278,7 @@ def optimizer_slowdown(s: Snapshot, d: Derived):
       "error is the user's own code.",
       "Pass an optimizer that has a legacy twin (tf.keras.optimizers.legacy.Adam), or move to "
       "TensorFlow 2.16+ with Keras 3, which has no fallback.",
-      "https://github.com/keras-team/keras/issues/18224", needs=("log",))
+      "https://github.com/keras-team/keras/issues/18224", fix_answer=ABOUT_THE_LOG)
 def optimizer_fallback_failed(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_OPTIMIZER_FALLBACK_FAILED):
         keras, major = _keras(s)
@@ -304,7 +305,7 @@ def optimizer_fallback_failed(s: Snapshot, d: Derived):
       "later they raise 'Visible devices cannot be modified after being initialized' "
       "(Planet-AI-GmbH/tfaip#10) and the setting is not applied.",
       "Move the device configuration to the top of the script, right after `import tensorflow`.",
-      PLACEMENT_GUIDE, needs=("log",))
+      PLACEMENT_GUIDE, fix_answer=ABOUT_THE_LOG)
 def device_config_late(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_DEVICE_CONFIG_LATE):
         what = match.fields.get("what", "Visible")
@@ -321,7 +322,8 @@ def device_config_late(s: Snapshot, d: Derived):
       "the CPU while the GPU ran others are either missing from the plugin's kernel table (they "
       "always fall back) or kept there for their inputs (tf.data, host-memory arguments).",
       "Replace or move the layers whose ops have no GPU kernel (the finding names them), or "
-      "accept the fallback where the op is cheap.", PLACEMENT_GUIDE, needs=("log", "run"))  # `tfdoctor run` records both
+      "accept the fallback where the op is cheap.", PLACEMENT_GUIDE, needs=("run",),
+      fix_answer=ABOUT_THE_LOG)  # `tfdoctor run` records both
 def ops_on_cpu(s: Snapshot, d: Derived):
     run = s.run
     if run is None or not run.placement or not run.cpu_ops or not run.gpu_ops:

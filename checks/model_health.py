@@ -1,5 +1,5 @@
 """Could the user's model be examined, and is what the GPU computes for it right? The model probe
-(`tfdoctor probe --model`, tfdoctor/target/model_child.py) records every bad input and failure as
+(`tfdoctor probe --model`, tfdoctor/inside/model/) records every bad input and failure as
 a ModelError (never a traceback); these rules state each family of them with its fix, the first
 layer whose GPU output differs from the CPU's, and memory that grows step after step. Reads
 only snapshot.model."""
@@ -12,6 +12,7 @@ from typing import Any
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import python_cmd
+from tfdoctor.advice.fix_answers import ABOUT_THE_CODE, NOTHING_WRONG
 from tfdoctor.advice.probe_evidence import probe_cmd
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
@@ -76,7 +77,7 @@ def _short(text: str, limit: int = 300) -> str:
       "saved_model.pb). The path does not exist, cannot be read, or is something else.",
       "Give the model file or SavedModel directory, or `--model module:function` with a "
       "function that returns the model; a training script is run with `tfdoctor run -- python "
-      "SCRIPT`.", needs=("model",))
+      "SCRIPT`.", fix_answer=ABOUT_THE_CODE)
 def not_a_model(s: Snapshot, d: Derived):
     m = s.model
     errors = _errors(m, not_a_model.code)
@@ -101,7 +102,7 @@ def not_a_model(s: Snapshot, d: Derived):
       "The file starts like a Keras archive or an HDF5 file but cannot be read to the end: a "
       "download or copy that stopped early, a file still being written, a damaged disk. "
       "Nothing was written next to it.",
-      "Save or copy the model again and compare its size with the original.", needs=("model",))
+      "Save or copy the model again and compare its size with the original.", fix_answer=ABOUT_THE_CODE)
 def corrupt(s: Snapshot, d: Derived):
     return _error_finding(corrupt, s, "Save the model again (model.save(...)) or copy it again "
                           "from where it was made, then examine it")
@@ -113,7 +114,7 @@ def corrupt(s: Snapshot, d: Derived):
       "code (their registered names are in the evidence); the probe cannot import them, so "
       "Keras cannot rebuild the model.",
       "Give `--model module:function` with a function that imports the custom objects and "
-      "loads (or builds) the model.", needs=("model",))
+      "loads (or builds) the model.", fix_answer=ABOUT_THE_CODE)
 def custom_objects(s: Snapshot, d: Derived):
     m = s.model
     errors = _errors(m, custom_objects.code)
@@ -130,8 +131,7 @@ def custom_objects(s: Snapshot, d: Derived):
       "`--model module:function` imports the module (from the current directory or the paths "
       "given) and calls the function without arguments: the module could not be imported, has "
       "no such function, the function raised, or it returned something that is not a Keras model.",
-      "Make the function importable and return a keras.Model (compiled or not).",
-      needs=("model",))
+      "Make the function importable and return a keras.Model (compiled or not).", fix_answer=ABOUT_THE_CODE)
 def function_failed(s: Snapshot, d: Derived):
     return _error_finding(function_failed, s, "Fix the function so that calling it with no "
                           "arguments returns the keras.Model, then examine it again")
@@ -142,7 +142,7 @@ def function_failed(s: Snapshot, d: Derived):
       "slots) plus the activations of a batch; the probe refuses a model that cannot fit in the "
       "memory available, and reports memory exhausted while it ran. On Apple silicon the GPU "
       "allocates from the same memory.",
-      "Examine it with a smaller --batch, or on a machine with more memory.", needs=("model",))
+      "Examine it with a smaller --batch, or on a machine with more memory.", fix_answer=ABOUT_THE_CODE)
 def too_big(s: Snapshot, d: Derived):
     return _error_finding(too_big, s, "Try a smaller batch; close other programs using memory",
                           "--batch", "1")
@@ -157,7 +157,7 @@ def too_big(s: Snapshot, d: Derived):
       "nothing from it ran.",
       "If you trust where the file comes from, examine it with `--trust-model`; a "
       "`--model module:function` that loads it is your own code and runs as written.",
-      needs=("model",))
+      fix_answer=ABOUT_THE_CODE)
 def untrusted_code(s: Snapshot, d: Derived):
     return _error_finding(untrusted_code, s, "Examine it with --trust-model only if you trust "
                           "where the file comes from", "--trust-model")
@@ -167,7 +167,7 @@ def untrusted_code(s: Snapshot, d: Derived):
       "The probe runs under a hard time limit (the budget plus an allowance for importing "
       "TensorFlow and tracing the model); it was stopped and what it found until then is kept. "
       "The stage it reached says where the time went.",
-      "Give a larger --budget, a smaller --batch, or leave out the batch sweep.", needs=("model",))
+      "Give a larger --budget, a smaller --batch, or leave out the batch sweep.", fix_answer=ABOUT_THE_CODE)
 def timeout(s: Snapshot, d: Derived):
     return _error_finding(timeout, s, "Give the probe more time or less work", "--budget", "120")
 
@@ -177,7 +177,7 @@ def timeout(s: Snapshot, d: Derived):
       "exhausted or a crash inside a GPU plugin) or left no result; what it found before is "
       "kept, and the stage it reached says where it died.",
       "Run it again with a smaller --batch; if it dies in the same stage, run `tfdoctor check` "
-      "for the TensorFlow/tensorflow-metal pairing.", needs=("model",))
+      "for the TensorFlow/tensorflow-metal pairing.", fix_answer=ABOUT_THE_CODE)
 def crashed(s: Snapshot, d: Derived):
     return _error_finding(crashed, s, "Run it again with a smaller batch; check the "
                           "TensorFlow/tensorflow-metal pairing with `tfdoctor check`",
@@ -189,7 +189,7 @@ def crashed(s: Snapshot, d: Derived):
       "be loaded for another reason, synthetic inputs could not be made from its input "
       "signature, or its graph could not be traced. The message is TensorFlow's or Keras's own.",
       "Read the message in the evidence; a model that cannot be loaded from a file can still be "
-      "given as `--model module:function`.", needs=("model",))
+      "given as `--model module:function`.", fix_answer=ABOUT_THE_CODE)
 def probe_failed(s: Snapshot, d: Derived):
     return _error_finding(probe_failed, s, "Fix what the message names, or give the model as "
                           "module:function")
@@ -202,7 +202,7 @@ def probe_failed(s: Snapshot, d: Derived):
       "OpKernel for 'GPU' devices\" from random augmentation layers): that stage of the probe "
       "failed, as the user's own training would.",
       "Place the layer named in the evidence on the CPU (`with tf.device('/CPU:0'):` around it, or "
-      "move it into the tf.data pipeline), or replace it.", needs=("model",))
+      "move it into the tf.data pipeline), or replace it.", fix_answer=ABOUT_THE_CODE)
 def no_gpu_kernel(s: Snapshot, d: Derived):
     m = s.model
     errors = _errors(m, no_gpu_kernel.code)
@@ -221,7 +221,7 @@ def no_gpu_kernel(s: Snapshot, d: Derived):
       "sequence length, an image side), or takes integers without an Embedding to bound them, "
       "so the probe chose values; timings and memory depend on them.",
       "Build the model with the real input shape (keras.Input(shape=(LENGTH, ...))) in a "
-      "`--model module:function` to measure it at that size.", needs=("model",))
+      "`--model module:function` to measure it at that size.", fix_answer=ABOUT_THE_CODE)
 def assumed_inputs(s: Snapshot, d: Derived):
     m = s.model
     shaped = [a for a in m.assumptions if "axis" in a]
@@ -260,7 +260,7 @@ def _first_bad(m: ModelFacts) -> tuple[str | None, float | None]:
       "device says how far training drifts.",
       "Run the named layer on the CPU (`with tf.device('/CPU:0'):` around it) or replace it, try "
       "another tensorflow-metal release, and report the layer with the evidence to Apple.",
-      WRONG_ISSUE, needs=("model",))
+      WRONG_ISSUE, fix_answer=ABOUT_THE_CODE)
 def gpu_wrong(s: Snapshot, d: Derived):
     m = s.model
     layer, err = _first_bad(m)
@@ -296,7 +296,7 @@ def gpu_wrong(s: Snapshot, d: Derived):
       "tf.functions every step leaks the same way.",
       "Run the step as one tf.function, create models and datasets once, call "
       "keras.backend.clear_session() between experiments, and try another tensorflow-metal "
-      "release if the growth stays.", LEAK_ISSUE, needs=("model",))
+      "release if the growth stays.", LEAK_ISSUE, fix_answer=ABOUT_THE_CODE)
 def memory_leak(s: Snapshot, d: Derived):
     mem = s.model.memory
     if mem is None or not mem.leak or mem.slope_bytes_per_step is None:
@@ -314,7 +314,7 @@ def memory_leak(s: Snapshot, d: Derived):
 @rule(codes.MODEL_OK, "The model was examined", Severity.OK,
       "The model loaded, synthetic inputs were made from its signature, and each stage that "
       "ran (ops and their kernels, GPU against CPU, speed, memory) found nothing wrong here.",
-      "Nothing to do.", needs=("model",), summary=True)
+      "Nothing to do.", summary=True, fix_answer=NOTHING_WRONG)
 def model_ok(s: Snapshot, d: Derived):
     m = s.model
     if m.errors or not m.model:

@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor import codes
+from tfdoctor.advice.fix_answers import ABOUT_THE_CODE, ABOUT_THE_FACTS, NOTHING_WRONG
 from tfdoctor.advice.probe_evidence import probe_cmd, times
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.user_model import ModelFacts, OpFallback, SettingIssue, Timing
+from tfdoctor.inside.shared.probe_stats import ALPHA, FASTER, MARGIN, SLOWER, UNCLEAR
 from tfdoctor.model import Finding, Remediation, Rule, Severity, rule
-from tfdoctor.target.probe_stats import ALPHA, FASTER, MARGIN, SLOWER, UNCLEAR
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
 XLA_ISSUE = "https://github.com/NVlabs/sionna/issues/78"
@@ -42,7 +43,7 @@ REPLACEMENTS = (
     ("RandomUniform", "apply random augmentation in the tf.data pipeline (on the CPU)"),
 )
 """Advice per op (prefix) without a Metal kernel; the replacement ops named have kernels in
-tensorflow-metal 1.2.0's table (tests/test_rules_model_speed.py checks it)."""
+tensorflow-metal 1.2.0's table (tests/rules/test_model_speed.py checks it)."""
 
 
 def _advice(op: str) -> str:
@@ -83,7 +84,7 @@ def _where(m: ModelFacts) -> str:
       "copied between the devices on every step. Integer shape arithmetic is kept in host "
       "memory on every GPU and is not counted.",
       "For each op the finding names the layer and the fix: a replacement with Metal kernels, "
-      "or that layer placed on the CPU.", needs=("model",))
+      "or that layer placed on the CPU.", fix_answer=ABOUT_THE_CODE)
 def cpu_fallback(s: Snapshot, d: Derived):
     m = s.model
     if not m.fallbacks and not m.ran_on_cpu:
@@ -213,7 +214,7 @@ def _speed_fix(s: Snapshot, m: ModelFacts, decision: str, kind: str) -> Remediat
       "(tensorflow/tensorflow#59438). With --sweep the finding says from which batch the GPU wins.",
       "Use larger batches, fix the ops that fall back to the CPU, train recurrent models on the "
       "CPU when they lose there, and use the legacy optimizers on Keras 2.11-2.15.",
-      OPTIMIZER_ISSUE, needs=("model",))
+      OPTIMIZER_ISSUE, fix_answer=ABOUT_THE_CODE)
 def gpu_slower(s: Snapshot, d: Derived):
     return _speed_findings(s, gpu_slower, SLOWER)
 
@@ -221,7 +222,7 @@ def gpu_slower(s: Snapshot, d: Derived):
 @rule(codes.MODEL_GPU_FASTER, "Your model is faster on the GPU", Severity.OK,
       "The model's inference or training step ran faster on the GPU than on the CPU beyond the "
       "noise (an exact Mann-Whitney test on the raw repeats) and by more than 10%.",
-      "Nothing to do.", needs=("model",))
+      "Nothing to do.", fix_answer=NOTHING_WRONG)
 def gpu_faster(s: Snapshot, d: Derived):
     return _speed_findings(s, gpu_faster, FASTER)
 
@@ -230,7 +231,7 @@ def gpu_faster(s: Snapshot, d: Derived):
       Severity.INFO,
       "The repeats on the GPU and the CPU overlap, were too few, or differ by less than 10%: the "
       "measurement cannot tell them apart at this batch (a busy machine, a laptop on battery).",
-      "Measure again on an idle machine with the batch sweep (`--sweep`).", needs=("model",))
+      "Measure again on an idle machine with the batch sweep (`--sweep`).", fix_answer=ABOUT_THE_CODE)
 def no_clear_difference(s: Snapshot, d: Derived):
     return _speed_findings(s, no_clear_difference, UNCLEAR)
 
@@ -255,7 +256,7 @@ def _skipped(m: ModelFacts) -> list[str]:
       "machine the budget can run out before the timings or the memory steps, which are then "
       "skipped rather than overrun. No verdict is given on what was not measured.",
       "Give a larger --budget (a large model on a busy machine needs 60-120 s), or a smaller "
-      "--batch.", needs=("model",))
+      "--batch.", fix_answer=ABOUT_THE_FACTS)
 def not_measured(s: Snapshot, d: Derived):
     m = s.model
     skipped = _skipped(m)
@@ -283,7 +284,7 @@ def _setting_evidence(m: ModelFacts, issue: SettingIssue) -> dict[str, Any]:
       "and reports what happened; without one the failure is predicted (a warning). Keras 3's "
       "jit_compile=\"auto\" already leaves XLA off on an Apple-silicon Mac with a GPU listed "
       "(keras/src/trainers/trainer.py, model_supports_jit): this is about an explicit True.",
-      "Compile with jit_compile=False.", XLA_ISSUE, needs=("model",))
+      "Compile with jit_compile=False.", XLA_ISSUE, fix_answer=ABOUT_THE_CODE)
 def xla_on_metal(s: Snapshot, d: Derived):
     m = s.model
     found = _issues(m, "xla-unsupported", "jit-compile-on-metal")
@@ -305,7 +306,7 @@ def xla_on_metal(s: Snapshot, d: Derived):
       "information only.",
       "On Keras 2.11-2.15 use tf.keras.optimizers.legacy (e.g. legacy.Adam); on Keras 3, "
       "tf-keras with TF_USE_LEGACY_KERAS=1 keeps them.", OPTIMIZER_ISSUE,
-      explains=(codes.MODEL_GPU_SLOWER,), needs=("model",))
+      explains=(codes.MODEL_GPU_SLOWER,), fix_answer=ABOUT_THE_CODE)
 def optimizer_slow(s: Snapshot, d: Derived):
     m = s.model
     found = _issues(m, "optimizer-slow")
@@ -327,7 +328,7 @@ def optimizer_slow(s: Snapshot, d: Derived):
       "float16 kernel in the GPU plugin: they run on the CPU, casting and copying every step, "
       "which can make mixed precision slower than float32.",
       "Keep the layers named in float32 (dtype=\"float32\" on the layer), or drop the "
-      "mixed_float16 policy on Metal.", needs=("model",))
+      "mixed_float16 policy on Metal.", fix_answer=ABOUT_THE_CODE)
 def float16_fallback(s: Snapshot, d: Derived):
     m = s.model
     found = _issues(m, "float16-fallback")
@@ -353,7 +354,7 @@ def float16_fallback(s: Snapshot, d: Derived):
       "kernel table alone never raises it.",
       "Build the layer with use_cudnn=False (Keras 3), or train the recurrent model on the CPU.",
       "https://github.com/lewagon/data-setup/issues/137",
-      explains=(codes.MODEL_NO_GPU_KERNEL,), needs=("model",))
+      explains=(codes.MODEL_NO_GPU_KERNEL,), fix_answer=ABOUT_THE_CODE)
 def cudnn_rnn(s: Snapshot, d: Derived):
     m = s.model
     found = _issues(m, "cudnn-rnn")

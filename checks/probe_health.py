@@ -8,13 +8,21 @@ import shlex
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip, python_cmd
-from tfdoctor.advice.probe_evidence import dev, probe_cmd, probe_pair_fix, run_evidence, size
+from tfdoctor.advice.fix_answers import A_SYMPTOM, ABOUT_THE_FACTS, MEASURED_ON_THE_GPU
+from tfdoctor.advice.probe_evidence import (
+    dev,
+    probe_cmd,
+    probe_pair_fix,
+    run_evidence,
+    size,
+)
 from tfdoctor.derived import Derived
 from tfdoctor.derived.probe_verdicts import Verdict
 from tfdoctor.facts.probes import ProbeFacts
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.inside.shared.probe_stats import ALPHA, MARGIN
+from tfdoctor.inside.shared.workloads import KINDS, is_training_step
 from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
-from tfdoctor.target.probe_stats import ALPHA, MARGIN
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
 WRONG_ISSUE = "https://github.com/tensorflow/tensorflow/issues/92686"
@@ -26,7 +34,7 @@ def _not_used(s: Snapshot, v: Verdict) -> Finding:
     run = v.runs[0]
     workload, gpu = v.workload or "", v.device or "GPU"
     ran = dev(run.placed_on)
-    if workload == "train":
+    if is_training_step(workload):
         where = ", ".join(f"{k} on {dev(d)}" for k, d in run.placement.items()
                           if k in ("conv1", "conv2", "dense"))
         title = f"The training step's Conv2D and Dense layers pinned to {gpu} ran elsewhere ({where})"
@@ -55,7 +63,7 @@ def _wrong(s: Snapshot, v: Verdict) -> Finding:
     agreement = run.agreement
     if run.loss_finite is False or (agreement is not None and not agreement.finite):
         what = "non-finite values" + (f" (loss {run.loss_first} -> {run.loss_last})"
-                                      if workload == "train" else "")
+                                      if is_training_step(workload) else "")
     else:
         worst = agreement.worst() if agreement else None
         what = (f"a relative error of {worst[1]:.2g} in the {worst[0]}"
@@ -65,9 +73,9 @@ def _wrong(s: Snapshot, v: Verdict) -> Finding:
           "metric": "relative L2 error ||gpu - cpu|| / ||cpu|| on identical inputs"}
     py = python_cmd(s)
     snippet = None
-    if workload in ("matmul", "conv"):
-        op = "tf.linalg.matmul(a, b)" if workload == "matmul" else 'tf.nn.conv2d(a, b, 1, "SAME")'
-        shapes = ((512, 512), (512, 512)) if workload == "matmul" else ((8, 64, 64, 32), (3, 3, 32, 64))
+    reproducer = getattr(KINDS.get(workload), "reproducer", None)
+    if reproducer:
+        op, shapes = reproducer
         snippet = "\n".join((
             "import tensorflow as tf",
             f"a = tf.random.uniform({shapes[0]}, -1, 1); b = tf.random.uniform({shapes[1]}, -1, 1)",
@@ -162,7 +170,7 @@ def _incomplete(s: Snapshot, facts: ProbeFacts, v: Verdict) -> Finding:
       "The probes run in the TensorFlow child after TensorFlow has imported; when the import "
       "failed, crashed or hung (or TensorFlow is not installed) there is nothing to measure. "
       "The finding that explains the import is the one to act on.",
-      "Fix the import first (see the runtime findings), then `tfdoctor probe`.", needs=("probes",))
+      "Fix the import first (see the runtime findings), then `tfdoctor probe`.", fix_answer=ABOUT_THE_FACTS)
 def not_run(s: Snapshot, d: Derived):
     facts = s.probes
     if facts.outcome != "not-run":
@@ -180,7 +188,7 @@ def not_run(s: Snapshot, d: Derived):
       "ops to the CPU because the GPU plugin registered no kernel for them. The GPU is listed "
       "but does nothing; every 'GPU' timing is the CPU's.",
       "Install a TensorFlow/tensorflow-metal pair known to work together (the finding names "
-      "it), then run `tfdoctor probe` again.", needs=("probes",))
+      "it), then run `tfdoctor probe` again.", fix_answer=A_SYMPTOM)
 def gpu_not_used(s: Snapshot, d: Derived):
     return [_not_used(s, v) for v in d.verdicts_of(gpu_not_used.code)]
 
@@ -196,7 +204,7 @@ def gpu_not_used(s: Snapshot, d: Derived):
       "cause: nothing else explains it.",
       "Do not trust the GPU for this workload: run it on the CPU, try another tensorflow-metal "
       "release, and report the reproducer to Apple.",
-      WRONG_ISSUE, needs=("probes",))
+      WRONG_ISSUE, fix_answer=MEASURED_ON_THE_GPU)
 def gpu_wrong(s: Snapshot, d: Derived):
     return [_wrong(s, v) for v in d.verdicts_of(gpu_wrong.code)]
 
@@ -207,7 +215,7 @@ def gpu_wrong(s: Snapshot, d: Derived):
       "e.g. a missing kernel without soft placement, an XLA compiler the device lacks, or an "
       "out-of-memory error. Code doing the same in a training script fails the same way.",
       "Reproduce it with `tfdoctor probe --workload W --device gpu` and read the error; "
-      "reinstall a known-good TensorFlow/plugin pair.", needs=("probes",))
+      "reinstall a known-good TensorFlow/plugin pair.", fix_answer=MEASURED_ON_THE_GPU)
 def failed(s: Snapshot, d: Derived):
     return [_failed(s, v) for v in d.verdicts_of(failed.code)]
 
@@ -218,7 +226,7 @@ def failed(s: Snapshot, d: Derived):
       "TensorFlow or its GPU plugin, or an exit without a result) while it measured the "
       "workload named in the finding. Everything measured before the crash is kept.",
       "Reproduce it alone with `tfdoctor probe --workload W --device D`; if only the GPU "
-      "crashes, reinstall a known-good tensorflow-metal, else TensorFlow.", needs=("probes",))
+      "crashes, reinstall a known-good tensorflow-metal, else TensorFlow.", fix_answer=MEASURED_ON_THE_GPU)
 def crashed(s: Snapshot, d: Derived):
     return [_stopped(s, s.probes, v) for v in d.verdicts_of(crashed.code)]
 
@@ -230,7 +238,7 @@ def crashed(s: Snapshot, d: Derived):
       "named in the finding: the GPU (or TensorFlow) hung, or one call takes far longer than "
       "the budget.",
       "Run the workload alone with a larger budget (`tfdoctor probe --workload W --budget 120`) "
-      "to tell a hang from a very slow device.", needs=("probes",))
+      "to tell a hang from a very slow device.", fix_answer=MEASURED_ON_THE_GPU)
 def timeout(s: Snapshot, d: Derived):
     return [_stopped(s, s.probes, v) for v in d.verdicts_of(timeout.code)]
 
@@ -239,7 +247,7 @@ def timeout(s: Snapshot, d: Derived):
       Severity.INFO,
       "Measurements that did not fit in the time budget were skipped (the probes never start "
       "work after it), or a crash or a hang stopped the probes before them.",
-      "Give the probes more time: `tfdoctor probe --budget 60`.", needs=("probes",))
+      "Give the probes more time: `tfdoctor probe --budget 60`.", fix_answer=ABOUT_THE_FACTS)
 def incomplete(s: Snapshot, d: Derived):
     return [_incomplete(s, s.probes, v) for v in d.verdicts_of(incomplete.code)]
 

@@ -1,4 +1,4 @@
-"""Is the GPU faster than the CPU, and by how much? The speed probes (tfdoctor/target/workloads.py)
+"""Is the GPU faster than the CPU, and by how much? The speed probes (tfdoctor/inside/shared/workloads.py)
 timed a matmul, a convolution and a Keras training step on the CPU and on each GPU; tfdoctor.derived.probe_verdicts
 turns the repeats into a size-aware verdict, and these rules state it with the achieved GFLOP/s next
 to the chip's peak where the chip is known. Reads only snapshot.probes (and the host's chip)."""
@@ -9,6 +9,7 @@ from typing import Any
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import python_cmd
+from tfdoctor.advice.fix_answers import A_SYMPTOM, MEASURED_ON_THE_GPU, NOTHING_WRONG
 from tfdoctor.advice.probe_evidence import (
     chip,
     comparison_evidence,
@@ -25,9 +26,10 @@ from tfdoctor.derived import Derived
 from tfdoctor.derived.probe_verdicts import Verdict
 from tfdoctor.facts.probes import ProbeFacts
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.inside.shared.probe_stats import ALPHA, MARGIN
+from tfdoctor.inside.shared.workloads import is_training_step
 from tfdoctor.knowledge.apple_gpus import AppleGpu
 from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
-from tfdoctor.target.probe_stats import ALPHA, MARGIN
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
 WRONG_ISSUE = "https://github.com/tensorflow/tensorflow/issues/92686"
@@ -74,7 +76,7 @@ def _speed(s: Snapshot, v: Verdict, gpu_chip: AppleGpu | None) -> Finding:
         text = (f"The GPU loses on {workload} even at {at}. Small workloads are latency-bound on a "
                 "GPU: use larger batches or models (the sweep shows where the GPU starts to win)")
         link = None
-        if workload == "train":
+        if is_training_step(workload):
             optimizer = comp.gpu.optimizer or ""
             keras3 = bool(s.runtime and s.runtime.keras and s.runtime.keras.is_keras3)
             if "legacy" in optimizer:
@@ -133,7 +135,7 @@ def _gpu_measured(s: Snapshot, v: Verdict, gpu_chip: AppleGpu | None) -> Finding
       "the CPU's beyond the noise (an exact Mann-Whitney test on the raw repeats) and by more "
       "than 10% (the median ratio). When it won only at the larger size tried, the finding says "
       "from which size on: small workloads are latency-bound on a GPU.",
-      "Nothing to do. For small models, larger batches let the GPU pull ahead.", needs=("probes",))
+      "Nothing to do. For small models, larger batches let the GPU pull ahead.", fix_answer=NOTHING_WRONG)
 def gpu_faster(s: Snapshot, d: Derived):
     return [_speed(s, v, chip(s)) for v in d.verdicts_of(gpu_faster.code)]
 
@@ -146,7 +148,7 @@ def gpu_faster(s: Snapshot, d: Derived):
       "2.11-2.15's new optimizers run op by op on Metal (tensorflow/tensorflow#59438).",
       "Use larger batches or models (the sweep shows where the GPU starts to win), the legacy "
       "Keras optimizers on Keras 2.11-2.15, and no jit_compile on Metal.",
-      OPTIMIZER_ISSUE, needs=("probes",))
+      OPTIMIZER_ISSUE, fix_answer=MEASURED_ON_THE_GPU)
 def gpu_slower(s: Snapshot, d: Derived):
     return [_speed(s, v, chip(s)) for v in d.verdicts_of(gpu_slower.code)]
 
@@ -159,7 +161,7 @@ def gpu_slower(s: Snapshot, d: Derived):
       "information, not a warning: an inconclusive measurement must not fail a script run "
       "with --fail-on warning; a GPU that loses clearly is probe.gpu-slower.",
       "Measure again with more repeats and the size sweep (`tfdoctor probe --sweep --repeats "
-      "15`) on an otherwise idle machine, plugged in.", needs=("probes",))
+      "15`) on an otherwise idle machine, plugged in.", fix_answer=MEASURED_ON_THE_GPU)
 def no_clear_difference(s: Snapshot, d: Derived):
     return [_speed(s, v, chip(s)) for v in d.verdicts_of(no_clear_difference.code)]
 
@@ -170,7 +172,7 @@ def no_clear_difference(s: Snapshot, d: Derived):
       "evidence). Why no GPU is listed is the runtime rules' finding. An error when the GPU was "
       "asked for (`tfdoctor probe --device gpu`): nothing that was asked could be measured.",
       "See the runtime findings; on an Apple-silicon Mac, install tensorflow-metal for the "
-      "installed TensorFlow.", needs=("probes",))
+      "installed TensorFlow.", fix_answer=A_SYMPTOM)
 def cpu_only(s: Snapshot, d: Derived):
     return [_cpu_only(s, s.probes, v) for v in d.verdicts_of(cpu_only.code)]
 
@@ -179,7 +181,7 @@ def cpu_only(s: Snapshot, d: Derived):
       Severity.INFO,
       "The probes ran on the GPU only (--device gpu), so there is no CPU timing to compare "
       "with; placement and agreement were still checked (against one CPU run).",
-      "Run `tfdoctor probe` with --device all to compare with the CPU.", needs=("probes",))
+      "Run `tfdoctor probe` with --device all to compare with the CPU.", fix_answer=MEASURED_ON_THE_GPU)
 def gpu_measured(s: Snapshot, d: Derived):
     return [_gpu_measured(s, v, chip(s)) for v in d.verdicts_of(gpu_measured.code)]
 

@@ -12,14 +12,25 @@ import shlex
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip, python_cmd, venv_command
-from tfdoctor.advice.import_outcome import crash_evidence, when_classified
+from tfdoctor.advice.fix_answers import (
+    ARM64_PYTHON_FIRST,
+    CAUSE_NOT_KNOWN,
+    GOAL_INSTALLED,
+)
+from tfdoctor.advice.import_outcome import ImportOutcome, crash_evidence, outcome_rules
 from tfdoctor.advice.installs import move_python, pair_fix
-from tfdoctor.advice.runtime_evidence import base_evidence, doing, metal_version, reinstall_tf, stderr_lines
+from tfdoctor.advice.runtime_evidence import (
+    base_evidence,
+    doing,
+    metal_version,
+    reinstall_tf,
+    stderr_lines,
+)
 from tfdoctor.derived import Derived
 from tfdoctor.facts.runtime import RuntimeFacts
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair
-from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
+from tfdoctor.model import Finding, Remediation, Severity, emitter
 
 # ---------------------------------------------------------------------------------------------
 # the findings
@@ -125,9 +136,9 @@ def _no_result(s: Snapshot, d: Derived, rt: RuntimeFacts, code: str) -> Finding:
     return _emit(code, title, ev, fix)
 
 
-def _finding(s: Snapshot, d: Derived, code: str) -> Finding:
-    """The finding of the rule `code`, which the import's classification named."""
-    rt = s.runtime
+def _finding(s: Snapshot, d: Derived, outcome: ImportOutcome) -> Finding:
+    """The finding of the rule the import's classification named."""
+    rt, code = s.runtime, outcome.code
     if code == codes.RUNTIME_IMPORT_SIGILL:
         return _sigill(s, d, rt)
     if code == codes.RUNTIME_IMPORT_CRASHED:
@@ -142,71 +153,63 @@ def _finding(s: Snapshot, d: Derived, code: str) -> Finding:
     return _no_result(s, d, rt, code)
 
 
-def _found(s: Snapshot, d: Derived, outcome) -> Finding | None:
-    return _finding(s, d, outcome.code)
+_outcome_rule = outcome_rules(_finding)
 
 
 # ---------------------------------------------------------------------------------------------
 # the rules (which fires is decided by tfdoctor.advice.import_outcome)
 
 
-@rule(codes.RUNTIME_IMPORT_SIGILL, "TensorFlow needs CPU instructions this process does not have (Illegal instruction)",
-      Severity.ERROR,
-      "Importing TensorFlow killed the interpreter with SIGILL (`Illegal instruction: 4`, "
-      "`zsh: illegal hardware instruction python`), or TensorFlow aborted with 'The TensorFlow "
-      "library was compiled to use AVX instructions, but these aren't available on your "
-      "machine'. Intel builds of TensorFlow need AVX; Rosetta 2 and QEMU do not provide it. "
-      "On Apple silicon this means the Python runs as x86_64 under Rosetta 2.",
-      "Use an arm64 Python (on a Mac) or an arm64 image (in Docker), and install TensorFlow "
-      "into it.",
-      "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment", needs=("runtime",))
-def import_sigill(s: Snapshot, d: Derived):
-    return when_classified(import_sigill.code, _found)(s, d)
+import_sigill = _outcome_rule(codes.RUNTIME_IMPORT_SIGILL, "TensorFlow needs CPU instructions this process does not have (Illegal instruction)",
+    Severity.ERROR,
+    "Importing TensorFlow killed the interpreter with SIGILL (`Illegal instruction: 4`, "
+    "`zsh: illegal hardware instruction python`), or TensorFlow aborted with 'The TensorFlow "
+    "library was compiled to use AVX instructions, but these aren't available on your "
+    "machine'. Intel builds of TensorFlow need AVX; Rosetta 2 and QEMU do not provide it. "
+    "On Apple silicon this means the Python runs as x86_64 under Rosetta 2.",
+    "Use an arm64 Python (on a Mac) or an arm64 image (in Docker), and install TensorFlow "
+    "into it.",
+    "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment",
+    fix_answer=ARM64_PYTHON_FIRST)
 
 
-@rule(codes.RUNTIME_IMPORT_CRASHED, "TensorFlow crashed the interpreter",
-      Severity.ERROR,
-      "The child that imports TensorFlow was killed by a signal (SIGSEGV, SIGBUS, SIGABRT...). "
-      "Usual causes: a plugin or compiled extension built for another TensorFlow, NumPy or "
-      "macOS; a fatal check inside TensorFlow (its 'F ...' log line is in the evidence). "
-      "The evidence names the stage and, from faulthandler, the Python frame it died in.",
-      "Reinstall TensorFlow (and tensorflow-metal) as a known-good pair; the finding names it.", explains=(codes.RUNTIME_NO_GPU,), needs=("runtime",))
-def import_crashed(s: Snapshot, d: Derived):
-    return when_classified(import_crashed.code, _found)(s, d)
+import_crashed = _outcome_rule(codes.RUNTIME_IMPORT_CRASHED, "TensorFlow crashed the interpreter",
+    Severity.ERROR,
+    "The child that imports TensorFlow was killed by a signal (SIGSEGV, SIGBUS, SIGABRT...). "
+    "Usual causes: a plugin or compiled extension built for another TensorFlow, NumPy or "
+    "macOS; a fatal check inside TensorFlow (its 'F ...' log line is in the evidence). "
+    "The evidence names the stage and, from faulthandler, the Python frame it died in.",
+    "Reinstall TensorFlow (and tensorflow-metal) as a known-good pair; the finding names it.", explains=(codes.RUNTIME_NO_GPU,),
+    fix_answer=GOAL_INSTALLED)
 
 
-@rule(codes.RUNTIME_IMPORT_HANG, "TensorFlow hung while importing or initialising its devices",
-      Severity.ERROR,
-      "The child was killed (with its whole process group) when the timeout ran out. The "
-      "evidence shows the stage and the Python stack faulthandler dumped just before. Slow "
-      "network file systems, a first import compiling caches, a plugin waiting on a device, "
-      "or a lock held by another process are typical; a GPU plugin whose device cannot be "
-      "created can also hang TensorFlow's context initialisation (`ensure_initialized` in the "
-      "stack), which the simulated GPU reproduces.",
-      "Run again with a longer --timeout; if it still hangs, the stack in the evidence names "
-      "the module to look at.", explains=(codes.RUNTIME_NO_GPU,), needs=("runtime",))
-def import_hang(s: Snapshot, d: Derived):
-    return when_classified(import_hang.code, _found)(s, d)
+import_hang = _outcome_rule(codes.RUNTIME_IMPORT_HANG, "TensorFlow hung while importing or initialising its devices",
+    Severity.ERROR,
+    "The child was killed (with its whole process group) when the timeout ran out. The "
+    "evidence shows the stage and the Python stack faulthandler dumped just before. Slow "
+    "network file systems, a first import compiling caches, a plugin waiting on a device, "
+    "or a lock held by another process are typical; a GPU plugin whose device cannot be "
+    "created can also hang TensorFlow's context initialisation (`ensure_initialized` in the "
+    "stack), which the simulated GPU reproduces.",
+    "Run again with a longer --timeout; if it still hangs, the stack in the evidence names "
+    "the module to look at.", explains=(codes.RUNTIME_NO_GPU,), fix_answer=CAUSE_NOT_KNOWN)
 
 
-@rule(codes.RUNTIME_NO_RESULT, "The TensorFlow child exited without a result",
-      Severity.ERROR,
-      "The child exited on its own (no signal, no timeout) before finishing: something in "
-      "the import called sys.exit/os._exit, or the interpreter failed to start the script. "
-      "The last lines of its stderr are in the evidence.",
-      "Run `python -c 'import tensorflow'` with the diagnosed interpreter and fix what it prints.", needs=("runtime",))
-def no_result(s: Snapshot, d: Derived):
-    return when_classified(no_result.code, _found)(s, d)
+no_result = _outcome_rule(codes.RUNTIME_NO_RESULT, "The TensorFlow child exited without a result",
+    Severity.ERROR,
+    "The child exited on its own (no signal, no timeout) before finishing: something in "
+    "the import called sys.exit/os._exit, or the interpreter failed to start the script. "
+    "The last lines of its stderr are in the evidence.",
+    "Run `python -c 'import tensorflow'` with the diagnosed interpreter and fix what it prints.",
+    fix_answer=CAUSE_NOT_KNOWN)
 
 
-@rule(codes.RUNTIME_BAD_OUTPUT, "The TensorFlow child wrote something other than its result",
-      Severity.ERROR,
-      "The result file was not the JSON document tfdoctor's child writes: something in the "
-      "environment wrote into it, or the interpreter is not a working Python.",
-      "Run `python -c 'import tensorflow'` with the diagnosed interpreter; report a tfdoctor "
-      "bug if that works.", needs=("runtime",))
-def bad_output(s: Snapshot, d: Derived):
-    return when_classified(bad_output.code, _found)(s, d)
+bad_output = _outcome_rule(codes.RUNTIME_BAD_OUTPUT, "The TensorFlow child wrote something other than its result",
+    Severity.ERROR,
+    "The result file was not the JSON document tfdoctor's child writes: something in the "
+    "environment wrote into it, or the interpreter is not a working Python.",
+    "Run `python -c 'import tensorflow'` with the diagnosed interpreter; report a tfdoctor "
+    "bug if that works.", fix_answer=CAUSE_NOT_KNOWN)
 
 
 _emit = emitter(import_sigill, import_crashed, import_hang, no_result, bad_output)

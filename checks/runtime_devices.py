@@ -9,6 +9,7 @@ import shlex
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, pip, python_cmd
+from tfdoctor.advice.fix_answers import ABOUT_THE_CODE, A_SYMPTOM, CAUSE_NOT_KNOWN, NOTHING_WRONG
 from tfdoctor.advice.installs import install_commands, matching_metal, pair_fix, recommended_requirements
 from tfdoctor.advice.runtime_evidence import base_evidence, metal_version, reinstall_tf
 from tfdoctor.derived import Derived
@@ -28,7 +29,7 @@ def _imported(s: Snapshot) -> bool:
       "library ...': GPU support libraries (CUDA, cuDNN, TensorRT) are missing or of the wrong "
       "version, so no GPU is used.",
       "Install the libraries the log names, or TensorFlow's bundled ones (pip install "
-      "'tensorflow[and-cuda]' on Linux).", explains=(codes.RUNTIME_NO_GPU,), needs=("runtime",))
+      "'tensorflow[and-cuda]' on Linux).", explains=(codes.RUNTIME_NO_GPU,), fix_answer=CAUSE_NOT_KNOWN)
 def gpu_libraries(s: Snapshot, d: Derived):
     rt = s.runtime
     if not _imported(s):
@@ -76,7 +77,7 @@ def _no_plugin(s: Snapshot, d: Derived, base: dict) -> Finding:
       "warning, whose cause is compat.no-metal.",
       "Install a TensorFlow/tensorflow-metal pair known to work on this macOS (the finding "
       "names it), or the Metal plugin that goes with this TensorFlow.",
-      explains=(codes.PROBE_CPU_ONLY,), needs=("runtime",))
+      explains=(codes.PROBE_CPU_ONLY,), fix_answer=A_SYMPTOM)
 def no_gpu(s: Snapshot, d: Derived):
     rt = s.runtime
     if not _imported(s):
@@ -109,7 +110,8 @@ def no_gpu(s: Snapshot, d: Derived):
       "A 2x2 matmul run under tf.device('/GPU:i') produced a tensor whose .device is not that "
       "GPU (soft placement fell back to the CPU), or failed. The GPU is listed but does not "
       "run even a matmul: a plugin without kernels for this TensorFlow.",
-      "Install a TensorFlow/tensorflow-metal pair known to work together.", explains=(codes.PROBE_GPU_NOT_USED,), needs=("runtime",))
+      "Install a TensorFlow/tensorflow-metal pair known to work together.", explains=(codes.PROBE_GPU_NOT_USED,),
+      fix_answer=A_SYMPTOM)
 def gpu_placement(s: Snapshot, d: Derived):
     rt = s.runtime
     if not _imported(s):
@@ -140,7 +142,8 @@ def gpu_placement(s: Snapshot, d: Derived):
       "True) failed or get_memory_growth did not read back True. 'Physical devices cannot be "
       "modified after being initialized' means something initialised the devices during "
       "import (a plugin, a sitecustomize); code that sets memory growth will fail the same way.",
-      "Set memory growth before any op runs, or set TF_FORCE_GPU_ALLOW_GROWTH=true.", needs=("runtime",))
+      "Set memory growth before any op runs, or set TF_FORCE_GPU_ALLOW_GROWTH=true.",
+      fix_answer=ABOUT_THE_CODE)
 def memory_growth(s: Snapshot, d: Derived):
     rt = s.runtime
     if not _imported(s):
@@ -175,7 +178,7 @@ def memory_growth(s: Snapshot, d: Derived):
       "is a warning only when the training probe measured the GPU slower than the CPU.",
       "Use tf.keras.optimizers.legacy.* explicitly, or move to the recommended TensorFlow "
       "(Keras 3) pair.",
-      OPTIMIZER_ISSUE, needs=("runtime",))
+      OPTIMIZER_ISSUE, fix_answer=ABOUT_THE_CODE)
 def optimizer_slowdown(s: Snapshot, d: Derived):
     rt = s.runtime
     log = rt.log
@@ -214,7 +217,7 @@ def optimizer_slowdown(s: Snapshot, d: Derived):
 @rule(codes.RUNTIME_OK, "TensorFlow imports and runs",
       Severity.OK,
       "TensorFlow imported in a child process, listed its devices, and a pinned op ran on each.",
-      "Nothing to do.", needs=("runtime",))
+      "Nothing to do.", fix_answer=NOTHING_WRONG)
 def runtime_ok(s: Snapshot, d: Derived):
     rt = s.runtime
     if not _imported(s):

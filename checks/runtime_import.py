@@ -12,20 +12,26 @@ from typing import Any
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip, unset_variable
+from tfdoctor.advice.fix_answers import CAUSE_NOT_KNOWN, GOAL_INSTALLED
 from tfdoctor.advice.import_outcome import (
     NUMPY_KINDS,
     ImportOutcome,
     crash_evidence,
     event_field,
     in_plugin_dir,
-    when_classified,
+    outcome_rules,
 )
 from tfdoctor.advice.installs import pair_fix, reinstall_commands, tf_requirement
-from tfdoctor.advice.runtime_evidence import base_evidence, metal_version, reinstall_tf, tf_of
+from tfdoctor.advice.runtime_evidence import (
+    base_evidence,
+    metal_version,
+    reinstall_tf,
+    tf_of,
+)
 from tfdoctor.derived import Derived
 from tfdoctor.facts.runtime import ImportFailure, LogEvent, RuntimeFacts
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.model import Finding, Remediation, Severity, emitter, rule
+from tfdoctor.model import Finding, Remediation, Severity, emitter
 
 PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
 NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
@@ -202,89 +208,82 @@ def _finding(s: Snapshot, d: Derived, outcome: ImportOutcome) -> Finding:
     return _import_failed(s, d, err, ev)
 
 
+_outcome_rule = outcome_rules(_finding)
+
+
 # ---------------------------------------------------------------------------------------------
 # the rules (which fires is decided by tfdoctor.advice.import_outcome)
 
 
-@rule(codes.RUNTIME_NOT_INSTALLED, "TensorFlow was not imported: it is not installed",
-      Severity.INFO,
-      "`import tensorflow` raised ModuleNotFoundError and no TensorFlow distribution is "
-      "installed; the installation check reports what to install.",
-      "Install TensorFlow (see install.no-tensorflow).", needs=("runtime",))
-def not_installed(s: Snapshot, d: Derived):
-    return when_classified(not_installed.code, _finding)(s, d)
+not_installed = _outcome_rule(codes.RUNTIME_NOT_INSTALLED, "TensorFlow was not imported: it is not installed",
+    Severity.INFO,
+    "`import tensorflow` raised ModuleNotFoundError and no TensorFlow distribution is "
+    "installed; the installation check reports what to install.",
+    "Install TensorFlow (see install.no-tensorflow).", fix_answer=GOAL_INSTALLED)
 
 
-@rule(codes.RUNTIME_PLUGIN_LOAD_FAILED, "TensorFlow cannot load a plugin",
-      Severity.ERROR,
-      "TensorFlow loads every shared library in site-packages/tensorflow-plugins/ (and "
-      "TF_PLUGGABLE_DEVICE_LIBRARY_PATH) at import, and the import fails when one does not "
-      "load: 'Symbol not found' (macOS) or 'undefined symbol' (Linux) means the plugin was "
-      "built against another TensorFlow (pip never enforces the tensorflow-metal pairing: "
-      "the metal wheels declare no tensorflow dependency); 'invalid ELF header' or 'not a "
-      "mach-o file' means the file is not a library at all.",
-      "Install a TensorFlow/tensorflow-metal pair known to load together (the finding names "
-      "it), or remove the stray plugin file / unset TF_PLUGGABLE_DEVICE_LIBRARY_PATH.",
-      PLUGGABLE_DEVICE, explains=(codes.RUNTIME_NO_GPU, codes.RUNTIME_GPU_PLACEMENT, codes.PROBE_CPU_ONLY), needs=("runtime",))
-def plugin_load_failed(s: Snapshot, d: Derived):
-    return when_classified(plugin_load_failed.code, _finding)(s, d)
+plugin_load_failed = _outcome_rule(codes.RUNTIME_PLUGIN_LOAD_FAILED, "TensorFlow cannot load a plugin",
+    Severity.ERROR,
+    "TensorFlow loads every shared library in site-packages/tensorflow-plugins/ (and "
+    "TF_PLUGGABLE_DEVICE_LIBRARY_PATH) at import, and the import fails when one does not "
+    "load: 'Symbol not found' (macOS) or 'undefined symbol' (Linux) means the plugin was "
+    "built against another TensorFlow (pip never enforces the tensorflow-metal pairing: "
+    "the metal wheels declare no tensorflow dependency); 'invalid ELF header' or 'not a "
+    "mach-o file' means the file is not a library at all.",
+    "Install a TensorFlow/tensorflow-metal pair known to load together (the finding names "
+    "it), or remove the stray plugin file / unset TF_PLUGGABLE_DEVICE_LIBRARY_PATH.",
+    PLUGGABLE_DEVICE, explains=(codes.RUNTIME_NO_GPU, codes.RUNTIME_GPU_PLACEMENT, codes.PROBE_CPU_ONLY),
+    fix_answer=GOAL_INSTALLED)
 
 
-@rule(codes.RUNTIME_LIBRARY_ARCH_MISMATCH, "A library TensorFlow loads is missing or built for another architecture",
-      Severity.ERROR,
-      "The dynamic loader refused a compiled module: 'incompatible architecture (have "
-      "'x86_64', need 'arm64')', 'mach-o, but wrong architecture', 'Library not loaded' / "
-      "'image not found', or 'cannot open shared object file'. The environment mixes "
-      "architectures (packages installed by a Rosetta pip, copied site-packages) or lost a "
-      "file of a package.",
-      "Reinstall the affected packages from the native interpreter with --force-reinstall "
-      "--no-cache-dir.", explains=(codes.RUNTIME_NO_GPU, codes.RUNTIME_PLUGIN_LOAD_FAILED), needs=("runtime",))
-def library_arch_mismatch(s: Snapshot, d: Derived):
-    return when_classified(library_arch_mismatch.code, _finding)(s, d)
+library_arch_mismatch = _outcome_rule(codes.RUNTIME_LIBRARY_ARCH_MISMATCH, "A library TensorFlow loads is missing or built for another architecture",
+    Severity.ERROR,
+    "The dynamic loader refused a compiled module: 'incompatible architecture (have "
+    "'x86_64', need 'arm64')', 'mach-o, but wrong architecture', 'Library not loaded' / "
+    "'image not found', or 'cannot open shared object file'. The environment mixes "
+    "architectures (packages installed by a Rosetta pip, copied site-packages) or lost a "
+    "file of a package.",
+    "Reinstall the affected packages from the native interpreter with --force-reinstall "
+    "--no-cache-dir.", explains=(codes.RUNTIME_NO_GPU, codes.RUNTIME_PLUGIN_LOAD_FAILED),
+    fix_answer=GOAL_INSTALLED)
 
 
-@rule(codes.RUNTIME_NUMPY_ABI, "NumPy does not match the compiled modules TensorFlow imports",
-      Severity.ERROR,
-      "'A module that was compiled using NumPy 1.x cannot be run in NumPy 2.x' (a NumPy 2 with "
-      "a TensorFlow or extension built for NumPy 1; TensorFlow allows NumPy 2 only from 2.18), "
-      "or 'module compiled against API version 0xf but this version of numpy is 0xe' (a NumPy "
-      "older than the one the module was built with).",
-      "Install the NumPy TensorFlow's own requirements allow (the finding gives the range).",
-      NUMPY2_GUIDE, explains=(codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_IMPORT_FAILED), needs=("runtime",))
-def numpy_abi(s: Snapshot, d: Derived):
-    return when_classified(numpy_abi.code, _finding)(s, d)
+numpy_abi = _outcome_rule(codes.RUNTIME_NUMPY_ABI, "NumPy does not match the compiled modules TensorFlow imports",
+    Severity.ERROR,
+    "'A module that was compiled using NumPy 1.x cannot be run in NumPy 2.x' (a NumPy 2 with "
+    "a TensorFlow or extension built for NumPy 1; TensorFlow allows NumPy 2 only from 2.18), "
+    "or 'module compiled against API version 0xf but this version of numpy is 0xe' (a NumPy "
+    "older than the one the module was built with).",
+    "Install the NumPy TensorFlow's own requirements allow (the finding gives the range).",
+    NUMPY2_GUIDE, explains=(codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_IMPORT_FAILED),
+    fix_answer=GOAL_INSTALLED)
 
 
-@rule(codes.RUNTIME_PROTOBUF, "protobuf is outside the range TensorFlow was built for",
-      Severity.ERROR,
-      "'Descriptors cannot be created directly' (TypeError at import): the protobuf runtime "
-      "is newer than the generated code in this TensorFlow, typically protobuf 4.21+ under "
-      "TensorFlow 2.9 or older, or a pin broken by another package.",
-      "Install the protobuf TensorFlow's requirements allow; "
-      "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python is a slow stopgap.",
-      PROTOBUF_NEWS, needs=("runtime",))
-def protobuf(s: Snapshot, d: Derived):
-    return when_classified(protobuf.code, _finding)(s, d)
+protobuf = _outcome_rule(codes.RUNTIME_PROTOBUF, "protobuf is outside the range TensorFlow was built for",
+    Severity.ERROR,
+    "'Descriptors cannot be created directly' (TypeError at import): the protobuf runtime "
+    "is newer than the generated code in this TensorFlow, typically protobuf 4.21+ under "
+    "TensorFlow 2.9 or older, or a pin broken by another package.",
+    "Install the protobuf TensorFlow's requirements allow; "
+    "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python is a slow stopgap.",
+    PROTOBUF_NEWS, fix_answer=GOAL_INSTALLED)
 
 
-@rule(codes.RUNTIME_OP_NOT_REGISTERED, "An op TensorFlow's Python code needs is not registered in its binary",
-      Severity.ERROR,
-      "'Op type not registered ... in binary': Python files and compiled libraries come from "
-      "different TensorFlow builds (two TensorFlows overwriting each other, an add-on such as "
-      "tensorflow-text or tensorflow-io built for another version).",
-      "Reinstall TensorFlow, and add-ons at the versions built for it.", needs=("runtime",))
-def op_not_registered(s: Snapshot, d: Derived):
-    return when_classified(op_not_registered.code, _finding)(s, d)
+op_not_registered = _outcome_rule(codes.RUNTIME_OP_NOT_REGISTERED, "An op TensorFlow's Python code needs is not registered in its binary",
+    Severity.ERROR,
+    "'Op type not registered ... in binary': Python files and compiled libraries come from "
+    "different TensorFlow builds (two TensorFlows overwriting each other, an add-on such as "
+    "tensorflow-text or tensorflow-io built for another version).",
+    "Reinstall TensorFlow, and add-ons at the versions built for it.", fix_answer=CAUSE_NOT_KNOWN)
 
 
-@rule(codes.RUNTIME_IMPORT_FAILED, "import tensorflow raises an exception",
-      Severity.ERROR,
-      "`import tensorflow` raised a Python exception that none of the more specific codes "
-      "(plugin, architecture, NumPy, protobuf, op registration) explains: often a missing "
-      "dependency, a half-finished install, or a file shadowing a module.",
-      "Reinstall TensorFlow with its dependencies; `pip check` lists broken requirements.", explains=(codes.RUNTIME_NO_GPU,), needs=("runtime",))
-def import_failed(s: Snapshot, d: Derived):
-    return when_classified(import_failed.code, _finding)(s, d)
+import_failed = _outcome_rule(codes.RUNTIME_IMPORT_FAILED, "import tensorflow raises an exception",
+    Severity.ERROR,
+    "`import tensorflow` raised a Python exception that none of the more specific codes "
+    "(plugin, architecture, NumPy, protobuf, op registration) explains: often a missing "
+    "dependency, a half-finished install, or a file shadowing a module.",
+    "Reinstall TensorFlow with its dependencies; `pip check` lists broken requirements.", explains=(codes.RUNTIME_NO_GPU,),
+    fix_answer=GOAL_INSTALLED)
 
 
 _emit = emitter(not_installed, plugin_load_failed, library_arch_mismatch, numpy_abi, protobuf,

@@ -7,6 +7,11 @@ import shlex
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip, venv_command
+from tfdoctor.advice.fix_answers import (
+    ABOUT_OTHER_INTERPRETERS,
+    ABOUT_THE_FACTS,
+    NOTHING_WRONG,
+)
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
@@ -17,7 +22,7 @@ from tfdoctor.model import Remediation, Severity, rule
       "script crashed, hung, or gave no result: the file is not a working Python, or its "
       "start-up (sitecustomize, a .pth file, PYTHONPATH) is broken.",
       "Run the interpreter by hand (`PYTHON -c 'import sys; print(sys.version)'`) and fix what "
-      "it prints; check PYTHONPATH and PYTHONHOME.")
+      "it prints; check PYTHONPATH and PYTHONHOME.", fix_answer=ABOUT_THE_FACTS)
 def unusable(s: Snapshot, d: Derived):
     t = s.target
     if t.ok or t.problem == "temp-dir":
@@ -49,7 +54,8 @@ def unusable(s: Snapshot, d: Derived):
       "tfdoctor runs its collector and the TensorFlow child from a private temporary directory "
       "(removed afterwards). None could be created, or something in the diagnosed environment "
       "deleted it while the child ran: the interpreter itself may be fine.",
-      "Point TMPDIR at a writable directory (or free space in the one it names) and run again.")
+      "Point TMPDIR at a writable directory (or free space in the one it names) and run again.",
+      fix_answer=ABOUT_THE_FACTS)
 def temp_dir(s: Snapshot, d: Derived):
     t = s.target
     if t.ok or t.problem != "temp-dir":
@@ -63,7 +69,8 @@ def temp_dir(s: Snapshot, d: Derived):
 @rule(codes.TARGET_PARTIAL_FACTS, "Some facts could not be collected", Severity.WARNING,
       "Part of the collector failed (an unreadable site-packages directory, a permission "
       "error). Rules that need those facts may miss problems.",
-      "Fix the permission or path named in the evidence, or run tfdoctor as the owner.")
+      "Fix the permission or path named in the evidence, or run tfdoctor as the owner.",
+      fix_answer=ABOUT_THE_FACTS)
 def partial_facts(s: Snapshot, d: Derived):
     if not s.target.ok or not s.errors:
         return None
@@ -80,7 +87,7 @@ def partial_facts(s: Snapshot, d: Derived):
       "by an interrupted install or a manual delete; pip and TensorFlow's own version checks "
       "then misjudge the environment.",
       "Reinstall the distribution with `--force-reinstall --no-deps`, or delete the stale "
-      "dist-info directory.")
+      "dist-info directory.", fix_answer=ABOUT_THE_FACTS)
 def corrupt_metadata(s: Snapshot, d: Derived):
     broken = [p for p in s.packages if p.error]
     if not s.target.ok or not broken:
@@ -99,7 +106,7 @@ def corrupt_metadata(s: Snapshot, d: Derived):
       "terminal runs another Python with other packages: what this report says of one does not "
       "hold for the other.",
       "Run your scripts with the interpreter diagnosed (or activate its environment), or diagnose "
-      "the other one with --python.")
+      "the other one with --python.", fix_answer=ABOUT_OTHER_INTERPRETERS)
 def other_python_on_path(s: Snapshot, d: Derived):
     on_path = [p for p in s.shell.pythons_on_path if p.name in ("python3", "python")]
     if not s.target.ok or not on_path or any(p.is_target for p in on_path[:1]):
@@ -113,7 +120,7 @@ def other_python_on_path(s: Snapshot, d: Derived):
 
 
 @rule(codes.TARGET_OK, "The interpreter was examined", Severity.OK, "All facts were collected.",
-      "Nothing to do.", summary=True)
+      "Nothing to do.", summary=True, fix_answer=NOTHING_WRONG)
 def target_ok(s: Snapshot, d: Derived):
     if not s.target.ok or s.errors or any(p.error for p in s.packages):
         return None

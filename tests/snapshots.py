@@ -1,7 +1,7 @@
 """Snapshots of real situations, built from documented facts (each builder names its source).
 
 These stand in for macOS, which no test machine here has. Values are what the collector
-(tfdoctor/target/collect_static.py) records on such a machine, per the sources cited; they are
+(tfdoctor/inside/collector/) records on such a machine, per the sources cited; they are
 never copied from tfdoctor's own output.
 """
 

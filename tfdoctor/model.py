@@ -120,6 +120,16 @@ class Remediation:
 
 
 @dataclass(frozen=True)
+class FixAnswer:
+    """What `tfdoctor fix` does about a code's findings, declared with the code (`fix_answer=` in
+    `rule`): when `answered`, a step of fix's plan answers them and `how` says which; otherwise
+    `how` says why no fix step can. tfdoctor.advice.fix_answers holds the built-in answers."""
+
+    answered: bool
+    how: str
+
+
+@dataclass(frozen=True)
 class Finding:
     """One conclusion drawn from the facts.
 
@@ -140,6 +150,8 @@ class Finding:
     """The kind of evidence it rests on, strongest first: "observed" (facts of this machine: the
     import, devices, placement, probes, binaries), "reported" (public reports, the plugin binary's
     load check), "table" (Apple's table, wheel tags), "inferred" (release dates)."""
+    fix_answer: FixAnswer | None = None
+    """What `tfdoctor fix` does about it, as its code declares (None: not declared, not answered)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -164,6 +176,8 @@ class CodeDoc:
     why: str
     fix: str
     link: str | None = None
+    fix_answer: FixAnswer | None = None
+    """Whether a step of `tfdoctor fix`'s plan answers this code's findings, and how (or why not)."""
 
 
 @dataclass(frozen=True)
@@ -200,7 +214,7 @@ class Rule:
         and its title unless a more specific one is given."""
         return Finding(self.code, severity or self.doc.severity, title or self.doc.title,
                        dict(evidence or {}), fix, detail, tuple(self.explains) + tuple(explains),
-                       basis=basis)
+                       basis=basis, fix_answer=self.doc.fix_answer)
 
 
 def emitter(*rules: Rule) -> Callable[..., Finding]:
@@ -218,13 +232,14 @@ def emitter(*rules: Rule) -> Callable[..., Finding]:
 
 
 def rule(code: str, title: str, severity: Severity, why: str, fix: str, link: str | None = None, *,
-         explains: Iterable[str] = (), needs: Iterable[str] = (),
-         summary: bool = False) -> Callable[[Callable[..., Any]], Rule]:
-    """Declare a rule: `@rule(codes.X, title, severity, why, fix)` above `def f(s, d)`. The
-    decorated name becomes the Rule, so its body builds findings with `f.finding(...)`."""
+         explains: Iterable[str] = (), needs: Iterable[str] = (), summary: bool = False,
+         fix_answer: FixAnswer | None = None) -> Callable[[Callable[..., Any]], Rule]:
+    """Declare a rule: `@rule(codes.X, title, severity, why, fix, fix_answer=...)` above
+    `def f(s, d)`. The decorated name becomes the Rule, so its body builds findings with
+    `f.finding(...)`."""
 
     def declare(func: Callable[..., Any]) -> Rule:
-        return Rule(code, CodeDoc(title, severity, why, fix, link), func, tuple(explains),
+        return Rule(code, CodeDoc(title, severity, why, fix, link, fix_answer), func, tuple(explains),
                     tuple(needs), summary)
 
     return declare

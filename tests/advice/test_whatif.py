@@ -51,7 +51,7 @@ def test_no_finding_of_a_scenario_prescribes_a_new_problem(path):
 @pytest.mark.slow  # every fix plan of every scenario
 @pytest.mark.parametrize("in_place", [False, True], ids=["new-env", "in-place"])
 def test_no_fix_plan_of_a_scenario_brings_a_new_problem(in_place):
-    """Every runnable fix plan (new environment and in place) for every scenario: its target,
+    """Every runnable fix plan (new environment and in place) for every scenario: its goal,
     applied to the snapshot, leaves no error or warning the diagnosis did not already have."""
     from tfdoctor.fix.plan import build_plan
 
@@ -59,11 +59,11 @@ def test_no_fix_plan_of_a_scenario_brings_a_new_problem(in_place):
     for path in SCENARIOS:
         s = _scenario(path)
         report = diagnose(s)
-        plan = build_plan(s, report, MATRIX, in_place=in_place, new_env="/tmp/tf-fixed")
+        plan = build_plan(report, MATRIX, in_place=in_place, new_env="/tmp/tf-fixed")
         if plan.blocked or not plan.changes:
             continue
         verdict = Vet(s, report.findings, MATRIX).judge(plan.changes)
-        assert verdict.conclusive and not verdict.wrong, (path.stem, plan.target.requirements, verdict)
+        assert verdict.conclusive and not verdict.wrong, (path.stem, plan.goal.requirements, verdict)
         judged += 1
     assert judged >= 20  # the corpus has that many runnable plans: the test judges real ones
 

@@ -102,7 +102,7 @@ def test_failed_install_leaves_no_half_made_env_and_a_held_lock_refuses(broken, 
     before = tree_hash(broken)
     s = gather_static(str(broken), timeout=60)
     target = tmp_path / "half"
-    plan = build_plan(s, diagnose(s), load_matrix(), new_env=str(target), installer="pip")
+    plan = build_plan(diagnose(s), load_matrix(), new_env=str(target), installer="pip")
     steps = tuple(dataclasses.replace(st, command=(*st.command[:4], "tensorflow-cpu==0.0.0.impossible"))
                   if st.kind == "install" else st for st in plan.steps)
     bad = dataclasses.replace(plan, steps=steps)

@@ -157,12 +157,12 @@ def test_values_that_do_not_parse_are_unknown_facts_or_one_line(tmp_path):
     linux = scenario("healthy_linux_x86_64_cpu_only")
     s = Snapshot.from_dict(linux)
     next(p for p in s.packages if p.key == "tensorflow-cpu").version = "abc"
-    from tfdoctor.fix.target import choose_target
     from tfdoctor.derived import derive
+    from tfdoctor.fix.goal import choose_goal
 
     notes: list[str] = []
-    target = choose_target(s, derive(s), load_matrix(), "x86_64", set(), notes)
-    assert target.requirements[0] == "tensorflow-cpu"  # unpinned: the version is not known
+    goal = choose_goal(s, derive(s), load_matrix(), "x86_64", set(), notes)
+    assert goal.requirements[0] == "tensorflow-cpu"  # unpinned: the version is not known
     assert any("'abc'" in note for note in notes)
     bad = copy.deepcopy(snap)
     bad["python"]["version"] = f"3.{HOSTILE}"
@@ -177,7 +177,7 @@ def test_values_that_do_not_parse_are_unknown_facts_or_one_line(tmp_path):
 
 def test_in_place_undo_is_a_command_that_returns_the_recorded_set():
     s = Snapshot.from_dict(scenario("two_tensorflows_macos_and_tensorflow"))
-    plan = build_plan(s, diagnose(s), load_matrix(), in_place=True)
+    plan = build_plan(diagnose(s), load_matrix(), in_place=True)
     undo = {step.undo for step in plan.steps if step.kind in ("uninstall", "install")}
     assert undo == {shlex.join(["tfdoctor", "fix", "--undo", "--python", s.python.executable])}
     assert all("--force-reinstall" not in step.undo for step in plan.steps)

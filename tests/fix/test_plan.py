@@ -22,7 +22,7 @@ SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
 def plan_for(name: str, **kw):
     s = Snapshot.from_dict(json.loads((SCENARIOS / f"{name}.json").read_text())["snapshot"])
-    return s, build_plan(s, diagnose(s), load_matrix(), **kw)
+    return s, build_plan(diagnose(s), load_matrix(), **kw)
 
 
 def step(plan, kind):
@@ -31,7 +31,7 @@ def step(plan, kind):
 
 def test_rosetta_x86_only_python_stops_at_an_arm64_python():
     _, plan = plan_for("rosetta_homebrew_usr_local")
-    assert plan.blocked and plan.target is None
+    assert plan.blocked and plan.goal is None
     [only] = plan.steps
     assert only.kind == "instruction" and not only.runnable
     assert only.answers == (codes.ARCH_ROSETTA, codes.ARCH_X86_ONLY_INTERPRETER, codes.RUNTIME_IMPORT_SIGILL)
@@ -47,7 +47,7 @@ def test_rosetta_universal2_python_is_started_as_arm64():
     create, install = step(plan, "create-env"), step(plan, "install")
     assert create.command[:2] == ("arch", "-arm64") and create.command[3:5] == ("-m", "venv")
     assert install.command[:2] == ("arch", "-arm64")
-    assert plan.target.arch == "arm64"
+    assert plan.goal.arch == "arm64"
     assert install.command[-2:] == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0")
 
 
@@ -55,8 +55,8 @@ def test_tf_metal_mismatch_takes_the_pair_the_matrix_gives():
     s, plan = plan_for("pair_tf2180_metal110_homebrew39_venv")
     expected = best_pair.pairing(load_matrix(), "2.18.0", "1.1.0", "3.9", "arm64").fix
     assert expected == ("tensorflow==2.18.1", "tensorflow-metal==1.2.0")
-    assert plan.target.requirements == expected
-    assert plan.target.description == "arm64 Python 3.9, tensorflow 2.18.1 with tensorflow-metal 1.2.0, Keras 3"
+    assert plan.goal.requirements == expected
+    assert plan.goal.description == "arm64 Python 3.9, tensorflow 2.18.1 with tensorflow-metal 1.2.0, Keras 3"
     assert step(plan, "create-env").command == (s.python.executable, "-m", "venv",
                                                  "/Users/ada/test_tf_latest/.venv-fixed")
     install = step(plan, "install")
@@ -71,8 +71,8 @@ def test_keras2_expected_gets_tf_keras_pinned_to_the_tensorflow_minor():
     _, plan = plan_for("keras3_env_without_tfkeras")
     pin = keras_releases.tf_keras_requirement(load_matrix(), "2.19.0", "3.11")
     assert pin is not None and pin.requirement == "tf-keras~=2.19.0"
-    assert plan.target.requirements == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0", "tf-keras~=2.19.0")
-    assert "Keras 2 (tf-keras~=2.19.0" in plan.target.description
+    assert plan.goal.requirements == ("tensorflow==2.19.*", "tensorflow-metal==1.2.0", "tf-keras~=2.19.0")
+    assert "Keras 2 (tf-keras~=2.19.0" in plan.goal.description
     assert codes.COMPAT_KERAS3 in step(plan, "install").answers
     assert any("TF_USE_LEGACY_KERAS=1" in n for n in plan.notes)
 
@@ -89,7 +89,7 @@ def test_numpy2_with_tf_built_for_numpy1_moves_to_a_tensorflow_built_for_numpy2(
     s, _ = plan_for("numpy2_with_tf214_static")
     for pkg in s.packages:
         pkg.requested = pkg.key in ("numpy", "tensorflow")
-    known = build_plan(s, diagnose(s), load_matrix())
+    known = build_plan(diagnose(s), load_matrix())
     assert known.requested_known
     [numpy] = known.carried
     assert numpy in ("numpy==2.3.4", f"numpy{pins['numpy']}")
@@ -180,7 +180,7 @@ def test_conda_env_with_an_old_pair_is_rebuilt_by_conda_with_tensorflow_deps():
     assert s.python.conda is not None and plan.installer == "conda" and not plan.blocked
     env = "/Users/ada/miniforge3/envs/tf25-fixed"
     assert plan.env == env
-    assert plan.target.requirements == ("tensorflow-macos==2.8.*", "tensorflow-metal==0.4.0")
+    assert plan.goal.requirements == ("tensorflow-macos==2.8.*", "tensorflow-metal==0.4.0")
     assert [st.kind for st in plan.steps] == ["create-env", "install", "verify"]
     assert step(plan, "create-env").command == ("conda", "create", "-y", "-p", env, "python=3.9", "pip",
                                                 "-c", "apple", "tensorflow-deps=2.8.0")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tfdoctor.target import binfmt
+from tfdoctor.inside.shared import binfmt
 
 HEADS = Path(__file__).parents[1] / "data" / "binheads"
 

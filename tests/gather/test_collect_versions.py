@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import assert_no_traceback, run_tfdoctor
 
-from tfdoctor.target import collect_build
+from tfdoctor.inside.collector import build as collect_build
 
 
 def versions_block(markdown: str) -> dict[str, str]:

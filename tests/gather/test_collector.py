@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
+import importlib
 import json
 import os
 import shutil
@@ -16,8 +16,9 @@ import pytest
 
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.gather.static import TargetNotFound, gather_static
+from tfdoctor.inside.collector.packages import read_headers
 
-TARGET = Path(__file__).resolve().parents[2] / "tfdoctor" / "target"
+COLLECTOR = Path(__file__).resolve().parents[2] / "tfdoctor" / "inside" / "collector" / "__main__.py"
 
 
 def make_venv(root: Path) -> tuple[Path, Path]:
@@ -113,9 +114,7 @@ def test_not_a_python_is_told_apart(tmp_path):
 def test_unlistable_site_dir_is_recorded_not_raised(tmp_path, monkeypatch):
     """Root reads every directory, so the permission error is raised by hand here; the guard is
     what is under test."""
-    spec = importlib.util.spec_from_file_location("collect_static", TARGET / "collect_static.py")
-    collect = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(collect)
+    collect = importlib.import_module("tfdoctor.inside.collector.__main__")
     real_listdir = os.listdir
 
     def listdir(path):
@@ -179,7 +178,7 @@ def test_every_collected_fact_has_a_snapshot_field(tmp_path):
         json.dumps({"name": "python", "version": "3.11.7", "build": "h0", "subdir": "linux-64",
                     "channel": "https://conda.anaconda.org/conda-forge/linux-64"}))
     out = tmp_path / "facts.json"
-    subprocess.run([str(python), str(TARGET / "collect_static.py"), str(out), "--parent-pid",
+    subprocess.run([str(python), str(COLLECTOR), str(out), "--parent-pid",
                     str(os.getpid())], check=True, timeout=60)
     document = json.loads(out.read_text())
     assert document["stage"] == "done"
@@ -199,14 +198,7 @@ def test_unmapped_keys_finds_a_dropped_fact():
     assert sorted(unmapped_keys(Snapshot, doc)) == ["$.host.gpu_vendor", "$.plugins[0].surprise"]
 
 
-# --- METADATA read without the email package (collect_packages.read_headers) -------------------
-
-
-def _collector_module(name: str):
-    spec = importlib.util.spec_from_file_location("collect_static", TARGET / "collect_static.py")
-    collect = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(collect)  # puts the target folder on sys.path for its siblings
-    return getattr(collect, name)
+# --- METADATA read without the email package (collector/packages.py read_headers) -----------------
 
 
 def _email_view(text: str) -> list[tuple[str, str]]:
@@ -236,13 +228,12 @@ HEADER_CASES = [
 
 @pytest.mark.parametrize("text", HEADER_CASES)
 def test_headers_are_read_as_email_parser_read_them(text):
-    assert _collector_module("collect_packages").read_headers(text) == _email_view(text)
+    assert read_headers(text) == _email_view(text)
 
 
 def test_every_installed_metadata_reads_as_email_parser_read_it():
     """Every METADATA and PKG-INFO of this interpreter's site directories (over a hundred real
     files, from setuptools, flit, hatchling, poetry and pip-built wheels)."""
-    read_headers = _collector_module("collect_packages").read_headers
     seen = 0
     for site in {p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)}:
         for entry in os.listdir(site):
@@ -259,7 +250,6 @@ def test_headers_match_email_parser_on_generated_blocks():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    read_headers = _collector_module("collect_packages").read_headers
     pieces = st.sampled_from(["Name", "Requires-Dist", "From ", ":", " ", "\t", "x", "é", "a b",
                               ": ", "\n", "\r\n", "\r", "=", "\x0b"])
 

@@ -1,8 +1,8 @@
 """The model probe's parent side, without TensorFlow: the child's documents mapped onto facts,
 the CPU fallback predicted from the shipped kernel table, the leak rule, settings, usage errors.
 
-The documents are written in the shape tfdoctor/target/model_child.py writes (the end-to-end
-tests in gather/test_model_probe_tf.py run the real child); kernel facts come from the shipped table
+The documents are written in the shape tfdoctor/inside/model/ writes (the end-to-end
+tests in test_model_probe_tf.py run the real child); kernel facts come from the shipped table
 (tensorflow-metal 1.2.0, read from tensorflow_metal-1.2.0-cp311-cp311-macosx_12_0_arm64.whl).
 """
 
@@ -13,8 +13,8 @@ import json
 import pytest
 
 from tfdoctor.child.process import ChildResult
-from tfdoctor.gather import user_model
-from tfdoctor.target import preset_models
+from tfdoctor.gather import model_memory, model_result, user_model
+from tfdoctor.render.model_summary import summarize
 
 MIB = 2 ** 20
 
@@ -33,7 +33,7 @@ def test_prediction_from_the_metal_1_2_0_table_names_ops_without_kernels():
     ops = [op("Einsum", layer="mha"), op("MatMul"), op("Erfc", layer="ff1"),
            op("StatelessRandomUniformV2", layer="dropout", graph="training"),
            op("Identity"), op("StridedSlice", dtype="int32", layer="flatten")]
-    facts = user_model.facts_from_document({"ops": {"ops": ops}, "gpus": []}, plugin="1.2.0")
+    facts = model_result.facts_from_document({"ops": {"ops": ops}, "gpus": []}, plugin="1.2.0")
     assert facts.fallback_source == "table:1.2.0"
     assert facts.fallback_ops() == ["Einsum:float32", "Erfc:float32",
                                     "StatelessRandomUniformV2:float32"]
@@ -44,8 +44,8 @@ def test_prediction_from_the_metal_1_2_0_table_names_ops_without_kernels():
 
 
 def test_the_newest_table_is_used_when_no_plugin_is_named():
-    facts = user_model.facts_from_document({"ops": {"ops": [op("Einsum")]}, "gpus": []})
-    assert facts.fallback_source == f"table:{user_model.default_plugin()}"
+    facts = model_result.facts_from_document({"ops": {"ops": [op("Einsum")]}, "gpus": []})
+    assert facts.fallback_source == f"table:{model_result.default_plugin()}"
     assert facts.fallback_ops() == ["Einsum:float32"]
 
 
@@ -54,7 +54,7 @@ def test_with_a_gpu_the_registry_answers_and_default_device_ops_are_not_fallback
            op("ReadVariableOp", gpu_kernel=False)]
     placement = {"cpu_ops": [dict(op("BiasAdd"), device="/device:CPU:0"),
                              dict(op("Identity"), device="/device:CPU:0")]}
-    facts = user_model.facts_from_document({"ops": {"ops": ops}, "gpus": ["/device:GPU:0"],
+    facts = model_result.facts_from_document({"ops": {"ops": ops}, "gpus": ["/device:GPU:0"],
                                              "placement": placement})
     assert facts.fallback_source == "registry"
     assert [f.op for f in facts.fallbacks] == ["BiasAdd"]
@@ -63,7 +63,7 @@ def test_with_a_gpu_the_registry_answers_and_default_device_ops_are_not_fallback
 
 def test_steady_growth_is_a_leak_with_its_rate():
     series = [500 * MIB, 520 * MIB, 530 * MIB] + [530 * MIB + i * 2 * MIB for i in range(1, 10)]
-    trend = user_model.memory_trend(memory(series))
+    trend = model_memory.memory_trend(memory(series))
     assert trend.leak
     assert trend.slope_bytes_per_step == pytest.approx(2 * MIB)
     assert "2048 KiB per training step" in trend.message
@@ -78,12 +78,12 @@ def test_steady_growth_is_a_leak_with_its_rate():
     [int(m * MIB) for m in (900, 940, 960, 972, 980, 985, 988, 990, 991, 991.5, 992, 992)],
 ])
 def test_no_leak_without_steady_growth(series):
-    trend = user_model.memory_trend(memory(series))
+    trend = model_memory.memory_trend(memory(series))
     assert not trend.leak, trend.message
 
 
 def test_too_few_steps_are_not_judged():
-    trend = user_model.memory_trend(memory([i * 8 * MIB for i in range(8)]))
+    trend = model_memory.memory_trend(memory([i * 8 * MIB for i in range(8)]))
     assert not trend.leak and trend.slope_bytes_per_step is None
     assert "too few steps" in trend.message
 
@@ -94,7 +94,7 @@ def test_settings_that_break_or_slow_metal():
                 "compute_dtypes": ["float16"],
                 "xla_on_gpu": {"ok": False, "error": "Could not find compiler for platform METAL"}}
     ops = [op("Softplus", dtype="float16"), op("MatMul", dtype="float16")]
-    facts = user_model.facts_from_document({"settings": settings, "gpus": ["/device:GPU:0"],
+    facts = model_result.facts_from_document({"settings": settings, "gpus": ["/device:GPU:0"],
                                              "ops": {"ops": ops}}, plugin="1.2.0")
     issues = {i.code: i for i in facts.setting_issues}
     assert set(issues) == {"xla-unsupported", "optimizer-slow", "float16-fallback"}
@@ -109,21 +109,21 @@ def test_legacy_optimizer_and_old_keras_are_not_flagged():
                       "optimizer_legacy": True},
                      {"keras_version": "2.10.0", "optimizer": "keras.optimizers.Adam",
                       "optimizer_legacy": False}):
-        facts = user_model.facts_from_document({"settings": settings})
+        facts = model_result.facts_from_document({"settings": settings})
         assert not facts.setting_issues
 
 
 def test_jit_compile_without_a_gpu_is_predicted_to_fail_on_metal():
-    facts = user_model.facts_from_document({"settings": {"jit_compile": True}, "gpus": []})
+    facts = model_result.facts_from_document({"settings": {"jit_compile": True}, "gpus": []})
     assert [i.code for i in facts.setting_issues] == ["jit-compile-on-metal"]
 
 
 def test_errors_make_the_outcome_an_error_and_the_summary_says_it():
     doc = {"errors": [{"stage": "load", "kind": "corrupt", "message": "m.keras is truncated"}],
            "complete": True, "stage": "done"}
-    facts = user_model.facts_from_document(doc)
+    facts = model_result.facts_from_document(doc)
     assert facts.outcome == "error"
-    assert "error (corrupt, load): m.keras is truncated" in user_model.summarize(facts)
+    assert "error (corrupt, load): m.keras is truncated" in summarize(facts)
     json.dumps(facts.to_json())
 
 
@@ -133,8 +133,8 @@ def test_agreement_summary_names_the_first_layer_that_disagrees():
                  "loss_rel_diff": 0.1,
                  "layers": [{"layer": "mix", "rel_error": 1e-7, "agrees": True},
                             {"layer": "conv_a", "rel_error": 0.01, "agrees": False}]}
-    facts = user_model.facts_from_document({"agreement": agreement})
-    assert "disagree from layer conv_a (relative error 0.01" in user_model.summarize(facts)
+    facts = model_result.facts_from_document({"agreement": agreement})
+    assert "disagree from layer conv_a (relative error 0.01" in summarize(facts)
 
 
 def _child(result, *, timed_out=False, returncode=0):
@@ -172,10 +172,6 @@ def test_config_resolves_paths_but_not_module_functions(tmp_path, monkeypatch):
                                     budget_s=30)["model"] == str(tmp_path / "m.keras")
     assert user_model.child_config(model="pkg.models:build", workload=None, batch=8,
                                     budget_s=30)["model"] == "pkg.models:build"
-
-
-def test_presets_are_the_same_on_both_sides():
-    assert user_model.MODEL_PRESETS == preset_models.MODEL_PRESETS
 
 
 def test_an_unknown_plugin_release_is_a_usage_error_before_anything_runs():

@@ -20,6 +20,7 @@ from support import tfenv
 
 from tfdoctor.facts.user_model import ModelFacts
 from tfdoctor.gather import user_model
+from tfdoctor.render.model_summary import summarize
 
 pytestmark = [
     pytest.mark.tf,
@@ -204,7 +205,7 @@ def get(runs, name: str) -> ModelFacts:
 
 
 def show(facts: ModelFacts) -> str:
-    return user_model.summarize(facts) + "\n" + repr(facts.errors)
+    return summarize(facts) + "\n" + repr(facts.errors)
 
 
 def test_functional_model_on_the_simulated_gpu(runs, work):

@@ -1,6 +1,6 @@
 """The speed probes on real TensorFlow (CPU) and on the simulated GPU (tests/simgpu).
 
-Each scenario runs tfdoctor/target/workloads.py standalone in a subprocess of the cached test
+Each scenario runs the probes (tfdoctor/inside/probes/) standalone in a subprocess of the cached test
 venv's interpreter (tests/support/tfenv.py), through tfdoctor.gather.probes, exactly as it would
 run in a user's interpreter; this process never imports TensorFlow. The scenarios start together
 (three at a time) when the module's fixture is first used, and each test waits for its own.
@@ -227,9 +227,9 @@ KINKS_SCRIPT = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import tensorflow as tf
-from probe_agreement import relative_error, worst_relative_error
-from probe_config import TOLERANCE, gradient_tolerance
-from probe_kinds import Train
+from tfdoctor.inside.probes.agreement import relative_error, worst_relative_error
+from tfdoctor.inside.shared.probe_config import TOLERANCE, gradient_tolerance
+from tfdoctor.inside.shared.workloads import Train
 tf.get_logger().setLevel("ERROR")
 for seed in range(40):
     train = Train(tf, 16, 1000 + seed)
@@ -257,8 +257,8 @@ def test_gradients_through_kinks_are_held_to_their_own_tolerance(tmp_path):
     import json
     import subprocess
 
-    target = Path(__file__).resolve().parents[2] / "tfdoctor" / "target"
-    proc = subprocess.run([str(tfenv.tf_python()), "-c", KINKS_SCRIPT, str(target)], capture_output=True,
+    repo = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([str(tfenv.tf_python()), "-c", KINKS_SCRIPT, str(repo)], capture_output=True,
                           text=True, timeout=300, env=tfenv.tf_subprocess_env(userbase=tmp_path / "u"))
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])

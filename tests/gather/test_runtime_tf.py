@@ -260,7 +260,7 @@ def test_every_runtime_fact_has_a_field_and_the_env_is_an_allowlist(tf_python, t
                                          "TF_CPP_MIN_LOG_LEVEL": "0",
                                          "TFDOCTOR_USER_TF_CPP_MIN_LOG_LEVEL": "2",
                                          "TMPDIR": str(tmp_path)})
-    child = Path(__file__).resolve().parents[2] / "tfdoctor" / "target" / "runtime_child.py"
+    child = Path(__file__).resolve().parents[2] / "tfdoctor" / "inside" / "runtime" / "__main__.py"
     subprocess.run([str(tf_python), str(child), str(out), "--timeout", "60"], env=env,
                    capture_output=True, timeout=90, check=True)
     document = json.loads(out.read_text())

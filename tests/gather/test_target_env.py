@@ -16,8 +16,8 @@ import pytest
 from conftest import assert_no_traceback, run_tfdoctor
 
 from gather.test_collector import make_venv
-from tfdoctor.gather.static import TARGET_DIR, TargetNotFound, gather_static
-from tfdoctor.target import collector_core as core
+from tfdoctor.gather.static import INSIDE, TargetNotFound, gather_static
+from tfdoctor.inside.collector import core
 
 HANG = "import time; time.sleep(120)\n"
 
@@ -107,10 +107,10 @@ def test_capture_env_is_an_allowlist():
 
 def test_rm_as_python_deletes_nothing_of_ours():
     """`--python rm` used to receive the collector's path and delete it."""
-    before = sorted(p.name for p in TARGET_DIR.glob("*.py"))
+    before = sorted(p.name for p in INSIDE.rglob("*.py"))
     snap = gather_static("rm")
     assert snap.target.problem == "not-python"
-    assert sorted(p.name for p in TARGET_DIR.glob("*.py")) == before
+    assert sorted(p.name for p in INSIDE.rglob("*.py")) == before
 
 
 def test_a_python_older_than_38_is_told_apart(tmp_path):
@@ -133,8 +133,8 @@ def test_a_python_that_deletes_its_script_gets_a_private_copy(tmp_path):
     snap = gather_static(str(wrapper))
     assert snap.target.problem == "no-output" and snap.target.started is False
     deleted = snap.target.stderr_tail.split("deleted ", 1)[1].strip()
-    assert Path(deleted).name == "collect_static.py" and Path(deleted).parent != TARGET_DIR
-    assert (TARGET_DIR / "collect_static.py").is_file()
+    assert deleted.endswith("collector/__main__.py") and Path(deleted).parent != INSIDE / "collector"
+    assert (INSIDE / "collector" / "__main__.py").is_file()
     assert not Path(deleted).parent.exists()  # the private copy is removed too
 
 
@@ -189,7 +189,7 @@ def test_rm_as_python_is_a_finding_not_a_deletion():
     assert run.code == 2  # rm could not answer: nothing was diagnosed (issue 28)
     target = json.loads(run.stdout)["snapshot"]["target"]
     assert target["problem"] == "not-python" and target["chosen_by"] == "--python"
-    assert (TARGET_DIR / "collect_static.py").is_file()
+    assert (INSIDE / "collector" / "__main__.py").is_file()
 
 
 def test_runtime_child_that_removes_the_temp_dir_is_not_called_unstartable(tmp_path):
@@ -206,4 +206,4 @@ def test_runtime_child_that_removes_the_temp_dir_is_not_called_unstartable(tmp_p
     facts = gather_runtime(str(python), timeout=30)
     assert facts.outcome == "temp-dir", facts
     assert "temporary directory was removed while the child ran" in facts.message
-    assert (TARGET_DIR / "runtime_child.py").is_file()
+    assert (INSIDE / "runtime" / "__main__.py").is_file()

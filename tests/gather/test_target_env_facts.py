@@ -4,7 +4,6 @@ when tfdoctor runs from an isolated tool environment (pipx, uv tool)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -18,20 +17,8 @@ from gather.test_collector import make_venv
 from tfdoctor.advice.commands import pip, python_cmd
 from tfdoctor.facts import typed
 from tfdoctor.facts.snapshot import ParentProcess, PythonFacts, Snapshot, TargetOutcome
-from tfdoctor.gather.static import TARGET_DIR, choose_target, gather_static
-
-
-def load_target(name: str):
-    """A module of tfdoctor/target/ as the collector runs it: with its folder on sys.path."""
-    sys.path.insert(0, str(TARGET_DIR))
-    try:
-        spec = importlib.util.spec_from_file_location(f"{name}_t", TARGET_DIR / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(TARGET_DIR))
-    return module
-
+from tfdoctor.gather.static import choose_target, gather_static
+from tfdoctor.inside.collector import mac
 
 # --- the parent shell ------------------------------------------------------------------------------
 
@@ -57,7 +44,7 @@ def kinfo(flags: int, pid: int) -> bytes:
 
 
 def test_translated_parent_is_read_from_kinfo_proc():
-    collector = load_target("collect_mac")
+    collector = mac
     p_ctty_and_translated = 0x00000002 | 0x00020000  # P_CONTROLT | P_TRANSLATED
     assert collector.translated_from_kinfo(kinfo(p_ctty_and_translated, 4242), 4242) is True
     assert collector.translated_from_kinfo(kinfo(0x00000002, 4242), 4242) is False

@@ -125,7 +125,7 @@ def fake_python(tmp_path: Path, script: str, notes: Path, mark: str) -> str:
     fake.write_text(textwrap.dedent(f"""\
         #!{PY}
         import os, sys
-        if len(sys.argv) > 1 and os.path.basename(sys.argv[1]) == {script!r}:
+        if len(sys.argv) > 1 and sys.argv[1].endswith({script!r}):
             os.execv({PY!r}, [{PY!r}, {str(tmp_path / 'escape.py')!r}])
         os.execv({PY!r}, [{PY!r}, *sys.argv[1:]])
     """))
@@ -134,9 +134,9 @@ def fake_python(tmp_path: Path, script: str, notes: Path, mark: str) -> str:
 
 
 @pytest.mark.parametrize("script, args", [
-    ("collect_static.py", ["check", "--no-runtime"]),
-    ("runtime_child.py", ["check", "--no-probes"]),
-    ("model_child.py", ["probe", "--model", "mymodels:build", "--budget", "5"]),
+    ("collector/__main__.py", ["check", "--no-runtime"]),
+    ("runtime/__main__.py", ["check", "--no-probes"]),
+    ("model/__main__.py", ["probe", "--model", "mymodels:build", "--budget", "5"]),
 ])
 def test_a_child_that_kills_its_supervisor_leaves_nothing(tmp_path, script, args):
     """The collector, the runtime child and the model child run the diagnosed interpreter's

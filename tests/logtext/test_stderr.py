@@ -63,7 +63,7 @@ Stack (most recent call first):
   File "/venv/lib/python3.11/site-packages/tensorflow/python/framework/load_library.py", line 189 in load_pluggable_device_library
   File "/venv/lib/python3.11/site-packages/tensorflow/__init__.py", line 440 in <module>
   File "<frozen importlib._bootstrap>", line 241 in _call_with_frames_removed
-  File "/work/main/tfdoctor/target/runtime_child.py", line 190 in import_tensorflow
+  File "/work/main/tfdoctor/inside/runtime/__main__.py", line 190 in import_tensorflow
 
 Extension modules: numpy._core._multiarray_umath (total: 1)
 """

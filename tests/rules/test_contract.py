@@ -92,14 +92,20 @@ def test_rule_modules_stay_readable(path):
     assert lines <= 400, f"checks/{path.name} has {lines} lines: split its family by idea"
 
 
-def test_modules_loaded_only_with_a_section_need_it_in_every_rule():
+def test_a_modules_needs_are_declared_once_and_reach_every_rule():
     """checks.MODULE_NEEDS lets a static check skip importing runtime, probe, log and model
-    rules; that is only right when every rule of such a module needs that section."""
+    rules, and is the one place those needs are written: every rule of the module gets them,
+    and no rule writes them again in its own `needs=`."""
+    from tfdoctor.model import Rule
+
     package = importlib.import_module("tfdoctor.checks")
-    for name, section in package.MODULE_NEEDS.items():
+    for name, sections in package.MODULE_NEEDS.items():
         assert name in package.BUILTIN_MODULES
         module = importlib.import_module(f"tfdoctor.checks.{name}")
-        assert all(section in r.needs for r in rules_of(module)), name
+        assert all(set(sections) <= set(r.needs) for r in rules_of(module)), name
+        declared = [v for v in vars(module).values() if isinstance(v, Rule)]
+        again = [r.code for r in declared if set(r.needs) & set(sections)]
+        assert not again, f"{name}: {again} repeat the needs checks.MODULE_NEEDS declares"
 
 
 def test_a_static_check_loads_only_the_static_rules():

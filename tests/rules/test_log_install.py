@@ -24,7 +24,7 @@ from tfdoctor.sanitize.redact import Identity
 
 check = LogRules("log_install")
 diagnose = check.diagnose
-LOG_MODULES = tuple(m for m, section in MODULE_NEEDS.items() if section == "log")
+LOG_MODULES = tuple(m for m, sections in MODULE_NEEDS.items() if "log" in sections)
 
 
 def one(findings: list, code: str):

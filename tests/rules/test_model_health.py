@@ -1,7 +1,7 @@
 """The model probe's failures, disagreements and leaks as findings (checks/model_health.py), on
 recorded facts (no TensorFlow).
 
-The documents are in the shape tfdoctor/target/model_child.py writes; their error messages are
+The documents are in the shape tfdoctor/inside/model/ writes; their error messages are
 the child's own, as tests/gather/test_model_probe_tf.py sees them against real TensorFlow with the
 simulated GPU (tests/simgpu). Each snapshot goes through JSON and Snapshot.from_dict, as
 `tfdoctor diagnose` replays one.
@@ -19,7 +19,7 @@ from tfdoctor.child.process import ChildResult
 from tfdoctor.facts import typed
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.user_model import ModelFacts
-from tfdoctor.gather import user_model
+from tfdoctor.gather import model_result, user_model
 from tfdoctor.model import Severity
 
 rules = RuleModules("model_health")
@@ -36,7 +36,7 @@ def snapshot(facts: ModelFacts) -> Snapshot:
 def facts(doc: dict, plugin: str | None = None) -> ModelFacts:
     doc = {"source": {"kind": "keras", "spec": MODEL, "workload": False}, "complete": True,
            "stage": "done", "gpus": ["/physical_device:GPU:0"], **doc}
-    return user_model.facts_from_document(doc, plugin)
+    return model_result.facts_from_document(doc, plugin)
 
 
 def by_code(found) -> dict:

@@ -5,7 +5,7 @@ Kernel facts come from the shipped table of tensorflow-metal 1.2.0 (read from
 tensorflow_metal-1.2.0-cp311-cp311-macosx_12_0_arm64.whl, tests/data/reference/
 metal_binaries_2026-11.json.gz); the op lists are those tests/gather/test_model_probe_tf.py records for
 the attention and LSTM presets with real TensorFlow. Timings are built by hand, per call in
-milliseconds, and judged by the child's own statistics (tfdoctor.target.probe_stats.compare).
+milliseconds, and judged by the child's own statistics (tfdoctor.inside.shared.probe_stats.compare).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from snapshots import RuleModules, apple_silicon
 from tfdoctor.facts import typed
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.user_model import ModelFacts
-from tfdoctor.gather import user_model
+from tfdoctor.gather import model_result
+from tfdoctor.inside.shared import probe_stats
 from tfdoctor.knowledge import kernels
 from tfdoctor.model import Severity
-from tfdoctor.target import probe_stats
 
 speed_rules = RuleModules("model_speed")
 both = RuleModules("model_health", "model_speed")
@@ -35,7 +35,7 @@ def facts(doc: dict, plugin: str | None = None, gpus=("/physical_device:GPU:0",)
     doc = {"source": {"kind": "preset", "spec": "attention", "workload": True}, "complete": True,
            "stage": "done", "gpus": list(gpus),
            "inputs": [{"name": "tokens", "shape": [8, 32, 64], "dtype": "float32"}], **doc}
-    return user_model.facts_from_document(doc, plugin)
+    return model_result.facts_from_document(doc, plugin)
 
 
 def op(name, dtype="float32", layer="dense", graph="inference", gpu_kernel=None):

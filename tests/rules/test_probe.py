@@ -2,7 +2,7 @@
 
 Each timing set below is constructed by hand, in milliseconds per call for each repeat, to stand
 for one situation; the comment above it says which and why the verdict must be what it is. The
-decision rule (tfdoctor.target.probe_stats.compare): an exact one-sided Mann-Whitney test on the
+decision rule (tfdoctor.inside.shared.probe_stats.compare): an exact one-sided Mann-Whitney test on the
 raw repeats at p <= 0.05, and a median ratio beyond 10%, judged at the largest size measured.
 """
 
@@ -28,10 +28,16 @@ from tfdoctor.facts.probes import (
 )
 from tfdoctor.facts.snapshot import HostFacts, Snapshot, TargetOutcome
 from tfdoctor.gather.probes import facts_from_child
+from tfdoctor.inside.shared import probe_stats
+from tfdoctor.inside.shared.probe_stats import (
+    FASTER,
+    SLOWER,
+    UNCLEAR,
+    compare,
+    mann_whitney,
+)
 from tfdoctor.knowledge.apple_gpus import GPUS, SOURCES, chip_name, lookup
 from tfdoctor.model import Severity
-from tfdoctor.target import probe_stats
-from tfdoctor.target.probe_stats import FASTER, SLOWER, UNCLEAR, compare, mann_whitney
 
 probes_check = RuleModules("probe_speed", "probe_health")
 
@@ -488,7 +494,7 @@ def test_from_runtime_child():
 
 
 def test_resolve_config():
-    from tfdoctor.target.probe_config import DEFAULT_SIZE, resolve_config
+    from tfdoctor.inside.shared.probe_config import DEFAULT_SIZE, resolve_config
 
     check = resolve_config({"preset": "check"})
     assert (check["repeats"], check["budget_s"], check["workloads"]) == (6, 6.0, ["matmul", "conv", "train"])

@@ -17,7 +17,8 @@ from tfdoctor.child.process import ChildResult
 from tfdoctor.facts import typed
 from tfdoctor.facts.runtime import RuntimeFacts
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.gather.runtime import CHILD, child_env, facts_from_child
+from tfdoctor.gather.runtime import child_env, facts_from_child
+from tfdoctor.gather.static import INSIDE
 
 check = RuleModules("runtime_import", "runtime_crash", "runtime_devices")
 
@@ -158,7 +159,7 @@ def test_child_script_is_python38_compatible():
     del vermin
     code = "import sys; from vermin import main; sys.exit(main())"
     proc = subprocess.run([sys.executable, "-c", code, "--target=3.8-", "--no-tips", "--violations",
-                           "--eval-annotations", str(CHILD)], capture_output=True, text=True)
+                           "--eval-annotations", str(INSIDE / "runtime")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

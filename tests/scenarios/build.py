@@ -29,8 +29,8 @@ from typing import Any
 
 from tfdoctor.facts import typed
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.inside.shared import probe_stats
 from tfdoctor.logtext import stderr
-from tfdoctor.target import probe_stats
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS: dict[str, dict[str, Any]] = {}

@@ -180,7 +180,7 @@ def dense_relu_graph(b: Any, parts: Any) -> None:
               "_FusedMatMul with fused_ops=[BiasAdd, Relu] is the culprit, deterministic at every shape. The forum "
               "post names no versions: tensorflow 2.19.1 + tensorflow-metal 1.2.0 assumed (the recommended pair). "
               "The training probe's Dense(bias, relu) check (issue 11 item 8: agreement values dense_relu_eager "
-              "and dense_relu_graph, tfdoctor/target/workloads.py) is constructed in the reported direction: "
+              "and dense_relu_graph, tfdoctor/inside/shared/workloads.py) is constructed in the reported direction: "
               "eager within float32 rounding, graph mode off by a relative L2 error of 0.31; matmul, conv and "
               "the bias-free network agree and the GPU is faster. A snapshot from before that check has only "
               "the agreeing values, and then nothing can see the bug.",

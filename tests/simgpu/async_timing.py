@@ -18,11 +18,12 @@ import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "tfdoctor", "target"))
+sys.path.insert(0, REPO)
 
-import model_measure  # noqa: E402
 import tensorflow as tf  # noqa: E402
-from model_state import Budget  # noqa: E402
+
+from tfdoctor.inside.model import measure as model_measure  # noqa: E402
+from tfdoctor.inside.model.state import Budget  # noqa: E402
 
 N = int(os.environ.get("ASYNC_TIMING_N", "640"))
 

@@ -90,3 +90,11 @@ def test_the_bound_counts_bytes_not_characters():
 def test_bytes_and_lone_surrogates_are_read():
     assert lay_out(b"Python 3.9\n\xff\xfe").lines[0].text == "Python 3.9"
     assert lay_out("a\ud800b").lines[0].text == "a\ufffdb"
+
+
+def test_a_run_of_blank_lines_is_one_line_for_the_readers():
+    """A megabyte of blank lines cost every reader a pass per line (9 s); the lines after keep
+    their numbers."""
+    doc = lay_out("a\n" + "\n" * 1000 + "b\n> \n> \n```\n\n\n```\n")
+    assert [(line.number, line.text) for line in doc.lines][:3] == [(1, "a"), (2, ""), (1002, "b")]
+    assert [(line.quoted, line.block) for line in doc.lines if not line.text] == [(False, 0), (True, 0), (False, 1), (False, 0)]

@@ -13,10 +13,11 @@ from tfdoctor.triage.read_paths import path_facts
 @pytest.mark.parametrize(("path", "expected"), [
     ("/opt/homebrew/lib/python3.11/site-packages/tensorflow/__init__.py",
      {("env_manager", "homebrew-arm64"), ("hw_arm64", "true"), ("python_arch", "arm64"),
-      ("python_version", "3.11"), ("python_prefix", "/opt/homebrew")}),
+      ("python_binary_archs", "arm64"), ("python_version", "3.11"), ("python_prefix", "/opt/homebrew")}),
     ("/opt/homebrew/bin/brew", {("env_manager", "homebrew-arm64"), ("hw_arm64", "true")}),
     ("/usr/local/Cellar/python@3.9/3.9.16/Frameworks/Python.framework/Versions/3.9/lib/python3.9/runpy.py",
-     {("env_manager", "homebrew-intel"), ("python_arch", "x86_64"), ("python_version", "3.9")}),
+     {("env_manager", "homebrew-intel"), ("python_arch", "x86_64"), ("python_binary_archs", "x86_64"),
+      ("python_version", "3.9")}),
     ("/Library/Frameworks/Python.framework/Versions/3.10/lib/python3.10/site-packages/keras/__init__.py",
      {("env_manager", "python.org"), ("python_version", "3.10")}),
     ("/Library/Developer/CommandLineTools/Library/Frameworks/Python3.framework/Versions/3.9/lib/python3.9/site-packages",

@@ -15,6 +15,7 @@ from tfdoctor.advice.runtime_evidence import base_evidence, stderr_lines, tf_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.runtime import ImportFailure, LogEvent, RuntimeFacts
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.model import Rule, rule
 
 PLUGIN_ERROR_KINDS = ("undefined-symbol", "symbol-not-found", "invalid-shared-object",
                       "plugin-path-missing", "dlopen", "referenced-from")
@@ -130,12 +131,18 @@ def import_outcome(s: Snapshot, d: Derived) -> ImportOutcome | None:
     return d.once(_MEMO_KEY, lambda: _classify(s, d))
 
 
-def when_classified(code: str, finding: Callable[[Snapshot, Derived, ImportOutcome], Any]):
-    """A rule body for `code`: `finding(s, d, outcome)` when the import's classification names
-    `code`, else nothing."""
+def outcome_rules(finding: Callable[[Snapshot, Derived, ImportOutcome], Any]) -> Callable[..., Rule]:
+    """How a module whose one function `finding(s, d, outcome)` builds all its findings declares
+    its rules: `name = declare(codes.X, title, severity, why, fix, ...)` (what tfdoctor.model.rule
+    takes) is the rule that speaks, with `finding`, when the import's classification names X; the
+    rule has no body of its own, since which rule speaks is decided here once."""
 
-    def decide(s: Snapshot, d: Derived) -> Any:
-        outcome = import_outcome(s, d)
-        return finding(s, d, outcome) if outcome is not None and outcome.code == code else None
+    def declare(code: str, *doc: Any, **options: Any) -> Rule:
+        def decide(s: Snapshot, d: Derived) -> Any:
+            outcome = import_outcome(s, d)
+            return finding(s, d, outcome) if outcome is not None and outcome.code == code else None
 
-    return decide
+        decide.__module__ = finding.__module__  # the rule belongs to the module that declares it
+        return rule(code, *doc, **options)(decide)
+
+    return declare

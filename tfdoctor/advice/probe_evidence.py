@@ -10,15 +10,21 @@ from tfdoctor.advice.installs import pair_fix
 from tfdoctor.derived.probe_verdicts import SizeComparison
 from tfdoctor.facts.probes import ProbeRun
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.inside.shared.workloads import KINDS
 from tfdoctor.knowledge.apple_gpus import AppleGpu, lookup
-
-WORKLOAD_SIZE = {"matmul": "n={}", "conv": "batch {}", "train": "batch {}"}
 
 
 def size(workload: str | None, size: int | None) -> str:
     if workload is None or size is None:
         return ""
-    return WORKLOAD_SIZE.get(workload, "size {}").format(size)
+    kind = KINDS.get(workload)
+    return (kind.size_label if kind else "size {}").format(size)
+
+
+def training_step(run: ProbeRun) -> bool:
+    """Whether `run` timed a training step: samples/s, and FLOPs that are only an estimate."""
+    kind = KINDS.get(run.workload or "")
+    return bool(kind and kind.training_step)
 
 
 def dev(name: str | None) -> str:
@@ -42,7 +48,7 @@ def chip(s: Snapshot) -> AppleGpu | None:
 
 def peak(gpu: AppleGpu | None, run: ProbeRun) -> dict[str, Any]:
     """Achieved GFLOP/s against the chip's FP32 peak (matmul and conv: their FLOPs are exact)."""
-    if gpu is None or not run.gflops or run.workload == "train":
+    if gpu is None or not run.gflops or training_step(run):
         return {}
     low, high = gpu.fraction_of_peak(run.gflops)
     return {"chip": gpu.chip, "chip_fp32_peak_tflops": list(gpu.fp32_tflops),
@@ -51,7 +57,7 @@ def peak(gpu: AppleGpu | None, run: ProbeRun) -> dict[str, Any]:
 
 
 def peak_text(gpu: AppleGpu | None, run: ProbeRun) -> str:
-    if gpu is None or not run.gflops or run.workload == "train":
+    if gpu is None or not run.gflops or training_step(run):
         return ""
     low, high = gpu.fraction_of_peak(run.gflops)
     share = pct(low) if pct(low) == pct(high) else f"{pct(low)}-{pct(high)}"
@@ -64,7 +70,7 @@ def pct(x: float) -> str:
 
 
 def rate(run: ProbeRun) -> str:
-    if run.workload == "train":
+    if training_step(run):
         return f"{num(run.samples_per_s)} samples/s" if run.samples_per_s else ""
     return f"{num(run.gflops)} GFLOP/s" if run.gflops else ""
 

@@ -1,7 +1,7 @@
 """What every command of the `tfdoctor` command line shares: the typer app, the two consoles,
 the options declared once, and the steps from facts to a printed report (select the rules,
-gather the facts, diagnose, emit). The commands live in tfdoctor/cli_*.py, one module per group;
-tfdoctor.cli.main is the entry point."""
+gather the facts, diagnose, emit). The commands live beside this module, one per group (check.py,
+probe.py, tools.py, info.py, fix.py, triage.py); tfdoctor.cli.main is the entry point."""
 
 from __future__ import annotations
 

@@ -31,11 +31,13 @@ from tfdoctor.cli.app import (
 )
 from tfdoctor.facts.typed import json_text
 from tfdoctor.render.progress import progress_lines
-from tfdoctor.render.wrap import glued, wrap
-from tfdoctor.report.diagnosis import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
-
-EXIT_INTERRUPTED = 130
-EXIT_MATRIX = 3
+from tfdoctor.report.diagnosis import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+)
 
 
 class _Ending:
@@ -136,38 +138,40 @@ def _fix(end: _Ending, python: Optional[str], dry_run: bool, yes: bool, new_env:
     try:
         matrix = load_matrix()
     except MatrixError as exc:
-        end("error", EXIT_MATRIX, f"the bundled compatibility matrix cannot be read: {exc}")
+        end("error", EXIT_INTERNAL, f"the bundled compatibility matrix cannot be read: {exc}")
 
     def make_plan(snapshot: Any) -> Any:
         report = diagnose_snapshot(snapshot, ([], []), debug)
         try:
-            return build_plan(snapshot, report, matrix, new_env=target, in_place=in_place,
+            return build_plan(report, matrix, new_env=env_path, in_place=in_place,
                               **(_here() if live else {"installer": "pip", "conda_tool": "conda",
                                                        "path_exists": lambda _path: True}))
         except PlanError as exc:
             usage(str(exc))
 
-    target, asking = new_env, sys.stdin.isatty() and sys.stdout.isatty() and not end.json
+    env_path, asking = new_env, sys.stdin.isatty() and sys.stdout.isatty() and not end.json
     changing = live and not dry_run and (yes or asking)
     if live:
         snapshot = _gathered(end, python, quiet)
         if not in_place:  # applied here: the default ~/venvs/tf-fixed is this machine's home
-            target = os.path.abspath(os.path.expanduser(new_env or default_env_path(snapshot)))
-            inside = _inside_diagnosed(target, snapshot)
+            env_path = os.path.abspath(os.path.expanduser(new_env or default_env_path(snapshot)))
+            inside = _inside_diagnosed(env_path, snapshot)
             if inside:
                 usage(inside)
-        if changing and _recover(end, snapshot, target):  # restored: its facts are out of date
+        if changing and _recover(end, snapshot, env_path):  # restored: its facts are out of date
             snapshot = _gathered(end, python, quiet)
     plan = end.plan = make_plan(snapshot)
     if not changing or plan.nothing_to_do or plan.blocked:
         if live and not changing:
             _note_interrupted(plan, snapshot)
-            if target and not in_place and os.path.lexists(target) and not plan.nothing_to_do:
-                _progress(f"note: {target} exists already: fix will not build there (nothing in it "
+            if env_path and not in_place and os.path.lexists(env_path) and not plan.nothing_to_do:
+                _progress(f"note: {env_path} exists already: fix will not build there (nothing in it "
                           "is removed); choose another --new-env")
         _planned(end, plan, live, dry_run, yes)
     if not end.json:
-        _print_plan(plan)
+        from tfdoctor.render.fix_plan import say_plan
+
+        say_plan(plan, out)
     if not yes and not typer.confirm("Apply this plan?", default=False):
         err.print("nothing changed", markup=False)
         end("planned", EXIT_OK)
@@ -176,18 +180,13 @@ def _fix(end: _Ending, python: Optional[str], dry_run: bool, yes: bool, new_env:
 
 def _planned(end: _Ending, plan: Any, live: bool, dry_run: bool, yes: bool) -> NoReturn:
     """The plan printed, nothing changed (a dry run, a snapshot, nothing to do, a blocked plan)."""
-    if dry_run:
-        why_not = "dry run: nothing changed"
-    elif not live:
-        why_not = "plan for a snapshot: never applied"
-    elif plan.nothing_to_do or plan.blocked:
-        why_not = ""
-    else:
-        why_not = "dry run: no terminal to ask and no --yes; nothing changed"
+    from tfdoctor.render.fix_plan import not_applied, say_outcome, say_plan
+
     if not end.json:
-        _print_plan(plan)
+        say_plan(plan, out)
+        why_not = not_applied(plan, live, dry_run)
         if why_not:
-            _said(why_not)
+            say_outcome(why_not, out)
     refused = bool(plan.blocked) and yes and live
     end("refused" if refused else "planned", EXIT_PROBLEMS if refused else EXIT_OK,
         f"the plan stops at a step only you can take: {plan.blocked}" if refused else None)
@@ -227,12 +226,6 @@ def _inside_diagnosed(new_env: str, snapshot: Any) -> str | None:
 def _progress(line: str) -> None:
     for part in progress_lines(line, err.width):
         err.print(part, markup=False)
-
-
-def _said(line: str) -> None:
-    """A line of the outcome on stdout, wrapped between words at its width."""
-    for part in wrap(line, out.width):
-        out.print(part, markup=False)
 
 
 def _note_interrupted(plan: Any, snapshot: Any) -> None:
@@ -296,10 +289,11 @@ def _apply(end: _Ending, plan: Any, quiet: bool) -> NoReturn:
         end("failed", EXIT_PROBLEMS, os_error(exc), cleanup="nothing was changed")
     applied = AppliedDoc(done.env, round(done.seconds, 1), done.verify_exit)
     if not end.json:
+        from tfdoctor.render.fix_plan import applied_summary, say_outcome
+
         if done.verify_output:
             out.print(done.verify_output, markup=False)
-        _said(f"fixed environment: {done.env} ({done.seconds:.0f}s); "
-              + glued(f"tfdoctor check exit {done.verify_exit}"))
+        say_outcome(applied_summary(done.env, done.seconds, done.verify_exit), out)
     end("applied", EXIT_OK if done.verify_exit in (0, None) else EXIT_PROBLEMS, applied=applied, error=False)
 
 
@@ -320,10 +314,3 @@ def _undo(end: _Ending, python: Optional[str], quiet: bool) -> NoReturn:
     except OSError as exc:
         end("failed", EXIT_PROBLEMS, os_error(exc))
     end("undone", EXIT_OK, f"{py.prefix}: {said}", error=False)
-
-
-def _print_plan(plan: Any) -> None:
-    from tfdoctor.render.fix_plan import plan_lines
-
-    for line in plan_lines(plan, out.width):
-        out.print(line, markup=False)

@@ -29,16 +29,16 @@ from tfdoctor.cli.app import (
     select_rules,
     usage_error,
 )
+from tfdoctor.inside.shared.model_presets import MODEL_PRESETS
+from tfdoctor.inside.shared.workloads import KINDS
 from tfdoctor.model import Severity
 from tfdoctor.sanitize.terminal import escape
 
-MICRO_WORKLOADS = ("matmul", "conv", "train", "all")
-MODEL_WORKLOADS = ("mnist-dense", "cifar-cnn", "mobilenetv2", "lstm", "attention")
-"""Presets of tfdoctor.gather.user_model (kept here so --help needs no import of it)."""
+MICRO_WORKLOADS = (*KINDS, "all")
 
 
 def _complete_workloads(incomplete: str) -> list[str]:
-    return [w for w in MICRO_WORKLOADS + MODEL_WORKLOADS if w.startswith(incomplete)]
+    return [w for w in MICRO_WORKLOADS + MODEL_PRESETS if w.startswith(incomplete)]
 
 
 class ProbeDevice(str, Enum):
@@ -52,7 +52,7 @@ def probe(
     workload: str = typer.Option(
         "all", "--workload", autocompletion=_complete_workloads,
         help=f"What to measure: {', '.join(MICRO_WORKLOADS)} (micro-probes), or a model preset: "
-             f"{', '.join(MODEL_WORKLOADS)}."),
+             f"{', '.join(MODEL_PRESETS)}."),
     model: Optional[str] = typer.Option(
         None, "--model", help="Your model: a .keras or .h5 file, a SavedModel folder, or module:function returning one."),
     batch: int = typer.Option(8, "--batch", min=1, max=4096, help="Batch size of the synthetic inputs for --model and presets."),
@@ -79,11 +79,11 @@ def probe(
                           "or module:function")
     if model is not None and ":" not in model and not os.path.lexists(model):
         raise usage_error(f"--model {model}: no such file or folder")  # before any work (issue 21)
-    if model is not None or workload in MODEL_WORKLOADS:
+    if model is not None or workload in MODEL_PRESETS:
         _probe_model(model, None if model is not None else workload, batch, plugin, budget, sweep,
                      python, json_output, verbose, fail_on, debug, timeout, trust_model, quiet)
     if workload not in MICRO_WORKLOADS:
-        raise usage_error(f"unknown workload {workload!r}; choose from {', '.join(MICRO_WORKLOADS + MODEL_WORKLOADS)}")
+        raise usage_error(f"unknown workload {workload!r}; choose from {', '.join(MICRO_WORKLOADS + MODEL_PRESETS)}")
     config = {"preset": "sweep" if sweep else "probe", "workloads": workload,
               "devices": device.value, "size": size, "repeats": repeats, "budget_s": budget}
     config = {key: value for key, value in config.items() if value is not None}
@@ -113,17 +113,6 @@ FAST_CPU_FLOPS = 2e11
 work that takes longer than the budget even at this rate cannot fit it."""
 MIN_CALLS = 4
 """Calls one measurement needs at the least: the first (untimed) call, then three timed repeats."""
-_TRAIN_FLOPS_PER_SAMPLE = 3.0 * (2.0 * 32 * 32 * 32 * 9 * 3 + 2.0 * 16 * 16 * 64 * 9 * 32
-                                 + 2.0 * 8 * 8 * 64 * 10)
-
-
-def _call_flops(workload: str, size: int) -> float:
-    """FLOPs of one call of a micro-probe (as tfdoctor/target/probe_kinds.py counts them)."""
-    if workload == "matmul":
-        return 2.0 * size ** 3
-    if workload == "conv":
-        return 2.0 * size * 64 * 64 * 64 * 9 * 32
-    return _TRAIN_FLOPS_PER_SAMPLE * size
 
 
 def _size_problem(config: dict) -> Optional[str]:
@@ -136,9 +125,9 @@ def _size_problem(config: dict) -> Optional[str]:
 
     budget = budget_of(config)
     size = int(config["size"])
-    asked = ("matmul", "conv", "train") if config["workloads"] == "all" else (config["workloads"],)
+    asked = tuple(KINDS) if config["workloads"] == "all" else (config["workloads"],)
     for workload in asked:
-        seconds = MIN_CALLS * _call_flops(workload, size) / FAST_CPU_FLOPS
+        seconds = MIN_CALLS * KINDS[workload].flops_of(size) / FAST_CPU_FLOPS
         if seconds > budget:
             return (f"--size {size} cannot fit the budget of {budget:g} s for {workload}: one "
                     f"measurement needs at least {math.ceil(seconds)} s even on a fast CPU; give a "
@@ -182,8 +171,9 @@ def _probe_model(model, preset, batch, plugin, budget, sweep, python, json_outpu
     threshold = Severity(fail_on.value)
     if not json_output and getattr(snapshot, "model", None) is not None:
         from tfdoctor.render.common import without_block
+        from tfdoctor.render.model_summary import summarize
 
-        summary = user_model.summarize(snapshot.model)
+        summary = summarize(snapshot.model)
         if any(f.code == "model.cpu-fallback" for f in report.findings):
             summary = without_block(summary, "CPU fallback (")  # the finding lists them: once
         said = {e.get("message") for f in report.findings for e in f.evidence.get("errors", ())

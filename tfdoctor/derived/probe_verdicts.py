@@ -7,7 +7,7 @@ For each workload and each GPU, in this order of precedence:
 3. its numbers disagree         -> probe.gpu-wrong (relative error over the tolerance, or a
                                    non-finite loss or output)
 4. otherwise the speed, from the CPU and GPU repeats at each size both measured
-   (tfdoctor.target.probe_stats.compare: exact one-sided Mann-Whitney at p <= 0.05 on the raw
+   (tfdoctor.inside.shared.probe_stats.compare: exact one-sided Mann-Whitney at p <= 0.05 on the raw
    repeats, and a 10% margin on the median ratio):
    faster -> probe.gpu-faster, slower -> probe.gpu-slower, neither -> probe.no-clear-difference.
    The decision is taken at the largest size measured: when the GPU did not win at the
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tfdoctor.facts.probes import ProbeFacts, ProbeRun
-from tfdoctor.target.probe_stats import FASTER, SLOWER, UNCLEAR, compare
+from tfdoctor.inside.shared.probe_stats import FASTER, SLOWER, UNCLEAR, compare
 
 DECISION_CODES = {FASTER: "probe.gpu-faster", SLOWER: "probe.gpu-slower",
                   UNCLEAR: "probe.no-clear-difference"}
@@ -39,7 +39,7 @@ class SizeComparison:
     cpu: ProbeRun
     gpu: ProbeRun
     stats: dict[str, Any]
-    """tfdoctor.target.probe_stats.compare's result."""
+    """tfdoctor.inside.shared.probe_stats.compare's result."""
 
     @property
     def decision(self) -> str:

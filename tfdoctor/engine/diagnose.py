@@ -11,6 +11,7 @@ from itertools import groupby
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from tfdoctor import codes
+from tfdoctor.advice.fix_answers import ABOUT_THE_FACTS
 from tfdoctor.derived import Derived, derive
 from tfdoctor.engine.registry import LoadFailure, Registry
 from tfdoctor.facts.snapshot import Snapshot
@@ -29,6 +30,7 @@ ENGINE_CODES = {
         "missing from the report; every other rule still ran.",
         fix="Report it with `tfdoctor check --format markdown` output attached; "
         "`--skip CODE` silences it meanwhile.",
+        fix_answer=ABOUT_THE_FACTS,
     ),
     codes.CHECK_LOAD_FAILED: CodeDoc(
         title="A registered plugin could not be loaded",
@@ -36,6 +38,7 @@ ENGINE_CODES = {
         why="An entry point in the `tfdoctor.checks` group failed to import or did not name a "
         "Rule or Check. Usually a third-party plugin that is broken or built for another tfdoctor.",
         fix="Upgrade or uninstall the distribution that registers it (shown in the evidence).",
+        fix_answer=ABOUT_THE_FACTS,
     ),
 }
 
@@ -154,14 +157,15 @@ def _crashed(name: str, area: str, exc: Exception, debug: bool) -> Finding:
     if debug:
         evidence["traceback"] = traceback.format_exc()
     return Finding(codes.CHECK_CRASHED, doc.severity, f"The rule {name} crashed", evidence,
-                   Remediation(doc.fix, (f"tfdoctor check --skip {shlex.quote(name)}",)), check=area)
+                   Remediation(doc.fix, (f"tfdoctor check --skip {shlex.quote(name)}",)), check=area,
+                   fix_answer=doc.fix_answer)
 
 
 def _load_failed(failure: LoadFailure) -> Finding:
     doc = ENGINE_CODES[codes.CHECK_LOAD_FAILED]
     return Finding(codes.CHECK_LOAD_FAILED, doc.severity, doc.title,
                    {"entry_point": failure.entry_point, "error": failure.error},
-                   Remediation(doc.fix), check="check")
+                   Remediation(doc.fix), check="check", fix_answer=doc.fix_answer)
 
 
 def _valid(finding: object) -> Finding:

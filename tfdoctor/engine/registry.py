@@ -12,7 +12,7 @@ import importlib
 import importlib.util
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Collection
@@ -63,18 +63,21 @@ def _checks_package() -> ModuleType:
 
 
 def rules_of(module: ModuleType) -> list[Rule]:
-    """The rules a module declares, in the order they are written."""
-    return [value for value in vars(module).values() if isinstance(value, Rule)]
+    """The rules a module declares, in the order they are written; a built-in module's rules
+    also need the sections checks.MODULE_NEEDS declares for all of them."""
+    package, _, name = module.__name__.rpartition(".")
+    shared = _checks_package().MODULE_NEEDS.get(name, ()) if package == BUILTIN_PACKAGE else ()
+    return [replace(value, needs=(*shared, *value.needs)) if shared else value
+            for value in vars(module).values() if isinstance(value, Rule)]
 
 
 def builtin_rules(sections: Collection[str] | None = None) -> list[Rule]:
-    """The built-in rules (those whose module needs one of `sections` or nothing; all when
+    """The built-in rules (those of the modules whose needs are all among `sections`; all when
     `sections` is None); BuiltinsMissing when a built-in module fails to load."""
     try:
         package = _checks_package()
-        needs = getattr(package, "MODULE_NEEDS", {})
         names = [n for n in package.BUILTIN_MODULES
-                 if sections is None or needs.get(n) is None or needs[n] in sections]
+                 if sections is None or set(package.MODULE_NEEDS.get(n, ())) <= set(sections)]
         modules = [importlib.import_module(f"{BUILTIN_PACKAGE}.{name}") for name in names]
     except BuiltinsMissing:
         raise

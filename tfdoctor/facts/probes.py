@@ -1,4 +1,4 @@
-"""Results of the speed probes (tfdoctor/target/workloads.py), as a typed, plain-data model.
+"""Results of the speed probes (tfdoctor/inside/probes/), as a typed, plain-data model.
 
 The probes run inside the diagnosed interpreter (in the runtime child, or standalone) and write a
 plain JSON document; `from_document` turns it, and how the process ended, into ProbeFacts. Plain
@@ -35,7 +35,7 @@ point of a --sweep."""
 
 @dataclass
 class ProbeConfig:
-    """The resolved configuration the probes ran with (see tfdoctor/target/probe_config.py DEFAULTS)."""
+    """The resolved configuration the probes ran with (see tfdoctor/inside/shared/probe_config.py DEFAULTS)."""
 
     preset: str = "probe"
     workloads: list[str] = field(default_factory=list)
@@ -204,8 +204,8 @@ def from_document(data: Any, *, outcome: str | None = None, message: str = "",
                   signal: str | None = None, returncode: int | None = None,
                   duration_s: float | None = None, timeout_s: float | None = None,
                   stderr_tail: str = "") -> ProbeFacts:
-    """ProbeFacts from the probes' result (workloads.run_probes' dict, possibly partial) and how
-    the process ended. `outcome` None means "as the document says" ("ok" when it is complete);
+    """ProbeFacts from the probes' result (the dict of tfdoctor.inside.probes.run.run_probes,
+    possibly partial) and how the process ended. `outcome` None means "as the document says" ("ok" when it is complete);
     the parent passes "crashed" or "timeout" when the child died or hung before completing.
     Raises typed.ShapeError when the document is not what the probes write."""
     if data is None:
@@ -231,7 +231,7 @@ def from_document(data: Any, *, outcome: str | None = None, message: str = "",
 
 
 def from_runtime(document: Any, runtime: RuntimeFacts) -> ProbeFacts:
-    """ProbeFacts from the runtime child's `result["probes"]` (what workloads.run_probes handed
+    """ProbeFacts from the runtime child's `result["probes"]` (what run_probes handed
     to `on_result`, or returned; None when the probes never started) and the RuntimeFacts the
     parent made of how the child ended: a child killed by a signal or dying without a result
     while probing makes the probes "crashed", a child killed at its timeout "timeout"."""

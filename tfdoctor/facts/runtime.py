@@ -1,6 +1,6 @@
 """Facts from importing TensorFlow in an isolated child process (see tfdoctor.gather.runtime).
 
-The child (tfdoctor/target/runtime_child.py) writes a plain JSON document stage by stage; the
+The child (tfdoctor/inside/runtime/) writes a plain JSON document stage by stage; the
 parent turns it, the way the child ended and TensorFlow's stderr (tfdoctor.logtext.stderr) into this
 model. Plain data only (dataclasses, lists, dicts, str/int/float/bool/None), so a snapshot with
 runtime facts round-trips through tfdoctor.facts.typed and can be diagnosed on another machine.
@@ -255,7 +255,7 @@ class RuntimeFacts:
     """Libraries loaded through load_library.py without an exception, in order (TensorFlow's
     own op libraries too, e.g. _audio_microfrontend_op.so in TF 2.19)."""
     env: dict[str, str] = field(default_factory=dict)
-    """The allowlisted environment (tfdoctor/target/collector_core.py ENV_ALLOWLIST) as the
+    """The allowlisted environment (tfdoctor/inside/collector/core.py ENV_ALLOWLIST) as the
     user set it; credential-like names are never captured."""
     errors: list[StageError] = field(default_factory=list)
     log: LogFacts = field(default_factory=LogFacts)

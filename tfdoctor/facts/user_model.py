@@ -1,6 +1,6 @@
 """What the model probe found about one model: JSON-friendly dataclasses the rules and renderers read.
 
-Filled by tfdoctor.gather.user_model from the result of tfdoctor/target/model_child.py (which ran the
+Filled by tfdoctor.gather.user_model from the result of tfdoctor/inside/model/ (which ran the
 model in the diagnosed interpreter); `to_json()` gives plain data for snapshots and `--json`.
 """
 
@@ -89,7 +89,7 @@ class SpeedFacts:
     inference: list[Timing]
     train_step: list[Timing]
     verdicts: dict[str, dict[str, Any]]
-    """kind -> tfdoctor.target.probe_stats.compare result (decision, speedup, p-values, reason)"""
+    """kind -> tfdoctor.inside.shared.probe_stats.compare result (decision, speedup, p-values, reason)"""
     sweep: list[dict[str, Any]] = field(default_factory=list)
 
 

@@ -1,7 +1,7 @@
 """Carrying the user's own packages over to the new environment.
 
 Only what the user asked for (pip's REQUESTED markers, read into the snapshot by the collector)
-is carried: from the index at a version the target TensorFlow admits when it came from an
+is carried: from the index at a version the goal's TensorFlow admits when it came from an
 index, from its own source when it did not (tfdoctor.fix.sources: a path, a VCS commit, a URL,
 `-e DIR` for an editable install), together with any such distribution it needs, which an
 index would otherwise resolve by name. Everything else (unknown markers, unreadable metadata,
@@ -19,8 +19,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from tfdoctor.advice.installs import tf_requirement
 from tfdoctor.derived.markers import requirement_names
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
+from tfdoctor.fix.goal import Goal
 from tfdoctor.fix.sources import source_of
-from tfdoctor.fix.target import Target
 
 if TYPE_CHECKING:
     from tfdoctor.knowledge.matrix import CompatMatrix
@@ -31,7 +31,7 @@ MANAGED = frozenset(TENSORFLOW_DISTRIBUTIONS) | {
     "tensorboard-data-server", "tensorboard-plugin-wit", "pip", "setuptools", "wheel",
     "distribute", "uv",
 }
-"""Distributions the target decides (or the environment brings), never carried over as asked."""
+"""Distributions the goal decides (or the environment brings), never carried over as asked."""
 
 
 @dataclass
@@ -49,9 +49,9 @@ def requested_known(s: Snapshot) -> bool:
     return any(pkg.requested is not None for pkg in s.packages)
 
 
-def carry_over(s: Snapshot, d: Any, matrix: "CompatMatrix", target: Target, tf_version: str | None,
+def carry_over(s: Snapshot, d: Any, matrix: "CompatMatrix", goal: Goal, tf_version: str | None,
                mac: bool, path_exists: Callable[[str], bool]) -> Carried:
-    """The user's own top-level packages as requirements that fit the target TensorFlow (or
+    """The user's own top-level packages as requirements that fit the goal's TensorFlow (or
     their own sources), and what cannot be carried over (with why)."""
     result = Carried()
     if not requested_known(s):
@@ -64,7 +64,7 @@ def carry_over(s: Snapshot, d: Any, matrix: "CompatMatrix", target: Target, tf_v
     pins: dict[str, str] = {}
     if mac and tf_version:
         try:
-            pins = matrix.tf_pins(tf_version, target.python)
+            pins = matrix.tf_pins(tf_version, goal.python)
         except Exception:  # noqa: BLE001 - the matrix is advice
             pins = {}
     asked = [pkg for pkg in s.packages if pkg.requested and pkg.key not in MANAGED]
@@ -91,7 +91,7 @@ def carry_over(s: Snapshot, d: Any, matrix: "CompatMatrix", target: Target, tf_v
 
 
 def _fitting(pkg: PackageFacts, spec: str | None, pinned: str) -> str:
-    """`name==installed` when the installed version fits the target's `spec`, else `name<spec>`."""
+    """`name==installed` when the installed version fits the goal's `spec`, else `name<spec>`."""
     if not spec:
         return pinned
     try:  # a specifier set, nothing else (its grammar has no room for shell or options)

@@ -58,7 +58,7 @@ def new_env_steps(tool: str, runnable: bool, python_minor: str, env: str, deps: 
 
 def in_place_steps(tool: str, runnable: bool, prefix: str, deps: str | None,
                    undo: str, answers: tuple[str, ...]) -> list[Step]:
-    """`TOOL install -p PREFIX -c apple tensorflow-deps=V` when the target needs it (pip's
+    """`TOOL install -p PREFIX -c apple tensorflow-deps=V` when the goal needs it (pip's
     steps follow, as for any environment)."""
     if not deps:
         return []

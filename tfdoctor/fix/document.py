@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tfdoctor.facts.typed import to_plain
+from tfdoctor.fix.goal import Goal
 from tfdoctor.fix.plan import NotCarried, Plan
 from tfdoctor.fix.steps import Step
-from tfdoctor.fix.target import Target
 
 SCHEMA = "tfdoctor.fix-plan"
 SCHEMA_VERSION = 2
@@ -40,7 +40,7 @@ class OutcomeDoc:
 
     status: Status
     """"planned" (printed, nothing changed), "applied", "undone" (`fix --undo`), "refused"
-    (nothing changed: the target exists, another fix holds it, the plan stops at a step only
+    (nothing changed: the new environment exists, another fix holds it, the plan stops at a step only
     you can take), "failed" (a step or the system failed), "interrupted" (a signal), "error"
     (bad input: no plan)."""
     exit_code: int
@@ -64,7 +64,8 @@ class PlanDoc:
     mode: Literal["new-env", "in-place"] | None
     env: str | None
     installer: Literal["pip", "uv", "conda", "mamba"] | None
-    target: Target | None
+    target: Goal | None
+    """The goal of the plan (named `target` in the document since its first version)."""
     nothing_to_do: bool
     blocked: str | None
     answers: list[str]
@@ -88,6 +89,6 @@ def plan_document(plan: Plan | None, outcome: OutcomeDoc, applied: AppliedDoc | 
                                 [], [], [], False, [], None, [], outcome, applied))
     return to_plain(PlanDoc(
         SCHEMA, SCHEMA_VERSION, plan.diagnosed, plan.mode, plan.env, plan.installer,  # type: ignore[arg-type]
-        plan.target, plan.nothing_to_do, plan.blocked, list(plan.answers), list(plan.unanswered),
+        plan.goal, plan.nothing_to_do, plan.blocked, list(plan.answers), list(plan.unanswered),
         list(plan.steps), list(plan.carried), list(plan.editables), plan.requested_known,
         list(plan.not_carried), plan.restore_record, list(plan.notes), outcome, applied))

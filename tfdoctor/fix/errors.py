@@ -11,7 +11,7 @@ from tfdoctor.fix.steps import Step
 
 
 class FixRefused(RuntimeError):
-    """The plan cannot be applied here: its target exists, another fix holds it, it is blocked.
+    """The plan cannot be applied here: its new environment exists, another fix holds it, it is blocked.
     Raised before anything changed."""
 
 

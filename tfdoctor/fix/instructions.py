@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tfdoctor import codes
-from tfdoctor.derived import derive
+from tfdoctor.advice.fix_answers import ARM64_PYTHON_FIRST
+from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64, normalise
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.fix.steps import Step, shell_line
@@ -19,19 +20,18 @@ from tfdoctor.model import Finding
 if TYPE_CHECKING:
     from tfdoctor.knowledge.matrix import CompatMatrix
 
-ARCH_CODES = frozenset({codes.ARCH_ROSETTA, codes.ARCH_X86_ONLY_INTERPRETER, codes.ARCH_CONDA_OSX_64,
-                        codes.ARCH_UNIVERSAL2_AS_X86, codes.RUNTIME_IMPORT_SIGILL})
-
-
 def _commands(f: Finding | None) -> tuple[str, ...]:
     return tuple(f.remediation.commands) if f and f.remediation else ()
 
 
-def user_steps(s: Snapshot, by_code: dict[str, Finding], found: set[str], matrix: "CompatMatrix",
+def user_steps(s: Snapshot, d: Derived, by_code: dict[str, Finding], matrix: "CompatMatrix",
                env: str) -> tuple[str, list[Step]] | None:
-    """Steps tfdoctor cannot run, and why the plan stops there; None when it can go on."""
+    """Steps tfdoctor cannot run, and why the plan stops there; None when it can go on.
+    `by_code`: the problems found, by code."""
     py = s.python
     assert py is not None
+    found = set(by_code)
+    arm64_first = tuple(sorted(c for c, f in by_code.items() if f.fix_answer == ARM64_PYTHON_FIRST))
     # every line is a shell command to paste (issue 21): the next run of tfdoctor too
     again = shell_line(("tfdoctor", "fix", "--python", py.executable, "--new-env", env))
     if s.host.system == "Darwin" and s.host.hw_arm64:
@@ -41,12 +41,11 @@ def user_steps(s: Snapshot, by_code: dict[str, Finding], found: set[str], matrix
                 "CONDA_SUBDIR=osx-arm64 " + shell_line(("conda", "create", "-n", "tf-arm64",
                                                         f"python={py.minor}")),
                 "conda activate tf-arm64", "conda config --env --set subdir osx-arm64")
-            answers = tuple(sorted(found & ARCH_CODES))
             return ("the conda environment is osx-64 (Intel): an osx-arm64 environment must be "
                     "created with conda first", [Step(
                         "instruction", "Create an osx-arm64 conda environment (conda's, not tfdoctor's)",
                         (), "creates a new conda environment", "conda env remove -n tf-arm64", False,
-                        answers, (*lines, "tfdoctor fix  # in the activated tf-arm64 environment"))])
+                        arm64_first, (*lines, "tfdoctor fix  # in the activated tf-arm64 environment"))])
         archs = {normalise(a) for a in py.binary.archs}
         x86_only = normalise(py.process_arch) != ARM64 and (not archs or ARM64 not in archs)
         if x86_only:
@@ -57,15 +56,14 @@ def user_steps(s: Snapshot, by_code: dict[str, Finding], found: set[str], matrix
                          shell_line(("/opt/homebrew/bin/brew", "install", f"python@{py.minor}")))
             lines = tuple(x for x in lines if " -m venv " not in x)
             new = shell_line(("arch", "-arm64", f"/opt/homebrew/bin/python{py.minor}", "-m", "venv", env))
-            answers = tuple(sorted(found & ARCH_CODES))
             return (f"{py.binary.path or py.executable} is x86_64 only: it runs under Rosetta 2 "
                     "and cannot load the arm64 TensorFlow + tensorflow-metal pair",
                     [Step("instruction", "Install an arm64 Python (Homebrew in /opt/homebrew, or "
                           "python.org's universal2 installer), from a native shell", (),
                           "installs Homebrew for Apple silicon and its Python (outside tfdoctor)",
                           shell_line(("/opt/homebrew/bin/brew", "uninstall", f"python@{py.minor}")),
-                          False, answers, (*lines, new, shell_line(("tfdoctor", "fix", "--python", env))))])
-        rec = best_pair.recommended_install(matrix, py.minor, ARM64, derive(s).macos)
+                          False, arm64_first, (*lines, new, shell_line(("tfdoctor", "fix", "--python", env))))])
+        rec = best_pair.recommended_install(matrix, py.minor, ARM64, d.macos)
         if not rec.requirements:
             macos_old = codes.COMPAT_MACOS_TOO_OLD in found or "macOS" in rec.reason
             if macos_old:

@@ -1,9 +1,10 @@
-"""The fix plan: one target and the ordered steps that reach it, from a diagnosis.
+"""The fix plan: one goal and the ordered steps that reach it, from a diagnosis.
 
-A pure function of the snapshot, the findings diagnosed from it and the matrix (plus what the
-caller knows beyond the snapshot: uv or pip, conda or mamba, where the new environment goes,
-whether a local source directory is still there), so the plan for someone else's machine is the
-plan this machine would run.
+A pure function of the report (its snapshot, the facts derived from it, its findings, each with
+what fix can do about it as its code declares) and the matrix, plus what the caller knows beyond
+the snapshot: uv or pip, conda or mamba, where the new environment goes, whether a local source
+directory is still there. So the plan for someone else's machine is the plan this machine would
+run, and fix works nothing out that the diagnosis worked out already.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from tfdoctor import codes
-from tfdoctor.derived import derive
 from tfdoctor.derived.markers import requirement_names
 from tfdoctor.facts.archnames import normalise
 from tfdoctor.facts.snapshot import Snapshot
@@ -24,27 +24,12 @@ from tfdoctor.fix.carry import carry_over, requested_known
 from tfdoctor.fix.instructions import user_steps
 from tfdoctor.fix.steps import (Step, install_argv, launcher, pip_argv, shell_line, switching_tf,
                                 venv_argv)
-from tfdoctor.fix.target import Target, choose_target, pinned_version
+from tfdoctor.fix.goal import Goal, choose_goal, pinned_version
 from tfdoctor.model import DIAGNOSED, Change, Severity
 
 if TYPE_CHECKING:
     from tfdoctor.knowledge.matrix import CompatMatrix
     from tfdoctor.report.diagnosis import Report
-
-ANSWERABLE = frozenset({
-    codes.ARCH_CONDA_OSX_64, codes.ARCH_PLUGIN_MISMATCH, codes.ARCH_ROSETTA,
-    codes.ARCH_UNIVERSAL2_AS_X86, codes.ARCH_WHEEL_MISMATCH, codes.ARCH_X86_ONLY_INTERPRETER,
-    codes.COMPAT_KERAS3, codes.COMPAT_MACOS_TOO_OLD, codes.COMPAT_NO_METAL,
-    codes.COMPAT_NO_WHEEL_FOR_PYTHON, codes.COMPAT_NUMPY_ABI, codes.COMPAT_PIN_VIOLATION,
-    codes.COMPAT_TF_METAL_MISMATCH, codes.INSTALL_METAL_WITHOUT_TENSORFLOW,
-    codes.INSTALL_MULTIPLE_TENSORFLOW, codes.INSTALL_NO_TENSORFLOW, codes.INSTALL_SELF_SHIM,
-    codes.INSTALL_SHIM_TARGET_MISSING, codes.INSTALL_TWO_METAL_PLUGINS,
-    codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_IMPORT_SIGILL,
-    codes.RUNTIME_LIBRARY_ARCH_MISMATCH, codes.RUNTIME_NOT_INSTALLED, codes.RUNTIME_NUMPY_ABI,
-    codes.RUNTIME_PLUGIN_LOAD_FAILED, codes.RUNTIME_PROTOBUF,
-})
-"""Finding codes a new environment with the target installed answers."""
-
 
 class PlanError(ValueError):
     """A plan cannot be made from these inputs (no interpreter facts): a usage error."""
@@ -63,7 +48,7 @@ class Plan:
     """"new-env" or "in-place"."""
     env: str | None
     """The environment the steps build or change (in place: its interpreter)."""
-    target: Target | None
+    goal: Goal | None
     steps: tuple[Step, ...]
     answers: tuple[str, ...]
     """Codes of the problems found that the plan answers."""
@@ -98,16 +83,16 @@ class Plan:
     @property
     def changes(self) -> tuple[Change, ...]:
         """What the plan does to environments, as data: the what-if judges it like any advice
-        (tests/test_advice_whatif.py). A new environment with the target (and what is carried),
-        or in place the distributions it switches from removed and the target installed."""
-        if self.target is None or not self.target.requirements:
+        (tests/advice/test_whatif.py). A new environment with the goal (and what is carried),
+        or in place the distributions it switches from removed and the goal installed."""
+        if self.goal is None or not self.goal.requirements:
             return ()
         env = (self.env or DIAGNOSED) if self.mode == "new-env" else DIAGNOSED
         out: list[Change] = [Change("run-as", value="arm64")] if self.launch == ("arch", "-arm64") else []
         for step in self.steps:
             argv = step.command
             if step.kind == "create-env":
-                out.append(Change("new-env", env, python=self.target.python))
+                out.append(Change("new-env", env, python=self.goal.python))
             elif step.kind in ("install", "uninstall") and step.kind in argv and "--" in argv:
                 verb, cut = argv.index(step.kind), argv.index("--")
                 options = tuple(a for a in argv[verb + 1:cut] if a.startswith("--") and a != "--python")
@@ -151,7 +136,7 @@ def _check_facts(s: Snapshot) -> None:
         raise PlanError(f"the interpreter's version {py.version!r} is not a Python version")
 
 
-def build_plan(s: Snapshot, report: "Report", matrix: "CompatMatrix", *, new_env: str | None = None,
+def build_plan(report: "Report", matrix: "CompatMatrix", *, new_env: str | None = None,
                in_place: bool = False, installer: str = "pip", restore_record: str | None = None,
                tfdoctor: str = "tfdoctor", conda_tool: str | None = "conda",
                path_exists: Callable[[str], bool] = os.path.exists) -> Plan:
@@ -159,13 +144,14 @@ def build_plan(s: Snapshot, report: "Report", matrix: "CompatMatrix", *, new_env
     the environment's own pip); `conda_tool`: "conda" or "mamba" to run a conda environment's
     steps with, None when neither is on PATH (its steps are then printed for the user to run);
     `path_exists`: whether a local source a distribution was installed from is still there."""
+    s, d = report.snapshot, report.derived
     _check_facts(s)
     py = s.python
     assert py is not None
     problems = [f for f in report.findings if f.severity >= Severity.WARNING]
     found = {f.code for f in problems}
-    answerable = sorted(found & ANSWERABLE)
-    unanswered = tuple(sorted(found - ANSWERABLE))
+    answerable = sorted({f.code for f in problems if f.fix_answer is not None and f.fix_answer.answered})
+    unanswered = tuple(sorted(found - set(answerable)))
     if in_place and not py.prefix:
         raise PlanError("the facts do not say where the environment is (no prefix): it cannot be "
                         "changed in place")
@@ -177,39 +163,38 @@ def build_plan(s: Snapshot, report: "Report", matrix: "CompatMatrix", *, new_env
         return Plan(py.executable, mode, None, None, (), (), unanswered, installer=installer,
                     notes=("nothing for fix to do" + (": the problems left are not about what is "
                                                       "installed" if unanswered else ""),))
-    d = derive(s)
     by_code = {f.code: f for f in problems}
     mac = s.host.system == "Darwin"
     arch = d.hardware_arch if mac else normalise(py.process_arch)
     notes: list[str] = []
 
     # 1. What only the user can do: an arm64 Python, a native conda environment, macOS.
-    blocked = user_steps(s, by_code, found, matrix, env)
+    blocked = user_steps(s, d, by_code, matrix, env)
     if blocked is not None:
         why, steps = blocked
         return Plan(py.executable, mode, env, None, tuple(steps), tuple(answerable), unanswered,
                     installer=installer, blocked=why, notes=tuple(notes))
 
-    # 2. The target, from the matrix on a Mac; the installed TensorFlow elsewhere.
-    target = choose_target(s, d, matrix, arch, found, notes)
-    tf_version = pinned_version(target.requirements[0]) if target.requirements else None
+    # 2. The goal, from the matrix on a Mac; the installed TensorFlow elsewhere.
+    goal = choose_goal(s, d, matrix, arch, found, notes)
+    tf_version = pinned_version(goal.requirements[0]) if goal.requirements else None
     launch = launcher(s)
     deps = conda.tensorflow_deps_requirement(tf_version) if py.conda and mac else None
     conda_runs = conda_tool is not None
     if in_place:
         record = restore_record or default_restore_record(s)
-        steps = _in_place_steps(s, list(target.requirements), launch, deps, installer, conda_runs, record,
+        steps = _in_place_steps(s, list(goal.requirements), launch, deps, installer, conda_runs, record,
                                 tfdoctor, tuple(answerable))
-        steps += _legacy_keras_step(s, matrix, target, tf_version, py.prefix) if py.in_venv else []
+        steps += _legacy_keras_step(s, matrix, goal, tf_version, py.prefix) if py.in_venv else []
         carried, editables, not_carried, env_dir = [], (), [], py.prefix
         installer, verify_python = (installer if py.conda else "pip"), py.executable
     else:
-        found_carry = carry_over(s, d, matrix, target, tf_version, mac, path_exists)
-        carried = [r for r in found_carry.requirements if r not in target.requirements]
+        found_carry = carry_over(s, d, matrix, goal, tf_version, mac, path_exists)
+        carried = [r for r in found_carry.requirements if r not in goal.requirements]
         editables, not_carried, env_dir = tuple(found_carry.editables), found_carry.not_carried, env
-        reqs = [*target.requirements, *carried]
+        reqs = [*goal.requirements, *carried]
         steps = _new_env_steps(s, reqs, editables, launch, env, deps, installer, conda_runs, tuple(answerable))
-        steps += _legacy_keras_step(s, matrix, target, tf_version, env)
+        steps += _legacy_keras_step(s, matrix, goal, tf_version, env)
         verify_python = os.path.join(env, "bin", "python")
     if not in_place and codes.COMPAT_KERAS3 in found and s.env.get("TF_USE_LEGACY_KERAS"):
         notes.append(f"TF_USE_LEGACY_KERAS={s.env['TF_USE_LEGACY_KERAS']} is set in your shell; "
@@ -224,7 +209,7 @@ def build_plan(s: Snapshot, report: "Report", matrix: "CompatMatrix", *, new_env
         steps = [dataclasses.replace(st, runnable=False) for st in steps]  # printed, never run
     steps.append(Step("verify", "Check the result", (tfdoctor, "check", "--python", verify_python),
                       "nothing (reads the environment)", "-", True))
-    return Plan(py.executable, mode, env, target, tuple(steps), tuple(answerable), unanswered,
+    return Plan(py.executable, mode, env, goal, tuple(steps), tuple(answerable), unanswered,
                 tuple(carried), tuple(NotCarried(n, w) for n, w in not_carried),
                 requested_known(s), installer, blocked=blocked_why,
                 restore_record=(restore_record or default_restore_record(s)) if in_place else None,
@@ -234,14 +219,14 @@ def build_plan(s: Snapshot, report: "Report", matrix: "CompatMatrix", *, new_env
 LEGACY_KERAS = "TF_USE_LEGACY_KERAS"
 
 
-def _legacy_keras_step(s: Snapshot, matrix: "CompatMatrix", target: Target, tf_version: str | None,
+def _legacy_keras_step(s: Snapshot, matrix: "CompatMatrix", goal: Goal, tf_version: str | None,
                        env: str) -> list[Step]:
-    """A target of Keras 2 (tf-keras) on a TensorFlow whose tf.keras is Keras 3 (2.16+) works
+    """A goal of Keras 2 (tf-keras) on a TensorFlow whose tf.keras is Keras 3 (2.16+) works
     only with TF_USE_LEGACY_KERAS=1: the venv's activate script sets it (a conda environment, or
     a shell that sets it already, is left as it is); undone with the environment it made, or by
     removing that one line from an environment changed in place."""
     minor = matrix.tf_minor(tf_version) if tf_version else None
-    wants_tf_keras = any(r.startswith("tf-keras") for r in target.requirements)
+    wants_tf_keras = any(r.startswith("tf-keras") for r in goal.requirements)
     if s.python is None or s.python.conda or not wants_tf_keras or minor is None or minor.keras_major != 3 \
             or s.env.get(LEGACY_KERAS, "").strip().lower() in ("1", "true"):
         return []
@@ -259,7 +244,7 @@ def _legacy_keras_step(s: Snapshot, matrix: "CompatMatrix", target: Target, tf_v
 def _new_env_steps(s: Snapshot, reqs: list[str], editables: tuple[str, ...], launch: tuple[str, ...],
                    env: str, deps: str | None, installer: str, conda_runs: bool,
                    answers: tuple[str, ...]) -> list[Step]:
-    """Create the environment, install the target and what is carried over into it."""
+    """Create the environment, install the goal and what is carried over into it."""
     py = s.python
     assert py is not None
     if py.conda:
@@ -301,7 +286,7 @@ def _in_place_steps(s: Snapshot, reqs: list[str], launch: tuple[str, ...], deps:
                           pip_argv(launch, exe, "uninstall", "-y", "--", *switch),
                           f"uninstalls {', '.join(switch)} from {py.prefix}", undo, True, answers))
     foreign = _foreign_wheels(s, launch, reqs)
-    if foreign:  # first: the install then moves whichever of them the target's pins need moved
+    if foreign:  # first: the install then moves whichever of them the goal's pins need moved
         steps.append(Step("install", f"Reinstall {len(foreign)} x86_64 wheels for arm64",
                           pip_argv(launch, exe, "install", "--force-reinstall", "--no-deps", "--no-cache-dir",
                                    "--", *foreign),

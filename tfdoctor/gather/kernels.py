@@ -26,7 +26,7 @@ from tfdoctor.gather.interpreter_files import (
 )
 from tfdoctor.gather.jupyter_paths import data_dirs
 from tfdoctor.gather.settings_files import Unreadable, read_settings
-from tfdoctor.target.binfmt import describe_file
+from tfdoctor.inside.shared.binfmt import describe_file
 
 SPEC_LIMIT = 64 * 1024
 """Bytes of a kernel.json read (ipykernel writes about 300)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 GRACE_FRACTION = 0.25
 GRACE_MIN_S = 5.0
 NOT_LOADED = frozenset({None, "started", "imported"})
-"""The child's stages before the model is loaded (tfdoctor/target/model_child.py writes "loaded"
+"""The child's stages before the model is loaded (tfdoctor/inside/model/__main__.py writes "loaded"
 once it is)."""
 
 

@@ -1,7 +1,7 @@
-"""Run the speed probes standalone: tfdoctor/target/workloads.py in a child of the diagnosed
+"""Run the speed probes standalone: tfdoctor/inside/probes/ in a child of the diagnosed
 interpreter (own process group, hard timeout: tfdoctor.child.process), and read what it measured.
 
-The runtime child runs the same probes after its own stages (workloads.run_probes); this runner
+The runtime child runs the same probes after its own stages (tfdoctor.inside.probes.run.run_probes); this runner
 is for `tfdoctor probe` without the runtime facts, for tests and for benchmarks.
 """
 
@@ -18,9 +18,9 @@ from tfdoctor.child.process import ChildResult, run_child
 from tfdoctor.facts import typed
 from tfdoctor.facts.probes import ProbeFacts, from_document
 from tfdoctor.facts.runtime import STDERR_TAIL
+from tfdoctor.gather.static import child_program, private_scripts
 from tfdoctor.sanitize.redact import mask_secrets
 
-WORKLOADS = Path(__file__).resolve().parents[1] / "target" / "workloads.py"
 IMPORT_ALLOWANCE_S = 60.0
 """Seconds allowed for `import tensorflow` on top of the probes' budget (a cold first import on
 a Mac can take tens of seconds)."""
@@ -39,11 +39,12 @@ MAX_BUDGET_S = 3600.0
 
 def config_problem(config: Mapping[str, Any]) -> str | None:
     """Why the probes cannot run with `config` within their budget, in words for the user (a
-    usage error), or None. A size above the largest the probes ever measure (workloads.MAX_SIZE:
+    usage error), or None. A size above the largest the probes ever measure (each workload's max_size:
     matmul n 8192, batch 512 for conv, 2048 for train) needs more memory or time than one budget
     holds: one call of matmul at n = 20000 is 1.6e13 FLOPs and 4.8 GB of operands, and a single
     call cannot be interrupted, so it would only end at the hard timeout."""
-    from tfdoctor.target.probe_config import MAX_SIZE, resolve_config
+    from tfdoctor.inside.shared.probe_config import MAX_SIZE, resolve_config
+    from tfdoctor.inside.shared.workloads import KINDS
 
     try:
         cfg = resolve_config(dict(config))
@@ -55,15 +56,14 @@ def config_problem(config: Mapping[str, Any]) -> str | None:
     for workload in cfg["workloads"]:
         size, largest = cfg["sizes"][workload], MAX_SIZE[workload]
         if size > largest:
-            what = "n" if workload == "matmul" else "batch size"
-            return (f"--size {size} is too large for {workload}: its {what} can be at most "
-                    f"{largest} to fit the probes' budget ({budget:g} s) and memory")
+            return (f"--size {size} is too large for {workload}: its {KINDS[workload].size_word} "
+                    f"can be at most {largest} to fit the probes' budget ({budget:g} s) and memory")
     return None
 
 
 def budget_of(config: Mapping[str, Any]) -> float:
     """The budget `config` will run with (its own, else its preset's)."""
-    from tfdoctor.target.probe_config import resolve_config
+    from tfdoctor.inside.shared.probe_config import resolve_config
 
     return float(resolve_config(dict(config))["budget_s"])
 
@@ -81,8 +81,10 @@ def gather_probes(python: str, config: Mapping[str, Any], *, timeout: float | No
     child_env = dict(os.environ if env is None else env)
     child_env.setdefault("PYTHONUNBUFFERED", "1")
     try:
-        child = run_child(python, WORKLOADS, [json.dumps(dict(config)), "--timeout", f"{timeout:g}"],
-                          timeout=timeout, env=child_env, tick=tick)
+        with private_scripts() as scripts:  # the interpreter never gets tfdoctor's own files
+            child = run_child(python, child_program(scripts, "probes"),
+                              [json.dumps(dict(config)), "--timeout", f"{timeout:g}"],
+                              timeout=timeout, env=child_env, tick=tick, also_remove=[scripts])
     except OSError as exc:
         return ProbeFacts(outcome="not-run", message=f"{python} could not be started: {exc}")
     return facts_from_child(child, timeout)
@@ -125,7 +127,7 @@ def facts_from_child(child: ChildResult, timeout: float) -> ProbeFacts:
 
 
 def _implausible(doc: dict[str, Any] | None, child: ChildResult) -> str | None:
-    """Why a well-formed document is not what workloads.py writes (its schema and stages; it
+    """Why a well-formed document is not what the probes' __main__.py writes (its schema and stages; it
     says complete only at stage "done", then exits with code 0), or None."""
     if doc is None:
         return None

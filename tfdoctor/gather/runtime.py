@@ -1,10 +1,12 @@
 """Import TensorFlow in an isolated child of the diagnosed interpreter, and say how it went.
 
-The child (tfdoctor/target/runtime_child.py) runs in its own process group under a hard timeout
+The child (tfdoctor/inside/runtime/__main__.py) runs in its own process group under a hard timeout
 (tfdoctor.child.process): a broken install may crash it with SIGILL or SIGSEGV, abort it, hang it,
 or make it print megabytes; the doctor survives each and classifies the ending. The child
 rewrites its result file after every stage, so even a crash says how far it got, and it keeps
-TensorFlow's output out of the result: stderr is read (bounded) by tfdoctor.logtext.stderr.
+TensorFlow's output out of the result: stderr is read (bounded) by tfdoctor.logtext.stderr. When
+`check` asks for them, the speed probes run in the same child after its stages (`inspect`), so one
+TensorFlow import serves both; tfdoctor.gather.probes runs them alone.
 """
 
 from __future__ import annotations
@@ -21,14 +23,18 @@ from rich.console import Console
 from tfdoctor.child.process import ChildResult, run_child
 from tfdoctor.facts import typed
 from tfdoctor.facts.probes import ProbeFacts, from_runtime
-from tfdoctor.facts.runtime import STAGE_DOING, STAGES, STDERR_TAIL, ImportFailure, RuntimeFacts
+from tfdoctor.facts.runtime import (
+    STAGE_DOING,
+    STAGES,
+    STDERR_TAIL,
+    ImportFailure,
+    RuntimeFacts,
+)
 from tfdoctor.gather.child_status import ChildStatus
-from tfdoctor.gather.static import private_scripts
+from tfdoctor.gather.static import child_program, private_scripts
+from tfdoctor.inside.shared.result_file import RESULT_LOST, RESULT_LOST_EXIT
 from tfdoctor.logtext import stderr
 from tfdoctor.sanitize.redact import mask_plain, mask_secrets
-from tfdoctor.target.collector_core import RESULT_LOST, RESULT_LOST_EXIT
-
-CHILD = Path(__file__).resolve().parents[1] / "target" / "runtime_child.py"
 
 PARENT_OWNED = ("outcome", "message", "log")
 """RuntimeFacts fields tfdoctor sets itself (with those of `base` in facts_from_child): every
@@ -37,7 +43,7 @@ other key of the child's document that names a RuntimeFacts field is taken as is
 
 def child_env(base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of the child: the user's, with TensorFlow's log level turned down to 0
-    (so Metal's and the loader's lines reach logparse); the user's level is passed on to be
+    (so Metal's and the loader's lines reach tfdoctor.logtext.stderr); the user's level is passed on to be
     reported."""
     env = dict(os.environ if base is None else base)
     env["TFDOCTOR_USER_TF_CPP_MIN_LOG_LEVEL"] = env.get("TF_CPP_MIN_LOG_LEVEL", "")
@@ -68,7 +74,7 @@ def inspect(python: str, timeout: float, progress: Console | None = None,
             probes: Mapping[str, Any] | None = None) -> Inspection:
     """gather_runtime, and the speed probes with config `probes` in the same child after its
     stages (one TensorFlow import serves both). `timeout` bounds everything before the probes;
-    the probes get their own allowance (probe_runner.probe_timeout of their budget) on top."""
+    the probes get their own allowance (tfdoctor.gather.probes.probe_timeout of their budget) on top."""
     args: list[str] = []
     hard_limit = timeout
     refused = None
@@ -93,7 +99,8 @@ def inspect(python: str, timeout: float, progress: Console | None = None,
 
     try:
         with private_scripts() as scripts:  # the interpreter never gets tfdoctor's own files
-            child = run_child(python, scripts / CHILD.name, ["--timeout", f"{timeout:g}", *args],
+            child = run_child(python, child_program(scripts, "runtime"),
+                              ["--timeout", f"{timeout:g}", *args],
                               timeout=hard_limit, env=child_env(),
                               tick=tick if (status.active or probes is not None) else None,
                               also_remove=[scripts])

@@ -24,15 +24,18 @@ from tfdoctor import __version__
 from tfdoctor.child import reaper
 from tfdoctor.child.process import ChildResult, run_child
 from tfdoctor.gather.interpreter import Target, TargetNotFound, choose_target  # noqa: F401 (re-exported)
-from tfdoctor.target.collector_core import RESULT_LOST, RESULT_LOST_EXIT
+from tfdoctor.inside.shared.result_file import RESULT_LOST, RESULT_LOST_EXIT
 
 if TYPE_CHECKING:  # imported where the snapshot is built: `tfdoctor check` starts the collector
-    from tfdoctor.facts.snapshot import Snapshot  # (tfdoctor.cli.main) before the rest of tfdoctor
+    from tfdoctor.facts.snapshot import (
+        Snapshot,  # (tfdoctor.cli.main) before the rest of tfdoctor
+    )
 
 Outcome = dict
 """TargetOutcome's fields as keyword arguments (the dataclass is built with the snapshot)."""
 
-TARGET_DIR = Path(__file__).resolve().parents[1] / "target"
+INSIDE = Path(__file__).resolve().parents[1] / "inside"
+"""The programs that run inside the diagnosed interpreter (tfdoctor/inside/__init__.py)."""
 COLLECT_TIMEOUT_S = 30.0
 VERIFY_TIMEOUT_S = 10.0
 MARKER = "tfdoctor-python-check:"
@@ -111,15 +114,26 @@ def _signal_name(returncode: int) -> str:
 
 @contextmanager
 def private_scripts() -> Iterator[Path]:
-    """A private copy of tfdoctor/target/ in a new temporary directory (removed afterwards):
-    whatever the diagnosed interpreter does with the path, tfdoctor's own files stay intact."""
-    tmp = tempfile.mkdtemp(prefix="tfdoctor-scripts-")
+    """A private copy of tfdoctor/inside/ in a new temporary directory (removed afterwards), as
+    tfdoctor/inside/ under an empty tfdoctor/ package: whatever the diagnosed interpreter does
+    with the path, tfdoctor's own files stay intact, and it imports nothing of tfdoctor but
+    these. Yields the copy's root; child_program names a program in it."""
+    tmp = Path(tempfile.mkdtemp(prefix="tfdoctor-scripts-"))
     try:
-        for script in TARGET_DIR.glob("*.py"):
-            shutil.copy(script, Path(tmp) / script.name)
-        yield Path(tmp)
+        for script in INSIDE.rglob("*.py"):
+            copy = tmp / "tfdoctor" / "inside" / script.relative_to(INSIDE)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(script, copy)
+        (tmp / "tfdoctor" / "__init__.py").write_text('"""tfdoctor.inside alone: a private copy."""\n')
+        yield tmp
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def child_program(root: Path, name: str) -> Path:
+    """The script of child program `name` (collector, runtime, probes, model) under `root`,
+    tfdoctor's own package folder or a private_scripts copy."""
+    return root / "tfdoctor" / "inside" / name / "__main__.py"
 
 
 def _temp_problem(executable: str, exc: OSError, during: str) -> Outcome:
@@ -241,7 +255,7 @@ def _collect(executable: str, timeout: float, cancelled: Callable[[], bool] = la
     try:
         with private_scripts() as scripts:
             try:
-                child = run_child(executable, scripts / "collect_static.py",
+                child = run_child(executable, child_program(scripts, "collector"),
                                   ["--parent-pid", str(os.getppid())], timeout=timeout,
                                   tick=lambda _path, _elapsed: cancelled(), tick_interval=POLL_S,
                                   also_remove=[scripts])  # even if tfdoctor is killed meanwhile

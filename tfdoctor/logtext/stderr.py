@@ -290,7 +290,7 @@ def python_stack(text: str, limit: int = 12) -> list[str]:
         match = _FRAME.match(line)
         if not match:
             break
-        if match["file"].startswith("<frozen ") or match["file"].endswith("runtime_child.py"):
+        if match["file"].startswith("<frozen ") or match["file"].endswith("inside/runtime/__main__.py"):
             continue  # the import machinery and tfdoctor's own child: not where it went wrong
         frames.append(f"{match['file']}:{match['line']} in {match['func']}")
         if len(frames) >= limit:

@@ -1,7 +1,7 @@
 """Stage: show a report. Takes a Report (with the derived facts it was made from) and gives
 text for a terminal (text.py), markdown for a bug report (markdown.py), JSON with its schema
 (schemas.py), one line per snapshot (summary.py), and the views of the other commands (matrix,
-ops, lint, run, list-checks). Rendering reads the report; it never derives facts again.
+ops, lint, run, list-checks, the model probe's summary). Rendering reads the report; it never derives facts again.
 
 `render` is the one entry point the commands use; every format writes to the console it is given
 (JSON and markdown as plain text to its file), and each format's module is imported only when used,

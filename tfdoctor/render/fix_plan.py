@@ -1,8 +1,11 @@
-"""`tfdoctor fix`'s plan as text at the console's width (issue 29: lines of 127 columns at 80).
-What is read wraps between words under its label; a command is printed whole on a line of its
-own (`$ ...`), to be copied and pasted as it is: the one kind of line that may be wider."""
+"""`tfdoctor fix`'s plan and outcome as text at the console's width (issue 29: lines of 127
+columns at 80). What is read wraps between words under its label; a command is printed whole on
+a line of its own (`$ ...`), to be copied and pasted as it is: the one kind of line that may be
+wider."""
 
 from __future__ import annotations
+
+from rich.console import Console
 
 from tfdoctor.fix.plan import Plan
 from tfdoctor.fix.steps import Step
@@ -20,8 +23,8 @@ def plan_lines(plan: Plan, width: int) -> list[str]:
         return wrap(f"tfdoctor fix: nothing to do for {plan.diagnosed}{left}", width)
     lines = wrap(f"tfdoctor fix plan for {plan.diagnosed}", width)
     said = lambda label, text: lines.extend(wrap(text, width, f"  {label}", "    "))
-    if plan.target:
-        said("target: ", plan.target.description + (f" [{plan.target.status}]" if plan.target.status else ""))
+    if plan.goal:
+        said("target: ", plan.goal.description + (f" [{plan.goal.status}]" if plan.goal.status else ""))
     said("answers: ", ", ".join(plan.answers))
     if plan.unanswered:
         said("not answered by fix: ", ", ".join(plan.unanswered))
@@ -43,6 +46,33 @@ def plan_lines(plan: Plan, width: int) -> list[str]:
     for note in plan.notes:
         said("note: ", note)
     return lines
+
+
+def say_plan(plan: Plan, console: Console) -> None:
+    for line in plan_lines(plan, console.width):
+        console.print(line, markup=False)
+
+
+def say_outcome(line: str, console: Console) -> None:
+    """A line of how fix ended, wrapped between words at the console's width."""
+    for part in wrap(line, console.width):
+        console.print(part, markup=False)
+
+
+def not_applied(plan: Plan, live: bool, dry_run: bool) -> str:
+    """Why a printed plan was not applied; "" when the plan says so itself (nothing to do, or a
+    step only the user can take)."""
+    if dry_run:
+        return "dry run: nothing changed"
+    if not live:
+        return "plan for a snapshot: never applied"
+    if plan.nothing_to_do or plan.blocked:
+        return ""
+    return "dry run: no terminal to ask and no --yes; nothing changed"
+
+
+def applied_summary(env: str, seconds: float, verify_exit: int | None) -> str:
+    return f"fixed environment: {env} ({seconds:.0f}s); " + glued(f"tfdoctor check exit {verify_exit}")
 
 
 def _step_lines(n: int, step: Step, width: int) -> list[str]:

@@ -20,6 +20,8 @@ EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (SIGINT): the shell's 128 + 2."""
 
 
 @dataclass(frozen=True)

@@ -165,5 +165,7 @@ def lay_out(text: str | bytes) -> Document:
             wrapped = _WRAPPED.fullmatch(shown)
             shown = wrapped.group(2) if wrapped else shown
         code = in_repl or (fence.open and fence.info in CODE_LANGUAGES and not session)
+        if not shown and lines and not lines[-1].text and (lines[-1].quoted, lines[-1].block) == (quoted, fence.block):
+            continue  # a run of blank lines separates no more than one does, and costs every reader
         lines.append(Line(number, shown, quoted, fence.block, code, in_repl))
     return Document(tuple(lines), tuple(notes), bool(notes) or own.open or quoting.open)

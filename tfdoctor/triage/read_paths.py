@@ -101,13 +101,15 @@ def path_facts(path: str) -> list[tuple[str, str]]:
 
 
 def _homebrew(path: str, python_owned: bool) -> list[tuple[str, str]]:
-    """Homebrew's prefix says the architecture of everything it built: a Homebrew Python in
-    /opt/homebrew is arm64, one in /usr/local/Cellar x86_64."""
+    """Homebrew's prefix says the architecture of everything it built (its bottles hold one
+    architecture, never universal2): a Homebrew Python in /opt/homebrew is an arm64 binary, one
+    in /usr/local/Cellar an x86_64 one."""
     if path.startswith("/opt/homebrew/"):
         facts = [("env_manager", "homebrew-arm64"), ("hw_arm64", "true")]
-        return facts + ([("python_arch", "arm64")] if python_owned else [])
+        return facts + ([("python_arch", "arm64"), ("python_binary_archs", "arm64")] if python_owned else [])
     if path.startswith(("/usr/local/Cellar/", "/usr/local/opt/")):
-        return [("env_manager", "homebrew-intel")] + ([("python_arch", "x86_64")] if python_owned else [])
+        return [("env_manager", "homebrew-intel")] + (
+            [("python_arch", "x86_64"), ("python_binary_archs", "x86_64")] if python_owned else [])
     return []
 
 

@@ -77,7 +77,7 @@ def _python(facts: ReportFacts) -> PythonFacts | None:
     if not any(_value(facts, name) for name in names) and not _packages(facts):
         return None
     path = _value(facts, "python_path") or ""
-    archs = (_value(facts, "python_binary_archs", ("read",)) or "").split()
+    archs = (_value(facts, "python_binary_archs", SETTLING) or "").split()
     arch = _value(facts, "python_arch", SETTLING)
     return PythonFacts(
         version=_value(facts, "python_version") or "",
@@ -127,7 +127,7 @@ def _settled(facts: ReportFacts, knowable: str) -> bool:
     if knowable == "python-arch":
         return _value(facts, "python_arch", SETTLING) is not None
     if knowable == "python-binary":
-        return _value(facts, "python_binary_archs", ("read",)) is not None
+        return _value(facts, "python_binary_archs", SETTLING) is not None
     if knowable == "macos":
         return _value(facts, "macos_version") is not None or (system not in (None, "Darwin"))
     if knowable == "chip":
