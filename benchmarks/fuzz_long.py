@@ -1,5 +1,5 @@
 """The long fuzz run over every command (issue 22 class 7): the generators and the property of
-tests/test_fuzz_commands.py (which runs a short fixed-seed set in CI), with random seeds, for
+tests/hostile/test_fuzz_commands.py (which runs a short fixed-seed set in CI), with random seeds, for
 as long as asked. Prints the cases run (per target and per command), and how many were hangs (no end within HANG_S s),
 tracebacks, exit 3 (an exception escaping a command), other exit codes and invalid JSON under
 --json, with the first few failing cases of each kind.
@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis import seed as hypothesis_seed  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-import test_fuzz_commands as fz  # noqa: E402
+from hostile import test_fuzz_commands as fz  # noqa: E402
 
 ROUND = 100
 """Cases in one hypothesis run (a round); its choice tree is dropped at the round's end."""

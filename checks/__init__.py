@@ -12,8 +12,8 @@ MODULE_NEEDS when all its rules read a section gathered on demand); `needs=` onl
 rule reads beyond its module's MODULE_NEEDS; `fix_answer=` for what `tfdoctor fix` does about its
 findings (tfdoctor.advice.fix_answers: GOAL_INSTALLED when an environment with fix's goal
 installed answers them, else the reason none of fix's steps can; see tfdoctor/fix/__init__.py);
-and a test of each of its codes in tests/test_rules_<module>.py. tests/test_rule_contract.py and
-tests/test_fix_answers.py name the rule that misses one of these.
+and a test of each of its codes in tests/rules/test_<module>.py. tests/rules/test_contract.py and
+tests/fix/test_answers.py name the rule that misses one of these.
 """
 
 BUILTIN_MODULES = (

@@ -43,7 +43,7 @@ REPLACEMENTS = (
     ("RandomUniform", "apply random augmentation in the tf.data pipeline (on the CPU)"),
 )
 """Advice per op (prefix) without a Metal kernel; the replacement ops named have kernels in
-tensorflow-metal 1.2.0's table (tests/test_rules_model_speed.py checks it)."""
+tensorflow-metal 1.2.0's table (tests/rules/test_model_speed.py checks it)."""
 
 
 def _advice(op: str) -> str:

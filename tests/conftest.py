@@ -16,6 +16,14 @@ for _width in ("COLUMNS", "LINES"):  # pytest-xdist's workers set COLUMNS=80: a 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that runs TensorFlow is slow: `-m "not slow"` leaves out every `tf` test too."""
+    for item in items:
+        if item.get_closest_marker("tf"):
+            item.add_marker(pytest.mark.slow)
+
+
 @dataclass
 class CliRun:
     code: int

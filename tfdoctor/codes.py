@@ -2,7 +2,7 @@
 
 Rules declare themselves with these constants and name the findings they explain with them, so a
 rule module never imports another to refer to its code, and a misspelt code fails at import.
-tests/test_rule_contract.py keeps this list and the declared rules equal.
+tests/rules/test_contract.py keeps this list and the declared rules equal.
 """
 
 from __future__ import annotations

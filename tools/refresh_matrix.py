@@ -21,7 +21,7 @@ prints the wheels read, requests, bytes and seconds.
     python tools/refresh_matrix.py --from-reference shared/reference/tf_wheels_2026-11.json
 
 The parsing and building functions are pure and unit-tested on recorded samples
-(tests/test_refresh_matrix.py). This module is the command line and the merge into the shipped
+(tests/knowledge/test_refresh_matrix.py). This module is the command line and the merge into the shipped
 file; the parts live beside it: refresh_pip (pip's settings, index pages), refresh_fetch (range
 reads, the sweep), refresh_wheels (what a wheel says about itself) and refresh_build (the
 sections). Last live run (2026-11-23, pypi.org): 621 wheels, 1107 requests, 40.8 MB, 84 s.

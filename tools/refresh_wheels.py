@@ -3,7 +3,7 @@
 table), WHEEL's `Tag:` lines; the WheelInfo record the builder works on; which wheels are in
 scope; and the version and tag helpers they share.
 
-Pure functions, unit-tested on recorded samples (tests/test_refresh_matrix.py).
+Pure functions, unit-tested on recorded samples (tests/knowledge/test_refresh_matrix.py).
 """
 
 from __future__ import annotations

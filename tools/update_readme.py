@@ -1,4 +1,4 @@
-"""Rewrite the parts of README.md that tfdoctor itself produces (tests/test_docs.py checks both):
+"""Rewrite the parts of README.md that tfdoctor itself produces (tests/repo/test_docs.py checks both):
 the example report at the top (`tfdoctor diagnose` of tests/scenarios/rosetta_homebrew_usr_local.json,
 as a pipe prints it: 80 columns) and the table of rules generated from their own docs.
 

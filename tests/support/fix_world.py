@@ -35,7 +35,7 @@ class FixWorld:
 
     def env(self, url: str, **extra: str) -> dict[str, str]:
         """The environment of a `tfdoctor fix` whose pip uses `url` alone (and not uv), its lines
-        wide enough for any path of a test's (fix wraps them at the width: tests/test_screens_fix80)."""
+        wide enough for any path of a test's (fix wraps them at the width: tests/screens/test_fix80)."""
         return {**pip_env(url, self.nowhere), "PATH": path_without_uv(), "NO_COLOR": "1",
                 "PYTHONUNBUFFERED": "1", "COLUMNS": "1000", **extra}
 

@@ -3,7 +3,7 @@
 
 fix reads the declaration from the findings of the report (tfdoctor.fix.plan): a finding whose
 code is declared answered goes into the plan's `answers`, any other into `unanswered`.
-tests/test_fix_answers.py fails for a rule that declares nothing, so no new rule is forgotten.
+tests/fix/test_answers.py fails for a rule that declares nothing, so no new rule is forgotten.
 """
 
 from __future__ import annotations

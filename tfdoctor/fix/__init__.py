@@ -20,6 +20,6 @@ into every finding it makes, which the plan reads from the report. To add a rule
 answers, declare it with `fix_answer=GOAL_INSTALLED` (or another answered FixAnswer) when an
 environment with the goal installed makes its findings go away; a scenario in tests/scenarios
 whose plan `answers` it shows that it does. A rule fix does not answer declares why not, with
-one of the FixAnswer(False, ...) reasons; tests/test_fix_answers.py fails for a rule that
+one of the FixAnswer(False, ...) reasons; tests/fix/test_answers.py fails for a rule that
 declares neither.
 """

@@ -83,7 +83,7 @@ class Plan:
     @property
     def changes(self) -> tuple[Change, ...]:
         """What the plan does to environments, as data: the what-if judges it like any advice
-        (tests/test_advice_whatif.py). A new environment with the goal (and what is carried),
+        (tests/advice/test_whatif.py). A new environment with the goal (and what is carried),
         or in place the distributions it switches from removed and the goal installed."""
         if self.goal is None or not self.goal.requirements:
             return ()

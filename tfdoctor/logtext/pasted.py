@@ -17,7 +17,7 @@ messages and is kept; other loggers' timestamps and levels in front of a line ar
 Each cleaning pass is one regular expression over the whole text that never crosses a line end
 and can start only at a line's start or once per run of the characters it repeats, so a pass
 costs time linear in the text, however long its lines or its runs of spaces, digits or backticks
-(tests/test_paste_linear.py holds every pattern here to that).
+(tests/hostile/test_paste_linear.py holds every pattern here to that).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ headers of the first compiled libraries each installed.
 
 METADATA is read by read_headers, which takes the header block the way the standard library's
 email.parser (compat32, headersonly) does, without importing the email package: that import and
-its parser were a third of the collector's time (tests/test_collector.py holds the two equal on
+its parser were a third of the collector's time (tests/gather/test_collector.py holds the two equal on
 every METADATA of the test machine and on folded, CRLF and malformed blocks).
 Standard library only, Python 3.8+.
 """

@@ -12,7 +12,7 @@ returns the step to time and how to read its result back; `placement` says where
 To add a workload: write its class here (Matmul is the pattern: every attribute below `name`)
 and add it to KINDS; the CLI (`tfdoctor probe --workload`), the configuration
 (probe_config.py), the size checks and the evidence follow from KINDS. Then add its test to
-tests/test_probes_tf.py (a measurement in the cached TensorFlow venv) and its recorded numbers to
+tests/gather/test_probes_tf.py (a measurement in the cached TensorFlow venv) and its recorded numbers to
 tests/scenarios/build.py if a scenario should show it.
 
 Runs inside the diagnosed interpreter (standard library and tensorflow, passed in as `tf`,

@@ -1,0 +1,64 @@
+"""checks/compat_companions.py: a companion with compiled ops built for another TensorFlow, judged
+from compat_matrix.json `companion_pins` (each release's METADATA Requires-Dist as read from the
+registry's wheels by tools/companion_pins.py), so a report that only names versions is enough."""
+
+from __future__ import annotations
+
+from snapshots import RuleModules, _pkg, apple_silicon, snap
+
+from tfdoctor.knowledge import companions
+from tfdoctor.model import Severity
+
+check = RuleModules("compat_companions")
+ARM = ["cp311-cp311-macosx_12_0_arm64"]
+
+
+def mac(*packages: tuple[str, str]) -> list:
+    """What a report states: names and versions, no METADATA (requires_dist unknown)."""
+    return check.run(snap(apple_silicon(packages=[_pkg(n, v, ARM) for n, v in packages])))
+
+
+def test_tensorflow_text_built_for_the_previous_minor_is_the_cause_and_names_the_release_that_fits():
+    (f,) = mac(("tensorflow", "2.16.1"), ("tensorflow-text", "2.15.0"))
+    assert f.code == "compat.companion-built-for" and f.severity is Severity.ERROR
+    assert f.title.startswith("tensorflow-text 2.15.0 is built for TensorFlow <2.16,>=2.15.0; 2.16.1 is installed")
+    assert f.remediation.commands[-1].endswith("tensorflow-text==2.16.1")
+
+
+def test_a_companion_with_no_release_for_this_tensorflow_says_so_and_moves_nothing():
+    (f,) = mac(("tensorflow", "2.19.1"), ("tensorflow-io", "0.37.1"))
+    assert "built for TensorFlow <2.17.0,>=2.16.0" in f.title
+    assert f.remediation.commands == () and "No tensorflow-io release is built for TensorFlow 2.19.1" in f.remediation.text
+
+
+def test_companions_built_for_the_installed_tensorflow_are_quiet():
+    assert mac(("tensorflow", "2.19.0"), ("tensorflow-decision-forests", "1.12.0")) == []
+    assert mac(("tensorflow", "2.15.1"), ("tensorflow-text", "2.15.0")) == []
+    assert mac(("tensorflow-text", "2.15.0")) == []  # no TensorFlow stated: nothing to compare
+
+
+def test_the_pins_section_says_where_it_was_read_and_covers_every_release():
+    from tfdoctor.knowledge.kernels import bundled_section
+
+    section = bundled_section(companions.SECTION)
+    assert section["read_on"] >= "2026-11-27" and "METADATA" in section["source"]
+    assert set(companions.packages()) == {"tensorflow-text", "tensorflow-io", "tensorflow-decision-forests"}
+    assert str(companions.built_for("tensorflow-io", "0.37.1").tensorflow) == "<2.17.0,>=2.16.0"  # its extra
+    assert companions.built_for("tensorflow-decision-forests", "1.12.0").fits("2.19.0")
+
+
+def test_the_tool_keeps_only_tensorflows_requirements_and_prefers_a_mac_wheel():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    import companion_pins
+
+    kept = [r for r in ("tensorflow<2.21,>=2.20.0", "tensorflow-datasets>=3.2.0; extra == \"tests\"",
+                        "tensorflow-io-gcs-filesystem ==0.37.1", "tensorflow-macos (~=2.13.0)", "tf-keras ~=2.16")
+            if companion_pins._TENSORFLOW.match(r)]
+    assert kept == ["tensorflow<2.21,>=2.20.0", "tensorflow-macos (~=2.13.0)", "tf-keras ~=2.16"]
+    files = [{"filename": n} for n in ("tensorflow_text-2.15.0-cp311-cp311-manylinux_2_17_x86_64.whl",
+                                       "tensorflow_text-2.15.0-cp311-cp311-macosx_10_9_x86_64.whl",
+                                       "tensorflow_text-2.15.0-cp311-cp311-macosx_11_0_arm64.whl")]
+    assert companion_pins.wheel_of(files, "2.15.0")["filename"].endswith("macosx_11_0_arm64.whl")

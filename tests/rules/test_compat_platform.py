@@ -1,0 +1,334 @@
+"""compat.no-wheel-for-python, compat.no-metal, compat.macos-too-old and compat.ok
+(checks/compat_platform.py): which wheels exist for this Python, architecture and macOS, and the
+all-clear of the whole pairing. Snapshots are built as tests/rules/test_compat_pairing.py builds
+them, from the same recorded facts (its docstring lists them: wheel tags and Python tags from
+tests/data/reference/tf_wheels_2026-11.json.gz, Apple's table from the tensorflow-metal 1.2.0
+METADATA, tests/facts/mac_facts.json); both rule modules run together, as the engine runs them.
+"""
+
+from __future__ import annotations
+
+from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, merge, snap
+
+from rules.test_compat_pairing import PIP, ROSETTA, compat, mac, one, ran_on_gpu, run
+from tfdoctor.advice.installs import machine_recommendation
+from tfdoctor.knowledge.matrix import load_matrix
+from tfdoctor.model import Severity
+
+architecture = RuleModules("arch_interpreter")
+installation = RuleModules("install")
+
+# ---------------------------------------------------------------------------------------------
+# off macOS there is nothing to pair
+
+
+def test_linux_has_no_metal_pairing_and_no_warning():
+    f = one(linux_cpu())
+    assert f.code == "compat.ok" and "tensorflow-cpu 2.19.1 on Linux" in f.title
+    assert "macOS-only" in f.title
+
+
+# ---------------------------------------------------------------------------------------------
+# wheels for this Python
+
+
+def test_python_3_13_has_no_metal_wheel():
+    """No tensorflow-metal release has a cp313 wheel (mac_facts metal.no_wheel_past_cp312);
+    tensorflow 2.20.0 has one."""
+    f = one(mac("2.20.0", None, python="3.13"))
+    assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.ERROR
+    assert f.title == "no tensorflow-metal wheel for Python 3.13 (arm64): create a Python 3.12 environment"
+    assert f.remediation.commands == (
+        "python3.12 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install -- 'tensorflow==2.19.*' "
+        "tensorflow-metal==1.2.0",)
+    assert "runtime.no-gpu" in f.explains and "install.no-tensorflow" not in f.explains
+
+
+def test_python_3_13_without_tensorflow_explains_no_tensorflow():
+    s = snap(mac(None, None, python="3.13"))
+    (f,) = compat.run(s)
+    assert f.code == "compat.no-wheel-for-python" and "install.no-tensorflow" in f.explains
+    assert "tensorflow==2.21.*" in f.remediation.text  # the CPU-only alternative, not run by a script
+    assert len(f.remediation.commands) == 1
+    (missing,) = installation.run(s)
+    assert missing.code == "install.no-tensorflow" and not missing.remediation.commands
+
+
+def test_python_3_14_has_no_tensorflow_wheel_either():
+    """tensorflow 2.21.0 wheels stop at cp313 (reference records)."""
+    f = one(mac(None, None, python="3.14"))
+    assert f.title.startswith("no TensorFlow wheel and no tensorflow-metal wheel for Python 3.14 (arm64)")
+
+
+def test_metal_1_1_0_has_no_wheel_for_python_3_12():
+    """tensorflow-metal 1.1.0: cp39, cp310, cp311 only (reference); found in a 3.12 environment
+    it was copied or forced there."""
+    f = one(mac("2.17.1", "1.1.0", python="3.12"))
+    assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.WARNING
+    assert f.title == "tensorflow-metal 1.1.0 has no wheel for Python 3.12 (only 3.9-3.11)"
+    assert f.remediation.commands == (f"{PIP} install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
+
+
+def test_tensorflow_2_15_on_python_3_12_has_no_plugin():
+    """`pip install -- tensorflow-metal==1.1.0` (Apple's plugin for 2.14-2.18) finds no cp312 wheel;
+    only 1.2.0 has one, and it goes with 2.16.2 and 2.18.1/2.19 (reports), not with 2.15."""
+    f = one(mac("2.15.0", None, python="3.12"))
+    assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.WARNING
+    assert "tensorflow-metal 1.1.0" in f.title and "3.9-3.11 only" in f.title
+    assert f.remediation.commands == (f"{PIP} install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
+
+
+INTEL = {"host": {"hw_arm64": False, "chip": None, "cpu_brand": "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz",
+                  "cpu_flags": ["avx", "avx2"]},
+         "python": {"process_arch": "x86_64", "translated": None}}
+
+
+def test_intel_mac_metal_wheels_end_at_1_0_0():
+    """tensorflow-metal x86_64 wheels exist for 0.1.0-1.0.0 only (reference); 1.1.0 is arm64-only."""
+    data = merge(mac("2.16.2", "1.1.0"), INTEL)
+    data["packages"][0]["wheel_tags"] = ["cp311-cp311-macosx_10_15_x86_64"]
+    f = one(data)
+    assert f.code == "compat.no-wheel-for-python" and f.severity is Severity.ERROR
+    assert f.title == ("tensorflow-metal 1.1.0 has no x86_64 wheel: Intel Macs had tensorflow-metal "
+                       "wheels only up to 1.0.0")
+    assert f.remediation.commands == (f"{PIP} install -- 'tensorflow==2.13.*' tensorflow-metal==1.0.0",)
+
+
+def test_intel_mac_python_3_12_moves_to_3_11():
+    f = one(merge(mac(None, None, python="3.12"), INTEL))
+    assert f.title == "no tensorflow-metal wheel for Python 3.12 (x86_64): create a Python 3.11 environment"
+    assert f.remediation.commands == (
+        "python3.11 -m venv ~/venvs/tf && ~/venvs/tf/bin/python -m pip install -- 'tensorflow==2.13.*' "
+        "tensorflow-metal==1.0.0",)
+
+
+def test_intel_mac_with_a_working_tensorflow_is_not_an_error_for_want_of_metal():
+    """On an Intel Mac the Metal GPU is an option (as for compat.no-metal): an installed TensorFlow
+    on a Python no tensorflow-metal wheel fits is a warning; below macOS 12, where no Python would
+    bring the plugin, information. TomHeaven/tensorflow-osx-build#18: an Intel Mac on macOS
+    10.13.6, Homebrew Python 3.7, a custom TensorFlow 2.2 build."""
+    data = merge(mac("2.16.2", None, python="3.12"), INTEL)
+    data["packages"][0]["wheel_tags"] = ["cp312-cp312-macosx_10_15_x86_64"]
+    assert one(data).severity is Severity.WARNING
+    old = merge(mac("2.2.0", None, python="3.7", macos="10.13.6"), INTEL)
+    old["packages"][0]["wheel_tags"] = ["cp37-cp37m-macosx_10_13_x86_64"]
+    f = one(old)
+    assert f.severity is Severity.INFO and "tensorflow-metal needs macOS 12, this Mac runs 10.13.6" in f.title
+    assert f.remediation.commands == ()
+
+
+def test_rosetta_uses_the_hardware_arch():
+    """Under Rosetta the pair is judged for arm64 (the fix is an arm64 Python), so a 3.11
+    interpreter does not get a 'no wheel' finding; the architecture check owns the problem."""
+    assert one(merge(apple_silicon(), ROSETTA)).code == "compat.ok"
+
+
+def test_rosetta_python_3_13_is_explained_by_the_rosetta_finding():
+    data = merge(mac("2.20.0", None, python="3.13"), ROSETTA)
+    s = snap(data)
+    (f,) = compat.run(s)
+    assert f.code == "compat.no-wheel-for-python" and "(arm64)" in f.title
+    arch = [x for x in architecture.run(s) if x.code == "arch.rosetta"]
+    assert arch and f.code in arch[0].explains
+
+
+# ---------------------------------------------------------------------------------------------
+# macOS
+
+
+def test_macos_12_0_is_too_old_for_metal_1_2_0_by_apples_table():
+    """The 1.2.0 wheels are tagged macosx_12_0 (reference), Apple's table asks 12.1+ (rows for
+    TF 2.18, which 1.2.0 is inferred to serve; compat_matrix.json known_quirks
+    metal-min-macos-table-vs-tags)."""
+    f = one(mac("2.19.1", "1.2.0", macos="12.0"))
+    assert f.code == "compat.macos-too-old" and f.severity is Severity.ERROR
+    assert f.title == ("macOS 12.0 is too old: tensorflow-metal 1.2.0 needs 12.1 (Apple's table; its "
+                       "wheel tag allows 12.0, so pip installed it anyway)")
+    floors = {(r["needs"], r["source"].split(" ")[0]) for r in f.evidence["requirements"]}
+    assert ("12.0", "wheel") in floors and ("12.1", "Apple's") in floors
+    assert f.remediation.commands == (f"{PIP} uninstall -y -- tensorflow-metal",)
+    assert "Update macOS to 12.1" in f.remediation.text
+
+
+def test_macos_12_1_is_enough():
+    assert one(mac("2.19.1", "1.2.0", macos="12.1")).code == "compat.ok"
+
+
+def test_macos_11_is_too_old_for_the_tensorflow_wheel_too():
+    """tensorflow 2.19.1 arm64 wheels are macosx_12_0 (reference)."""
+    f = one(mac("2.19.1", "1.2.0", macos="11.7"))
+    assert "tensorflow 2.19.1 needs 12.0 (wheel tag)" in f.title
+    assert "tensorflow-metal 1.2.0 needs 12.1 (Apple's table)" in f.title
+    assert f.remediation.commands == ()  # no pair supports macOS 11.7 on 3.11: update macOS
+
+
+def test_unknown_macos_gives_no_macos_finding():
+    assert one(mac("2.19.1", "1.2.0", macos=None)).code == "compat.ok"
+
+
+def test_unreadable_macos_version_is_treated_as_unknown():
+    f = one(mac("2.19.1", "1.2.0", macos=":"))
+    assert f.code == "compat.ok"
+    assert machine_recommendation(snap(mac(None, None, macos="junk")), load_matrix())["requirements"] == [
+        "tensorflow==2.19.*", "tensorflow-metal==1.2.0"]
+
+
+def test_apple_table_macos_floor_yields_to_a_gpu_seen_running():
+    """tensorflow-metal 0.1.1's wheel is tagged macosx_11_0; Apple's table asks 12.0 for TF 2.5
+    (reference); jzhangc/git_tf2_experiments ran it on 11.4."""
+    data = mac("2.5.0", "0.1.1", dist="tensorflow-macos", python="3.8", macos="11.4")
+    found = {f.code: f for f in run(data)}
+    assert found["compat.macos-too-old"].severity is Severity.ERROR
+    found = {f.code: f for f in run(ran_on_gpu(data, "2.5.0"))}
+    assert found["compat.macos-too-old"].severity is Severity.INFO
+
+
+# ---------------------------------------------------------------------------------------------
+# no plugin installed
+
+
+def test_tensorflow_2_20_without_metal_points_to_the_working_pair():
+    f = one(mac("2.20.0", None))
+    assert f.code == "compat.no-metal" and "no release is known to work" in f.title
+    assert f.remediation.commands == (f"{PIP} install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0",)
+
+
+def test_no_metal_on_apple_silicon_is_the_cause_of_an_idle_gpu():
+    f = one(mac("2.19.1", None, python="3.11"))
+    assert f.code == "compat.no-metal" and f.severity is Severity.WARNING
+    assert "runtime.no-gpu" in f.explains
+    assert f.remediation.commands == (f"{PIP} install -- tensorflow-metal==1.2.0",)
+    intel = one(merge(mac("2.19.1", None), INTEL))
+    assert intel.severity is not Severity.WARNING
+
+
+def test_a_third_party_metal_plugin_is_a_metal_plugin_here_too():
+    """With only IPNP-BIPN's tensorflow-metal-plugin 0.4.1 installed (its PKG-INFO requires
+    tensorflow==2.21.*; wheel tag macosx_15_0_arm64, recorded in compat_matrix.json metal_plugins),
+    no rule here calls the GPU idle or wheel-less (the same Mac without it gets
+    compat.no-wheel-for-python): compat_third_party judges that plugin."""
+    packages = [_pkg("tensorflow", "2.21.0", ["cp313-cp313-macosx_12_0_arm64"]),
+                _pkg("tensorflow-metal-plugin", "0.4.1", ["cp313-cp313-macosx_15_0_arm64"], ["tensorflow==2.21.*"])]
+    data = merge(mac(None, None, python="3.13", macos="15.1"), {"packages": packages})
+    without = merge(mac(None, None, python="3.13", macos="15.1"), {"packages": packages[:1]})
+    assert run(without)[0].code == "compat.no-wheel-for-python"  # the same Mac without the plugin
+    assert [f.code for f in run(data)] == ["compat.ok"]
+
+
+
+
+def test_a_loader_error_from_a_system_framework_is_macos_too_old_even_without_versions():
+    """What the error shows is observed: compat.macos-too-old explains log.macos-too-old when the
+    macOS is older than the binary was built for, or not stated; a new enough macOS means the
+    error came from elsewhere."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.logtext import keep
+
+    def with_log(data):
+        s = snap(data)
+        s.log = keep.read(LOGS / "dyld_system_symbol_macos_too_old.txt", identity=WHO)
+        return [f for f in compat.run(s) if f.code == "compat.macos-too-old"]
+
+    (old,) = with_log(mac(None, None, macos="11.6"))
+    assert old.evidence["built_for"] == "12.0" and "log.macos-too-old" in old.explains
+    assert "Update macOS to 12.0" in old.remediation.text
+    assert not with_log(mac(None, None, macos="14.5"))
+
+
+# ---------------------------------------------------------------------------------------------
+# old releases on old macOS: the floor from the registry's wheels (compat_matrix.json macos_floors)
+
+
+def intel(tf: str, python: str, macos: str, tags: list[str] | None = None) -> dict:
+    """An Intel Mac with the registry's tensorflow `tf` for `python` (tags as the index lists them)."""
+    data = merge(mac(tf, None, python=python, macos=macos), INTEL)
+    data["packages"][0]["wheel_tags"] = tags if tags is not None else []
+    return data
+
+
+def macos_finding(data: dict):
+    return next((f for f in run(data) if f.code == "compat.macos-too-old"), None)
+
+
+def test_tensorflow_1_on_a_macos_below_its_wheel_tag_is_too_old():
+    """tensorflow 1.15.0's wheels are tagged macosx_10_11_x86_64; tensorflow/tensorflow#3034: a
+    binary built for a newer OS X than the Mac's fails with a libSystem symbol missing."""
+    f = macos_finding(intel("1.15.0", "3.7", "10.10.5", ["cp37-cp37m-macosx_10_11_x86_64"]))
+    assert f is not None and f.severity is Severity.ERROR
+    assert "tensorflow 1.15.0 needs 10.14" in f.title
+    assert any(r["needs"] == "10.11" and r["source"].startswith("wheel tag macosx_10_11_x86_64")
+               for r in f.evidence["too_old_for"])
+
+
+def test_a_build_made_for_a_newer_macos_than_its_tag_is_a_warning():
+    """tensorflow 2.2.0 is tagged macosx_10_11 but its libraries are built for 10.14; on 10.13 pip
+    installs it and import may fail (tensorflow/tensorflow#38601, TensorFlow 2.2 on 10.13.6)."""
+    f = macos_finding(intel("2.2.0", "3.7", "10.13.6", ["cp37-cp37m-macosx_10_11_x86_64"]))
+    assert f is not None and f.severity is Severity.WARNING
+    assert f.title == ("macOS 10.13.6 is too old: tensorflow 2.2.0 needs 10.14 (its binaries were built "
+                       "for it; its wheel tag allows 10.11, so pip installs it)")
+
+
+def test_a_report_that_names_no_wheel_is_judged_by_the_wheels_of_its_python():
+    """A report states TensorFlow 1.15.0, Python 3.7 and macOS 10.10: no WHEEL file to read."""
+    f = macos_finding(intel("1.15.0", "3.7", "10.10"))
+    assert f is not None and f.severity is Severity.ERROR
+
+
+def test_old_releases_at_or_above_their_floor_get_no_macos_finding():
+    assert macos_finding(intel("1.15.0", "3.7", "10.14.6", ["cp37-cp37m-macosx_10_11_x86_64"])) is None
+    assert macos_finding(intel("2.2.0", "3.8", "10.15.7")) is None
+    assert macos_finding(intel("1.0.0", "3.6", "10.11")) is None
+
+
+def test_a_build_made_for_a_newer_macos_that_imported_here_is_information():
+    data = intel("2.2.0", "3.7", "10.13.6", ["cp37-cp37m-macosx_10_11_x86_64"])
+    data["runtime"] = {"outcome": "ok", "message": "TensorFlow 2.2.0 imported", "stage": "done",
+                       "tf_version": "2.2.0"}
+    f = macos_finding(data)
+    assert f is not None and f.severity is Severity.INFO and f.title.endswith("(yet it imported here)")
+
+
+def test_pip_refusing_an_exact_release_never_built_for_this_python(tmp_path):
+    """pip's template 'No matching distribution found for {requirement}' (resolvelib factory) for
+    tensorflow==2.3.0, whose macOS wheels are cp35-cp38 (compat_matrix.json macos_floors, from the
+    registry's file list): on Python 3.9 the release has no wheel, whatever the chip; on 3.8 it
+    has one and the refusal is something else."""
+    from log_cases import WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    def report(python: str):
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": {"system": "Darwin"},
+                  "python": {"version": python, "implementation": "cpython", "executable": "python3"},
+                  "unknown": ["packages"]})
+        (tmp_path / "posted.md").write_text("ERROR: No matching distribution found for tensorflow==2.3.0\n",
+                                            encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        return diagnose(s)
+
+    found = report("3.9.7").diagnosis()
+    assert found.code == "compat.no-wheel-for-python" and "3.5-3.8" in found.title
+    assert "log.pip-no-matching-distribution" in found.explains
+    assert "compat.no-wheel-for-python" not in {f.code for f in report("3.8.10").findings}
+
+
+def test_the_ml_compute_forks_installer_refusing_a_python_that_is_not_3_8():
+    """apple/tensorflow_macos#279: install_venv.sh's refusal ('python executable ... not version
+    3.8'); the fork bundles cp38 wheels only, so the Python is the cause, named from the rejected
+    path (Versions/3.9) and ahead of the fork's own era finding."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+              "host": {"system": "Darwin", "hw_arm64": True, "chip": "Apple M1"},
+              "python": {"version": "3.9.0", "implementation": "cpython", "executable": "python3"},
+              "unknown": ["packages"]})
+    s.log = keep.read(LOGS / "mlcompute_installer_python39.txt", identity=WHO)
+    found = diagnose(s).diagnosis()
+    assert found.code == "compat.no-wheel-for-python" and "Python 3.9" in found.title and "3.8" in found.title
+    assert "log.mlcompute-fork" in found.explains
