@@ -23,7 +23,7 @@ def main() -> None:
     args = parser(__doc__, runs=15).parse_args()
     from snapshots import apple_silicon, snap  # tests/ is on sys.path (timing.py)
 
-    from tfdoctor.engine.diagnose import run_rules
+    from tfdoctor.engine.run import run_rules
     from tfdoctor.engine.registry import Registry, builtin_rules
     from tfdoctor.logtext import keep
     from tfdoctor.gather import supervised_run

@@ -111,7 +111,7 @@ class RuleModules:
         self.codes = {r.code: r.doc for r in self.rules}
 
     def run(self, snapshot: Snapshot) -> list:
-        from tfdoctor.engine.diagnose import run_rules
+        from tfdoctor.engine.run import run_rules
         from tfdoctor.engine.registry import Registry
 
         return run_rules(snapshot, Registry(rules=self.rules))

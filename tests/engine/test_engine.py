@@ -7,7 +7,7 @@ import json
 from snapshots import linux_cpu, snap
 
 from tfdoctor.derived import derive
-from tfdoctor.engine.diagnose import run_rules
+from tfdoctor.engine.run import run_rules
 from tfdoctor.engine.registry import Registry
 from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Check, Finding, Severity

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED
-from tfdoctor.engine.diagnose import ENGINE_CODES, diagnose
+from tfdoctor.engine.diagnose import diagnose
+from tfdoctor.engine.run import ENGINE_CODES
 from tfdoctor.engine.registry import builtin_rules
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.fix.plan import build_plan

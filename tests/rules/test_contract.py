@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tfdoctor import codes
-from tfdoctor.engine.diagnose import ENGINE_CODES
+from tfdoctor.engine.run import ENGINE_CODES
 from tfdoctor.engine.registry import builtin_rules, rules_of
 
 REPO = Path(__file__).resolve().parents[2]

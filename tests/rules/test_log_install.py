@@ -251,7 +251,7 @@ def test_a_log_larger_than_the_limit_says_what_was_skipped(tmp_path):
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_every_real_text_reaches_a_log_finding(name):
     """Each of the real texts, on a healthy Mac, gives at least its own finding (no crash)."""
-    from tfdoctor.engine.diagnose import run_rules
+    from tfdoctor.engine.run import run_rules
     from tfdoctor.engine.registry import Registry
 
     all_log = RuleModules(*LOG_MODULES)
@@ -272,7 +272,7 @@ def test_without_redaction_names_stay_but_credentials_go(tmp_path):
 
 
 def test_no_log_no_log_findings():
-    from tfdoctor.engine.diagnose import run_rules
+    from tfdoctor.engine.run import run_rules
     from tfdoctor.engine.registry import Registry
 
     rules = RuleModules(*LOG_MODULES).rules

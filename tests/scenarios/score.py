@@ -119,7 +119,7 @@ class Score:
 
 def known_codes(registry: Any = None) -> set[str]:
     """Every finding code the engine and the registered rules (and third-party checks) can produce."""
-    from tfdoctor.engine.diagnose import ENGINE_CODES
+    from tfdoctor.engine.run import ENGINE_CODES
 
     registry = load_registry() if registry is None else registry
     codes = set(ENGINE_CODES) | {rule.code for rule in registry.rules}

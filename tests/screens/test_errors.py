@@ -43,7 +43,7 @@ def test_unknown_only_lists_every_area():
 def test_unknown_explain_code_is_suggested_by_the_name_after_the_area():
     assert one_error("explain", "rosetta") == \
         "tfdoctor: error: unknown code 'rosetta'; did you mean arch.rosetta, kernel.rosetta?"
-    from tfdoctor.engine.diagnose import ENGINE_CODES
+    from tfdoctor.engine.run import ENGINE_CODES
     from tfdoctor.engine.registry import load_registry
 
     codes = [*ENGINE_CODES, *(r.code for r in load_registry().rules)]

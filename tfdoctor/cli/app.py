@@ -133,7 +133,7 @@ VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Show every fi
 def _complete_rules(incomplete: str) -> list[str]:
     """Shell completion for --only/--skip: the areas and rule codes that start so."""
     try:
-        from tfdoctor.engine.diagnose import selectable
+        from tfdoctor.engine.run import selectable
         from tfdoctor.engine.registry import load_registry
 
         return sorted(n for n in selectable(load_registry()) if n.startswith(incomplete))
@@ -214,7 +214,7 @@ def load_registry_or_exit(sections=None):
 def select_rules(only, skip):
     """--only/--skip, checked before any work (a usage error, exit 2); the rules themselves are
     loaded once the snapshot says which sections it has."""
-    from tfdoctor.engine.diagnose import UnknownCheck, select
+    from tfdoctor.engine.run import UnknownCheck, select
 
     try:
         select(load_registry_or_exit(sections=()), only, skip)
@@ -290,7 +290,8 @@ def attach_log(snapshot, path: Optional[str], redacted: bool = True, keep_log: b
 
 
 def diagnose_snapshot(snapshot, chosen, debug: bool) -> Report:
-    from tfdoctor.engine.diagnose import diagnose, sections_of
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.engine.run import sections_of
 
     only, skip = chosen
     return diagnose(snapshot, load_registry_or_exit(sections_of(snapshot)), debug, only, skip)

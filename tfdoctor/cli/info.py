@@ -33,7 +33,7 @@ def list_checks(json_output: bool = typer.Option(False, "--json", help="Print JS
 
 def all_codes() -> dict[str, CodeDoc]:
     """Every code a rule, a plugin check or the engine can report, with its documentation."""
-    from tfdoctor.engine.diagnose import ENGINE_CODES
+    from tfdoctor.engine.run import ENGINE_CODES
 
     registry = load_registry_or_exit()
     codes = dict(ENGINE_CODES)

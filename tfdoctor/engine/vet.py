@@ -15,12 +15,18 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
-from tfdoctor.advice.whatif import WouldFail, after
 from tfdoctor import codes
+from tfdoctor.advice.whatif import WouldFail, after
 from tfdoctor.derived import derive
 from tfdoctor.derived.log_origin import log_origin
-from tfdoctor.engine.diagnose import ENGINE_CODES, applicable, diagnose, run_rules, sections_of
 from tfdoctor.engine.registry import load_registry
+from tfdoctor.engine.run import (
+    ENGINE_CODES,
+    applicable,
+    findings_of,
+    run_rules,
+    sections_of,
+)
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.model import Change, Finding, Remediation, Severity
@@ -127,6 +133,6 @@ def checked_commands(snapshot: Snapshot, commands: Sequence[str],
                      matrix: CompatMatrix | None) -> tuple[list[str], Verdict]:
     """Commands given outside any finding (`tfdoctor matrix --for-this-machine`), checked as a
     finding's are: all of them when the result brings no new problem, none otherwise."""
-    vet = Vet(snapshot, diagnose(snapshot, check_advice=False).findings, matrix)  # only what it finds
+    vet = Vet(snapshot, findings_of(snapshot), matrix)  # only what it finds
     verdict = vet.judge([c for command in commands for c in getattr(command, "changes", ())])
     return ([] if verdict.wrong else list(commands)), verdict

@@ -7,7 +7,7 @@ import json
 
 from rich.console import Console
 
-from tfdoctor.engine.diagnose import areas
+from tfdoctor.engine.run import areas
 from tfdoctor.engine.registry import Registry
 from tfdoctor.render.common import wrapped_prose
 from tfdoctor.render.documents import named
@@ -53,7 +53,7 @@ def _render_text(data: dict, registry: Registry, out: Console, err: Console) -> 
 def markdown_table(registry: Registry) -> str:
     """The README's table of codes, made from the rules' own documentation (a test keeps the
     README equal to it, so the two cannot drift)."""
-    from tfdoctor.engine.diagnose import ENGINE_CODES
+    from tfdoctor.engine.run import ENGINE_CODES
 
     rows = ["| code | severity | title |", "|---|---|---|"]
     for area in areas(registry):
