@@ -84,6 +84,7 @@ def main() -> None:
     examples: dict[str, list[str]] = collections.defaultdict(list)
     end = time.monotonic() + args.minutes * 60
     slowest = [0.0, None]
+    peak_seen = [peak_mb()]
 
     def done() -> bool:
         return time.monotonic() >= end or (args.cases is not None and counts["cases"] >= args.cases)
@@ -121,6 +122,10 @@ def main() -> None:
             harness_error(f"running {drawn[0][:4]!r}")
             return
         took = time.monotonic() - started
+        if peak_mb() > peak_seen[0] + 100:  # a case that takes memory is named (one per jump)
+            print(f"memory: peak {peak_mb():.0f} MB after {outcome.argv[:8]!r} ({len(drawn[1])} bytes in)",
+                  file=sys.stderr, flush=True)
+        peak_seen[0] = max(peak_seen[0], peak_mb())
         if any(p.startswith("hang") for p in outcome.problems):
             kept.append(keep_case(drawn, tmp))
         if took > slowest[0]:
