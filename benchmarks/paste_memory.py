@@ -1,4 +1,5 @@
-"""Peak memory and time of `tfdoctor check --log` on large pastes (issue 28, classes 1 and 2).
+"""Peak memory and time of `tfdoctor check --log` and `tfdoctor triage` on large pastes (issue 28,
+classes 1 and 2).
 Prints its figures; asserts nothing (a busy machine would make a wall-clock assert fail).
 
     python benchmarks/paste_memory.py [--runs N] [--only NAME...]
@@ -16,7 +17,10 @@ a file:
   on (runs of backticks and spaces in inline code, digits after a Jupyter prefix, an unterminated
   terminal title), with an error the signatures know at the end;
 * `training log 50 MB --keep-log`: the same, its text kept in the report (1 MiB of it);
-* `no log`: the same command without --log, for what tfdoctor costs on its own.
+* `no log`: the same command without --log, for what tfdoctor costs on its own;
+* `triage JSON Lines 216 MB`: `tfdoctor triage FILE --json` on an issue export of two lines, each
+  one report whose body is 18 MB of undecodable bytes (108 MB of JSON escapes a line): a line
+  longer than the reader keeps is passed unread, so memory follows the longest line kept.
 
 Run it with PYTHONPATH pointing at another tree to measure that tree (e.g. the main branch).
 
@@ -129,17 +133,21 @@ WRAPPER = ("import json, resource, subprocess, sys, time\nargs = json.loads(sys.
            "seconds = time.perf_counter() - start\nif producer: producer.kill(); producer.wait()\n"
            "kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
            "kb = kb // 1024 if sys.platform == 'darwin' else kb\n"
-           "log = json.loads(run.stdout)['snapshot'].get('log') or {}\n"
+           "doc = json.loads(run.stdout); log = (doc.get('snapshot') or {}).get('log') or {}\n"
            "print(json.dumps({'seconds': seconds, 'peak_kb': kb, 'code': run.returncode,"
            " 'lines': log.get('lines'), 'kept': log.get('kept_lines'), 'matches': len(log.get('matches', [])),"
-           " 'read': log.get('read_bytes'), 'notes': log.get('notes', [])}))\n")
+           " 'read': log.get('read_bytes'), 'notes': log.get('notes', []), 'unread': doc.get('unread')}))\n")
 
 
 def measure(log: str | None, producer_bytes: int | None, *extra: str) -> dict:
-    """One run of the check command in a fresh wrapper (so the peak RSS is this run's)."""
-    command = [sys.executable, "-m", "tfdoctor", "check", "--no-runtime", "--no-probes", "--json", "-q", *extra]
-    if log is not None:
-        command += ["--log", log]
+    """One run of the check command (or of triage, when `extra` starts with "triage") in a fresh
+    wrapper (so the peak RSS is this run's)."""
+    if extra[:1] == ("triage",):
+        command = [sys.executable, "-m", "tfdoctor", "triage", str(log), "--json"]
+    else:
+        command = [sys.executable, "-m", "tfdoctor", "check", "--no-runtime", "--no-probes", "--json", "-q", *extra]
+        if log is not None:
+            command += ["--log", log]
     producer = [sys.executable, "-c", PRODUCER, str(producer_bytes)] if producer_bytes else None
     out = subprocess.run([sys.executable, "-c", WRAPPER, json.dumps({"command": command, "producer": producer})],
                          capture_output=True, text=True, check=True, env={**os.environ, "NO_COLOR": "1"})
@@ -155,10 +163,12 @@ def main() -> None:
           f"{os.environ.get('PYTHONPATH') or 'this tree'}")
     with tempfile.TemporaryDirectory() as tmp:
         training, adversarial = Path(tmp, "train.log"), Path(tmp, "adversarial.log")
+        export = Path(tmp, "issues.jsonl")
         cases = {"no log": (None, None, ()), "yes 8 MB": ("-", 8 * MB, ()), "yes 64 MB": ("-", 64 * MB, ()),
                  "training log 50 MB": (str(training), None, ()),
                  "training log 50 MB --keep-log": (str(training), None, ("--keep-log",)),
-                 "adversarial 1 MB": (str(adversarial), None, ())}
+                 "adversarial 1 MB": (str(adversarial), None, ()),
+                 "triage JSON Lines 216 MB": (str(export), None, ("triage",))}
         for name, (log, produced, extra) in cases.items():
             if args.only is not None and not any(name.startswith(o) for o in args.only):
                 continue
@@ -166,6 +176,9 @@ def main() -> None:
                 training_log(training, 50 * MB)
             if log == str(adversarial) and not adversarial.exists():
                 adversarial_log(adversarial, MB)
+            if log == str(export) and not export.exists():
+                body = (b"\xff" * 18 * MB).decode("utf-8", "replace")
+                export.write_text(json.dumps({"number": 1, "body": body}) + "\n" + json.dumps(body) + "\n")
             runs = [measure(log, produced, *extra) for _ in range(args.runs)]
             peak = statistics.median(r["peak_kb"] for r in runs) / 1024
             seconds = [r["seconds"] for r in runs]
@@ -174,7 +187,9 @@ def main() -> None:
                 f"{produced / MB:.0f} MB on stdin" if produced else "")
             print(f"{name:<30} peak RSS {peak:6.1f} MB   time median {statistics.median(seconds):6.2f} s "
                   f"(min {min(seconds):.2f}, max {max(seconds):.2f}, n={len(runs)})  {size}")
-            if log is not None:
+            if extra[:1] == ("triage",):
+                print(f"{'':<30} exit {last['code']}; not read: {last['unread']}")
+            elif log is not None:
                 print(f"{'':<30} read {last['read']} bytes, {last['lines']} lines, {last['kept']} kept, "
                       f"{last['matches']} matches; exit {last['code']}; notes: {last['notes']}")
 

@@ -57,6 +57,7 @@ def triage(
             sys.stdout.write(json_text(to_plain(doc), indent=2) + "\n")
         else:
             view.render_summary(lines, out)
+            _say_unread(unread)
     elif fmt is OutputFormat.json:
         one = docs[0] if len(docs) == 1 and not unread else None
         whole = one or TriageBatchDoc("tfdoctor-triage-batch", SCHEMA_VERSION, docs, unread)
@@ -69,9 +70,13 @@ def triage(
                 sys.stdout.write(view.render_markdown(doc))
             else:
                 view.render_text(doc, out)
-        for line in unread:
-            out.print(f"not read: {line}", markup=False)
+        _say_unread(unread)
     raise typer.Exit(EXIT_PROBLEMS if problems else EXIT_OK)
+
+
+def _say_unread(unread: list[str]) -> None:
+    for line in unread:
+        out.print(f"not read: {line}", markup=False)
 
 
 def _at_least(threshold: Severity) -> set[str]:
