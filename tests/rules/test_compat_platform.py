@@ -300,8 +300,8 @@ def test_pip_refusing_an_exact_release_never_built_for_this_python(tmp_path):
     from tfdoctor.engine.diagnose import diagnose
     from tfdoctor.logtext import keep
 
-    def report(python: str):
-        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": {"system": "Darwin"},
+    def report(python: str, system: str = "Darwin"):
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": {"system": system},
                   "python": {"version": python, "implementation": "cpython", "executable": "python3"},
                   "unknown": ["packages"]})
         (tmp_path / "posted.md").write_text("ERROR: No matching distribution found for tensorflow==2.3.0\n",
@@ -313,6 +313,10 @@ def test_pip_refusing_an_exact_release_never_built_for_this_python(tmp_path):
     assert found.code == "compat.no-wheel-for-python" and "3.5-3.8" in found.title
     assert "log.pip-no-matching-distribution" in found.explains
     assert "compat.no-wheel-for-python" not in {f.code for f in report("3.8.10").findings}
+    # a report that does not say its OS is no other OS's: the release's Pythons are still known
+    assert report("3.9.7", system="").diagnosis().code == "compat.no-wheel-for-python"
+    # on Linux the table (macOS wheels) says nothing of the release's manylinux wheels
+    assert "compat.no-wheel-for-python" not in {f.code for f in report("3.9.7", system="Linux").findings}
 
 
 def test_the_ml_compute_forks_installer_refusing_a_python_that_is_not_3_8():

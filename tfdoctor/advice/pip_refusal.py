@@ -132,7 +132,9 @@ def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None
     distribution' (log.pip-no-matching-distribution) for one exact release whose macOS wheels
     (compat_matrix.json macos_floors, the registry's file list) exist, none for this Python
     (TensorFlow 2.3.0 has cp35-cp38 only, so Python 3.9 finds none; on Apple silicon only arm64
-    wheels count, on an unknown chip any); or the ML Compute fork's installer rejecting a Python
+    wheels count, on an unknown chip any; where the report does not say the OS, the macOS wheels
+    stand for the release's Pythons: TensorFlow builds each release for one range of them); or the ML
+    Compute fork's installer rejecting a Python
     that is not 3.8 (apple/tensorflow_macos install_venv.sh: its bundled wheels are cp38 only).
     None when that is not what the refusal shows."""
     fields = match.fields
@@ -148,9 +150,9 @@ def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None
         return None
     exact = _EXACT.match(fields.get("specifier", ""))
     package = fields.get("package", "")
-    if not d.is_mac or s.python is None or not s.python.minor or not exact \
+    if not (d.is_mac or not s.host.system) or s.python is None or not s.python.minor or not exact \
             or package not in macos_floors.RELEASE_PACKAGES:
-        return None
+        return None  # another OS's wheels are not in the table; an OS not stated is not another one
     built = macos_floors.wheel_pythons(package, exact["version"])
     if s.host.hw_arm64 is not None:
         built = {arch: tags for arch, tags in built.items() if arch == d.hardware_arch}
