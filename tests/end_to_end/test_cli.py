@@ -144,6 +144,21 @@ def test_list_checks_and_explain():
     assert typo.code == 2 and "did you mean arch.rosetta" in typo.stderr
 
 
+def test_explain_says_whether_a_step_of_fix_answers_the_code():
+    """A support script asks explain --json whether `tfdoctor fix` can answer a finding; the
+    answer is the rule's own declaration (fix_answer=), for every code."""
+    from tfdoctor.engine.registry import load_registry
+
+    declared = {rule.code: rule.doc.fix_answer for rule in load_registry().rules}
+    for code in ("arch.rosetta", "compat.tf-metal-mismatch", "log.illegal-instruction", "probe.gpu-slower"):
+        doc = json.loads(run_tfdoctor("explain", code, "--json").stdout)
+        assert doc["fix_answer"] == {"answered": declared[code].answered, "how": declared[code].how}
+        text = " ".join(run_tfdoctor("explain", code).stdout.split())
+        verdict = "a step answers it" if declared[code].answered else "no step answers it"
+        assert f"tfdoctor fix: {verdict}: {declared[code].how}" in text
+    assert json.loads(run_tfdoctor("explain", "lint.no-prefetch", "--json").stdout)["fix_answer"] is None
+
+
 def test_every_listed_code_is_explained():
     listed = json.loads(run_tfdoctor("list-checks", "--json").stdout)
     for check in listed["checks"]:

@@ -76,7 +76,7 @@ def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rose
     else:
         explained = next((r.explains for r in load_registry_or_exit().rules if r.code == code), ())
         about = ExplainDoc("tfdoctor-explain", SCHEMA_VERSION, code, "finding", doc.severity.value,
-                           doc.title, doc.why, doc.fix, doc.link, list(explained))
+                           doc.title, doc.why, doc.fix, doc.link, list(explained), doc.fix_answer)
     if json_output:
         from tfdoctor.facts.typed import json_text, to_plain
 
@@ -95,6 +95,10 @@ def explain(code: str = typer.Argument(..., help="A finding code, e.g. arch.rose
             out.print()
             out.print("[bold]Cause of:[/] " + escape(", ".join(about.cause_of)) +
                       " (when present, they are listed under it and it leads the diagnosis)")
+        if about.fix_answer is not None:
+            out.print()
+            verdict = "a step answers it" if about.fix_answer.answered else "no step answers it"
+            out.print(f"[bold]tfdoctor fix:[/] {verdict}: {escape(about.fix_answer.how)}")
 
 
 @app.command("matrix")

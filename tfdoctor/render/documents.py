@@ -12,6 +12,7 @@ from tfdoctor.engine.registry import LoadFailure
 from tfdoctor.facts.run import RunFacts
 from tfdoctor.lint.results import FileProblem
 from tfdoctor.lint.results import Finding as LintFinding
+from tfdoctor.model import FixAnswer
 from tfdoctor.report.diagnosis import ReportDoc
 
 SCHEMA_VERSION = 1
@@ -233,3 +234,6 @@ class ExplainDoc:
     link: Optional[str]
     cause_of: list[str]
     """Codes this one is the cause of (listed under it when both are found)."""
+    fix_answer: Optional[FixAnswer] = None
+    """Whether a step of `tfdoctor fix` answers this code's findings and how, or why none can
+    (null for a lint code)."""
