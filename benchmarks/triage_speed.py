@@ -7,11 +7,14 @@ make a wall-clock assert fail).
 
 The reports are the formats the fact reader's tests are written in (tests/data/triage/*.md and
 *.txt) and every scenario posted as `tfdoctor collect --format markdown`, repeated to N (1,000).
+Then the longest a report can be (1 MiB) made of the shortest lines: blank lines, and `y` lines as
+`yes` prints them, in processor time (what each reader pays a line).
 """
 
 from __future__ import annotations
 
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -56,6 +59,12 @@ def main(n: int) -> None:
           f"(min {min(walls):.3f}, max {max(walls):.3f}, 7 runs)")
     print(f"{len(batch)} reports in one process: {total:.1f} s ({1000 * total / len(batch):.1f} ms a report; "
           f"{len(texts)} distinct texts)")
+    for name, text in (("1 MiB of blank lines", b"\n" * (1 << 20)), ("1 MiB of `y` lines", b"y\n" * (1 << 19))):
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        triage_text(name, text)
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        print(f"{name}: {cpu:.2f} s of processor time")
 
 
 if __name__ == "__main__":
