@@ -4,7 +4,8 @@ float32 Conv2D forward) and Train (one Keras training step).
 A workload is a class. Its class attributes are what tfdoctor reads without TensorFlow: the
 name (`--workload NAME`), what its size means, the default size and the sweep's sizes, the retry
 factor, the largest size one budget holds, the agreement tolerance, FLOPs and work per call, and
-whether it is a training step (a loss, samples/s, an estimated FLOP count). An instance is built
+whether it is a training step (a loss, samples/s, an estimated FLOP count) and the line of Python
+that reproduces a wrong GPU result (given with probe.gpu-wrong). An instance is built
 once per size from fixed seeds on the CPU; for a device, `prepare` copies the inputs there and
 returns the step to time and how to read its result back; `placement` says where the ops ran;
 `outputs` gives what is compared with the CPU (tfdoctor/inside/probes/agreement.py).
@@ -12,8 +13,8 @@ returns the step to time and how to read its result back; `placement` says where
 To add a workload: write its class here (Matmul is the pattern: every attribute below `name`)
 and add it to KINDS; the CLI (`tfdoctor probe --workload`), the configuration
 (probe_config.py), the size checks and the evidence follow from KINDS. Then add its test to
-tests/gather/test_probes_tf.py (a measurement in the cached TensorFlow venv) and its recorded numbers to
-tests/scenarios/build.py if a scenario should show it.
+tests/gather/test_probes_tf.py (a measurement in the cached TensorFlow venv) and its recorded
+numbers to tests/scenarios/build.py if a scenario should show it.
 
 Runs inside the diagnosed interpreter (standard library and tensorflow, passed in as `tf`,
 Python 3.8+); tfdoctor imports it too, for the class attributes.
@@ -26,7 +27,7 @@ from typing import Any, Callable, Dict
 
 from tfdoctor.inside.shared.probe_record import on_device, short_device
 
-__all__ = ["Prepared", "Matmul", "Conv", "Train", "KINDS"]
+__all__ = ["Prepared", "Matmul", "Conv", "Train", "KINDS", "is_training_step"]
 
 
 @dataclass
