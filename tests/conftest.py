@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -14,6 +15,14 @@ REPO = Path(__file__).resolve().parents[1]
 for _width in ("COLUMNS", "LINES"):  # pytest-xdist's workers set COLUMNS=80: a width only where a test sets it
     os.environ.pop(_width, None)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The suite runs as from a terminal, whatever started it: `nohup` ignores SIGHUP and a background
+# job of a shell without job control ignores SIGINT, an ignored signal is inherited by every
+# process a test starts, and tfdoctor rightly keeps a signal its parent ignored (so a test that
+# sends Ctrl-C to `tfdoctor fix` would wait for an exit that never comes).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 @pytest.hookimpl(tryfirst=True)
