@@ -53,6 +53,7 @@ from tfdoctor.inside.model.state import (  # noqa: E402
     stage_error,
     write,
 )
+from tfdoctor.inside.shared.result_file import exit_at_once  # noqa: E402
 
 DEFAULTS = {"model": None, "workload": None, "batch": 8, "budget_s": 30.0, "train_steps": 3,
             "memory_steps": 12, "sweep": None, "compare": True, "timing": True, "memory": True,
@@ -196,9 +197,7 @@ def main(argv):
     STATE["elapsed_s"] = round(time.monotonic() - state.T0, 3)
     STATE["complete"] = True
     write("done")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    exit_at_once()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ if not __package__:  # started as a script: the copy's root replaces this folder
 from tfdoctor.inside.probes.run import run_probes  # noqa: E402
 from tfdoctor.inside.shared.probe_config import SCHEMA  # noqa: E402
 from tfdoctor.inside.shared.probe_record import describe, sanitize  # noqa: E402
+from tfdoctor.inside.shared.result_file import exit_at_once  # noqa: E402
 
 
 def _write(path, document):
@@ -70,8 +71,7 @@ def main(argv):
         state["complete"] = True
         state["stage"] = "done"
         _write(path, state)
-        sys.stderr.flush()
-        os._exit(0)
+        exit_at_once()
     state["import_s"] = round(time.perf_counter() - started, 4)
     for gpu in tf.config.list_physical_devices("GPU"):
         try:
@@ -93,9 +93,7 @@ def main(argv):
     state["stage"] = "done"
     _write(path, state)
     faulthandler.cancel_dump_traceback_later()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)  # TensorFlow and plugins may crash or hang at interpreter teardown
+    exit_at_once()
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ if not __package__:  # started as a script: the copy's root replaces this folder
     HERE = os.path.dirname(os.path.realpath(__file__))  # (tfdoctor/inside/__init__.py says why)
     sys.path[:] = [HERE.rsplit(os.sep, 3)[0]] + [p for p in sys.path if os.path.realpath(p or ".") != HERE]
 from tfdoctor.inside.collector import core  # noqa: E402
-from tfdoctor.inside.shared.result_file import result_lost  # noqa: E402
+from tfdoctor.inside.shared.result_file import exit_at_once, result_lost  # noqa: E402
 
 T0 = time.monotonic()
 STATE = {
@@ -377,11 +377,7 @@ def main(argv):
     faulthandler.cancel_dump_traceback_later()
     STATE["complete"] = True
     write("done")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # Skip interpreter teardown: TensorFlow and its plugins are known to crash or hang there,
-    # and everything worth saying is already in the result file.
-    os._exit(0)
+    exit_at_once()
 
 
 if __name__ == "__main__":
