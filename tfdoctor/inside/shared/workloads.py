@@ -84,16 +84,24 @@ class Matmul(object):
             self.a = tf.random.stateless_uniform((n, n), seed=[seed, 1], minval=-1.0, maxval=1.0)
             self.b = tf.random.stateless_uniform((n, n), seed=[seed, 2], minval=-1.0, maxval=1.0)
 
+    input_names = ("a", "b")
+    """What the evidence calls the two inputs (where each was placed)."""
+
+    def op(self, a, b):
+        """The op timed, on inputs already on the device."""
+        return self.tf.linalg.matmul(a, b)
+
     def prepare(self, device):
         tf = self.tf
         with tf.device(device):
             a = tf.identity(self.a)
             b = tf.identity(self.b)
-        inputs = {"a": str(a.device), "b": str(b.device)}
+        inputs = {self.input_names[0]: str(a.device), self.input_names[1]: str(b.device)}
+        op = self.op
 
         def step():
             with tf.device(device):
-                return tf.linalg.matmul(a, b)
+                return op(a, b)
 
         return Prepared(step, self.readback(device), inputs)
 
@@ -127,6 +135,7 @@ class Conv(Matmul):
     tolerance = 1e-3
     """Convolutions may use Winograd or FFT algorithms, whose float32 error is around 1e-5..1e-4."""
     reproducer = ('tf.nn.conv2d(a, b, 1, "SAME")', ((8, 64, 64, 32), (3, 3, 32, 64)))
+    input_names = ("input", "filter")
     HW = 64
     CIN = 32
     COUT = 64
@@ -151,18 +160,8 @@ class Conv(Matmul):
             self.a = tf.random.stateless_uniform((n, hw, hw, cin), seed=[seed, 3], minval=-1.0, maxval=1.0)
             self.b = tf.random.stateless_uniform((k, k, cin, cout), seed=[seed, 4], minval=-1.0, maxval=1.0)
 
-    def prepare(self, device):
-        tf = self.tf
-        with tf.device(device):
-            x = tf.identity(self.a)
-            w = tf.identity(self.b)
-        inputs = {"input": str(x.device), "filter": str(w.device)}
-
-        def step():
-            with tf.device(device):
-                return tf.nn.conv2d(x, w, strides=1, padding="SAME")
-
-        return Prepared(step, self.readback(device), inputs)
+    def op(self, x, w):
+        return self.tf.nn.conv2d(x, w, strides=1, padding="SAME")
 
 
 class Train(object):
