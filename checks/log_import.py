@@ -1,6 +1,7 @@
 """Import errors in a pasted log, diagnosed with this environment: the wrong CPU (Rosetta 2, an
-emulated container), a plugin built for another TensorFlow, binaries of the other architecture,
-two plugins registering one platform, no GPU listed (NumPy and protobuf: log_dependencies.py).
+emulated container), binaries of the other architecture, two plugins registering one platform,
+no GPU listed (a library that failed to load: log_libraries.py; NumPy and protobuf:
+log_dependencies.py).
 
 The log says what broke; the snapshot says why here: is this Python translated, which
 tensorflow-metal pairs with the installed TensorFlow, what do TensorFlow's pins allow. Where an
@@ -28,10 +29,6 @@ from tfdoctor.model import Finding, Remediation, Severity, rule
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
 PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/20200624-pluggable-device-for-tensorflow.md"
-_PACKAGE_DIRS = {"tensorflow_text": "tensorflow-text", "tensorflow_addons": "tensorflow-addons",
-                 "tensorflow_io": "tensorflow-io", "tensorflow_decision_forests": "tensorflow-decision-forests",
-                 "tensorflow_recommenders_addons": "tensorflow-recommenders-addons"}
-"""site-packages directory -> distribution, for custom-op libraries that name their package."""
 _PYTHON_PROGRAM = re.compile(r"python|jupyter|\.py\b|tensorflow", re.IGNORECASE)
 """A crashed command (zsh names it) that runs Python or TensorFlow."""
 
@@ -159,85 +156,6 @@ def avx_missing(s: Snapshot, d: Derived):
     return None
 
 
-@rule(codes.LOG_SYMBOL_NOT_FOUND_PLUGIN, "The GPU plugin was built for another TensorFlow",
-      Severity.ERROR,
-      "tensorflow-metal's libmetal_plugin.dylib links against symbols of the TensorFlow it was "
-      "built for; pip never enforces the pairing (the plugin's wheels declare no TensorFlow "
-      "dependency), so with another TensorFlow `import tensorflow` fails with 'Symbol not "
-      "found' (tensorflow/text#654, tensorflow/tensorflow#62061).",
-      "Install the TensorFlow/tensorflow-metal pair that loads (the finding names it from the matrix).",
-      APPLE_PLUGIN_PAGE, explains=(codes.LOG_NO_GPU_LISTED,), fix_answer=ABOUT_THE_LOG)
-def symbol_not_found_plugin(s: Snapshot, d: Derived):
-    out = []
-    for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND_PLUGIN):
-        symbol = match.fields.get("symbol")
-        metal = d.metal.version if d.metal else None
-        reqs, why, facts = pair_fix(s, d)
-        facts = dict(facts, tensorflow=d.tf_version, tensorflow_metal=metal)
-        status = facts.get("pair_status")
-        if metal and status in ("known-working", "documented"):
-            title = (f"{match.fields.get('plugin', 'the plugin')} needs {symbol}; the pair installed here "
-                     f"(tensorflow {d.tf_version} + tensorflow-metal {metal}) is {status}, so the log "
-                     "came from another pair: reinstall this one in the environment that failed")
-            fix = Remediation(title, tuple(install_commands(s, (f"{d.tf_main.name}=={d.tf_version}",
-                                                                f"tensorflow-metal=={metal}")))
-                              if d.tf_main else (), APPLE_PLUGIN_PAGE)
-        elif metal:
-            title = (f"{match.fields.get('plugin', 'the plugin')} needs {symbol}, which TensorFlow "
-                     f"{d.tf_version} does not export: tensorflow-metal {metal} is not built for it")
-            fix = Remediation(f"{why}", tuple(install_commands(s, reqs)) if reqs else (), APPLE_PLUGIN_PAGE)
-        else:
-            title = (f"{match.fields.get('plugin', 'A plugin')} needs {symbol}; this environment has "
-                     "no tensorflow-metal, so the log came from another environment or a plugin "
-                     "left behind in tensorflow-plugins/")
-            reqs = recommended_requirements(s).requirements
-            fix = Remediation("Install the pair for this Python into the environment that failed: "
-                              + " + ".join(reqs), tuple(install_commands(s, reqs)), APPLE_PLUGIN_PAGE)
-        out.append(symbol_not_found_plugin.finding(evidence(s, match, **facts), fix, title=title))
-    return out
-
-
-def _owner(library: str) -> str | None:
-    parts = library.replace("\\", "/").split("/")
-    for part in reversed(parts[:-1]):
-        if part in _PACKAGE_DIRS:
-            return _PACKAGE_DIRS[part]
-    return None
-
-
-@rule(codes.LOG_SYMBOL_NOT_FOUND, "A custom-op library was built for another TensorFlow",
-      Severity.ERROR,
-      "Custom ops (tensorflow-text, tensorflow-addons, tensorflow-io, your own .so) link against "
-      "TensorFlow's C++ symbols, which change between minors: a library built for another "
-      "TensorFlow fails to load with 'undefined symbol' or 'Symbol not found' "
-      "(tensorflow/tensorflow#22432).",
-      "Reinstall the package at the version built for the installed TensorFlow minor, or rebuild "
-      "the library against it.", fix_answer=ABOUT_THE_LOG)
-def symbol_not_found(s: Snapshot, d: Derived):
-    out = []
-    for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND):
-        library = match.fields.get("library", "")
-        owner = _owner(library)
-        minor = ".".join((d.tf_version or "").split(".")[:2])
-        installed = s.package(owner) if owner else None
-        facts = {"tensorflow": d.tf_version, "library_package": owner,
-                 "library_package_installed": installed.version if installed else None}
-        if owner and minor:
-            want = f"{owner}~={minor}.0"
-            text = (f"{owner} {installed.version if installed else ''} was not built for TensorFlow "
-                    f"{d.tf_version}: install the release of the same minor ({want})").replace("  ", " ")
-            commands: tuple[str, ...] = (pip(s, "install", want),)
-        else:
-            text = (f"{match.fields.get('plugin') or library} was built against another TensorFlow "
-                    f"than {d.tf_version or 'the one installed'}: rebuild it against this TensorFlow")
-            commands = ('python3 -c "import tensorflow as tf; print(tf.sysconfig.get_compile_flags(), '
-                        'tf.sysconfig.get_link_flags())"',)
-        out.append(symbol_not_found.finding(evidence(s, match, **facts), Remediation(text, commands),
-                                            title=f"{match.fields.get('plugin') or 'A library'} needs "
-                                                  f"{match.fields.get('symbol')}: {text}"))
-    return out
-
-
 @rule(codes.LOG_QEMU_EMULATION, "A process ran under QEMU's emulation", Severity.WARNING,
       "QEMU's user-mode emulator prints its own lines when the process it runs dies: 'qemu: "
       "uncaught target signal 6 (Aborted) - core dumped', 'qemu-x86_64: QEMU internal SIGSEGV', "
@@ -257,31 +175,6 @@ def qemu_emulation(s: Snapshot, d: Derived):
                                             "https://github.com/docker/for-mac/issues/5342"),
             title=f"The process ran under QEMU's emulation of {target}")
     return None
-
-
-@rule(codes.LOG_MACOS_TOO_OLD, "A binary needs a newer macOS than this one", Severity.ERROR,
-      "dyld names where it expected a missing symbol ('Expected in: ...'). When that is one of "
-      "macOS's own libraries or frameworks (/System/Library/Frameworks/..., /usr/lib/libSystem, "
-      "libc++), the library that needs it was built for a newer macOS, whose system has the "
-      "symbol (its 'Referenced from' line often says 'which was built for Mac OS X 12.0'): not "
-      "a TensorFlow pairing problem. compat.macos-too-old names the release that fits when the "
-      "versions are known.",
-      "Update macOS to the version the library was built for, or install the release of that "
-      "package built for this macOS.", fix_answer=ABOUT_THE_LOG)
-def log_macos_too_old(s: Snapshot, d: Derived):
-    out = []
-    for match in matches_of(s, codes.LOG_MACOS_TOO_OLD):
-        built_for = match.fields.get("built_for")
-        needs = f"macOS {built_for} or later" if built_for else "a newer macOS"
-        text = (f"{match.fields.get('provider_name') or 'a system library'} of this macOS "
-                f"({d.macos or 'version not known'}) lacks {match.fields.get('symbol')}: the library "
-                f"that needs it was built for {needs}. Update macOS (System Settings > General > "
-                "Software Update), or install a release built for this macOS")
-        out.append(log_macos_too_old.finding(
-            evidence(s, match, macos=d.macos), Remediation(text, ("sw_vers -productVersion",)),
-            title=f"A library needs {match.fields.get('symbol')} from macOS's "
-                  f"{match.fields.get('provider_name') or 'system libraries'}: it was built for {needs}"))
-    return out
 
 
 @rule(codes.LOG_ARCH_MISMATCH, "A binary of the other architecture was loaded", Severity.ERROR,

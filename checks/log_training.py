@@ -14,6 +14,7 @@ from packaging.version import InvalidVersion, Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, pip, unset_variable
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
+from tfdoctor.advice.installs import listing_read
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.facts.snapshot import Snapshot
@@ -154,7 +155,8 @@ def xla_no_metal(s: Snapshot, d: Derived):
         flags = s.env.get("TF_XLA_FLAGS")
         code = ["model.compile(..., jit_compile=False)", "@tf.function  # without jit_compile=True"]
         commands = (unset_variable("TF_XLA_FLAGS"),) if flags else ()
-        no_plugin = not (d.metal or d.metal_plugins) and "packages" not in s.unknown  # unknown is not absent
+        # unknown is not absent: a report's list of the packages it mentions says nothing of a plugin
+        no_plugin = not (d.metal or d.metal_plugins) and "packages" not in s.unknown and listing_read(s)
         if match.variant == "xla-no-platform-id" and no_plugin:
             text = ("XLA could not find the platform it compiles for, and no Metal plugin is installed: "
                     "this TensorFlow build has no XLA backend for its device; run without XLA")

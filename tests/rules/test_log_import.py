@@ -88,32 +88,7 @@ def test_avx_missing_under_rosetta():
     assert "Rosetta 2" in f.title
 
 
-# --- plugins and libraries ---------------------------------------------------------------------------
-
-
-def test_metal_plugin_symbol_with_a_known_broken_pair_names_the_pair_that_loads():
-    # tensorflow/text#654 text; tensorflow 2.18.0 + tensorflow-metal 1.1.0 is known-broken
-    data = apple_silicon(packages=pair("2.18.0", "1.1.0"))
-    f = one(diagnose(data, "metal_plugin_symbol_assign_update.txt"), "log.symbol-not-found-plugin")
-    assert f.evidence["log_symbol"] == "_TF_AssignUpdateVariable" and f.evidence["pair_status"] == "known-broken"
-    assert "tensorflow==2.18.1" in commands(f) and "tensorflow-metal==1.2.0" in commands(f)
-
-
-def test_metal_plugin_symbol_with_a_working_pair_came_from_another_environment():
-    f = one(diagnose(apple_silicon(), "metal_plugin_flat_namespace.txt"), "log.symbol-not-found-plugin")
-    assert f.evidence["pair_status"] == "known-working" and "came from another pair" in f.title
-
-
-def test_metal_plugin_symbol_without_tensorflow_metal_here():
-    data = apple_silicon(packages=pair("2.19.1", None), plugins=[])
-    f = one(diagnose(data, "metal_plugin_flat_namespace.txt"), "log.symbol-not-found-plugin")
-    assert "no tensorflow-metal" in f.title
-
-
-def test_a_custom_op_built_for_another_tensorflow():
-    # tensorflow/tensorflow#22432: tf_nndistance_so.so, the user's own op
-    f = one(diagnose(linux_cpu(), "custom_op_undefined_symbol.txt"), "log.symbol-not-found")
-    assert "rebuild it against this TensorFlow" in f.title and "get_compile_flags" in commands(f)
+# --- binaries of the other architecture, plugins registered twice ----------------------------------
 
 
 def test_x86_64_binary_imported_by_a_native_arm64_python():
@@ -187,30 +162,6 @@ def test_avx_and_illegal_instruction_in_one_log_lead_with_the_avx_message(tmp_pa
     # the text's QEMU line is its own finding (arch.emulated-container, not run here, explains it)
     assert [f.code for f in report.root_causes()] == ["log.avx-missing", "log.qemu-emulation"]
     assert [f.code for f in report.consequences(report.diagnosis())] == ["log.illegal-instruction"]
-
-
-# --- the library a loader error names decides whose fault it is -------------------------------
-
-
-def test_a_symbol_expected_in_a_system_framework_means_the_macos_is_too_old():
-    """dyld says where it expected the symbol: in macOS's own MetalPerformanceShadersGraph, so
-    the plugin was built for a newer macOS (12.0, its "Referenced from" line says): not a
-    TensorFlow pairing problem (rstudio/tensorflow#493, macOS 11)."""
-    findings = diagnose(apple_silicon(host={"macos_version": "11.6"}), "dyld_system_symbol_macos_too_old.txt")
-    assert [f.code for f in findings] == ["log.macos-too-old"]
-    (f,) = findings
-    assert "built for macOS 12.0 or later" in f.title and f.evidence["log_provider_name"] == "MetalPerformanceShadersGraph"
-    assert " -m pip " not in commands(f)
-
-
-def test_the_same_symbol_expected_in_a_flat_namespace_is_still_the_pair():
-    """"Expected in: flat namespace" names no system library: TensorFlow's pairing, as before."""
-    text = ("NotFoundError: dlopen(/venv/lib/python3.11/site-packages/tensorflow-plugins/libmetal_plugin.dylib, 6): "
-            "Symbol not found: _TF_AssignUpdateVariable\n  Referenced from: /venv/lib/python3.11/site-packages/"
-            "tensorflow-plugins/libmetal_plugin.dylib\n  Expected in: flat namespace\n")
-    s = snap(apple_silicon())
-    s.log = keep.from_bytes(text.encode(), "paste", identity=WHO)
-    assert [f.code for f in check.run(s)] == ["log.symbol-not-found-plugin"]
 
 
 def test_the_interpreters_own_no_module_named_tensorflow_says_what_a_report_list_cannot():

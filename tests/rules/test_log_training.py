@@ -170,6 +170,15 @@ def test_xla_looking_up_its_platform_where_the_packages_are_unknown_is_the_metal
     assert f.severity == Severity.ERROR and "jit_compile=False" in code(f)
 
 
+def test_xla_looking_up_its_platform_where_a_report_named_some_packages_is_the_metal_diagnosis():
+    # a report that names TensorFlow and Keras but pastes no listing (no pip, no site-packages):
+    # the plugin it does not mention is unknown, not absent
+    named = [{"name": "tensorflow", "version": "2.11.0"}, {"name": "keras", "version": "2.11.0"}]
+    data = merge(apple_silicon(packages=named), {"python": {"site_packages": []}})
+    f = one(diagnose(data, "xla_registered_platform_id.txt"), "log.xla-no-metal")
+    assert f.severity == Severity.ERROR and "jit_compile=False" in code(f)
+
+
 def test_keras_3_rejects_a_keras_2_layer_argument():
     # keras-team/keras#19282: Embedding(input_length=...) under Keras 3
     f = one(diagnose(apple_silicon(), "keras3_unrecognized_layer_kwargs.txt"), "log.keras3-api")

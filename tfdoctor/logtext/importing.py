@@ -171,6 +171,15 @@ SIGNATURES: tuple[Signature, ...] = (
         key=("library", "symbol"),
         outputs=("library", "symbol", "plugin", "in_plugin_dir"),
         head=stderr.DLOPEN.regex.pattern + r":\s*[Ss]ymbol not found"),
+    # tensorflow/__init__.py (api_template.py, TF 2.5 on; read in tensorflow-cpu 2.19.1): the frame
+    # of a traceback raised while TensorFlow loads site-packages/tensorflow-plugins. Python prints
+    # the line indented; IPython marks the failing line "--> N" among numbered context lines.
+    sig("log.plugin-load-failed", "plugin-dir-load-failed", "import",
+        "TensorFlow failed to load a plugin from site-packages/tensorflow-plugins",
+        r"^(?:[ \t]*-->[ \t]*\d+[ \t]+|[ \t]+)_ll\.load_(?:pluggable_device_)?library\(_plugin_dir\)[ \t]*$",
+        'File "/Users/zhangjing/miniforge3/envs/tf3.7/lib/python3.8/site-packages/tensorflow/__init__.py", '
+        "line 449, in <module>\n    _ll.load_library(_plugin_dir)",
+        "https://github.com/tensorflow/tensorflow/issues/53309", needle="(_plugin_dir)", key=()),
     sig("log.macos-too-old", "system-symbol-missing", "import",
         "a binary needs a symbol this macOS's own libraries lack: it was built for a newer macOS",
         stderr.SYSTEM_SYMBOL_MISSING.regex,

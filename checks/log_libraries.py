@@ -1,0 +1,155 @@
+"""A library that failed to load, in a pasted log: the library the loader names decides whose
+fault it is. The Metal plugin (or TensorFlow's own frame that loads tensorflow-plugins/): the
+TensorFlow pair; another plugin in that folder off macOS: that plugin; a companion's or your own
+custom op: that package, built for another TensorFlow; a symbol of macOS's own libraries: a
+library built for a newer macOS. (The other architecture: log_import.py.)
+"""
+
+from __future__ import annotations
+
+from tfdoctor import codes
+from tfdoctor.advice.commands import pip
+from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, pair_fix,
+                                     recommended_requirements)
+from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.advice.pair_verdict import plugin_load_failures
+from tfdoctor.derived import Derived
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.model import Finding, Remediation, Severity, rule
+
+_PACKAGE_DIRS = {"tensorflow_text": "tensorflow-text", "tensorflow_addons": "tensorflow-addons",
+                 "tensorflow_io": "tensorflow-io", "tensorflow_decision_forests": "tensorflow-decision-forests",
+                 "tensorflow_recommenders_addons": "tensorflow-recommenders-addons"}
+"""site-packages directory -> distribution, for custom-op libraries that name their package."""
+
+@rule(codes.LOG_SYMBOL_NOT_FOUND_PLUGIN, "The GPU plugin was built for another TensorFlow",
+      Severity.ERROR,
+      "tensorflow-metal's libmetal_plugin.dylib links against symbols of the TensorFlow it was "
+      "built for; pip never enforces the pairing (the plugin's wheels declare no TensorFlow "
+      "dependency), so with another TensorFlow `import tensorflow` fails with 'Symbol not "
+      "found' (tensorflow/text#654, tensorflow/tensorflow#62061).",
+      "Install the TensorFlow/tensorflow-metal pair that loads (the finding names it from the matrix).",
+      APPLE_PLUGIN_PAGE, explains=(codes.LOG_NO_GPU_LISTED,), fix_answer=ABOUT_THE_LOG)
+def symbol_not_found_plugin(s: Snapshot, d: Derived):
+    return [_plugin_failure(symbol_not_found_plugin, s, d, match,
+                            f"{match.fields.get('plugin', 'the plugin')} needs {match.fields.get('symbol')}")
+            for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND_PLUGIN)]
+
+
+@rule(codes.LOG_PLUGIN_LOAD_FAILED, "TensorFlow failed to load a plugin from tensorflow-plugins",
+      Severity.ERROR,
+      "`import tensorflow` loads every library in site-packages/tensorflow-plugins/ (its "
+      "`_ll.load_library(_plugin_dir)` frame in a traceback); where the paste stops before the "
+      "reason, or gives one no signature reads (dyld's 'Library not loaded: "
+      "@rpath/_pywrap_tensorflow_internal.so' from a plugin older than TensorFlow's new layout), "
+      "the usual reason is a plugin built for another TensorFlow. A reason the paste does show "
+      "(a missing TensorFlow symbol, a symbol of macOS's own libraries, the other architecture) "
+      "is its own finding instead (tensorflow/tensorflow#53309).",
+      "Install the TensorFlow/tensorflow-metal pair that loads (the finding names it from the matrix).",
+      APPLE_PLUGIN_PAGE, explains=(codes.LOG_NO_GPU_LISTED,), fix_answer=ABOUT_THE_LOG)
+def plugin_load_failed(s: Snapshot, d: Derived):
+    return [_plugin_failure(plugin_load_failed, s, d, match, "a plugin in tensorflow-plugins/ failed to load")
+            for match in plugin_load_failures(s) if match.code == codes.LOG_PLUGIN_LOAD_FAILED]
+
+
+def _plugin_failure(rule_fn, s: Snapshot, d: Derived, match, failed: str) -> Finding:
+    """What a plugin that failed to load means here: which pair is installed decides it."""
+    metal = d.metal.version if d.metal else None
+    reqs, why, facts = pair_fix(s, d)
+    facts = dict(facts, tensorflow=d.tf_version, tensorflow_metal=metal)
+    status = facts.get("pair_status")
+    if s.host.system and not d.is_mac and "metal_plugin" not in match.fields.get("plugin", ""):
+        # off macOS the folder holds another plugin (Intel's, DirectML's)
+        title = (f"{failed}: a plugin in site-packages/tensorflow-plugins/ was built for another "
+                 f"TensorFlow than {d.tf_version or 'the installed one'}")
+        fix = Remediation("Reinstall that plugin at the release built for this TensorFlow, or "
+                          "uninstall it (pip list names it)", (pip(s, "list"),))
+    elif metal and status in ("known-working", "documented"):
+        title = (f"{failed}; the pair installed here "
+                 f"(tensorflow {d.tf_version} + tensorflow-metal {metal}) is {status}, so the log "
+                 "came from another pair: reinstall this one in the environment that failed")
+        fix = Remediation(title, tuple(install_commands(s, (f"{d.tf_main.name}=={d.tf_version}",
+                                                            f"tensorflow-metal=={metal}")))
+                          if d.tf_main else (), APPLE_PLUGIN_PAGE)
+    elif metal:
+        title = f"{failed}: tensorflow-metal {metal} is not built for TensorFlow {d.tf_version}"
+        fix = Remediation(f"{why}", tuple(install_commands(s, reqs)) if reqs else (), APPLE_PLUGIN_PAGE)
+    elif listing_read(s) and not d.metal_plugins:  # the listing says no plugin is installed
+        title = (f"{failed}; this environment has "
+                 "no tensorflow-metal, so the log came from another environment or a plugin "
+                 "left behind in tensorflow-plugins/")
+        reqs = recommended_requirements(s).requirements
+        fix = Remediation("Install the pair for this Python into the environment that failed: "
+                          + " + ".join(reqs), tuple(install_commands(s, reqs)), APPLE_PLUGIN_PAGE)
+    else:  # which plugin is installed is unknown: compat.tf-metal-mismatch names the one to install
+        title = (f"{failed}: the installed tensorflow-metal is not built for TensorFlow "
+                 f"{d.tf_version or '(version not stated)'}")
+        fix = Remediation(f"{why}", tuple(install_commands(s, reqs)) if reqs else (), APPLE_PLUGIN_PAGE)
+    return rule_fn.finding(evidence(s, match, **facts), fix, title=title)
+
+
+def _owner(library: str) -> str | None:
+    parts = library.replace("\\", "/").split("/")
+    for part in reversed(parts[:-1]):
+        if part in _PACKAGE_DIRS:
+            return _PACKAGE_DIRS[part]
+    return None
+
+
+@rule(codes.LOG_SYMBOL_NOT_FOUND, "A custom-op library was built for another TensorFlow",
+      Severity.ERROR,
+      "Custom ops (tensorflow-text, tensorflow-addons, tensorflow-io, your own .so) link against "
+      "TensorFlow's C++ symbols, which change between minors: a library built for another "
+      "TensorFlow fails to load with 'undefined symbol' or 'Symbol not found' "
+      "(tensorflow/tensorflow#22432).",
+      "Reinstall the package at the version built for the installed TensorFlow minor, or rebuild "
+      "the library against it.", fix_answer=ABOUT_THE_LOG)
+def symbol_not_found(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND):
+        library = match.fields.get("library", "")
+        owner = _owner(library)
+        minor = ".".join((d.tf_version or "").split(".")[:2])
+        installed = s.package(owner) if owner else None
+        facts = {"tensorflow": d.tf_version, "library_package": owner,
+                 "library_package_installed": installed.version if installed else None}
+        if owner and minor:
+            want = f"{owner}~={minor}.0"
+            text = (f"{owner} {installed.version if installed else ''} was not built for TensorFlow "
+                    f"{d.tf_version}: install the release of the same minor ({want})").replace("  ", " ")
+            commands: tuple[str, ...] = (pip(s, "install", want),)
+        else:
+            text = (f"{match.fields.get('plugin') or library} was built against another TensorFlow "
+                    f"than {d.tf_version or 'the one installed'}: rebuild it against this TensorFlow")
+            commands = ('python3 -c "import tensorflow as tf; print(tf.sysconfig.get_compile_flags(), '
+                        'tf.sysconfig.get_link_flags())"',)
+        out.append(symbol_not_found.finding(evidence(s, match, **facts), Remediation(text, commands),
+                                            title=f"{match.fields.get('plugin') or 'A library'} needs "
+                                                  f"{match.fields.get('symbol')}: {text}"))
+    return out
+
+
+@rule(codes.LOG_MACOS_TOO_OLD, "A binary needs a newer macOS than this one", Severity.ERROR,
+      "dyld names where it expected a missing symbol ('Expected in: ...'). When that is one of "
+      "macOS's own libraries or frameworks (/System/Library/Frameworks/..., /usr/lib/libSystem, "
+      "libc++), the library that needs it was built for a newer macOS, whose system has the "
+      "symbol (its 'Referenced from' line often says 'which was built for Mac OS X 12.0'): not "
+      "a TensorFlow pairing problem. compat.macos-too-old names the release that fits when the "
+      "versions are known.",
+      "Update macOS to the version the library was built for, or install the release of that "
+      "package built for this macOS.", fix_answer=ABOUT_THE_LOG)
+def log_macos_too_old(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_MACOS_TOO_OLD):
+        built_for = match.fields.get("built_for")
+        needs = f"macOS {built_for} or later" if built_for else "a newer macOS"
+        text = (f"{match.fields.get('provider_name') or 'a system library'} of this macOS "
+                f"({d.macos or 'version not known'}) lacks {match.fields.get('symbol')}: the library "
+                f"that needs it was built for {needs}. Update macOS (System Settings > General > "
+                "Software Update), or install a release built for this macOS")
+        out.append(log_macos_too_old.finding(
+            evidence(s, match, macos=d.macos), Remediation(text, ("sw_vers -productVersion",)),
+            title=f"A library needs {match.fields.get('symbol')} from macOS's "
+                  f"{match.fields.get('provider_name') or 'system libraries'}: it was built for {needs}"))
+    return out

@@ -1,0 +1,94 @@
+"""checks/log_libraries.py: a library that failed to load, from real public threads
+(tests/data/logs/, sources in SOURCES.json): the library the loader names decides whose fault it is
+(the Metal plugin, another plugin, a custom op, macOS's own libraries), judged with the installed
+pair and what the snapshot knows of it."""
+
+from __future__ import annotations
+
+from log_cases import ARM, LOGS, WHO, LogRules, commands, one
+from snapshots import _pkg, apple_silicon, linux_cpu, snap
+
+from tfdoctor.logtext import keep
+
+check = LogRules("log_libraries")
+diagnose = check.diagnose
+
+
+def pair(tf: str, metal: str | None, *extra: dict) -> list[dict]:
+    packages = [_pkg("tensorflow", tf, ARM)] + list(extra)
+    return packages + ([_pkg("tensorflow-metal", metal, ARM)] if metal else [])
+
+
+# --- plugins and libraries ---------------------------------------------------------------------------
+
+
+def test_metal_plugin_symbol_with_a_known_broken_pair_names_the_pair_that_loads():
+    # tensorflow/text#654 text; tensorflow 2.18.0 + tensorflow-metal 1.1.0 is known-broken
+    data = apple_silicon(packages=pair("2.18.0", "1.1.0"))
+    f = one(diagnose(data, "metal_plugin_symbol_assign_update.txt"), "log.symbol-not-found-plugin")
+    assert f.evidence["log_symbol"] == "_TF_AssignUpdateVariable" and f.evidence["pair_status"] == "known-broken"
+    assert "tensorflow==2.18.1" in commands(f) and "tensorflow-metal==1.2.0" in commands(f)
+
+
+def test_metal_plugin_symbol_with_a_working_pair_came_from_another_environment():
+    f = one(diagnose(apple_silicon(), "metal_plugin_flat_namespace.txt"), "log.symbol-not-found-plugin")
+    assert f.evidence["pair_status"] == "known-working" and "came from another pair" in f.title
+
+
+def test_metal_plugin_symbol_without_tensorflow_metal_here():
+    data = apple_silicon(packages=pair("2.19.1", None), plugins=[])
+    f = one(diagnose(data, "metal_plugin_flat_namespace.txt"), "log.symbol-not-found-plugin")
+    assert "no tensorflow-metal" in f.title
+
+
+def test_a_plugin_frame_cut_before_its_reason_names_the_pair_to_install(tmp_path):
+    # tensorflow/tensorflow#53309's traceback cut after TensorFlow's plugin-loading frame
+    text = (LOGS / "plugin_dir_frame_mps_graph.txt").read_text(encoding="utf-8")
+    path = tmp_path / "cut.txt"
+    path.write_text(text + "tensorflow.python.fra", encoding="utf-8")
+
+    def found(data):
+        s = snap(data)
+        s.log = keep.read(path, identity=WHO)
+        return one(check.run(s), "log.plugin-load-failed")
+
+    mac = found(apple_silicon(packages=pair("2.18.0", "1.1.0")))  # known-broken: the pair that loads
+    assert "tensorflow-metal 1.1.0 is not built for TensorFlow 2.18.0" in mac.title
+    assert "tensorflow-metal==1.2.0" in commands(mac)
+    linux = found(linux_cpu())  # Intel's or DirectML's plugin in the same folder (tensorflow/tensorflow#58545)
+    assert "built for another TensorFlow" in linux.title and "Metal" not in linux.title
+    assert not [f for f in check.run(snap(apple_silicon())) if f.code == "log.plugin-load-failed"]
+
+
+def test_a_custom_op_built_for_another_tensorflow():
+    # tensorflow/tensorflow#22432: tf_nndistance_so.so, the user's own op
+    f = one(diagnose(linux_cpu(), "custom_op_undefined_symbol.txt"), "log.symbol-not-found")
+    assert "rebuild it against this TensorFlow" in f.title and "get_compile_flags" in commands(f)
+
+
+
+
+# --- the library a loader error names decides whose fault it is -------------------------------
+
+
+def test_a_symbol_expected_in_a_system_framework_means_the_macos_is_too_old():
+    """dyld says where it expected the symbol: in macOS's own MetalPerformanceShadersGraph, so
+    the plugin was built for a newer macOS (12.0, its "Referenced from" line says): not a
+    TensorFlow pairing problem (rstudio/tensorflow#493, macOS 11)."""
+    findings = diagnose(apple_silicon(host={"macos_version": "11.6"}), "dyld_system_symbol_macos_too_old.txt")
+    assert [f.code for f in findings] == ["log.macos-too-old"]
+    (f,) = findings
+    assert "built for macOS 12.0 or later" in f.title and f.evidence["log_provider_name"] == "MetalPerformanceShadersGraph"
+    assert " -m pip " not in commands(f)
+
+
+def test_the_same_symbol_expected_in_a_flat_namespace_is_still_the_pair():
+    """"Expected in: flat namespace" names no system library: TensorFlow's pairing, as before."""
+    text = ("NotFoundError: dlopen(/venv/lib/python3.11/site-packages/tensorflow-plugins/libmetal_plugin.dylib, 6): "
+            "Symbol not found: _TF_AssignUpdateVariable\n  Referenced from: /venv/lib/python3.11/site-packages/"
+            "tensorflow-plugins/libmetal_plugin.dylib\n  Expected in: flat namespace\n")
+    s = snap(apple_silicon())
+    s.log = keep.from_bytes(text.encode(), "paste", identity=WHO)
+    assert [f.code for f in check.run(s)] == ["log.symbol-not-found-plugin"]
+
+
