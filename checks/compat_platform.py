@@ -9,7 +9,6 @@ tfdoctor.advice.pair_verdict for the pair's headline."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Any
 
@@ -19,18 +18,17 @@ from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NEWER_MACOS_OR_PYTHON_FIRST, NOTHING_WRONG
 from tfdoctor.advice.log_evidence import matches_of
-from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, good_metal_releases, install_commands, listing_read,
-                                     metal_macos_floors, move_python, span)
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, BINARIES, good_metal_releases, install_commands,
+                                     listing_read, metal_macos_floors, move_python, span,
+                                     tensorflow_macos_floors)
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
 from tfdoctor.advice.pip_refusal import unbuilt_for_python
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
-from tfdoctor.knowledge import best_pair, eras, macos_floors
+from tfdoctor.knowledge import best_pair, eras
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import version_of
 from tfdoctor.model import Finding, Remediation, Severity, rule
-
-_MACOS_TAG = re.compile(r"macosx_(\d+)_(\d+)_")
 
 
 def _metal_wheel(s: Snapshot, d: Derived, m: CompatMatrix, metal: PackageFacts, py: str,
@@ -160,34 +158,6 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
               f"{tf.name} {tf.version}: TensorFlow uses the CPU only")
 
 
-def _tensorflow_floors(m: CompatMatrix, tf: PackageFacts, py: str, arch: str) -> list[tuple[str, str, str]]:
-    """(needs, what, source) for the installed TensorFlow: its wheel tag and, where they were
-    built for a newer macOS than the tag says, its binaries (tfdoctor.knowledge.macos_floors);
-    for a release no section knows, the installed WHEEL tag."""
-    what = f"{tf.name} {tf.version}"
-    floor = macos_floors.wheel_floor(tf.key, tf.version, arch, py, tuple(tf.wheel_tags))
-    release = m.tf_release(tf.version)
-    wheels = release.wheels(tf.key, arch) if release and tf.key in ("tensorflow", "tensorflow-macos") else None
-    out = []
-    if wheels is not None:
-        tags = ", ".join(wheels.platform_tags)
-        out.append((wheels.min_macos, what, f"wheel tag {tags} (compat_matrix.json: {wheels.source})"))
-    elif floor is not None:
-        source = f"compat_matrix.json macos_floors: {macos_floors.source()}"
-        out.append((floor.tag, what, f"wheel tag {floor.platform_tag} ({source})"))
-    else:  # a release the matrix lacks: the installed WHEEL Tag is all there is
-        found = next((x for x in map(_MACOS_TAG.search, tf.wheel_tags) if x), None)
-        if found:
-            out.append((f"{found.group(1)}.{found.group(2)}", what,
-                        f"installed WHEEL tag {found.group(0).rstrip('_')} (the release is not in the matrix)"))
-    if floor is not None and floor.built_for:
-        source = f"compat_matrix.json macos_floors: {macos_floors.source()}"
-        out.append((floor.built_for, what,
-                    f"{_BINARIES} (LC_BUILD_VERSION minos, read from {floor.platform_tag}; {source})"))
-    return out
-
-
-_BINARIES = "its binaries"
 _TABLE = "Apple's table"
 
 
@@ -198,7 +168,7 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
     macos = d.macos
     if macos is None:
         return None
-    floors = _tensorflow_floors(m, tf, py, arch) if tf is not None else []  # (needs, what, source)
+    floors = tensorflow_macos_floors(m, tf, py, arch) if tf is not None else []  # (needs, what, source)
     metal_floors = None
     if metal is not None and (release := m.metal(metal.version)) is not None:
         metal_floors = metal_macos_floors(m, release, arch)
@@ -219,9 +189,9 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
         if by == _TABLE and metal_floors and metal_floors["wheel_tag"] and \
                 Version(macos) >= Version(metal_floors["wheel_tag"]):
             by += f"; its wheel tag allows {metal_floors['wheel_tag']}, so pip installed it anyway"
-        if src.startswith(_BINARIES):
-            tag = next((f[0] for f in floors if f[1] == who and not f[2].startswith(_BINARIES)), None)
-            by = f"{_BINARIES} were built for it" + (f"; its wheel tag allows {tag}, so pip installs it"
+        if src.startswith(BINARIES):
+            tag = next((f[0] for f in floors if f[1] == who and not f[2].startswith(BINARIES)), None)
+            by = f"{BINARIES} were built for it" + (f"; its wheel tag allows {tag}, so pip installs it"
                                                      if tag else "")
         parts.append(f"{who} needs {n} ({by})")
     title = f"macOS {macos} is too old: " + ", ".join(parts)
@@ -239,9 +209,9 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
         commands = [pip(s, "uninstall", "-y", "tensorflow-metal")]
     evidence["recommended_for_this_macos"] = list(rec.requirements) or rec.reason
     severity = None
-    if all(src.startswith((_TABLE, _BINARIES)) for _, _, src in short):
+    if all(src.startswith((_TABLE, BINARIES)) for _, _, src in short):
         # pip installs these on this macOS: whether they fail here is evidence, not a tag
-        built_for_only = all(src.startswith(_BINARIES) for _, _, src in short)
+        built_for_only = all(src.startswith(BINARIES) for _, _, src in short)
         imported = s.runtime is not None and s.runtime.outcome == "ok"
         if d.gpu_ran or (imported and built_for_only):
             # ... and TensorFlow ran here: the plugin or TensorFlow that works is never removed
@@ -308,7 +278,9 @@ def no_wheel_for_python(s: Snapshot, d: Derived):
       "TensorFlow on macOS reaches the Apple GPU only through a Metal plugin (Apple's "
       "tensorflow-metal). Without one TensorFlow lists no GPU and everything runs on the CPU: on "
       "Apple silicon that is the cause of runtime.no-gpu (a warning); on an Intel Mac, where "
-      "tensorflow-metal ended at 1.0.0, it is information.",
+      "tensorflow-metal ended at 1.0.0, it is information. Where the package list is only what a "
+      "report mentioned, a plugin it does not name is unknown: the finding then needs the GPU "
+      "seen missing (an empty GPU list, 'Num GPUs Available: 0').",
       "Install the tensorflow-metal release that goes with this TensorFlow (the finding names "
       "it), or the recommended pair when none does.",
       APPLE_PLUGIN_PAGE, explains=(codes.RUNTIME_NO_GPU, codes.PROBE_CPU_ONLY, codes.LOG_NO_GPU_LISTED),
@@ -317,6 +289,8 @@ def no_metal(s: Snapshot, d: Derived):
     found = _route(s, d)
     if found is None or found.code != no_metal.code:
         return None
+    if not listing_read(s) and not matches_of(s, codes.LOG_NO_GPU_LISTED):
+        return None  # a report's list of what it mentions: a plugin it does not name is unknown, not absent
     if d.apple_silicon and not d.translated:
         return found
     return replace(found, severity=Severity.INFO)  # an Intel Mac, or Rosetta (arch.rosetta's business)

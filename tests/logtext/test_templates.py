@@ -22,7 +22,6 @@ FINER = {"log.conda-packages-not-found": {"log.conda-tensorflow-deps-missing"},
 KNOWN_MISSES = {
     "F0000 00:00:1700000000.000000 12345 message_lite.cc:450] Check failed: target + size == res (12 vs. 10)":
         "protobuf 22+ (absl) wording not confirmed in a release",
-    "Num GPUs Available:  0": "the tutorial's print, no real paste yet",
     "{{node x}} was explicitly assigned to /device:GPU:0 but available devices are [ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device specification refers to a valid device.":
         "a sibling wording of the placer (no GPU device at all), not a missing kernel",
     "Cannot assign a device for operation x: Could not satisfy explicit device specification '/device:GPU:0' because the node {{colocation_node x}} was colocated with a group of nodes that required incompatible device '/job:localhost/replica:0/task:0/device:CPU:0'":

@@ -202,6 +202,28 @@ def test_no_metal_on_apple_silicon_is_the_cause_of_an_idle_gpu():
     assert intel.severity is not Severity.WARNING
 
 
+def test_a_plugin_a_report_does_not_name_is_unknown_until_the_gpu_is_seen_missing(tmp_path):
+    """A report names TensorFlow but pastes no listing (no pip, no site-packages): tensorflow-metal
+    it does not mention is unknown, not absent. The GPU seen missing (the tensorflow.org guide's
+    'Num GPUs Available:  0', frankkramer-lab/MIScnn#32) makes the missing plugin the finding."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.logtext import keep
+
+    def no_metal(log: str | None):
+        data = mac("2.19.1", None, python="3.11")
+        data["python"]["site_packages"] = []
+        data["packages"] = [{"name": "tensorflow", "version": "2.19.1"}]
+        s = snap(data)
+        if log:
+            s.log = keep.read(LOGS / log, identity=WHO)
+        return [f for f in compat.run(s) if f.code == "compat.no-metal"]
+
+    assert no_metal(None) == []
+    (seen,) = no_metal("num_gpus_available_zero.txt")
+    assert seen.severity is Severity.WARNING and "tensorflow-metal==1.2.0" in " ".join(seen.remediation.commands)
+
+
 def test_a_third_party_metal_plugin_is_a_metal_plugin_here_too():
     """With only IPNP-BIPN's tensorflow-metal-plugin 0.4.1 installed (its PKG-INFO requires
     tensorflow==2.21.*; wheel tag macosx_15_0_arm64, recorded in compat_matrix.json metal_plugins),

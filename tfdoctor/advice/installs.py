@@ -19,7 +19,7 @@ from tfdoctor.derived.markers import requirement_names, requirement_on
 from tfdoctor.facts.archnames import ARM64, normalise
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
 from tfdoctor.facts.versions import parse_version
-from tfdoctor.knowledge import best_pair, keras_releases
+from tfdoctor.knowledge import best_pair, keras_releases, macos_floors
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import MetalRelease
 from tfdoctor.model import Command
@@ -223,6 +223,38 @@ def good_metal_releases(m: CompatMatrix, tf_version: str, arch: str) -> list[Met
 def matching_metal(m: CompatMatrix, tf_version: str, python: str, arch: str) -> MetalRelease | None:
     """The newest of those with a wheel for this Python: what "install the plugin" means here."""
     return next((r for r in good_metal_releases(m, tf_version, arch) if r.has(python, arch)), None)
+
+
+BINARIES = "its binaries"
+"""How a macOS floor read from the binaries (LC_BUILD_VERSION), not from a wheel tag, begins its source."""
+_MACOS_TAG = re.compile(r"macosx_(\d+)_(\d+)_")
+
+
+def tensorflow_macos_floors(m: CompatMatrix, tf: PackageFacts, py: str, arch: str) -> list[tuple[str, str, str]]:
+    """(needs, what, source) for the installed TensorFlow: its wheel tag and, where they were
+    built for a newer macOS than the tag says, its binaries (tfdoctor.knowledge.macos_floors);
+    for a release no section knows, the installed WHEEL tag."""
+    what = f"{tf.name} {tf.version}"
+    floor = macos_floors.wheel_floor(tf.key, tf.version, arch, py, tuple(tf.wheel_tags))
+    release = m.tf_release(tf.version)
+    wheels = release.wheels(tf.key, arch) if release and tf.key in ("tensorflow", "tensorflow-macos") else None
+    out = []
+    if wheels is not None:
+        tags = ", ".join(wheels.platform_tags)
+        out.append((wheels.min_macos, what, f"wheel tag {tags} (compat_matrix.json: {wheels.source})"))
+    elif floor is not None:
+        source = f"compat_matrix.json macos_floors: {macos_floors.source()}"
+        out.append((floor.tag, what, f"wheel tag {floor.platform_tag} ({source})"))
+    else:  # a release the matrix lacks: the installed WHEEL Tag is all there is
+        found = next((x for x in map(_MACOS_TAG.search, tf.wheel_tags) if x), None)
+        if found:
+            out.append((f"{found.group(1)}.{found.group(2)}", what,
+                        f"installed WHEEL tag {found.group(0).rstrip('_')} (the release is not in the matrix)"))
+    if floor is not None and floor.built_for:
+        source = f"compat_matrix.json macos_floors: {macos_floors.source()}"
+        out.append((floor.built_for, what,
+                    f"{BINARIES} (LC_BUILD_VERSION minos, read from {floor.platform_tag}; {source})"))
+    return out
 
 
 def metal_macos_floors(m: CompatMatrix, metal: MetalRelease, arch: str) -> dict[str, Any]:

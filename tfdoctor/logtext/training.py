@@ -148,6 +148,18 @@ SIGNATURES: tuple[Signature, ...] = (
         ">>> tf.config.list_physical_devices(\"GPU\")\n[]",
         "https://github.com/sun1638650145/Libraries-and-Extensions-for-TensorFlow-for-Apple-Silicon/issues/20",
         needle="list_physical_devices", key=()),
+    # the tensorflow.org GPU guide's check, print("Num GPUs Available: ", len(tf.config.list_physical_devices('GPU')))
+    sig("log.no-gpu-listed", "num-gpus-zero", "import",
+        "TensorFlow lists no GPU (tensorflow-metal missing, not loaded, or the wrong Python)",
+        r"Num GPUs Available:[ \t]*0\b(?!\.\d)",
+        "Num GPUs Available:  0", "https://github.com/frankkramer-lab/MIScnn/issues/32",
+        needle="Num GPUs Available", key=()),
+    # tf.config.list_physical_devices() printed (the list's repr) with the CPU alone in it
+    sig("log.no-gpu-listed", "cpu-only-device-list", "import",
+        "TensorFlow lists no GPU (tensorflow-metal missing, not loaded, or the wrong Python)",
+        r"\[PhysicalDevice\(name='/physical_device:CPU:0',[ \t]*device_type='CPU'\)\]",
+        "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]",
+        "https://github.com/apple/tensorflow_macos/issues/112", needle="physical_device:CPU:0", key=()),
     # op_kernel.cc CreateOpKernel: TF 1.x prints the device type bare ("for GPU devices"), TF 2.x quoted
     sig("log.no-gpu-kernel", "no-registered-opkernel", "training",
         "an op pinned to the GPU has no GPU kernel in the plugin",
