@@ -127,3 +127,12 @@ def test_keras_registered_twice_is_diagnosed_as_the_pin_it_breaks_or_named_where
     assert r.diagnosis().code == "log.keras-registered-twice"
     assert "keras~=2.6.0" in " ".join(r.diagnosis().remediation.commands)
 
+
+def test_pips_refusal_over_the_tensorflow_name_is_diagnosed_as_the_name():
+    # tensorflow/models#10783: an M2 with tensorflow-macos 2.9.2 and tensorflow-metal 0.5.1
+    arm = ["cp39-cp39-macosx_11_0_arm64"]
+    data = apple_silicon(python={"version": "3.9.13"}, packages=[
+        _pkg("tensorflow-macos", "2.9.2", arm), _pkg("tensorflow-metal", "0.5.1", arm)])
+    r = report(data, "pip_conflict_tf_models_official.txt")
+    assert r.diagnosis().code == "install.requires-tensorflow-name"
+    assert r.log_diagnosis().code == "install.requires-tensorflow-name"

@@ -1,0 +1,92 @@
+"""pip's resolver refusing a package because it depends on the distribution `tensorflow` where the
+Mac's TensorFlow is another distribution: tensorflow-macos before 2.13 (the `tensorflow` wheel
+for macOS arm64 exists only from 2.13, first as a shim onto tensorflow-macos), or a requirement
+no `tensorflow` release with an arm64 wheel meets. Judged once here, so the install rule
+(install.requires-tensorflow-name, which takes the resolver's line as observed evidence) and the
+log rule (log.pip-depends-on-tensorflow) agree on which lines are this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from tfdoctor.advice.log_evidence import matches_of
+from tfdoctor.codes import LOG_PIP_DEPENDS_ON_TENSORFLOW
+from tfdoctor.derived import Derived
+from tfdoctor.facts.pasted_log import LogTextMatch
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.versions import parse_version
+from tfdoctor.knowledge.matrix import CompatMatrix
+
+FIRST_ARM64_TENSORFLOW = (2, 13)
+"""The first TensorFlow whose `tensorflow` distribution has a macOS arm64 wheel (compat_matrix.json:
+tensorflow 2.13.0 arm64 is a thin wheel depending on tensorflow-macos==2.13.0; none before)."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One package pip could not install here because it depends on `tensorflow`."""
+
+    match: LogTextMatch
+    package: str
+    version: str | None
+    specifier: str
+    why: str
+    """"tensorflow-macos" (TensorFlow here is tensorflow-macos before 2.13) or "no-arm64-wheel"
+    (no `tensorflow` release the requirement admits has a macOS arm64 wheel for this Python)."""
+    arm64_releases: tuple[str, ...]
+    """`tensorflow` releases with a macOS arm64 wheel (for this Python) the requirement admits."""
+
+
+def arm64_tensorflow_releases(matrix: CompatMatrix, specifier: str, python: str | None) -> tuple[str, ...] | None:
+    """The final `tensorflow` releases with a macOS arm64 wheel (for `python` when known) that
+    `specifier` admits, oldest first; None when the specifier cannot be read."""
+    try:
+        spec = SpecifierSet(specifier)
+    except InvalidSpecifier:
+        return None
+    found = []
+    for minor in matrix.minors.values():
+        for release in minor.releases:
+            wheels = release.wheels("tensorflow", "arm64")
+            if wheels is None or (python and python not in wheels.pythons):
+                continue
+            if spec.contains(release.version):
+                found.append(release.version)
+    return tuple(sorted(found, key=parse_version))
+
+
+def tensorflow_macos_before_2_13(d: Derived) -> bool:
+    """The one TensorFlow installed is tensorflow-macos before 2.13: `tensorflow` is not it."""
+    if len(d.providers) != 1 or d.providers[0].key != "tensorflow-macos":
+        return False
+    version = parse_version(d.providers[0].version)
+    return version is not None and (version.major, version.minor) < FIRST_ARM64_TENSORFLOW
+
+
+def refused_for_tensorflow_name(s: Snapshot, d: Derived) -> list[Refusal]:
+    """The resolver's "X 1.0 depends on tensorflow..." lines that this Mac explains: never off
+    macOS, never where the distribution `tensorflow` is installed, never on a Mac known to be
+    Intel (pip installs the x86_64 `tensorflow` there)."""
+    matches = matches_of(s, LOG_PIP_DEPENDS_ON_TENSORFLOW)
+    if not matches or not d.is_mac or s.package("tensorflow") is not None:
+        return []
+    chip_unknown = "chip" in s.unknown
+    if not (d.apple_silicon or chip_unknown):
+        return []
+    python = s.python.minor if s.python else None
+    out = []
+    for match in matches:
+        spec = match.fields.get("specifier", "")
+        releases = arm64_tensorflow_releases(d.matrix, spec, python) if d.matrix else None
+        if tensorflow_macos_before_2_13(d):
+            why = "tensorflow-macos"
+        elif d.apple_silicon and releases == ():
+            why = "no-arm64-wheel"
+        else:
+            continue
+        out.append(Refusal(match, match.fields.get("required_by", ""), match.fields.get("required_by_version"),
+                           spec, why, releases or ()))
+    return out
