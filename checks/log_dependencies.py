@@ -21,7 +21,12 @@ from packaging.version import InvalidVersion, Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
-from tfdoctor.advice.installs import install_commands, listing_read, pair_fix, tf_requirement
+from tfdoctor.advice.installs import (
+    install_commands,
+    listing_read,
+    pair_fix,
+    tf_requirement,
+)
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
@@ -228,10 +233,9 @@ def _own_keras(s: Snapshot, d: Derived, want: Requirement, keras: Any) -> bool:
       "from 2.16) and uninstall other copies (keras-nightly, a tf-keras of another minor).",
       KERAS_VERSIONS, fix_answer=ABOUT_THE_LOG)
 def keras_registered_twice(s: Snapshot, d: Derived):
-    matches = matches_of(s, codes.LOG_KERAS_REGISTERED_TWICE)
-    if not matches:
+    match = next(iter(matches_of(s, codes.LOG_KERAS_REGISTERED_TWICE)), None)  # one occurrence (key=())
+    if match is None:
         return None
-    match = matches[0]
     want = keras_requirement(d.matrix, d.tf_version, s.python.minor if s.python else None) \
         if d.matrix and d.tf_version else None
     stated = [p for p in (s.package(n) for n in KERAS_COPIES) if p is not None and p.version]

@@ -172,8 +172,9 @@ def pip_depends_on_tensorflow(s: Snapshot, d: Derived):
         text = f"pip refused {what}: it depends on `{wants}`, and {cause}"
         return pip_depends_on_tensorflow.finding(
             evidence(s, match, why=refused[0].why, tensorflow=d.tf_version),
-            Remediation(text + ": see install.requires-tensorflow-name",
-                        (pip(s, "install", "--no-deps", f.get("required_by", "")),) if f.get("required_by") else ()),
+            Remediation(text + ": install it without its dependencies (install.requires-tensorflow-name)",
+                        (pip(s, "install", "--no-deps", f"{f['required_by']}=={f['required_by_version']}"),)
+                        if f.get("required_by") and f.get("required_by_version") else ()),
             title=text)
     text = (f"pip's resolver found no `{wants}` that fits {what} and the rest of what was asked "
             f"(Python {s.python.minor if s.python else '?'}): a conflict between requirements, not a "
