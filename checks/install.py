@@ -199,9 +199,10 @@ def two_metal_plugins(s: Snapshot, d: Derived):
       "for pip, and the next `pip install` or upgrade of it installs a second TensorFlow over "
       "tensorflow-macos: both write the same `tensorflow` import package. Where pip's resolver "
       "refused such a package ('X 1.0 depends on tensorflow~=2.10.0' under 'The conflict is caused "
-      "by:', log.pip-depends-on-tensorflow) on a Mac whose TensorFlow is tensorflow-macos before "
-      "2.13, or on Apple silicon where no `tensorflow` release the requirement admits has an arm64 "
-      "wheel, that line is this finding observed (an error: the install failed).",
+      "by:', or 'Could not find a version that satisfies the requirement tensorflow... (from X)') on "
+      "a Mac whose TensorFlow is tensorflow-macos before 2.13, or on Apple silicon where no "
+      "`tensorflow` release the requirement admits has an arm64 wheel for any Python, that line is "
+      "this finding observed (an error: the install failed).",
       "Install such packages with --no-deps, or move to TensorFlow 2.13+ (2.16+ best), where "
       "`tensorflow` itself has macOS arm64 wheels.",
       explains=(codes.INSTALL_MULTIPLE_TENSORFLOW, codes.LOG_PIP_DEPENDS_ON_TENSORFLOW),
@@ -252,7 +253,7 @@ def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
          "arm64_tensorflow_releases_admitted": list(first.arm64_releases)},
         Remediation(text, (pip(s, "install", "--no-deps", f"{first.package}{spec}"),)),
         title=f"pip cannot install {what}: it depends on {wants}, {cause}",
-        severity=Severity.ERROR)
+        severity=Severity.ERROR, explains=tuple({r.match.code for r in refused} - {codes.LOG_PIP_DEPENDS_ON_TENSORFLOW}))
 
 
 @rule(codes.INSTALL_OK, "One TensorFlow is installed",

@@ -161,7 +161,7 @@ def pip_depends_on_tensorflow(s: Snapshot, d: Derived):
     matches = matches_of(s, codes.LOG_PIP_DEPENDS_ON_TENSORFLOW)
     if not matches:
         return None
-    refused = refused_for_tensorflow_name(s, d)
+    refused = [r for r in refused_for_tensorflow_name(s, d) if r.match.code == codes.LOG_PIP_DEPENDS_ON_TENSORFLOW]
     match = refused[0].match if refused else matches[0]
     f = match.fields
     what = f"{f.get('required_by', '?')} {f.get('required_by_version', '')}".strip()

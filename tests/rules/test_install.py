@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, snap
+from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, merge, snap
 
 from tfdoctor.model import Severity
 
@@ -363,3 +363,30 @@ def test_a_range_an_arm64_tensorflow_meets_is_not_refused_for_the_name(tmp_path)
     found = {f.code: f for f in with_log_rules.run(s)}
     assert "install.requires-tensorflow-name" not in found
     assert found["log.pip-depends-on-tensorflow"].severity is Severity.INFO
+
+
+def test_pips_single_refusal_naming_the_package_is_the_same_evidence(tmp_path):
+    """pip's other form for one candidate (factory.py _report_single_requirement_conflict, the
+    line spotify/basic-pitch#60 shows after pinning basic-pitch==0.2.0): 'Could not find a version
+    that satisfies the requirement tensorflow<2.10,>=2.4.1 (from basic-pitch)'. A range with an
+    arm64 wheel for another Python only is the Python's story (log.pip-no-matching-distribution)."""
+    from log_cases import WHO
+
+    from tfdoctor.logtext import keep
+
+    def found(data: dict, requirement: str) -> dict:
+        (tmp_path / "pip.txt").write_text(
+            f"ERROR: Could not find a version that satisfies the requirement {requirement} (from versions: none)\n")
+        s = snap(data)
+        s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+        return {f.code: f for f in with_log_rules.run(s)}
+
+    refused = found(_m2(_pkg("tensorflow-macos", "2.9.2", ARM64_39)), "tensorflow<2.10,>=2.4.1 (from basic-pitch)")
+    f = refused["install.requires-tensorflow-name"]
+    assert "log.pip-no-matching-distribution" in f.explains
+    assert f.title.startswith("pip cannot install basic-pitch: it depends on `tensorflow<2.10,>=2.4.1`")
+    assert f.remediation.commands == (f"{PY} -m pip install --no-deps -- basic-pitch",)
+    # tensorflow 2.14.0's arm64 wheels are for Python 3.9-3.11 (compat_matrix.json): on 3.12 it is the Python
+    py312 = merge(_m2(unknown=True), {"python": {"version": "3.12.4"}})
+    assert "install.requires-tensorflow-name" not in found(py312, "tensorflow==2.14.0 (from some-tool)")
+    assert "install.requires-tensorflow-name" not in found(_m2(unknown=True), "tensorflow==2.9.0 (from -r requirements.txt (line 2))")

@@ -1,25 +1,31 @@
 """pip's resolver refusing a package because it depends on the distribution `tensorflow` where the
 Mac's TensorFlow is another distribution: tensorflow-macos before 2.13 (the `tensorflow` wheel
 for macOS arm64 exists only from 2.13, first as a shim onto tensorflow-macos), or a requirement
-no `tensorflow` release with an arm64 wheel meets. Judged once here, so the install rule
-(install.requires-tensorflow-name, which takes the resolver's line as observed evidence) and the
-log rule (log.pip-depends-on-tensorflow) agree on which lines are this.
+no `tensorflow` release with an arm64 wheel meets. The resolver says it two ways (factory.py):
+"X 1.0 depends on tensorflow~=2.10.0" under "The conflict is caused by:" (several candidates of
+X), and "Could not find a version that satisfies the requirement tensorflow<2.10,>=2.4.1 (from X)"
+(one). Judged once here, so the install rule (install.requires-tensorflow-name, which takes these
+lines as observed evidence) and the log rules agree on which lines are this.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from tfdoctor.advice.log_evidence import matches_of
-from tfdoctor.codes import LOG_PIP_DEPENDS_ON_TENSORFLOW
+from tfdoctor.codes import LOG_PIP_DEPENDS_ON_TENSORFLOW, LOG_PIP_NO_MATCHING_DISTRIBUTION
 from tfdoctor.derived import Derived
 from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.versions import parse_version
 from tfdoctor.knowledge.matrix import CompatMatrix
 
+_PARENT = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,100})(?:\[[^\]]{0,100}\])?(?:==(?P<version>\S{1,60}))?")
+"""The package a requirement came from, as pip names it ("basic-pitch", legacy "basic-pitch==0.2.0");
+not "-r requirements.txt (line 3)", which is no package."""
 FIRST_ARM64_TENSORFLOW = (2, 13)
 """The first TensorFlow whose `tensorflow` distribution has a macOS arm64 wheel (compat_matrix.json:
 tensorflow 2.13.0 arm64 is a thin wheel depending on tensorflow-macos==2.13.0; none before)."""
@@ -35,7 +41,7 @@ class Refusal:
     specifier: str
     why: str
     """"tensorflow-macos" (TensorFlow here is tensorflow-macos before 2.13) or "no-arm64-wheel"
-    (no `tensorflow` release the requirement admits has a macOS arm64 wheel for this Python)."""
+    (no `tensorflow` release the requirement admits has a macOS arm64 wheel, for any Python)."""
     arm64_releases: tuple[str, ...]
     """`tensorflow` releases with a macOS arm64 wheel (for this Python) the requirement admits."""
 
@@ -70,7 +76,9 @@ def refused_for_tensorflow_name(s: Snapshot, d: Derived) -> list[Refusal]:
     """The resolver's "X 1.0 depends on tensorflow..." lines that this Mac explains: never off
     macOS, never where the distribution `tensorflow` is installed, never on a Mac known to be
     Intel (pip installs the x86_64 `tensorflow` there)."""
-    matches = matches_of(s, LOG_PIP_DEPENDS_ON_TENSORFLOW)
+    matches = matches_of(s, LOG_PIP_DEPENDS_ON_TENSORFLOW) + [
+        m for m in matches_of(s, LOG_PIP_NO_MATCHING_DISTRIBUTION)
+        if m.fields.get("package") == "tensorflow" and _PARENT.fullmatch(m.fields.get("required_by", ""))]
     if not matches or not d.is_mac or s.package("tensorflow") is not None:
         return []
     chip_unknown = "chip" in s.unknown
@@ -83,10 +91,11 @@ def refused_for_tensorflow_name(s: Snapshot, d: Derived) -> list[Refusal]:
         releases = arm64_tensorflow_releases(d.matrix, spec, python) if d.matrix else None
         if tensorflow_macos_before_2_13(d):
             why = "tensorflow-macos"
-        elif d.apple_silicon and releases == ():
-            why = "no-arm64-wheel"
+        elif d.apple_silicon and d.matrix and arm64_tensorflow_releases(d.matrix, spec, None) == ():
+            why = "no-arm64-wheel"  # for no Python at all: a wheel for another Python is the Python's story
         else:
             continue
-        out.append(Refusal(match, match.fields.get("required_by", ""), match.fields.get("required_by_version"),
-                           spec, why, releases or ()))
+        parent = _PARENT.fullmatch(match.fields.get("required_by", ""))
+        version = match.fields.get("required_by_version") or (parent.group("version") if parent else None)
+        out.append(Refusal(match, parent.group("name") if parent else "", version, spec, why, releases or ()))
     return out
