@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from tfdoctor.advice.log_evidence import matches_of
-from tfdoctor.codes import LOG_PIP_DEPENDS_ON_TENSORFLOW, LOG_PIP_NO_MATCHING_DISTRIBUTION
+from tfdoctor.codes import (
+    LOG_PIP_DEPENDS_ON_TENSORFLOW,
+    LOG_PIP_NO_MATCHING_DISTRIBUTION,
+)
 from tfdoctor.derived import Derived
 from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
