@@ -16,10 +16,12 @@ from packaging.version import Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG
+from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable, marker_env, satisfies
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
 from tfdoctor.facts.versions import parse_version
+from tfdoctor.knowledge.keras_releases import keras_requirement
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import PIN_NAMES
 from tfdoctor.model import Finding, Remediation, Severity, rule
@@ -124,8 +126,24 @@ def _numpy_abi(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts, pins: list
                "in NumPy 2.x', or crashes.")
 
 
-_EXPLAINS_BY_NAME = {"numpy": (codes.RUNTIME_NUMPY_ABI, codes.LOG_NUMPY_ABI),
-                     "protobuf": (codes.RUNTIME_PROTOBUF, codes.LOG_PROTOBUF_DESCRIPTORS)}
+_KERAS_EXPLAINS = (codes.RUNTIME_IMPORT_FAILED, codes.LOG_KERAS_REGISTERED_TWICE)
+_EXPLAINS_BY_NAME = {"numpy": (codes.RUNTIME_NUMPY_ABI, codes.LOG_NUMPY_ABI), "keras": _KERAS_EXPLAINS,
+                     "protobuf": (codes.RUNTIME_PROTOBUF, codes.LOG_PROTOBUF_DESCRIPTORS), "keras-nightly": _KERAS_EXPLAINS}
+
+
+def _keras_observed(s: Snapshot, d: Derived, pins: list[Requirement], source: str) -> tuple[list[Requirement], str]:
+    """The pins, keras narrowed to TensorFlow's own minor (keras~=2.6.0) where the log shows two Kerases
+    colliding: observed, it outranks a published pin that let another in (2.6.0's keras~=2.6: 2.7)."""
+    keras, tf = s.package("keras"), d.tensorflow.version
+    published = next((r for r in pins if canonicalize_name(r.name) == "keras"), None)
+    if keras is None or d.matrix is None or not matches_of(s, codes.LOG_KERAS_REGISTERED_TWICE) or (
+            published is not None and satisfies(keras.version, published) is False):
+        return pins, source  # nothing to hold, no collision seen, or the published pin says it
+    want = keras_requirement(d.matrix, tf, s.python.minor if s.python else None) or ""
+    if not want.startswith("keras~="):
+        return pins, source  # none before 2.6; from 2.16 tf-keras, not one of TensorFlow's pins
+    return [r for r in pins if canonicalize_name(r.name) != "keras"] + [Requirement(want)], (
+        f"{source}; keras narrowed to {want}, TensorFlow {_minor(tf)}'s own: the log shows two Kerases registering a metric")
 
 
 def _pin_violations(s: Snapshot, tf: PackageFacts, pins: list[Requirement], pins_source: str,
@@ -332,13 +350,14 @@ def numpy_abi(s: Snapshot, d: Derived):
       "pins TensorFlow fails in ways such as protobuf's 'Descriptors cannot be created "
       "directly' or NumPy's API-version error. Error for those five, warning for the others. "
       "Where the Python is not known (a report), only the matrix's pins common to every Python "
-      "are held against the installed versions.",
+      "are held against the installed versions. Where the log shows two Kerases registering one metric "
+      "(log.keras-registered-twice), keras must be TensorFlow's minor (2.6.0's own keras~=2.6 let 2.7 in).",
       "Install versions inside the pins (the finding gives the pip command built from them).",
       fix_answer=GOAL_INSTALLED)
 def pin_violation(s: Snapshot, d: Derived):
     if not _judged(d):
         return None
-    pins, source = _pins(s, d)
+    pins, source = _keras_observed(s, d, *_pins(s, d))
     numpy = _numpy_abi(s, d.matrix, d.tensorflow, pins, source)  # reported by its own rule
     return _pin_violations(s, d.tensorflow, pins, source, {"numpy"} if numpy else set())
 

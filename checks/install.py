@@ -15,6 +15,7 @@ from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG, OUTSIDE_THE_GOAL
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.advice.installs import install_commands, listing_read, pair_fix, recommended_requirements, with_metal
+from tfdoctor.advice.tensorflow_name import Refusal, refused_for_tensorflow_name, tensorflow_macos_before_2_13
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable
 from tfdoctor.derived.providers import missing_target_evidence, self_shim_evidence
@@ -196,16 +197,22 @@ def two_metal_plugins(s: Snapshot, d: Derived):
       "Until 2.13, TensorFlow for Apple silicon is the distribution tensorflow-macos; a package that "
       "requires `tensorflow` (tensorflow-text, tensorflow-datasets, keras-cv...) is unsatisfied "
       "for pip, and the next `pip install` or upgrade of it installs a second TensorFlow over "
-      "tensorflow-macos: both write the same `tensorflow` import package.",
-      "Install such packages with --no-deps, or move to TensorFlow 2.16+, where tensorflow itself "
-      "is the distribution on macOS.",
-      explains=(codes.INSTALL_MULTIPLE_TENSORFLOW,), needs=("packages",), fix_answer=OUTSIDE_THE_GOAL)
+      "tensorflow-macos: both write the same `tensorflow` import package. Where pip's resolver "
+      "refused such a package ('X 1.0 depends on tensorflow~=2.10.0' under 'The conflict is caused "
+      "by:', or 'Could not find a version that satisfies the requirement tensorflow... (from X)') on "
+      "a Mac whose TensorFlow is tensorflow-macos before 2.13, or on Apple silicon where no "
+      "`tensorflow` release the requirement admits has an arm64 wheel for any Python, that line is "
+      "this finding observed (an error: the install failed).",
+      "Install such packages with --no-deps, or move to TensorFlow 2.13+ (2.16+ best), where "
+      "`tensorflow` itself has macOS arm64 wheels.",
+      explains=(codes.INSTALL_MULTIPLE_TENSORFLOW, codes.LOG_PIP_DEPENDS_ON_TENSORFLOW),
+      fix_answer=OUTSIDE_THE_GOAL)
 def requires_tensorflow_name(s: Snapshot, d: Derived):
-    if len(d.providers) != 1 or d.providers[0].key != "tensorflow-macos":
-        return None
-    version = parse_version(d.providers[0].version)
-    if version is None or (version.major, version.minor) >= (2, 13):
-        return None  # from 2.13 the `tensorflow` wheel on macOS arm64 is a shim onto tensorflow-macos
+    refused = refused_for_tensorflow_name(s, d)
+    if refused:  # observed: pip refused it; needs no complete package list
+        return _refused(s, d, refused)
+    if "packages" in s.unknown or not tensorflow_macos_before_2_13(d):
+        return None  # the Requires-Dist of what is installed say something only of a whole list
     wanting = [(p, r) for p in s.packages if p.key not in _TF_KEYS
                for r in applicable(p, d.marker_env) if canonicalize_name(r.name) == "tensorflow"]
     if not wanting:
@@ -218,6 +225,35 @@ def requires_tensorflow_name(s: Snapshot, d: Derived):
                     (pip(s, "install", "--no-deps", "--force-reinstall", f"{first.name}=={first.version}"),)),
         title=f"{', '.join(sorted({p.name for p, _ in wanting}))} require `tensorflow`, but only "
               f"{d.providers[0].name} {d.providers[0].version} provides it: pip will install a second TensorFlow")
+
+
+def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
+    """pip's resolver refused a package over its requirement on `tensorflow` (the first line it
+    printed names the newest version it tried)."""
+    first = refused[0]
+    wants = f"`tensorflow{first.specifier}`"
+    what = f"{first.package} {first.version}" if first.version else first.package
+    if first.why == "tensorflow-macos":
+        tf = d.providers[0]
+        cause = (f"while TensorFlow here is {tf.name} {tf.version} (the distribution `tensorflow` has no "
+                 "macOS arm64 wheel before 2.13)")
+    else:
+        cause = "which has no macOS arm64 wheel in that range (before 2.13 TensorFlow there is tensorflow-macos)"
+    newest = first.arm64_releases[-1] if first.arm64_releases else None
+    text = (f"Install {first.package} without its dependencies beside TensorFlow, then its other "
+            "requirements yourself" + (f"; or move to TensorFlow {newest}, whose `tensorflow` wheel exists "
+                                       "for macOS arm64 and meets it" if newest else
+                                       f"; or a newer {first.package} that accepts TensorFlow 2.13 or later"))
+    spec = f"=={first.version}" if first.version else ""
+    return requires_tensorflow_name.finding(
+        {"provider": {p.name: p.version for p in d.providers} or None,
+         "refused_by_pip": [{"package": f"{r.package} {r.version or ''}".strip(),
+                             "requires": f"tensorflow{r.specifier}", "why": r.why, "line": r.match.line,
+                             "observed_in": r.match.text} for r in refused],
+         "arm64_tensorflow_releases_admitted": list(first.arm64_releases)},
+        Remediation(text, (pip(s, "install", "--no-deps", f"{first.package}{spec}"),)),
+        title=f"pip cannot install {what}: it depends on {wants}, {cause}",
+        severity=Severity.ERROR, explains=tuple({r.match.code for r in refused} - {codes.LOG_PIP_DEPENDS_ON_TENSORFLOW}))
 
 
 @rule(codes.INSTALL_OK, "One TensorFlow is installed",

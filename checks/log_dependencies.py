@@ -1,10 +1,11 @@
-"""NumPy and protobuf errors in a pasted log, judged by what is installed: TensorFlow's pins say
-which NumPy or protobuf it needs, the installed version says whether this environment can have
-printed the message, and where the pin already fits, the failing module is another package's.
+"""NumPy, protobuf and Keras errors in a pasted log, judged by what is installed: TensorFlow's
+pins say which NumPy, protobuf or Keras it needs, the installed version says whether this
+environment can have printed the message, and where the pin already fits, the failing module is
+another package's.
 
 The message alone would always blame TensorFlow; the environment can show it was not (issue 19:
-what tfdoctor observed outranks what it read). Where compat.numpy-abi finds the same pin broken
-from the environment alone, that finding is the root and explains these.
+what tfdoctor observed outranks what it read). Where compat.numpy-abi or compat.pin-violation
+finds the same pin broken from the environment, that finding is the root and explains these.
 """
 
 from __future__ import annotations
@@ -12,17 +13,25 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from packaging.requirements import Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
-from tfdoctor.advice.installs import install_commands, pair_fix, tf_requirement
+from tfdoctor.advice.installs import (
+    install_commands,
+    listing_read,
+    pair_fix,
+    tf_requirement,
+)
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.versions import parse_version
+from tfdoctor.knowledge.keras_releases import keras_requirement
 from tfdoctor.model import Remediation, Severity, rule
 
 PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
@@ -192,3 +201,66 @@ def protobuf_fatal(s: Snapshot, d: Derived):
         return protobuf_fatal.finding(evidence(s, match, **facts), Remediation(text, tuple(commands)),
                                       title=f"protobuf FATAL ({match.fields.get('check', 'CHECK failed')})")
     return None
+
+
+KERAS_VERSIONS = "https://github.com/tensorflow/tensorflow/issues/52937"
+"""TensorFlow 2.6.0 with keras 2.7.0 (pulled in by TensorFlow's own pin keras~=2.6): importing
+tf.keras raises AlreadyExistsError (keras-team/keras#15585; the fix: keras of TensorFlow's minor)."""
+KERAS_COPIES = ("keras", "tf-keras", "keras-nightly")
+
+
+def _own_keras(s: Snapshot, d: Derived, want: Requirement, keras: Any) -> bool:
+    """Whether an installed Keras is TensorFlow's own: the release `want` names, or from 2.16
+    (where `want` is tf-keras) the Keras 3 TensorFlow's pin allows, which is tf.keras there."""
+    if keras.key == canonicalize_name(want.name):
+        return want.specifier.contains(keras.version, prereleases=True)
+    if keras.key == "keras" and canonicalize_name(want.name) == "tf-keras":
+        return _allows(tf_requirement(s, d, "keras") or ">=3", keras.version)
+    return False
+
+
+@rule(codes.LOG_KERAS_REGISTERED_TWICE, "Two copies of Keras registered the same metric",
+      Severity.ERROR,
+      "TensorFlow's monitoring registry refuses a second metric of one name: 'Cannot register 2 "
+      "metrics with the same name: /tensorflow/api/keras/optimizers' (collection_registry.cc), "
+      "then 'AlreadyExistsError: Another metric with the same name already exists'. Keras creates "
+      "its metrics when imported, so two copies of Keras's code in one process, a `keras` (or "
+      "keras-nightly, tf-keras) of another version than the installed TensorFlow's own, collide. "
+      "TensorFlow 2.6.0's pin keras~=2.6 let pip install keras 2.7 beside it (tensorflow/tensorflow"
+      "#52937, keras-team/keras#15585). Where the installed versions are known, compat.pin-violation "
+      "says which is out of place; where they are not, this finding names the cause.",
+      "Install the Keras of the installed TensorFlow's minor (keras~=2.6.0 for 2.6; tf-keras~=X.Y.0 "
+      "from 2.16) and uninstall other copies (keras-nightly, a tf-keras of another minor).",
+      KERAS_VERSIONS, fix_answer=ABOUT_THE_LOG)
+def keras_registered_twice(s: Snapshot, d: Derived):
+    match = next(iter(matches_of(s, codes.LOG_KERAS_REGISTERED_TWICE)), None)  # one occurrence (key=())
+    if match is None:
+        return None
+    want = keras_requirement(d.matrix, d.tf_version, s.python.minor if s.python else None) \
+        if d.matrix and d.tf_version else None
+    stated = [p for p in (s.package(n) for n in KERAS_COPIES) if p is not None and p.version]
+    facts = {"tensorflow": d.tf_version, "keras_for_this_tensorflow": want,
+             "keras_installed": {p.name: p.version for p in stated} or None}
+    metric = f" ({match.fields['metric']})" if match.fields.get("metric") else ""
+    tf = f"TensorFlow {d.tf_version}" if d.tf_version else "TensorFlow"
+    strays = stated if want is None else [p for p in stated if not _own_keras(s, d, Requirement(want), p)]
+    if not strays and listing_read(s):  # a whole listing with no Keras but TensorFlow's own
+        have = ", ".join(f"{p.name} {p.version}" for p in stated) or "no Keras package"
+        text = (f"two copies of Keras registered the same metric{metric}, but this environment has "
+                f"{have} beside {tf}: another environment printed it")
+        return keras_registered_twice.finding(
+            evidence(s, match, **facts),
+            Remediation(text + ". Where the error happened, find that Python and run `tfdoctor check "
+                        "--python` with the path it prints", (WHICH_PYTHON.format(module="keras"),)),
+            title=text, severity=Severity.INFO)
+    why = (f"two copies of Keras registered the same metric{metric}: a Keras of another version than "
+           f"{tf}'s own is installed beside it")
+    if want is not None:
+        text = f"{why}. Install {want}, the Keras of {tf}, and uninstall other copies"
+        commands = (pip(s, "install", want),)
+    else:
+        text = (f"{why}. Install the keras release of your TensorFlow's minor (keras 2.6-2.15 follow "
+                "TensorFlow's; tf-keras from 2.16) and uninstall other copies")
+        commands = (pip(s, "show", "tensorflow", *KERAS_COPIES),)
+    return keras_registered_twice.finding(evidence(s, match, **facts),
+                                          Remediation(text, commands, KERAS_VERSIONS), title=why)

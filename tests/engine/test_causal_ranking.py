@@ -108,3 +108,31 @@ def test_every_template_cut_after_its_head_is_diagnosed_without_a_rule_failing(t
         s.log = keep.read(tmp_path / "cut.txt", identity=WHO)
         codes = codes_of(diagnose(s).findings)
         assert "check.crashed" not in codes and any(c.startswith("log.") for c in codes), (signature.variant, codes)
+
+
+def test_keras_registered_twice_is_diagnosed_as_the_pin_it_breaks_or_named_where_keras_is_unknown():
+    # drivendataorg/cloud-cover-runtime#14's text on an M1 with tensorflow-macos 2.6.0 (its own
+    # pin keras~=2.6, compat_matrix.json) and keras 2.7.0: the pin, observed, is the diagnosis
+    arm = ["cp39-cp39-macosx_11_0_arm64"]
+    tf = _pkg("tensorflow-macos", "2.6.0", arm, ["keras~=2.6"])
+    metal = _pkg("tensorflow-metal", "0.2.0", arm)
+    both = apple_silicon(python={"version": "3.9.13"},
+                         packages=[tf, metal, _pkg("keras", "2.7.0", ["py2.py3-none-any"])])
+    r = report(both, "keras_metric_registered_twice.txt")
+    assert r.diagnosis().code == "compat.pin-violation" and r.log_diagnosis().code == "compat.pin-violation"
+    # a report that states TensorFlow but no Keras: the log's own finding is the diagnosis
+    stated = apple_silicon(python={"version": "3.9.13", "site_packages": []}, packages=[tf, metal],
+                           unknown=["packages"])
+    r = report(stated, "keras_metric_registered_twice.txt")
+    assert r.diagnosis().code == "log.keras-registered-twice"
+    assert "keras~=2.6.0" in " ".join(r.diagnosis().remediation.commands)
+
+
+def test_pips_refusal_over_the_tensorflow_name_is_diagnosed_as_the_name():
+    # tensorflow/models#10783: an M2 with tensorflow-macos 2.9.2 and tensorflow-metal 0.5.1
+    arm = ["cp39-cp39-macosx_11_0_arm64"]
+    data = apple_silicon(python={"version": "3.9.13"}, packages=[
+        _pkg("tensorflow-macos", "2.9.2", arm), _pkg("tensorflow-metal", "0.5.1", arm)])
+    r = report(data, "pip_conflict_tf_models_official.txt")
+    assert r.diagnosis().code == "install.requires-tensorflow-name"
+    assert r.log_diagnosis().code == "install.requires-tensorflow-name"

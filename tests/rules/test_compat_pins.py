@@ -291,3 +291,41 @@ def test_pins_held_where_the_report_does_not_state_the_python():
     found = [f for f in run(data) if f.code == "compat.pin-violation"]
     assert found and found[0].evidence["violations"][0]["name"] == "keras"
     assert found[0].evidence["violations"][0]["required"] == "<2.16,>=2.15.0"
+
+
+# tensorflow_macos-2.6.0 and -2.8.0 (cp39, macosx_11_0_arm64) Requires-Dist on keras, as recorded
+# in compat_matrix.json pins_macos_arm64 (read from the wheels' METADATA)
+TF_MACOS_2_6_0 = ["keras~=2.6", "numpy~=1.19.2"]
+TF_MACOS_2_8_0 = ["keras<2.9,>=2.8.0rc0"]
+
+
+def _with_keras_log(tf: str, requires: list[str], keras: str):
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.logtext import keep
+
+    data = apple_silicon(python={"version": "3.9.13"}, packages=[
+        pkg("tensorflow-macos", tf, requires, "3.9"), _pkg("keras", keras, ["py2.py3-none-any"])])
+    s = snap(data)
+    s.log = keep.read(LOGS / "keras_metric_registered_twice.txt", identity=WHO)
+    return s
+
+
+def test_keras_2_7_beside_tensorflow_2_6_is_a_pin_violation_observed_from_two_kerases_in_the_log():
+    """TensorFlow 2.6.0's own pin keras~=2.6 admits keras 2.7, the release that broke it
+    (tensorflow/tensorflow#52937): alone the pins hold; with the log's 'Cannot register 2 metrics'
+    the keras pin is TensorFlow 2.6's own Keras, keras~=2.6.0, and the violation explains the log."""
+    s = _with_keras_log("2.6.0", TF_MACOS_2_6_0, "2.7.0")
+    quiet = snap(apple_silicon(python={"version": "3.9.13"}, packages=[
+        pkg("tensorflow-macos", "2.6.0", TF_MACOS_2_6_0, "3.9"), _pkg("keras", "2.7.0", ["py2.py3-none-any"])]))
+    assert "compat.pin-violation" not in [f.code for f in dependencies.run(quiet)]
+    (f,) = [f for f in dependencies.run(s) if f.code == "compat.pin-violation"]
+    assert f.severity is Severity.ERROR and "keras 2.7.0" in f.title and "keras~=2.6.0" in f.title
+    assert "log.keras-registered-twice" in f.explains and "two Kerases" in f.evidence["pins_source"]
+    assert f.remediation.commands == ("/Users/ada/venvs/tf/bin/python -m pip install -- 'keras~=2.6.0'",)
+
+
+def test_a_keras_outside_the_published_pin_explains_the_logs_two_kerases():
+    s = _with_keras_log("2.8.0", TF_MACOS_2_8_0, "2.9.0")
+    (f,) = [f for f in dependencies.run(s) if f.code == "compat.pin-violation"]
+    assert "log.keras-registered-twice" in f.explains and "keras<2.9,>=2.8.0rc0" in f.title

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, snap
+from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, merge, snap
 
 from tfdoctor.model import Severity
 
@@ -274,3 +274,119 @@ def test_a_pasted_listing_says_tensorflow_is_absent_only_in_a_report_about_tenso
 
     assert "install.no-tensorflow" in codes_with(">>> import tensorflow as tf\n")
     assert "install.no-tensorflow" not in codes_with(">>> import mlx.core as mx\nzsh: abort      python3\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# pip's resolver refusing a package that depends on `tensorflow` (log.pip-depends-on-tensorflow)
+
+ARM64_39 = ["cp39-cp39-macosx_11_0_arm64"]
+
+
+with_log_rules = RuleModules("install", "log_install")
+
+
+def _run(data: dict, name: str) -> dict:
+    """The install and install-log findings, by code, with the real text `name` pasted."""
+    from log_cases import LOGS, SOURCES, WHO
+
+    from tfdoctor.logtext import keep
+
+    assert name in SOURCES
+    s = snap(data)
+    s.log = keep.read(LOGS / name, identity=WHO)
+    return {f.code: f for f in with_log_rules.run(s)}
+
+
+def _with_log(data: dict, name: str):
+    found = _run(data, name)
+    assert found["log.pip-depends-on-tensorflow"].severity is Severity.ERROR  # explained by the rule
+    return [found["install.requires-tensorflow-name"]]
+
+
+def _not_for_the_name(data: dict, name: str) -> None:
+    """The resolver's line is a conflict of requirements here (information), not the name."""
+    found = _run(data, name)
+    assert "install.requires-tensorflow-name" not in found
+    assert found["log.pip-depends-on-tensorflow"].severity is Severity.INFO
+
+
+def _m2(*packages: dict, unknown: bool = False) -> dict:
+    data = apple_silicon(python={"version": "3.9.13"}, packages=list(packages))
+    if unknown:  # a report: the list names what was mentioned, nothing more
+        data["python"]["site_packages"] = []
+        data["unknown"] = ["packages"]
+    return data
+
+
+def test_pips_refusal_of_a_package_needing_tensorflow_beside_tensorflow_macos_2_9_is_observed():
+    """tensorflow/models#10783: an M2 with tensorflow-macos 2.9.2, pip says 'tf-models-official
+    2.10.0 depends on tensorflow~=2.10.0'. The line is this finding observed, from a report whose
+    package list is not complete too; the fix installs the package without its dependencies."""
+    for unknown in (False, True):
+        (f,) = _with_log(_m2(_pkg("tensorflow-macos", "2.9.2", ARM64_39), unknown=unknown),
+                         "pip_conflict_tf_models_official.txt")
+        assert f.severity is Severity.ERROR and "log.pip-depends-on-tensorflow" in f.explains
+        assert f.title.startswith("pip cannot install tf-models-official 2.10.0: it depends on "
+                                  "`tensorflow~=2.10.0`, while TensorFlow here is tensorflow-macos 2.9.2")
+        assert f.evidence["refused_by_pip"][0]["why"] == "tensorflow-macos"
+        assert f.remediation.commands == (f"{PY} -m pip install --no-deps -- tf-models-official==2.10.0",)
+
+
+def test_on_apple_silicon_a_range_without_an_arm64_tensorflow_wheel_is_refused_whatever_is_installed():
+    """spotify/basic-pitch#60 (an M1 Mac mini): 'basic-pitch 0.2.0 depends on tensorflow<2.10 and
+    >=2.4.1'; `tensorflow` has macOS arm64 wheels only from 2.13 (compat_matrix.json)."""
+    (f,) = _with_log(_m2(unknown=True), "pip_conflict_basic_pitch.txt")
+    assert f.evidence["refused_by_pip"][0] == {
+        "package": "basic-pitch 0.2.0", "requires": "tensorflow<2.10,>=2.4.1", "why": "no-arm64-wheel",
+        "line": 9, "observed_in": "basic-pitch 0.2.0 depends on tensorflow<2.10 and >=2.4.1"}
+    assert "or a newer basic-pitch that accepts TensorFlow 2.13 or later" in f.remediation.text
+
+
+def test_a_resolver_line_about_tensorflow_is_not_this_on_linux_nor_where_tensorflow_is_installed_nor_on_intel():
+    _not_for_the_name(linux_cpu(), "pip_conflict_basic_pitch.txt")
+    _not_for_the_name(apple_silicon(), "pip_conflict_basic_pitch.txt")  # tensorflow 2.19.1 installed
+    intel = _m2(_pkg("tensorflow-macos", "2.9.2", ["cp39-cp39-macosx_10_15_x86_64"]))
+    intel["host"].update(hw_arm64=False, chip="Intel Core i7", cpu_brand="Intel(R) Core(TM) i7")
+    intel["python"]["process_arch"] = "x86_64"
+    _not_for_the_name(intel, "pip_conflict_tf_models_official.txt")
+
+
+def test_a_range_an_arm64_tensorflow_meets_is_not_refused_for_the_name(tmp_path):
+    # "depends on tensorflow" with no bound: tensorflow 2.13+ has arm64 wheels, so pip's conflict is elsewhere
+    from log_cases import WHO
+
+    from tfdoctor.logtext import keep
+
+    (tmp_path / "pip.txt").write_text("The conflict is caused by:\n    some-tool 1.4.0 depends on tensorflow\n")
+    s = snap(_m2(unknown=True))
+    s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+    found = {f.code: f for f in with_log_rules.run(s)}
+    assert "install.requires-tensorflow-name" not in found
+    assert found["log.pip-depends-on-tensorflow"].severity is Severity.INFO
+
+
+def test_pips_single_refusal_naming_the_package_is_the_same_evidence(tmp_path):
+    """pip's other form for one candidate (factory.py _report_single_requirement_conflict, the
+    line spotify/basic-pitch#60 shows after pinning basic-pitch==0.2.0): 'Could not find a version
+    that satisfies the requirement tensorflow<2.10,>=2.4.1 (from basic-pitch)'. A range with an
+    arm64 wheel for another Python only is the Python's story (log.pip-no-matching-distribution)."""
+    from log_cases import WHO
+
+    from tfdoctor.logtext import keep
+
+    def found(data: dict, requirement: str) -> dict:
+        (tmp_path / "pip.txt").write_text(
+            f"ERROR: Could not find a version that satisfies the requirement {requirement} (from versions: none)\n")
+        s = snap(data)
+        s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+        return {f.code: f for f in with_log_rules.run(s)}
+
+    refused = found(_m2(_pkg("tensorflow-macos", "2.9.2", ARM64_39)), "tensorflow<2.10,>=2.4.1 (from basic-pitch)")
+    f = refused["install.requires-tensorflow-name"]
+    assert "log.pip-no-matching-distribution" in f.explains
+    assert f.title.startswith("pip cannot install basic-pitch: it depends on `tensorflow<2.10,>=2.4.1`")
+    assert f.remediation.commands == (f"{PY} -m pip install --no-deps -- basic-pitch",)
+    # tensorflow 2.14.0's arm64 wheels are for Python 3.9-3.11 (compat_matrix.json): on 3.12 it is the Python
+    py312 = merge(_m2(unknown=True), {"python": {"version": "3.12.4"}})
+    assert "install.requires-tensorflow-name" not in found(py312, "tensorflow==2.14.0 (from some-tool)")
+    assert "install.requires-tensorflow-name" not in found(_m2(unknown=True), "tensorflow==2.9.0 (from -r requirements.txt (line 2))")

@@ -121,3 +121,58 @@ def test_numpys_abi_message_in_a_text_that_never_names_tensorflow_is_another_pro
     assert other.severity is Severity.INFO and "another project's" in other.title
     ours = one(check.run(_report_of(tmp_path, "import tensorflow as tf\n" + message)), "log.numpy-abi")
     assert ours.severity is Severity.ERROR
+
+
+# ---------------------------------------------------------------------------------------------
+# Keras registered twice (log.keras-registered-twice): a Keras of another version than TensorFlow's
+
+
+ARM39 = ["cp39-cp39-macosx_11_0_arm64"]
+ANY = ["py2.py3-none-any"]
+
+
+def _reported(packages: list, python: str | None = "3.9.13") -> dict:
+    """A report's snapshot: an M1, the packages the report named (the list is not complete)."""
+    data = {"schema_version": 1, "target": {"python": "python3", "ok": True},
+            "host": {"system": "Darwin", "hw_arm64": True, "chip": "Apple M1", "macos_version": "12.1"},
+            "packages": packages, "unknown": ["packages"]}
+    if python:
+        data["python"] = {"version": python, "implementation": "cpython", "executable": "python3"}
+    return data
+
+
+def test_keras_registered_twice_where_the_report_names_no_keras_names_tensorflows_own():
+    """drivendataorg/cloud-cover-runtime#14's text with TensorFlow 2.6.0 stated and no Keras version
+    (unknown, not absent): the finding names the cause, and the fix installs TensorFlow 2.6's own
+    Keras (keras releases 2.6-2.15 follow TensorFlow's minors, compat_matrix.json keras_packages)."""
+    f = one(diagnose(_reported([_pkg("tensorflow-macos", "2.6.0", ARM39)]), "keras_metric_registered_twice.txt"),
+            "log.keras-registered-twice")
+    assert f.severity is Severity.ERROR and "keras_installed" not in f.evidence
+    assert "another version than TensorFlow 2.6.0's own" in f.title and "/tensorflow/api/keras/optimizers" in f.title
+    assert "keras~=2.6.0" in commands(f) and f.evidence["keras_for_this_tensorflow"] == "keras~=2.6.0"
+
+
+def test_the_python_line_alone_names_the_same_cause_without_a_tensorflow_version():
+    # scikit-hep/pyhf#1683: only "AlreadyExistsError: Another metric with the same name already exists."
+    f = one(diagnose(_reported([], python=None), "keras_metric_already_exists.txt"), "log.keras-registered-twice")
+    assert f.severity is Severity.ERROR and "a Keras of another version than TensorFlow's own" in f.title
+    assert "pip show tensorflow keras tf-keras keras-nightly" in commands(f)
+
+
+def test_keras_registered_twice_where_only_tensorflows_own_keras_is_installed_came_from_elsewhere():
+    # a whole listing (site-packages read): keras 2.6.0 beside tensorflow-macos 2.6.0 is one copy
+    data = apple_silicon(python={"version": "3.9.13"}, packages=[
+        _pkg("tensorflow-macos", "2.6.0", ARM39, ["keras~=2.6"]), _pkg("keras", "2.6.0", ANY)])
+    f = one(diagnose(data, "keras_metric_registered_twice.txt"), "log.keras-registered-twice")
+    assert f.severity is Severity.INFO and "another environment printed it" in f.title
+
+
+def test_from_tensorflow_2_16_keras_3_is_its_own_and_a_tf_keras_of_another_minor_is_the_second_copy():
+    pin = ["keras>=3.2.0"]  # tensorflow-2.17.1 Requires-Dist
+    own = apple_silicon(packages=[_pkg("tensorflow", "2.17.1", ARM, pin), _pkg("keras", "3.6.0", ANY)])
+    assert one(diagnose(own, "keras_metric_registered_twice.txt"), "log.keras-registered-twice").severity \
+        is Severity.INFO
+    stray = apple_silicon(packages=[_pkg("tensorflow", "2.17.1", ARM, pin), _pkg("keras", "3.6.0", ANY),
+                                    _pkg("tf-keras", "2.15.0", ANY)])
+    f = one(diagnose(stray, "keras_metric_registered_twice.txt"), "log.keras-registered-twice")
+    assert f.severity is Severity.ERROR and "tf-keras~=2.17.0" in commands(f)

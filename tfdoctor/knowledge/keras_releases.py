@@ -125,3 +125,20 @@ def tf_keras_requirement(matrix: CompatMatrix, tf_version: str,
         unpinned_moves_tensorflow=bool(unpinned and unpinned.admits_tensorflow(tf_version) is False),
         source=f"compat_matrix.json keras_packages.tf-keras (wheel METADATA, read {matrix.facts_read})",
     )
+
+
+def keras_requirement(matrix: CompatMatrix, tf_version: str, python: str | None = None) -> str | None:
+    """The Keras that is TensorFlow X.Y's own, as a requirement: `keras~=X.Y.0` for 2.6-2.15
+    (keras releases follow TensorFlow's minors there: the matrix has keras 2.6.0 ... 2.15.0;
+    TensorFlow 2.6.0's own pin, keras~=2.6, also admits 2.7), the tf-keras of the minor for
+    2.16+ (Keras 2 beside Keras 3); None before 2.6, where Keras ships inside TensorFlow."""
+    minor = matrix.tf_minor(tf_version)
+    if minor is None:
+        return None
+    if minor.keras_major == 2:
+        key = minor.minor
+        same = [r for r in matrix.keras_releases.get("keras", ()) if not r.yanked
+                and f"{version_of(r.version).major}.{version_of(r.version).minor}" == key]
+        return f"keras~={key}.0" if same else None
+    pin = tf_keras_requirement(matrix, tf_version, python)
+    return pin.requirement if pin else None

@@ -80,6 +80,16 @@ def _addons(fields: Fields) -> Fields:
     return out
 
 
+_METRIC_NAME = re.compile(r"same name: (/[^\s'\"`]{1,300})", re.IGNORECASE)
+
+
+def _keras_metric(fields: Fields, text: str) -> bool:
+    """A metric Keras creates (its names say keras), or a message cut before the name (a cut
+    read where the name is in the text after all is judged by that name)."""
+    named = fields.get("metric") or next(iter(_METRIC_NAME.findall(text)), "")
+    return not named or "keras" in named.lower()
+
+
 def _avx(fields: Fields) -> Fields:
     out = dict(fields)
     if out.pop("qemu", ""):
@@ -256,6 +266,30 @@ SIGNATURES: tuple[Signature, ...] = (
         "status: INTERNAL: platform is already registered with name: \"METAL\"",
         "https://github.com/bmaltais/kohya_ss/issues/563", needle="already registered",
         key=("platform",), head="platform is already registered"),
+    # tensorflow/core/lib/monitoring/collection_registry.cc CollectionRegistry::Register:
+    # LOG(ERROR) << "Cannot register 2 metrics with the same name: " << metric_def->name(), for
+    # any metric. Keras's are named /tensorflow/api/keras/... or /tensorflow/api/oss-keras/...:
+    # two copies of Keras's code (a `keras` of another version than TensorFlow's own, keras-nightly,
+    # tf-keras) each creating them. Another name (/tensorflow/core/saved_model/..., two copies of
+    # TensorFlow's own library in one process) is another story.
+    sig("log.keras-registered-twice", "metric-registered-twice", "import",
+        "two copies of Keras registered the same metric: a Keras of another version than TensorFlow's",
+        r"Cannot register 2 metrics with the same name: (?P<metric>/[^\s'\"`]{1,300})",
+        "E tensorflow/core/lib/monitoring/collection_registry.cc:77] Cannot register 2 metrics with the "
+        "same name: /tensorflow/api/keras/optimizers",
+        "https://github.com/drivendataorg/cloud-cover-runtime/pull/14", needle="Cannot register 2 metrics",
+        applies=_keras_metric, key=(), head="Cannot register 2 metrics with the same name"),
+    # tensorflow/core/lib/monitoring/{counter,gauge,sampler,percentile_sampler}.h: the metric's
+    # status when Register failed, raised in Python as AlreadyExistsError where Python code
+    # creates the metric (tf.__internal__.monitoring). TensorFlow's own Python modules are
+    # imported once per process, so a second creation comes from a second copy of the code
+    # that creates metrics at import: Keras's. The line alone (no metric name) is this code.
+    sig("log.keras-registered-twice", "metric-already-exists", "import",
+        "two copies of Keras registered the same metric: a Keras of another version than TensorFlow's",
+        r"Another metric with the same name already exists",
+        "tensorflow.python.framework.errors_impl.AlreadyExistsError: Another metric with the same name "
+        "already exists.", "https://github.com/scikit-hep/pyhf/issues/1683",
+        needle="Another metric with the same name", key=()),
     # QEMU's user-mode emulator (Docker's amd64 images on an ARM host): linux-user/signal.c prints
     # "qemu: uncaught target signal %d (%s) - core dumped" and, through error_report with its
     # program name, "qemu-x86_64: QEMU internal SIG%s {code=%s, addr=%p}"; its loader

@@ -37,6 +37,19 @@ def _requirement(fields: Fields) -> Fields:
     return out
 
 
+_CLAUSES = re.compile(r",| and ")
+
+
+def _depends_on(fields: Fields) -> Fields:
+    """pip's resolver line, with the specifier as PEP 440 writes it (pip's format_for_error
+    prints "<2.10 and >=2.4.1" for "<2.10,>=2.4.1")."""
+    out = {"package": "tensorflow", "required_by": _canonical(fields.get("required_by", "")),
+           "required_by_version": fields.get("required_by_version", "")}
+    clauses = [c.strip() for c in _CLAUSES.split(fields.get("specifier", ""))]
+    out["specifier"] = ",".join(c.replace(" ", "") for c in clauses if c)
+    return {k: v for k, v in out.items() if v}
+
+
 def _wheel(fields: Fields) -> Fields:
     """Name, version and tags of a wheel file name (PEP 427)."""
     out = dict(fields)
@@ -113,6 +126,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/bmaltais/kohya_ss/issues/563",
         needle="No matching distribution", derive=_requirement, key=("package",),
         outputs=("package", "specifier", "marker"), head=r"No matching distribution found for"),
+    # pip's resolver (src/pip/_internal/resolution/resolvelib/factory.py, get_installation_error
+    # on ResolutionImpossible): "Cannot install {triggers} because these package versions have
+    # conflicting dependencies." then "The conflict is caused by:" and, per cause, four spaces and
+    # f"{parent.name} {parent.version} depends on " + req.format_for_error() (the requirement,
+    # its comma-separated clauses joined as "A, B and C", read in pip 23.2.1). Only the lines whose
+    # requirement is the distribution `tensorflow` itself (not tensorflow-text, numpy, ...).
+    sig("log.pip-depends-on-tensorflow", "pip-conflict-depends-on-tensorflow", "install",
+        "pip's resolver could not satisfy a package's requirement on the distribution `tensorflow`",
+        r"^[ \t]*(?P<required_by>[A-Za-z0-9][A-Za-z0-9._-]{0,100}(?:\[[^\]\n]{0,100}\])?) "
+        r"(?P<required_by_version>[0-9][^\s]{0,60}) depends on tensorflow(?![\w.-])(?:\[[^\]\n]{0,100}\])?"
+        r"(?P<specifier>[^\n;]{0,300})",
+        "    basic-pitch 0.2.0 depends on tensorflow<2.10 and >=2.4.1",
+        "https://github.com/spotify/basic-pitch/issues/60", needle="depends on tensorflow",
+        derive=_depends_on, key=("required_by",),
+        outputs=("package", "required_by", "required_by_version", "specifier")),
     sig("log.pip-unsupported-wheel", "pip-unsupported-wheel", "install",
         "a wheel built for another Python or platform",
         _WHEEL + r" is not a supported wheel on this platform",

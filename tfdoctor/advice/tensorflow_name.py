@@ -1,0 +1,104 @@
+"""pip's resolver refusing a package because it depends on the distribution `tensorflow` where the
+Mac's TensorFlow is another distribution: tensorflow-macos before 2.13 (the `tensorflow` wheel
+for macOS arm64 exists only from 2.13, first as a shim onto tensorflow-macos), or a requirement
+no `tensorflow` release with an arm64 wheel meets. The resolver says it two ways (factory.py):
+"X 1.0 depends on tensorflow~=2.10.0" under "The conflict is caused by:" (several candidates of
+X), and "Could not find a version that satisfies the requirement tensorflow<2.10,>=2.4.1 (from X)"
+(one). Judged once here, so the install rule (install.requires-tensorflow-name, which takes these
+lines as observed evidence) and the log rules agree on which lines are this.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from tfdoctor.advice.log_evidence import matches_of
+from tfdoctor.codes import (
+    LOG_PIP_DEPENDS_ON_TENSORFLOW,
+    LOG_PIP_NO_MATCHING_DISTRIBUTION,
+)
+from tfdoctor.derived import Derived
+from tfdoctor.facts.pasted_log import LogTextMatch
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.versions import parse_version
+from tfdoctor.knowledge.matrix import CompatMatrix
+
+_PARENT = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,100})(?:\[[^\]]{0,100}\])?(?:==(?P<version>\S{1,60}))?")
+"""The package a requirement came from, as pip names it ("basic-pitch", legacy "basic-pitch==0.2.0");
+not "-r requirements.txt (line 3)", which is no package."""
+FIRST_ARM64_TENSORFLOW = (2, 13)
+"""The first TensorFlow whose `tensorflow` distribution has a macOS arm64 wheel (compat_matrix.json:
+tensorflow 2.13.0 arm64 is a thin wheel depending on tensorflow-macos==2.13.0; none before)."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One package pip could not install here because it depends on `tensorflow`."""
+
+    match: LogTextMatch
+    package: str
+    version: str | None
+    specifier: str
+    why: str
+    """"tensorflow-macos" (TensorFlow here is tensorflow-macos before 2.13) or "no-arm64-wheel"
+    (no `tensorflow` release the requirement admits has a macOS arm64 wheel, for any Python)."""
+    arm64_releases: tuple[str, ...]
+    """`tensorflow` releases with a macOS arm64 wheel (for this Python) the requirement admits."""
+
+
+def arm64_tensorflow_releases(matrix: CompatMatrix, specifier: str, python: str | None) -> tuple[str, ...] | None:
+    """The final `tensorflow` releases with a macOS arm64 wheel (for `python` when known) that
+    `specifier` admits, oldest first; None when the specifier cannot be read."""
+    try:
+        spec = SpecifierSet(specifier)
+    except InvalidSpecifier:
+        return None
+    found = []
+    for minor in matrix.minors.values():
+        for release in minor.releases:
+            wheels = release.wheels("tensorflow", "arm64")
+            if wheels is None or (python and python not in wheels.pythons):
+                continue
+            if spec.contains(release.version):
+                found.append(release.version)
+    return tuple(sorted(found, key=parse_version))
+
+
+def tensorflow_macos_before_2_13(d: Derived) -> bool:
+    """The one TensorFlow installed is tensorflow-macos before 2.13: `tensorflow` is not it."""
+    if len(d.providers) != 1 or d.providers[0].key != "tensorflow-macos":
+        return False
+    version = parse_version(d.providers[0].version)
+    return version is not None and (version.major, version.minor) < FIRST_ARM64_TENSORFLOW
+
+
+def refused_for_tensorflow_name(s: Snapshot, d: Derived) -> list[Refusal]:
+    """The resolver's "X 1.0 depends on tensorflow..." lines that this Mac explains: never off
+    macOS, never where the distribution `tensorflow` is installed, never on a Mac known to be
+    Intel (pip installs the x86_64 `tensorflow` there)."""
+    matches = matches_of(s, LOG_PIP_DEPENDS_ON_TENSORFLOW) + [
+        m for m in matches_of(s, LOG_PIP_NO_MATCHING_DISTRIBUTION)
+        if m.fields.get("package") == "tensorflow" and _PARENT.fullmatch(m.fields.get("required_by", ""))]
+    if not matches or not d.is_mac or s.package("tensorflow") is not None:
+        return []
+    chip_unknown = "chip" in s.unknown
+    if not (d.apple_silicon or chip_unknown):
+        return []
+    python = s.python.minor if s.python else None
+    out = []
+    for match in matches:
+        spec = match.fields.get("specifier", "")
+        releases = arm64_tensorflow_releases(d.matrix, spec, python) if d.matrix else None
+        if tensorflow_macos_before_2_13(d):
+            why = "tensorflow-macos"
+        elif d.apple_silicon and d.matrix and arm64_tensorflow_releases(d.matrix, spec, None) == ():
+            why = "no-arm64-wheel"  # for no Python at all: a wheel for another Python is the Python's story
+        else:
+            continue
+        parent = _PARENT.fullmatch(match.fields.get("required_by", ""))
+        version = match.fields.get("required_by_version") or (parent.group("version") if parent else None)
+        out.append(Refusal(match, parent.group("name") if parent else "", version, spec, why, releases or ()))
+    return out
