@@ -390,3 +390,7 @@ def test_pips_single_refusal_naming_the_package_is_the_same_evidence(tmp_path):
     py312 = merge(_m2(unknown=True), {"python": {"version": "3.12.4"}})
     assert "install.requires-tensorflow-name" not in found(py312, "tensorflow==2.14.0 (from some-tool)")
     assert "install.requires-tensorflow-name" not in found(_m2(unknown=True), "tensorflow==2.9.0 (from -r requirements.txt (line 2))")
+    # a release of which no tensorflow-macos exists either (the 2.4 era had only Apple's fork):
+    # the version is what pip cannot find, not the name
+    assert "install.requires-tensorflow-name" not in found(_m2(unknown=True), "tensorflow==2.4.0 (from murre)")
+    assert "install.requires-tensorflow-name" in found(_m2(unknown=True), "tensorflow==2.9.0 (from some-tool)")

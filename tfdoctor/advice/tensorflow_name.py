@@ -44,13 +44,15 @@ class Refusal:
     specifier: str
     why: str
     """"tensorflow-macos" (TensorFlow here is tensorflow-macos before 2.13) or "no-arm64-wheel"
-    (no `tensorflow` release the requirement admits has a macOS arm64 wheel, for any Python)."""
+    (no `tensorflow` release the requirement admits has a macOS arm64 wheel, for any Python, and
+    a tensorflow-macos release does)."""
     arm64_releases: tuple[str, ...]
     """`tensorflow` releases with a macOS arm64 wheel (for this Python) the requirement admits."""
 
 
-def arm64_tensorflow_releases(matrix: CompatMatrix, specifier: str, python: str | None) -> tuple[str, ...] | None:
-    """The final `tensorflow` releases with a macOS arm64 wheel (for `python` when known) that
+def arm64_tensorflow_releases(matrix: CompatMatrix, specifier: str, python: str | None,
+                              package: str = "tensorflow") -> tuple[str, ...] | None:
+    """The final releases of `package` with a macOS arm64 wheel (for `python` when known) that
     `specifier` admits, oldest first; None when the specifier cannot be read."""
     try:
         spec = SpecifierSet(specifier)
@@ -59,7 +61,7 @@ def arm64_tensorflow_releases(matrix: CompatMatrix, specifier: str, python: str 
     found = []
     for minor in matrix.minors.values():
         for release in minor.releases:
-            wheels = release.wheels("tensorflow", "arm64")
+            wheels = release.wheels(package, "arm64")
             if wheels is None or (python and python not in wheels.pythons):
                 continue
             if spec.contains(release.version):
@@ -94,8 +96,11 @@ def refused_for_tensorflow_name(s: Snapshot, d: Derived) -> list[Refusal]:
         releases = arm64_tensorflow_releases(d.matrix, spec, python) if d.matrix else None
         if tensorflow_macos_before_2_13(d):
             why = "tensorflow-macos"
-        elif d.apple_silicon and d.matrix and arm64_tensorflow_releases(d.matrix, spec, None) == ():
-            why = "no-arm64-wheel"  # for no Python at all: a wheel for another Python is the Python's story
+        elif (d.apple_silicon and d.matrix and arm64_tensorflow_releases(d.matrix, spec, None) == ()
+              and arm64_tensorflow_releases(d.matrix, spec, None, "tensorflow-macos")):
+            # for no Python at all (a wheel for another Python is the Python's story), while
+            # tensorflow-macos has one: the name is what pip cannot satisfy, not the version
+            why = "no-arm64-wheel"
         else:
             continue
         parent = _PARENT.fullmatch(match.fields.get("required_by", ""))
