@@ -102,22 +102,41 @@ def _conda_osx_64(s: Snapshot) -> bool:
       "environment (Anaconda's Intel installer, or CONDA_SUBDIR=osx-64) gets x86_64 Python and "
       "x86_64 packages that run under Rosetta 2.",
       "Create an osx-arm64 environment (Miniforge's arm64 installer defaults to it).",
-      MINIFORGE, explains=ROUTE_CONSEQUENCES + (codes.LOG_CONDA_TENSORFLOW_DEPS_MISSING, codes.LOG_CONDA_PACKAGES_NOT_FOUND), needs=("python",),
+      MINIFORGE, explains=ROUTE_CONSEQUENCES + (codes.LOG_CONDA_TENSORFLOW_DEPS_MISSING, codes.LOG_CONDA_PACKAGES_NOT_FOUND),
       fix_answer=ARM64_PYTHON_FIRST)
 def conda_osx_64(s: Snapshot, d: Derived):
-    if not d.translated or not _conda_osx_64(s):
-        return None
+    if s.python is None or not d.translated or not _conda_osx_64(s):
+        return _searched_osx_64(s, d)
     conda = s.python.conda
     env_name = conda.prefix.rstrip("/").rsplit("/", 1)[-1] if conda.prefix != conda.root else "base"
     intel_installer = "anaconda" in conda.root.lower() or "miniconda" in conda.root.lower()
     text = ("Create an osx-arm64 environment and reinstall TensorFlow in it"
             + (" (your conda comes from an Intel installer: Miniforge's arm64 installer avoids"
                " this for every new environment)" if intel_installer else ""))
-    commands = ("CONDA_SUBDIR=osx-arm64 conda create -n tf-arm64 python=3.11",
-                "conda activate tf-arm64", "conda config --env --set subdir osx-arm64")
     return conda_osx_64.finding(
         {**_evidence(s), "conda_subdir": conda.subdir, "conda_root": conda.root, "conda_env": env_name},
-        Remediation(text, commands, MINIFORGE))
+        Remediation(text, _NEW_ENV, MINIFORGE))
+
+
+_NEW_ENV = ("CONDA_SUBDIR=osx-arm64 conda create -n tf-arm64 python=3.11",
+            "conda activate tf-arm64", "conda config --env --set subdir osx-arm64")
+
+
+def _searched_osx_64(s: Snapshot, d: Derived):
+    """conda's own refusal lists the channels it searched, each ending in the environment's
+    subdir: osx-64 on an Apple chip is this finding observed, whatever else the report omits."""
+    if not d.apple_silicon:
+        return None
+    seen = [m for m in matches_of(s, codes.LOG_CONDA_TENSORFLOW_DEPS_MISSING, codes.LOG_CONDA_PACKAGES_NOT_FOUND)
+            if m.fields.get("subdir") == "osx-64"]
+    if not seen:
+        return None
+    return conda_osx_64.finding(
+        {**_evidence(s), "conda_subdir": "osx-64", "observed_in": seen[0].text},
+        Remediation("Install Miniforge's arm64 conda (or create an osx-arm64 environment) and reinstall "
+                    "TensorFlow there", _NEW_ENV, MINIFORGE), basis="observed",
+        title="conda searched its osx-64 (Intel) channels on an Apple silicon Mac: this conda environment "
+              "is the Intel one, run under Rosetta 2")
 
 
 @rule(codes.ARCH_X86_ONLY_INTERPRETER, "The Python binary is x86_64 only",

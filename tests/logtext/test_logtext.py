@@ -243,3 +243,10 @@ def test_paths_that_are_no_log_file_are_a_result_not_a_hang_or_an_exception(tmp_
     os.mkfifo(fifo)
     assert "not a regular file" in read_log(str(fifo)).read.error
     assert read_log("bad\x00name").read.error == "is not a usable file name"
+
+
+def test_a_pip_line_quoted_in_prose_loses_the_prose_quote_and_full_stop() -> None:
+    """https-deeplearning-ai/...#70 style: "I am getting the error `ERROR: No matching distribution
+    found for tensorflow-macos`." names tensorflow-macos with no specifier, not the specifier "`."."""
+    (match,) = recognise("I am getting the error `ERROR: No matching distribution found for tensorflow-macos`.")
+    assert match.fields["package"] == "tensorflow-macos" and not match.fields.get("specifier")

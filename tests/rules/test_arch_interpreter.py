@@ -246,3 +246,18 @@ def test_a_translated_python_in_a_report_about_another_program_is_information(tm
 
     assert rosetta_of("zsh: illegal hardware instruction  ./video_tool\n").severity is Severity.INFO
     assert rosetta_of("import tensorflow as tf\nzsh: illegal hardware instruction  python3\n").severity is Severity.ERROR
+
+
+def test_condas_own_channel_list_naming_osx_64_on_an_apple_chip_is_the_intel_conda(tmp_path):
+    """conda's PackagesNotFoundError lists the channels it searched, each ending in the
+    environment's subdir (https-deeplearning-ai/...#90's text): osx-64 on an Apple chip is an Intel
+    conda, observed, though the report says nothing of its Python. On an Intel Mac it is no
+    finding."""
+    from log_cases import LOGS
+
+    text = (LOGS / "conda_tensorflow_deps_osx64.txt").read_text(encoding="utf-8")
+    top = _reported(tmp_path, text).diagnosis()
+    assert top.code == "arch.conda-osx-64" and top.basis == "observed"
+    assert "log.conda-tensorflow-deps-missing" in {f.code for f in _reported(tmp_path, text).consequences(top)}
+    intel = _reported(tmp_path, text, host={"system": "Darwin", "chip": "Intel Core i7", "hw_arm64": False})
+    assert "arch.conda-osx-64" not in {f.code for f in intel.findings}

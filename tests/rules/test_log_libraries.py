@@ -92,3 +92,12 @@ def test_the_same_symbol_expected_in_a_flat_namespace_is_still_the_pair():
     assert [f.code for f in check.run(s)] == ["log.symbol-not-found-plugin"]
 
 
+
+
+def test_a_class_of_apples_frameworks_missing_is_macos_too_old_without_its_expected_in_line():
+    """tensorflow/tensorflow#53309 as posted: macOS 11.6, the plugin 'built for Mac OS X 12.0'
+    misses _OBJC_CLASS_$_MPSGraphCompilationDescriptor, and the paste ends before dyld's 'Expected
+    in' line. A class of Apple's frameworks is macOS's own, so it is not the TensorFlow pair."""
+    findings = diagnose(apple_silicon(host={"macos_version": "11.6"}), "dyld_objc_class_no_expected_in.txt")
+    assert [f.code for f in findings] == ["log.macos-too-old"]
+    assert "built for macOS 12.0 or later" in findings[0].title

@@ -42,6 +42,11 @@ def _expected_in_system(symbol: str, text: str) -> bool:
     return bool(_SYSTEM_PROVIDER.search(text, at, at + len(symbol) + 1500))
 
 
+APPLE_CLASS = re.compile(r"_OBJC_(?:META)?CLASS_\$_(?:MPS|MTL|MTK|NS|CA|CI|AV|ML)[A-Z]")
+"""An Objective-C class of Apple's frameworks (their reserved prefixes: MetalPerformanceShaders
+and MPSGraph, Metal, MetalKit, Foundation, Core Animation and Image, AVFoundation, Core ML): only
+macOS provides it, so a binary missing one was built for a newer macOS, wherever dyld looked."""
+_APPLE_CLASS_MISSING = re.compile(r"ymbol not found:? '?" + APPLE_CLASS.pattern)
 _SYSTEM_PROVIDER = re.compile(r"Expected in:\s*(?:<[0-9A-Fa-f-]+>\s*)?'?/(?:System/Library|usr/lib)/")
 
 
@@ -51,7 +56,9 @@ def _tensorflow_library(fields: Fields, text: str) -> bool:
     TensorFlow's; a protobuf or grpc extension missing its own symbol is another story, and so is
     a symbol the error expects in a system library (log.macos-too-old: the OS is too old)."""
     library, symbol = fields.get("library", ""), fields.get("symbol", "")
-    if symbol and _expected_in_system(symbol, text):
+    if symbol and (_expected_in_system(symbol, text) or APPLE_CLASS.match(symbol)):
+        return False
+    if not symbol and _APPLE_CLASS_MISSING.search(text):  # a paste read cut after its head
         return False
     if library:
         return bool(_TENSORFLOW_LIBRARY.search(library) or _TENSORFLOW_SYMBOL.search(symbol))
@@ -212,6 +219,17 @@ SIGNATURES: tuple[Signature, ...] = (
         key=("library", "symbol"),
         outputs=("library", "symbol", "plugin", "in_plugin_dir"),
         head=stderr.UNDEFINED_SYMBOL.regex.pattern.split("undefined symbol")[0] + "undefined symbol"),
+    # dyld's template (Symbol not found / Referenced from ... (which was built for Mac OS X N)) for a
+    # class of Apple's frameworks: a paste without its "Expected in" line still names the system
+    sig("log.macos-too-old", "system-class-missing", "import",
+        "a binary needs a class this macOS's own frameworks lack: it was built for a newer macOS",
+        r"[Ss]ymbol not found:? '?(?P<symbol>_OBJC_(?:META)?CLASS_\$_(?:MPS|MTL|MTK|NS|CA|CI|AV|ML)[A-Z][A-Za-z0-9_]{0,200})"
+        r"(?:'?[ \t]{0,20}\n?[ \t]{0,20}Referenced from:[^\n(]{0,500}\(which was built for (?:Mac OS X|macOS) "
+        r"(?P<built_for>\d+(?:\.\d+)*))?",
+        "Symbol not found: _OBJC_CLASS_$_MPSGraphCompilationDescriptor\n  Referenced from: /Users/zhangjing/"
+        "miniforge3/envs/tf3.7/lib/python3.8/site-packages/tensorflow-plugins/libmetal_plugin.dylib (which "
+        "was built for Mac OS X 12.0)", "https://github.com/tensorflow/tensorflow/issues/53309",
+        needle="ymbol not found", key=("symbol",), head=r"[Ss]ymbol not found:? '?_OBJC_(?:META)?CLASS_\$_(?:MPS|MTL|MTK|NS|CA|CI|AV|ML)[A-Z]"),
     sig("log.arch-mismatch", "incompatible-architecture", "import",
         "a binary of the other architecture (x86_64 vs arm64)",
         stderr.INCOMPATIBLE_ARCHITECTURE.regex,

@@ -26,7 +26,8 @@ def _canonical(name: str) -> str:
 def _requirement(fields: Fields) -> Fields:
     """Split "tensorflow-macos<2.13,>=2.12.0" into package and specifier."""
     out = dict(fields)
-    m = _REQUIREMENT.match(out.pop("requirement", "").strip())
+    # pip's line quoted in prose ends in the prose's quote or full stop: "...for tensorflow-macos`."
+    m = _REQUIREMENT.match(out.pop("requirement", "").strip().rstrip("`'\".,:"))
     if m:
         out["package"] = _canonical(m["name"])
         out["specifier"] = m["spec"].replace(" ", "")
