@@ -17,7 +17,7 @@ from packaging.version import Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NEWER_MACOS_OR_PYTHON_FIRST, NOTHING_WRONG
-from tfdoctor.advice.log_evidence import matches_of
+from tfdoctor.advice.log_evidence import matches_of, said
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, BINARIES, good_metal_releases, install_commands,
                                      listing_read, metal_macos_floors, move_python, span,
                                      tensorflow_macos_floors)
@@ -322,13 +322,14 @@ def macos_too_old(s: Snapshot, d: Derived):
     if built_for and d.macos and version_of(d.macos) >= version_of(built_for):
         return None  # this macOS is new enough: the error came from elsewhere
     need = f"macOS {built_for} or later" if built_for else "a newer macOS"
+    shows = ("the report says TensorFlow or tensorflow-metal needs " + need if said(seen[0]) else
+             f"the error shows a library built for {need} missing a symbol of macOS's own frameworks")
     return macos_too_old.finding(
         {"macos": d.macos, "built_for": built_for, "observed_in": seen[0].text,
-         "library": seen[0].fields.get("provider")},
+         "library": seen[0].fields.get("provider"), **({"said": True} if said(seen[0]) else {})},
         Remediation(f"Update macOS to {built_for} or later" if built_for else "Update macOS",
                     ("sw_vers -productVersion",), APPLE_PLUGIN_PAGE),
-        title=f"macOS {d.macos or '(version not stated)'} is too old: the error shows a library built "
-              f"for {need} missing a symbol of macOS's own frameworks")
+        title=f"macOS {d.macos or '(version not stated)'} is too old: {shows}")
 
 
 @rule(codes.COMPAT_OK, "TensorFlow, tensorflow-metal, Python and macOS go together",

@@ -21,7 +21,7 @@ from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, move_python,
                                      recommended_requirements, tf_requirement)
 from tfdoctor.derived import Derived
-from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.advice.log_evidence import evidence, matches_of, said
 from tfdoctor.advice.tensorflow_name import refused_for_tensorflow_name
 from tfdoctor.advice.pip_refusal import TF_DISTS, prerelease, refusal, then_versus_now, version_key
 from tfdoctor.facts.snapshot import Snapshot
@@ -126,9 +126,10 @@ def pip_no_matching(s: Snapshot, d: Derived):
             title = f"pip found no {package}{match.fields.get('specifier', '')}: {why}"
             fix = Remediation(f"{why}. Ask for a version this Python has",
                               (pip(s, "install", f"{package}=={newest}"),) if newest else ())
-        elif not package:  # the paste ends after the message's head, before the requirement
+        elif not package:  # the paste ends after the message's head, or the report says it in words
             facts["verdict"] = "not-stated"
-            title = "pip found no distribution of what was asked for (the paste ends before the requirement)"
+            title = ("the report says pip finds no wheel of the package for this platform" if said(match)
+                     else "pip found no distribution of what was asked for (the paste ends before the requirement)")
             fix = Remediation("Run the install again and paste pip's whole message: it names the requirement "
                               "and the versions pip found for this Python")
         else:

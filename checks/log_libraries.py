@@ -144,6 +144,14 @@ def log_macos_too_old(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_MACOS_TOO_OLD):
         built_for = match.fields.get("built_for")
         needs = f"macOS {built_for} or later" if built_for else "a newer macOS"
+        if not match.fields.get("symbol"):  # the report's words: no library, no symbol to name
+            text = (f"the report says TensorFlow or tensorflow-metal needs {needs}; this Mac runs "
+                    f"{d.macos or 'a macOS it does not state'}. Update macOS (System Settings > General > "
+                    "Software Update), or install a release built for this macOS")
+            out.append(log_macos_too_old.finding(evidence(s, match, macos=d.macos),
+                                                 Remediation(text, ("sw_vers -productVersion",)),
+                                                 title=f"The report says it needs {needs}"))
+            continue
         text = (f"{match.fields.get('provider_name') or 'a system library'} of this macOS "
                 f"({d.macos or 'version not known'}) lacks {match.fields.get('symbol')}: the library "
                 f"that needs it was built for {needs}. Update macOS (System Settings > General > "

@@ -55,6 +55,9 @@ KNOWN_MISSES = {
         "cpu_guard_onednn_intel_mac.txt", "no_module_named_tensorflow.txt",
         "mlcompute_installer_python39.txt")},
 }
+KNOWN_MISSES.update({(name, "cut"): "a person's sentence cut in half states no cause (tfdoctor.logtext.said)"
+                     for name in ("said_no_arm64_wheel.txt", "said_h5py_builds_and_fails.txt",
+                                  "said_tensorflow_no_gpu.txt")})
 """Pastes left without what names them (strict xfail: a fix makes the test fail until it is removed here)."""
 
 

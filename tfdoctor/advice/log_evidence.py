@@ -6,12 +6,21 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor.facts.pasted_log import LogTextMatch
+from tfdoctor.logtext.said import SAID
+
+
+def said(match: LogTextMatch) -> bool:
+    """Whether the match is the report's words about a cause, not a message a program printed."""
+    return match.variant.startswith(SAID)
 
 
 def matches_of(snapshot: Any, *codes: str) -> list[LogTextMatch]:
-    """The snapshot's log matches of these codes (none without a log)."""
+    """The snapshot's log matches of these codes (none without a log). The report's words count
+    for a code only where no printed message of that code does: the message says more."""
     log = getattr(snapshot, "log", None)
-    return log.of(*codes) if log is not None else []
+    found = log.of(*codes) if log is not None else []
+    printed = {m.code for m in found if not said(m)}
+    return [m for m in found if not (said(m) and m.code in printed)]
 
 
 def evidence(snapshot: Any, match: LogTextMatch, **facts: Any) -> dict[str, Any]:
@@ -27,6 +36,8 @@ def evidence(snapshot: Any, match: LogTextMatch, **facts: Any) -> dict[str, Any]
     if log.skipped_bytes:
         out["log_skipped_bytes"] = log.skipped_bytes
     out["signature_source"] = match.sources[0] if match.sources else None
+    if said(match):
+        out["said"] = True  # the report's words: the engine makes the finding "reported"
     out.update({k: v for k, v in facts.items() if v is not None})
     return out
 

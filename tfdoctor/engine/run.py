@@ -140,9 +140,17 @@ def run_rules(snapshot: Snapshot, registry: Registry, debug: bool = False,
 
 def _run_rule(rule: Rule, snapshot: Snapshot, derived: Derived, debug: bool) -> list[Finding]:
     try:
-        return [replace(_valid(f), check=f.check or rule.area) for f in rule(snapshot, derived)]
+        return [_reported_if_said(replace(_valid(f), check=f.check or rule.area)) for f in rule(snapshot, derived)]
     except Exception as exc:  # noqa: BLE001 - a crash becomes a finding
         return [_crashed(rule.code, rule.area, exc, debug)]
+
+
+def _reported_if_said(finding: Finding) -> Finding:
+    """A finding that rests on the report's own words (tfdoctor.logtext.said) is "reported", not
+    "observed": what a program printed outranks what a person wrote."""
+    if finding.evidence.get("said") and finding.basis == "observed":
+        return replace(finding, basis="reported")
+    return finding
 
 
 def _run_check(check: Check, snapshot: Snapshot, debug: bool) -> list[Finding]:

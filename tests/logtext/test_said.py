@@ -1,0 +1,68 @@
+"""tfdoctor/logtext/said.py: a report's own words about a cause. Each phrase family is read over
+its phrasings and only with a TensorFlow word near; a finding that rests on one is "reported";
+a printed message of the same code says more and is used instead."""
+
+from __future__ import annotations
+
+import pytest
+from log_cases import WHO
+from snapshots import apple_silicon, snap
+
+from tfdoctor.logtext import keep
+from tfdoctor.logtext.catalog import recognise
+
+SAID = {
+    "log.pip-no-matching-distribution": [
+        "tensorflow isn't building wheels for macOS/arm64, so pip install -r requirements.txt fails",
+        "You can't pip install tensorflow natively on an M1 Mac, since there are no pre-built wheels for macosx_arm64",
+        "TensorFlow 2.17 did not publish macOS x86_64 binaries to PyPI",
+        "pip3 install tf-text results in no matching distribution",
+    ],
+    "log.macos-too-old": ["tensorflow-metal requires macOS 12.0 or later",
+                          "the new procedure throws an error for tensorflow-metal if MacOS version <12.5.1"],
+    "log.h5py-build": ["I encountered a build problem with h5py at the last step"],
+    "log.no-gpu-listed": ["TensorFlow can't find any local GPUs, so the models take a long time to fit",
+                          "the GPU is not detected by tensorflow-macos"],
+}
+NOT_SAID = [
+    "I'm not sure which wheel to use for M1 with tensorflow",
+    "pyarrow has no arm64 wheels for macOS",  # another project's, no TensorFlow word near
+    "tensorflow-metal requires Python 3.9",
+    "tensorflow detects the GPU, but it is slow",
+    "the GPU is not used by tensorflow for this op",
+    "tensorflow-macos 2.13 wheels are now available on PyPI for arm64",
+]
+
+
+@pytest.mark.parametrize("code,text", [(c, t) for c, texts in SAID.items() for t in texts])
+def test_each_phrase_family_is_read_over_its_phrasings(code: str, text: str) -> None:
+    assert [(m.code, m.variant.startswith("said-")) for m in recognise(text)] == [(code, True)]
+
+
+@pytest.mark.parametrize("text", NOT_SAID)
+def test_near_phrases_that_state_no_cause_are_not_read(text: str) -> None:
+    assert not [m for m in recognise(text) if m.variant.startswith("said-")]
+
+
+def test_the_macos_the_phrase_names_is_its_floor() -> None:
+    (match,) = recognise("the new procedure throws an error for tensorflow-metal if MacOS version <12.5.1")
+    assert match.fields == {"built_for": "12.5.1"}
+
+
+def _findings(tmp_path, text: str) -> dict:
+    from tfdoctor.engine.diagnose import diagnose
+
+    s = snap(apple_silicon(packages=[{"name": "tensorflow", "version": "2.15.0"}], python={"site_packages": []}))
+    (tmp_path / "posted.md").write_text(text, encoding="utf-8")
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    return {f.code: f for f in diagnose(s).findings}
+
+
+def test_a_finding_on_the_reports_words_is_reported_and_a_printed_message_says_more(tmp_path) -> None:
+    words = "tensorflow-text has no arm64 wheels for macOS, so pip fails."
+    said = _findings(tmp_path, words)["log.pip-no-matching-distribution"]
+    assert said.basis == "reported" and said.evidence["said"] is True
+    printed = _findings(tmp_path, words + "\nERROR: No matching distribution found for tensorflow-text==2.15.0\n")
+    found = printed["log.pip-no-matching-distribution"]
+    assert found.basis == "observed" and "said" not in found.evidence
+    assert found.evidence["log_package"] == "tensorflow-text"

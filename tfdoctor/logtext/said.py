@@ -1,0 +1,89 @@
+"""What a report says the cause is, in its own words: the phrases people use for causes tfdoctor
+knows (no arm64 wheel, a macOS too old for the plugin, h5py that would not build, the new
+a GPU TensorFlow does not find). A bug report often states the cause in
+prose, or shows the error only in a screenshot; a maintainer reads the words. These are not
+messages a program prints, so each one is written over the family of phrasings (negations,
+either word order, the usual synonyms), never one user's sentence, and a finding that rests on
+one is "reported", not "observed" (the engine ranks what was observed first). Each needs a
+TensorFlow word near it: the same phrase about another project is that project's (h5py names
+itself, as its printed messages do).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tfdoctor.logtext.signature import Fields, Signature, sig
+
+SAID = "said-"
+"""The variant prefix of these signatures: a match of one is the report's words."""
+
+_FLAGS = re.IGNORECASE | re.MULTILINE
+_NEAR = 300
+"""How near a TensorFlow word must be to the phrase (characters either side)."""
+_TENSORFLOW = re.compile(r"tensorflow|\btf[-_. ]|\btf\d|\bkeras\b|\bmetal\b", re.IGNORECASE)
+
+_WHEEL = r"(?:wheels?|whls?|builds?|binar(?:y|ies)|distributions?|packages?)"
+_APPLE_OR_MAC = (r"(?:arm(?:64)?|aarch64|macosx_\w{0,20}arm64|apple[ -]?silicon|m[1-4](?:[ /-](?:pro|max|ultra|m[1-4]))*|osx-arm64|"
+                 r"mac ?os[ /-]?(?:arm64|x86_64|x86|intel)|intel macs?|x86_64 mac(?:os)?|macs?|mac ?os)")
+
+_NOT = r"(?:\bno|n't|\bnot(?!\s(?:sure|certain|clear))|\bnever)"
+"""A negation that says something is missing ("not sure which wheel" says nothing of the kind)."""
+
+
+def _tensorflow_near(fields: Fields, text: str) -> bool:
+    """The phrase is about TensorFlow's world when a TensorFlow word is near it (the window is
+    centred on the match)."""
+    middle = len(text) // 2
+    return bool(_TENSORFLOW.search(text, max(0, middle - _NEAR), middle + _NEAR))
+
+
+def _floor(fields: Fields) -> Fields:
+    """One field for the macOS the phrase names, whichever way it was said."""
+    floor = fields.get("built_for") or fields.get("needs")
+    return {"built_for": floor} if floor else {}
+
+
+def _said(variant: str, code: str, stage: str, title: str, pattern: str, example: str, source: str,
+          **kwargs: object) -> Signature:
+    kwargs.setdefault("applies", _tensorflow_near)
+    return sig(code, SAID + variant, stage, f"the report says {title}", re.compile(pattern, _FLAGS),
+               example, source, key=(), **kwargs)
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    _said("no-wheel", "log.pip-no-matching-distribution", "install",
+          "no wheel of the package exists for this platform",
+          rf"{_NOT}\s(?:[\w-]+\s){{0,3}}?{_WHEEL}\s(?:[\w-]+\s){{0,2}}?(?:for|on|supporting)\s"
+          rf"(?:[\w-]+\s)?{_APPLE_OR_MAC}\b|"
+          rf"{_NOT}\s(?:[\w-]+\s){{0,3}}?{_APPLE_OR_MAC}[ -]?(?:[\w-]+\s)?{_WHEEL}\b|"
+          rf"\b{_APPLE_OR_MAC}\b[^.\n]{{0,40}}?\b{_WHEEL}\s(?:are|is)\s(?:not|n't)\s(?:published|provided|built|available)|"
+          r"\bno matching distribution\b(?! found for)",
+          "the dependency `tensorflow-text==2.15.0` which does not provide aarch64-wheels for neither manylinux nor macos",
+          "https://github.com/google-ai-edge/mediapipe/issues/4088"),
+    _said("macos-too-old", "log.macos-too-old", "import",
+          "the macOS is older than TensorFlow or tensorflow-metal needs",
+          r"\bmac ?os\s{0,3}(?:version\s{0,3})?(?:<=?|older than|earlier than|lower than|below|before|prior to)"
+          r"\s{0,3}(?:mac ?os\s{0,3})?(?P<built_for>1\d(?:\.\d{1,2}){0,2})\b|"
+          r"\b(?:requires?|needs?|only (?:works|runs) on)\s(?:at least\s)?mac ?os\s{0,3}(?:version\s{0,3}|>=?\s{0,3})?"
+          r"(?P<needs>1\d(?:\.\d{1,2}){0,2})\b",
+          "# Tensorflow - Metal Support for Mac OS\n\nI believe you need macOS 12 Monterey and not macOS 11 Big Sur.",
+          "https://github.com/tensorflow/tensorflow/issues/11085", derive=_floor, outputs=("built_for",)),
+    _said("h5py-build", "log.h5py-build", "install", "h5py failed to build or install",
+          r"\bh5py\b[^.\n]{0,40}?\b(?:fail\w*|errors?|problems?|issues?|cannot|can't|couldn't|won't)\b[^.\n]{0,20}?"
+          r"\b(?:build|built|building|install\w*|compil\w*)|"
+          r"\bh5py\b[^.\n]{0,60}?\b(?:build|building|compil\w*)\b[^.\n]{0,40}?\b(?:fail\w*|errors?)|"
+          r"\b(?:build|building|install\w*|compil\w*)\b[^.\n]{0,20}?\b(?:fail\w*|errors?|problems?|issues?)\b"
+          r"[^.\n]{0,20}?\bh5py\b",
+          "Since there are no wheels provided for macOS 11.1, h5py attempts to build locally and fails.",
+          "https://github.com/h5py/h5py/issues/1800", needle="h5py", applies=None),
+    _said("no-gpu", "log.no-gpu-listed", "import", "TensorFlow does not find the GPU",
+          r"\b(?:can't|cannot|can not|doesn't|does not|didn't|did not|won't|unable to|fails? to|not able to)\s"
+          r"(?:\w+\s){0,2}?(?:find|detect|see|recogni[sz]e|list)\s(?:any\s|the\s|my\s|a\s)?"
+          r"(?:local\s|apple\s|m[1-4]\s|metal\s)?gpus?\b|"
+          r"\bgpus?\s(?:is\s|was\s|are\s|were\s)?(?:not|never)\s(?:being\s)?(?:detected|found|recogni[sz]ed|listed)\b|"
+          r"\bno gpus?\s(?:is\s|was\s)?(?:found|detected|listed|devices?)\b|"
+          r"(?:\bnot|n't)\s(?:\w+\s){0,3}?(?:use|using|engag\w+)\s(?:the\s|my\s|a\s)?gpus?\sat all\b",
+          "However, tensorflow did not seem to use GPU at all.",
+          "https://github.com/OHBA-analysis/osl-dynamics/issues/247", needle="gpu"),
+)
