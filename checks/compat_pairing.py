@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from tfdoctor import codes
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED
-from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, matching_metal,
-                                     recommended_requirements)
-from tfdoctor.advice.pair_verdict import LOAD_FAILURES, judge_pair, judgeable, plugin_load_failures
+from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE
+from tfdoctor.advice.pair_verdict import LOAD_FAILURES, judge_pair, judgeable
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
@@ -30,10 +29,8 @@ from tfdoctor.model import Remediation, Severity, rule
       "TensorFlow, else the recommended TensorFlow + tensorflow-metal).",
       APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES, fix_answer=GOAL_INSTALLED)
 def tf_metal_mismatch(s: Snapshot, d: Derived):
-    if not judgeable(s, d):
+    if not judgeable(s, d) or d.metal is None:
         return None
-    if d.metal is None:
-        return _seen_failing(s, d)
     metal, real = d.metal, d.providers
     if len(real) > 1:
         installed = ", ".join(f"{p.name} {p.version}" for p in real)
@@ -52,34 +49,3 @@ def tf_metal_mismatch(s: Snapshot, d: Derived):
         return None
     return tf_metal_mismatch.finding(problem.evidence, problem.fix, title=problem.title,
                                      detail=problem.detail, severity=problem.severity, basis=problem.basis)
-
-
-def _seen_failing(s: Snapshot, d: Derived):
-    """A pasted error shows the Metal plugin failing to load where the snapshot does not say which
-    tensorflow-metal is installed (a report that did not list it: unknown, not absent). The pair
-    is then observed not to load: the plugin built for the installed TensorFlow is the fix."""
-    seen = plugin_load_failures(s)
-    if not seen or listing_read(s) or d.metal_plugins or len(d.providers) > 1:
-        return None
-    tf = d.tensorflow
-    plugin = (matching_metal(d.matrix, tf.version, s.python.minor, d.hardware_arch)
-              if tf is not None and tf.version else None)
-    named = next((m for m in seen if m.fields.get("symbol")), None)
-    what = f"{tf.name} {tf.version}" if tf is not None else "the installed TensorFlow"
-    if plugin is not None:
-        fix = Remediation(f"Install tensorflow-metal {plugin.version}, the plugin built for {what}",
-                          tuple(install_commands(s, [f"tensorflow-metal=={plugin.version}"], d=d)),
-                          APPLE_PLUGIN_PAGE)
-    else:
-        reqs = recommended_requirements(s).requirements
-        fix = Remediation(f"No tensorflow-metal is known to work with {what}: install "
-                          + (" + ".join(reqs) or "a pair that has wheels for this Python"),
-                          tuple(install_commands(s, reqs, d=d)) if reqs else (), APPLE_PLUGIN_PAGE)
-    return tf_metal_mismatch.finding(
-        {"tensorflow": f"{tf.name} {tf.version}" if tf is not None else None, "tensorflow_metal": None,
-         "observed_in": (named or seen[0]).text,
-         "matching_metal": plugin.version if plugin is not None else None},
-        fix, basis="observed", severity=Severity.ERROR if named else Severity.WARNING,
-        title=f"The Metal plugin fails to load with {what}: the installed tensorflow-metal (its version "
-              f"not stated) is not built for it"
-              + ("" if named else " (the paste stops before the reason; this is the usual one)"))

@@ -13,8 +13,8 @@ from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, pair_fix,
                                      recommended_requirements)
 from tfdoctor.advice.log_evidence import evidence, matches_of
-from tfdoctor.advice.pair_verdict import plugin_load_failures
 from tfdoctor.derived import Derived
+from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
@@ -22,6 +22,16 @@ _PACKAGE_DIRS = {"tensorflow_text": "tensorflow-text", "tensorflow_addons": "ten
                  "tensorflow_io": "tensorflow-io", "tensorflow_decision_forests": "tensorflow-decision-forests",
                  "tensorflow_recommenders_addons": "tensorflow-recommenders-addons"}
 """site-packages directory -> distribution, for custom-op libraries that name their package."""
+
+def _plugin_load_failures(s: Snapshot) -> list[LogTextMatch]:
+    """The pasted plugin load failures that point at the pair: a TensorFlow symbol a plugin
+    misses, or else TensorFlow's plugin-loading frame where the text gives no more specific reason
+    (a symbol of macOS's own libraries, the other architecture: those have their own findings)."""
+    named = matches_of(s, codes.LOG_SYMBOL_NOT_FOUND_PLUGIN)
+    if named or matches_of(s, codes.LOG_MACOS_TOO_OLD, codes.LOG_ARCH_MISMATCH):
+        return named
+    return matches_of(s, codes.LOG_PLUGIN_LOAD_FAILED)
+
 
 @rule(codes.LOG_SYMBOL_NOT_FOUND_PLUGIN, "The GPU plugin was built for another TensorFlow",
       Severity.ERROR,
@@ -50,7 +60,7 @@ def symbol_not_found_plugin(s: Snapshot, d: Derived):
       APPLE_PLUGIN_PAGE, explains=(codes.LOG_NO_GPU_LISTED,), fix_answer=ABOUT_THE_LOG)
 def plugin_load_failed(s: Snapshot, d: Derived):
     return [_plugin_failure(plugin_load_failed, s, d, match, "a plugin in tensorflow-plugins/ failed to load")
-            for match in plugin_load_failures(s) if match.code == codes.LOG_PLUGIN_LOAD_FAILED]
+            for match in _plugin_load_failures(s) if match.code == codes.LOG_PLUGIN_LOAD_FAILED]
 
 
 def _plugin_failure(rule_fn, s: Snapshot, d: Derived, match, failed: str) -> Finding:
@@ -82,7 +92,7 @@ def _plugin_failure(rule_fn, s: Snapshot, d: Derived, match, failed: str) -> Fin
         reqs = recommended_requirements(s).requirements
         fix = Remediation("Install the pair for this Python into the environment that failed: "
                           + " + ".join(reqs), tuple(install_commands(s, reqs)), APPLE_PLUGIN_PAGE)
-    else:  # which plugin is installed is unknown: compat.tf-metal-mismatch names the one to install
+    else:  # which plugin is installed is unknown (the tables cannot judge it): the pair that loads
         title = (f"{failed}: the installed tensorflow-metal is not built for TensorFlow "
                  f"{d.tf_version or '(version not stated)'}")
         fix = Remediation(f"{why}", tuple(install_commands(s, reqs)) if reqs else (), APPLE_PLUGIN_PAGE)

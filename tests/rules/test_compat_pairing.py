@@ -22,14 +22,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from log_cases import LOGS
 from snapshots import RuleModules, _pkg, apple_silicon, linux_cpu, merge, metal_plugin, snap
 
 from tfdoctor.advice.installs import install_commands, machine_recommendation, short_source, venv_command
 from tfdoctor.knowledge.matrix import load_matrix
 from tfdoctor.model import Severity
 from tfdoctor.render.matrix import matrix_rows
-from tfdoctor.sanitize.redact import Identity
 
 compat = RuleModules("compat_pairing", "compat_platform")
 installation = RuleModules("install")
@@ -389,58 +387,3 @@ def test_the_load_check_reads_the_installed_distribution_build():
     stock = compat.run(snap(stock_build))
     assert [g.code for g in stock] == ["compat.tf-metal-mismatch"], [(g.code, g.title) for g in stock]
     assert "cannot load" in stock[0].title and "tensorflow 2.5.0 does not export" in stock[0].title
-
-
-# --- a pasted plugin load failure where the report does not say which plugin is installed ---------
-
-_FRAME_CUT = ("Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"
-              "  File \"/opt/homebrew/envs/tf/lib/python3.11/site-packages/tensorflow/__init__.py\", "
-              "line 437, in <module>\n    _ll.load_library(_plugin_dir)\n"
-              "  File \"/opt/homebrew/envs/tf/lib/python3.11/site-packages/tensorflow/python/framework/"
-              "load_library.py\", line 151, in load_library\n    py_tf.TF_LoadLibrary(lib)\n"
-              "tensorflow.python.fra")
-"""TensorFlow's plugin-loading frame (tensorflow/api_template.py), a paste cut before the reason."""
-
-
-def _reported(tmp_path, text: str, system: str = "Darwin"):
-    """A report's facts (TensorFlow 2.18.0 named, no listing: which plugin is installed is
-    unknown) with `text` as its pasted error, diagnosed by the whole engine."""
-    from tfdoctor.engine.diagnose import diagnose
-    from tfdoctor.logtext import keep
-
-    data = apple_silicon(packages=[{"name": "tensorflow", "version": "2.18.0"}], python={"site_packages": []})
-    data["host"]["system"] = system
-    path = tmp_path / "posted.txt"
-    path.write_text(text, encoding="utf-8")
-    s = snap(data)
-    s.log = keep.read(path, identity=Identity("/Users/ada", "ada", "ada-mbp"))
-    return diagnose(s)
-
-
-def test_the_plugin_frame_of_a_cut_paste_is_the_pair_observed_failing(tmp_path):
-    report = _reported(tmp_path, _FRAME_CUT)
-    top = report.diagnosis()
-    assert top.code == "compat.tf-metal-mismatch" and top.basis == "observed"
-    assert top.severity == Severity.WARNING and "stops before the reason" in top.title  # the cause is inferred
-    assert "log.plugin-load-failed" in {f.code for f in report.consequences(top)}
-    assert any("tensorflow-metal==" in c for c in top.remediation.commands)
-
-
-def test_a_plugin_missing_a_tensorflow_symbol_is_the_pair_observed_failing(tmp_path):
-    named = _FRAME_CUT.replace("tensorflow.python.fra", (
-        "tensorflow.python.framework.errors_impl.NotFoundError: dlopen(/opt/homebrew/envs/tf/lib/python3.11/"
-        "site-packages/tensorflow-plugins/libmetal_plugin.dylib, 0x0006): Symbol not found: "
-        "__ZN3tsl8internal10LogMessageC1EPKcii\n  Referenced from: <A1B2> /opt/homebrew/envs/tf/lib/"
-        "python3.11/site-packages/tensorflow-plugins/libmetal_plugin.dylib\n  Expected in: <C3D4> "
-        "/opt/homebrew/envs/tf/lib/python3.11/site-packages/tensorflow/python/_pywrap_tensorflow_internal.so"))
-    top = _reported(tmp_path, named).diagnosis()
-    assert top.code == "compat.tf-metal-mismatch" and top.severity == Severity.ERROR
-    assert top.evidence["observed_in"].startswith("dlopen(") or "Symbol not found" in top.evidence["observed_in"]
-
-
-def test_the_plugin_frame_gives_way_to_the_reason_the_paste_shows(tmp_path):
-    # tensorflow/tensorflow#53309's shape: the frame, then a symbol of macOS's own frameworks
-    text = _FRAME_CUT.replace("tensorflow.python.fra", (LOGS / "dyld_system_symbol_macos_too_old.txt").read_text())
-    report = _reported(tmp_path, text)
-    assert report.diagnosis().code in ("compat.macos-too-old", "log.macos-too-old")
-    assert not {"compat.tf-metal-mismatch", "log.plugin-load-failed"} & {f.code for f in report.findings}

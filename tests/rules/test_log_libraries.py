@@ -101,3 +101,61 @@ def test_a_class_of_apples_frameworks_missing_is_macos_too_old_without_its_expec
     findings = diagnose(apple_silicon(host={"macos_version": "11.6"}), "dyld_objc_class_no_expected_in.txt")
     assert [f.code for f in findings] == ["log.macos-too-old"]
     assert "built for macOS 12.0 or later" in findings[0].title
+
+
+# --- a plugin load failure where the report does not say which plugin is installed -------------
+
+_FRAME_CUT = ("Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"
+              "  File \"/opt/homebrew/envs/tf/lib/python3.11/site-packages/tensorflow/__init__.py\", "
+              "line 437, in <module>\n    _ll.load_library(_plugin_dir)\n"
+              "  File \"/opt/homebrew/envs/tf/lib/python3.11/site-packages/tensorflow/python/framework/"
+              "load_library.py\", line 151, in load_library\n    py_tf.TF_LoadLibrary(lib)\n"
+              "tensorflow.python.fra")
+"""TensorFlow's plugin-loading frame (tensorflow/api_template.py), a paste cut before the reason."""
+
+
+def _reported(tmp_path, text: str, system: str = "Darwin"):
+    """A report's facts (TensorFlow 2.18.0 named, no listing: which plugin is installed is
+    unknown) with `text` as its pasted error, diagnosed by the whole engine."""
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    data = apple_silicon(packages=[{"name": "tensorflow", "version": "2.18.0"}], python={"site_packages": []})
+    data["host"]["system"] = system
+    path = tmp_path / "posted.txt"
+    path.write_text(text, encoding="utf-8")
+    s = snap(data)
+    s.log = keep.read(path, identity=WHO)
+    return diagnose(s)
+
+
+def test_the_plugin_frame_of_a_cut_paste_names_the_plugin_and_the_pair_that_loads(tmp_path):
+    """Which tensorflow-metal is installed is unknown (the report names TensorFlow only): the
+    tables cannot judge the pair, the log finding names the failure and the pair to install."""
+    report = _reported(tmp_path, _FRAME_CUT)
+    top = report.diagnosis()
+    assert top.code == "log.plugin-load-failed" and top.basis == "observed"
+    assert "not built for TensorFlow 2.18.0" in top.title
+    assert any("tensorflow-metal==" in c for c in top.remediation.commands)
+    assert "compat.tf-metal-mismatch" not in {f.code for f in report.findings}
+
+
+def test_a_plugin_missing_a_tensorflow_symbol_is_named_by_its_symbol(tmp_path):
+    named = _FRAME_CUT.replace("tensorflow.python.fra", (
+        "tensorflow.python.framework.errors_impl.NotFoundError: dlopen(/opt/homebrew/envs/tf/lib/python3.11/"
+        "site-packages/tensorflow-plugins/libmetal_plugin.dylib, 0x0006): Symbol not found: "
+        "__ZN3tsl8internal10LogMessageC1EPKcii\n  Referenced from: <A1B2> /opt/homebrew/envs/tf/lib/"
+        "python3.11/site-packages/tensorflow-plugins/libmetal_plugin.dylib\n  Expected in: <C3D4> "
+        "/opt/homebrew/envs/tf/lib/python3.11/site-packages/tensorflow/python/_pywrap_tensorflow_internal.so"))
+    report = _reported(tmp_path, named)
+    top = report.diagnosis()
+    assert top.code == "log.symbol-not-found-plugin" and top.evidence["log_symbol"].startswith("__ZN3tsl")
+    assert "log.plugin-load-failed" not in {f.code for f in report.findings}  # the reason is shown
+
+
+def test_the_plugin_frame_gives_way_to_the_reason_the_paste_shows(tmp_path):
+    # tensorflow/tensorflow#53309's shape: the frame, then a symbol of macOS's own frameworks
+    text = _FRAME_CUT.replace("tensorflow.python.fra", (LOGS / "dyld_system_symbol_macos_too_old.txt").read_text())
+    report = _reported(tmp_path, text)
+    assert report.diagnosis().code in ("compat.macos-too-old", "log.macos-too-old")
+    assert not {"compat.tf-metal-mismatch", "log.plugin-load-failed"} & {f.code for f in report.findings}

@@ -11,9 +11,7 @@ from typing import Any
 
 from tfdoctor import codes
 from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE, install_commands, short_source, span
-from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.derived import Derived
-from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
 from tfdoctor.facts.versions import parse_version
 from tfdoctor.knowledge import best_pair
@@ -26,16 +24,6 @@ LOAD_FAILURES = (codes.RUNTIME_PLUGIN_LOAD_FAILED, codes.RUNTIME_NO_GPU, codes.R
                  codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_GPU_PLACEMENT,
                  codes.LOG_SYMBOL_NOT_FOUND_PLUGIN, codes.LOG_PLUGIN_LOAD_FAILED, codes.LOG_NO_GPU_LISTED)
 """Runtime codes a bad pair, a missing wheel or a too-old macOS shows up as."""
-
-def plugin_load_failures(s: Snapshot) -> list[LogTextMatch]:
-    """The pasted plugin load failures that point at the pair: a TensorFlow symbol a plugin
-    misses, or else TensorFlow's plugin-loading frame where the text gives no more specific reason
-    (a symbol of macOS's own libraries, the other architecture: those have their own findings)."""
-    named = matches_of(s, codes.LOG_SYMBOL_NOT_FOUND_PLUGIN)
-    if named or matches_of(s, codes.LOG_MACOS_TOO_OLD, codes.LOG_ARCH_MISMATCH):
-        return named
-    return matches_of(s, codes.LOG_PLUGIN_LOAD_FAILED)
-
 
 STATUS_WORDS = {"known-working": "known to work", "documented": "documented in Apple's table"}
 """How a headline words the matrix's good statuses."""
