@@ -23,6 +23,7 @@ _PACKAGE_DIRS = {"tensorflow_text": "tensorflow-text", "tensorflow_addons": "ten
                  "tensorflow_recommenders_addons": "tensorflow-recommenders-addons"}
 """site-packages directory -> distribution, for custom-op libraries that name their package."""
 
+
 def _plugin_load_failures(s: Snapshot) -> list[LogTextMatch]:
     """The pasted plugin load failures that point at the pair: a TensorFlow symbol a plugin
     misses, or else TensorFlow's plugin-loading frame where the text gives no more specific reason
