@@ -19,6 +19,7 @@ SAID = {
         "pip3 install tf-text results in no matching distribution",
     ],
     "log.macos-too-old": ["tensorflow-metal requires macOS 12.0 or later",
+                          "the metal plugin released above only works right now in macOS 12.0+",
                           "the new procedure throws an error for tensorflow-metal if MacOS version <12.5.1"],
     "log.h5py-build": ["I encountered a build problem with h5py at the last step"],
     "log.no-gpu-listed": ["TensorFlow can't find any local GPUs, so the models take a long time to fit",
