@@ -67,3 +67,14 @@ def test_a_finding_on_the_reports_words_is_reported_and_a_printed_message_says_m
     found = printed["log.pip-no-matching-distribution"]
     assert found.basis == "observed" and "said" not in found.evidence
     assert found.evidence["log_package"] == "tensorflow-text"
+
+
+def test_a_reports_words_are_read_in_its_first_block_only() -> None:
+    """A long log is a program's: prose patterns read its first block (where a report's own
+    words stand), so they add a constant, not a share of every megabyte, to the reading."""
+    from tfdoctor.logtext.scan import BLOCK
+
+    words = "tensorflow-text has no arm64 wheels for macOS\n"
+    filler = "step 1 loss 0.1 accuracy 0.9\n" * (2 * BLOCK // 29)
+    assert [m.variant for m in recognise(words + filler)] == ["said-no-wheel"]
+    assert not [m for m in recognise(filler + words) if m.variant.startswith("said-")]

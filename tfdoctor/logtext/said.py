@@ -4,7 +4,8 @@ a GPU TensorFlow does not find). A bug report often states the cause in
 prose, or shows the error only in a screenshot; a maintainer reads the words. These are not
 messages a program prints, so each one is written over the family of phrasings (negations,
 either word order, the usual synonyms), never one user's sentence, and a finding that rests on
-one is "reported", not "observed" (the engine ranks what was observed first). Each needs a
+one is "reported", not "observed" (the engine ranks what was observed first). They are read
+in a text's first block only (tfdoctor.logtext.signature.Signature.prose). Each needs a
 TensorFlow word near it: the same phrase about another project is that project's (h5py names
 itself, as its printed messages do).
 """
@@ -19,8 +20,6 @@ SAID = "said-"
 """The variant prefix of these signatures: a match of one is the report's words."""
 
 _FLAGS = re.IGNORECASE | re.MULTILINE
-_NEAR = 300
-"""How near a TensorFlow word must be to the phrase (characters either side)."""
 _TENSORFLOW = re.compile(r"tensorflow|\btf[-_. ]|\btf\d|\bkeras\b|\bmetal\b", re.IGNORECASE)
 
 _WHEEL = r"(?:wheels?|whls?|builds?|binar(?:y|ies)|distributions?|packages?)"
@@ -32,10 +31,9 @@ _NOT = r"(?:\bno|n't|\bnot(?!\s(?:sure|certain|clear))|\bnever)"
 
 
 def _tensorflow_near(fields: Fields, text: str) -> bool:
-    """The phrase is about TensorFlow's world when a TensorFlow word is near it (the window is
-    centred on the match)."""
-    middle = len(text) // 2
-    return bool(_TENSORFLOW.search(text, max(0, middle - _NEAR), middle + _NEAR))
+    """The phrase is about TensorFlow's world when a TensorFlow word is near it: in the text
+    around it (tfdoctor.logtext.signature.WINDOW characters either side)."""
+    return bool(_TENSORFLOW.search(text))
 
 
 def _floor(fields: Fields) -> Fields:
@@ -48,7 +46,7 @@ def _said(variant: str, code: str, stage: str, title: str, pattern: str, example
           **kwargs: object) -> Signature:
     kwargs.setdefault("applies", _tensorflow_near)
     return sig(code, SAID + variant, stage, f"the report says {title}", re.compile(pattern, _FLAGS),
-               example, source, key=(), **kwargs)
+               example, source, key=(), prose=True, **kwargs)
 
 
 SIGNATURES: tuple[Signature, ...] = (

@@ -54,6 +54,10 @@ class Signature:
     """The start of the message that already tells it apart (a regex holding the needle): a
     paste cut after it, where the text ends or an ellipsis marks the cut, is still this message,
     without the fields the cut took."""
+    prose: bool = False
+    """A person's words, not a program's message (tfdoctor.logtext.said): read in a text's first
+    block only (BLOCK characters), where a report's own words stand; the rest of a long log is
+    a program's, and reading prose patterns over all of it would cost more than every message."""
     flat: re.Pattern[str] = field(init=False, repr=False, compare=False)
     """`regex` as the flat view reads it (tfdoctor.logtext.pasted.tolerant)."""
     cut: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
@@ -132,7 +136,7 @@ class Recogniser:
             needle = signature.needle.lower()
             if needle not in needles:
                 needles[needle] = needle in flat.lower
-        present = [s for s in self.signatures if needles[s.needle.lower()]]
+        present = [s for s in self.signatures if needles[s.needle.lower()] and (own_from == 1 or not s.prose)]
         missed = [s for s in present if not self._collect(s, clean, s.regex, owned)]
         missed = [s for s in missed if not self._collect(s, flat, s.flat, owned)]
         for signature in missed:
