@@ -132,8 +132,8 @@ def no_tensorflow(s: Snapshot, d: Derived):
       "Install the TensorFlow that matches the plugin (shown in the finding).", needs=("packages",),
       fix_answer=GOAL_INSTALLED)
 def metal_without_tensorflow(s: Snapshot, d: Derived):
-    if not _nothing_installed(d) or not d.metal:
-        return None
+    if not _nothing_installed(d) or not d.metal or not listing_read(s):
+        return None  # a report's list of what it mentions says nothing of a TensorFlow it omits
     return metal_without_tensorflow.finding(
         {"tensorflow_distributions": {}, "tensorflow_metal": d.metal.version}, _install_fix(s),
         title=f"tensorflow-metal {d.metal.version} is installed without TensorFlow")

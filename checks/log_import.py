@@ -19,8 +19,8 @@ from typing import Any
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip, unset_variable
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
-from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, matching_metal, pair_fix,
-                                     recommended_requirements)
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, matching_metal,
+                                     pair_fix, recommended_requirements)
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.facts.snapshot import Snapshot
@@ -274,7 +274,10 @@ def no_gpu_listed(s: Snapshot, d: Derived):
                       if d.matrix and d.tf_version and s.python else None)
             reqs = ((f"tensorflow-metal=={plugin.version}",) if plugin
                     else recommended_requirements(s).requirements)
-            text = f"tensorflow-metal is not installed: install {' + '.join(reqs) or 'a pair for this Python'}"
+            text = (f"tensorflow-metal is not installed: install {' + '.join(reqs) or 'a pair for this Python'}"
+                    if listing_read(s) else  # a report's list of what it mentions: unknown, not absent
+                    f"no Metal plugin was loaded (tensorflow-metal missing, or built for another TensorFlow: "
+                    f"`pip show tensorflow-metal` tells): install {' + '.join(reqs) or 'a pair for this Python'}")
             commands = (pip(s, "install", reqs[0]),) if plugin else tuple(install_commands(s, reqs))
         else:
             reqs, why, pair = pair_fix(s, d)

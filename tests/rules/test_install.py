@@ -42,12 +42,29 @@ def test_tensorflow_macos_216_shim_is_not_a_second_tensorflow():
     assert finding.evidence["tensorflow_distributions"] == {"tensorflow": "2.16.2", "tensorflow-macos": "2.16.2"}
 
 
+def test_a_reports_tensorflow_2_15_beside_tensorflow_macos_2_15_is_the_thin_shim_and_its_target():
+    """A `pip list | grep tensorflow` pasted into a report (AlexanderVNikitin/tsgm style: names and
+    versions, no Requires-Dist): tensorflow 2.13-2.15 for macOS arm64 is a thin wheel onto
+    tensorflow-macos of the same version (compat_matrix.json), so the pair is one TensorFlow."""
+    named = [{"name": "tensorflow", "version": "2.15.0"}, {"name": "tensorflow-macos", "version": "2.15.0"}]
+    data = apple_silicon(packages=named, python={"site_packages": []})
+    del data["python"]["process_arch"]  # the report does not say: the Mac's own arm64 chooses
+    (finding,) = installation.run(snap(data))
+    assert finding.code == "install.ok"
+    two = apple_silicon(packages=[{"name": "tensorflow", "version": "2.19.1"},
+                                  {"name": "tensorflow-macos", "version": "2.12.0"}], python={"site_packages": []})
+    assert [f.code for f in installation.run(snap(two))] == ["install.multiple-tensorflow"]
+
+
 def test_metal_without_tensorflow():
     data = apple_silicon(packages=[p for p in apple_silicon()["packages"] if p["name"] != "tensorflow"])
     (finding,) = installation.run(snap(data))
     assert finding.code == "install.metal-without-tensorflow"
     assert finding.evidence["tensorflow_metal"] == "1.2.0"
     assert "tensorflow" in " ".join(finding.remediation.commands)
+    # a report that names the plugin and not TensorFlow (no listing): TensorFlow is unknown, not absent
+    named = apple_silicon(packages=[{"name": "tensorflow-metal", "version": "1.2.0"}], python={"site_packages": []})
+    assert "install.metal-without-tensorflow" not in [f.code for f in installation.run(snap(named))]
 
 
 def test_no_tensorflow_on_linux_gives_install_command():

@@ -126,6 +126,10 @@ def test_empty_gpu_list_without_tensorflow_metal_installs_the_pair():
     data = apple_silicon(packages=pair("2.19.1", None), plugins=[])
     f = one(diagnose(data, "gpu_list_empty_tf215.txt"), "log.no-gpu-listed")
     assert "tensorflow-metal is not installed" in f.title and "tensorflow-metal==1.2.0" in commands(f)
+    # a report naming TensorFlow only (no listing): the plugin is unknown, not absent
+    named = apple_silicon(packages=[{"name": "tensorflow", "version": "2.19.1"}], python={"site_packages": []})
+    unknown = one(diagnose(named, "gpu_list_empty_tf215.txt"), "log.no-gpu-listed")
+    assert "no Metal plugin was loaded" in unknown.title and "is not installed" not in unknown.title
 
 
 def test_empty_gpu_list_under_rosetta():

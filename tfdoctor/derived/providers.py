@@ -88,8 +88,18 @@ def self_shims(s: Snapshot) -> list[PackageFacts]:
     return [d for d in s.tensorflow_distributions() if self_shim_evidence(s, d) is not None]
 
 
+def _arch(s: Snapshot) -> str | None:
+    """The architecture wheels were chosen for: the process's, else (a report that does not say)
+    the Mac's own."""
+    if s.python and s.python.process_arch:
+        return normalise(s.python.process_arch)
+    return "arm64" if s.host.hw_arm64 else None
+
+
 def providers(s: Snapshot) -> tuple[list[PackageFacts], list[PackageFacts]]:
-    """Split installed TensorFlow distributions into those shipping code and shims onto them.
+    """Split installed TensorFlow distributions into those shipping code and shims onto them: by
+    their Requires-Dist, or, where a report lists names and versions only, by the matrix's kind
+    of the release's wheel (tensorflow 2.13-2.15 for arm64 is a thin wheel onto tensorflow-macos).
 
     Self-shims (see `self_shims`) are in neither list: they install nothing. A shim onto one of
     them therefore is not a provider either, so with only those installed both lists are empty
@@ -97,6 +107,8 @@ def providers(s: Snapshot) -> tuple[list[PackageFacts], list[PackageFacts]]:
     dists = s.tensorflow_distributions()
     empty = self_shims(s) + hollow_shims(s)
     keys = {d.key for d in dists}
-    shims = [d for d in dists if d not in empty and _requires(s, d) & (keys - {d.key})]
+    arch = _arch(s)
+    shims = [d for d in dists if d not in empty and keys - {d.key}
+             and (_requires(s, d) & (keys - {d.key}) or _matrix_kind(d, arch)[0] == "thin")]
     real = [d for d in dists if d not in shims and d not in empty]
     return real, shims
