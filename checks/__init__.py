@@ -51,7 +51,7 @@ BUILTIN_MODULES = (
 """The built-in rule modules, in report order within each area."""
 
 MODULE_NEEDS = {
-    "arch_binaries": ("python",), "install": ("python",), "compat_pairing": ("python",),
+    "arch_binaries": ("python",), "compat_pairing": ("python",),
     "compat_platform": ("python",), "compat_requirements": ("python",),
     "compat_third_party": ("python",),
     "log_install": ("log",), "log_import": ("log",), "log_libraries": ("log",), "log_dependencies": ("log",),

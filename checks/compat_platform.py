@@ -248,6 +248,8 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
         return None
     if eras.installed_fork(d.tensorflow):  # no plugin in its era: compat_era judges it
         return None
+    if d.tensorflow is not None and d.metal is None and not eras.plugin_era(d.tensorflow):
+        return None  # a TensorFlow before 2.5 has no Metal plugin to miss: its wheels are the question
     return _python_route(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, d.hardware_arch)
 
 

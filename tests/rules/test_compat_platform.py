@@ -105,16 +105,20 @@ def test_intel_mac_python_3_12_moves_to_3_11():
 def test_intel_mac_with_a_working_tensorflow_is_not_an_error_for_want_of_metal():
     """On an Intel Mac the Metal GPU is an option (as for compat.no-metal): an installed TensorFlow
     on a Python no tensorflow-metal wheel fits is a warning; below macOS 12, where no Python would
-    bring the plugin, information. TomHeaven/tensorflow-osx-build#18: an Intel Mac on macOS
-    10.13.6, Homebrew Python 3.7, a custom TensorFlow 2.2 build."""
+    bring the plugin, information. A TensorFlow before 2.5 (TomHeaven/tensorflow-osx-build#18: an
+    Intel Mac on macOS 10.13.6, Homebrew Python 3.7, a custom TensorFlow 2.2 build) predates the
+    plugin: no Metal finding at all (the era's own question is its wheels)."""
     data = merge(mac("2.16.2", None, python="3.12"), INTEL)
     data["packages"][0]["wheel_tags"] = ["cp312-cp312-macosx_10_15_x86_64"]
     assert one(data).severity is Severity.WARNING
+    below_12 = merge(mac("2.16.2", None, python="3.12", macos="11.7"), INTEL)
+    below_12["packages"][0]["wheel_tags"] = ["cp312-cp312-macosx_10_15_x86_64"]
+    f = one(below_12)
+    assert f.severity is Severity.INFO and "tensorflow-metal needs macOS 12, this Mac runs 11.7" in f.title
+    assert f.remediation.commands == ()
     old = merge(mac("2.2.0", None, python="3.7", macos="10.13.6"), INTEL)
     old["packages"][0]["wheel_tags"] = ["cp37-cp37m-macosx_10_13_x86_64"]
-    f = one(old)
-    assert f.severity is Severity.INFO and "tensorflow-metal needs macOS 12, this Mac runs 10.13.6" in f.title
-    assert f.remediation.commands == ()
+    assert not [f for f in run(old) if f.code in ("compat.no-wheel-for-python", "compat.no-metal")]
 
 
 def test_rosetta_uses_the_hardware_arch():

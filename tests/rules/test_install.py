@@ -411,3 +411,22 @@ def test_pips_single_refusal_naming_the_package_is_the_same_evidence(tmp_path):
     # the version is what pip cannot find, not the name
     assert "install.requires-tensorflow-name" not in found(_m2(unknown=True), "tensorflow==2.4.0 (from murre)")
     assert "install.requires-tensorflow-name" in found(_m2(unknown=True), "tensorflow==2.9.0 (from some-tool)")
+
+
+def test_a_report_that_states_no_python_still_gets_the_install_rules(tmp_path):
+    """The install rules read the package list, not the interpreter: a report that names
+    tensorflow-macos 2.11.0 and pastes pip's refusal, but states no Python version (keras-tuner
+    style), is judged (the module needs no Python section)."""
+    from log_cases import WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    data = apple_silicon(packages=[{"name": "tensorflow-macos", "version": "2.11.0"}])
+    del data["python"]
+    (tmp_path / "pip.txt").write_text(
+        "ERROR: Could not find a version that satisfies the requirement tensorflow>=2.0 (from keras-tuner) "
+        "(from versions: none)\nERROR: No matching distribution found for tensorflow>=2.0\n")
+    s = snap(data)
+    s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+    assert diagnose(s).diagnosis().code == "install.requires-tensorflow-name"
