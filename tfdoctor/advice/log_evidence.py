@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor.facts.pasted_log import LogTextMatch
-from tfdoctor.logtext.said import SAID
+from tfdoctor.logtext.signature import SAID
 
 
 def said(match: LogTextMatch) -> bool:

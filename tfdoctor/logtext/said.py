@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import re
 
-from tfdoctor.logtext.signature import Fields, Signature, sig
-
-SAID = "said-"
-"""The variant prefix of these signatures: a match of one is the report's words."""
+from tfdoctor.logtext.signature import SAID, Fields, Signature, sig
 
 _FLAGS = re.IGNORECASE | re.MULTILINE
 _TENSORFLOW = re.compile(r"tensorflow|\btf[-_. ]|\btf\d|\bkeras\b|\bmetal\b", re.IGNORECASE)
@@ -46,7 +43,7 @@ def _said(variant: str, code: str, stage: str, title: str, pattern: str, example
           **kwargs: object) -> Signature:
     kwargs.setdefault("applies", _tensorflow_near)
     return sig(code, SAID + variant, stage, f"the report says {title}", re.compile(pattern, _FLAGS),
-               example, source, key=(), prose=True, **kwargs)
+               example, source, key=(), **kwargs)
 
 
 SIGNATURES: tuple[Signature, ...] = (

@@ -14,6 +14,9 @@ from typing import Callable, Iterable, Mapping
 
 from tfdoctor.logtext.pasted import View, tolerant, views
 
+SAID = "said-"
+"""The variant prefix of a signature of a report's own words (tfdoctor.logtext.said); a match
+keeps its variant, so the prefix says, wherever a match goes, that it is a person's words."""
 MAX_PER_SIGNATURE = 20
 MAX_LINE = 500
 
@@ -54,10 +57,6 @@ class Signature:
     """The start of the message that already tells it apart (a regex holding the needle): a
     paste cut after it, where the text ends or an ellipsis marks the cut, is still this message,
     without the fields the cut took."""
-    prose: bool = False
-    """A person's words, not a program's message (tfdoctor.logtext.said): read in a text's first
-    block only (BLOCK characters), where a report's own words stand; the rest of a long log is
-    a program's, and reading prose patterns over all of it would cost more than every message."""
     flat: re.Pattern[str] = field(init=False, repr=False, compare=False)
     """`regex` as the flat view reads it (tfdoctor.logtext.pasted.tolerant)."""
     cut: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
@@ -67,6 +66,14 @@ class Signature:
     def __post_init__(self) -> None:
         object.__setattr__(self, "flat", tolerant(self.regex))
         object.__setattr__(self, "cut", _cut(self.head) if self.head else None)
+
+    @property
+    def prose(self) -> bool:
+        """A person's words, not a program's message (tfdoctor.logtext.said, its variant says so):
+        read in a text's first block only (BLOCK characters), where a report's own words stand; the
+        rest of a long log is a program's, and prose patterns over all of it would cost more than
+        every message."""
+        return self.variant.startswith(SAID)
 
     @property
     def fields(self) -> tuple[str, ...]:
