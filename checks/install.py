@@ -253,7 +253,7 @@ def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
          "arm64_tensorflow_releases_admitted": list(first.arm64_releases)},
         Remediation(text, (pip(s, "install", "--no-deps", f"{first.package}{spec}"),)),
         title=f"pip cannot install {what}: it depends on {wants}, {cause}",
-        severity=Severity.ERROR, explains=tuple({r.match.code for r in refused} - {codes.LOG_PIP_DEPENDS_ON_TENSORFLOW}))
+        severity=Severity.ERROR, explains=tuple(sorted({r.match.code for r in refused} - {codes.LOG_PIP_DEPENDS_ON_TENSORFLOW})))
 
 
 @rule(codes.INSTALL_OK, "One TensorFlow is installed",
