@@ -80,7 +80,12 @@ def tensorflow_macos_before_2_13(d: Derived) -> bool:
 def refused_for_tensorflow_name(s: Snapshot, d: Derived) -> list[Refusal]:
     """The resolver's "X 1.0 depends on tensorflow..." lines that this Mac explains: never off
     macOS, never where the distribution `tensorflow` is installed, never on a Mac known to be
-    Intel (pip installs the x86_64 `tensorflow` there)."""
+    Intel (pip installs the x86_64 `tensorflow` there). Judged once per snapshot: the install
+    rule and the log rule both ask."""
+    return d.once("tensorflow-name-refusals", lambda: _refusals(s, d))
+
+
+def _refusals(s: Snapshot, d: Derived) -> list[Refusal]:
     matches = matches_of(s, LOG_PIP_DEPENDS_ON_TENSORFLOW) + [
         m for m in matches_of(s, LOG_PIP_NO_MATCHING_DISTRIBUTION)
         if m.fields.get("package") == "tensorflow" and _PARENT.fullmatch(m.fields.get("required_by", ""))]
