@@ -265,8 +265,8 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
       "gives the commands), or move to a TensorFlow whose plugin has a wheel for this Python.",
       explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK), fix_answer=NEWER_MACOS_OR_PYTHON_FIRST)
 def no_wheel_for_python(s: Snapshot, d: Derived):
-    if (found := _route(s, d)) is not None:
-        return found if found.code == no_wheel_for_python.code else None
+    if (found := _route(s, d)) is not None and found.code == no_wheel_for_python.code:
+        return found
     for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK):
         if (facts := unbuilt_for_python(s, d, match)) is not None:  # refused: never built for it
             title, text = facts.pop("title"), facts.pop("text")

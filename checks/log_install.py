@@ -23,7 +23,8 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, move_
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of, said
 from tfdoctor.advice.tensorflow_name import refused_for_tensorflow_name
-from tfdoctor.advice.pip_refusal import TF_DISTS, prerelease, refusal, then_versus_now, version_key
+from tfdoctor.advice.pip_refusal import (TF_DISTS, prerelease, python_came_later, refusal, then_versus_now,
+                                         version_key)
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair
 from tfdoctor.model import Command, Remediation, Severity, rule
@@ -107,6 +108,10 @@ def pip_no_matching(s: Snapshot, d: Derived):
                 if then:
                     verdict = "refused-then"
                     why = f"{package}{spec} has wheels that fit this machine now; {then}"
+                elif (later := python_came_later(s, d, match)) and later["since"]:
+                    verdict = "before-python-wheels"
+                    why = (f"{package}{spec} has wheels that fit this machine now, for Python "
+                           f"{later['python']} only from {later['since']} on: pip ran before those")
             if available:
                 why += f"; pip offered {available[0]} to {available[-1]}"
             facts.update(verdict=verdict, installable_here=here[-3:] or None)

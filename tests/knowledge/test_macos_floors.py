@@ -124,3 +124,15 @@ def test_the_tool_reads_tags_as_pip_does():
                           "tensorflow-2.0.1-cp37-cp37m-macosx_10_6_intel.macosx_10_9_x86_64.whl", "", 0)
     assert tool.arch_tags(wheel) == ["macosx_10_6_intel", "macosx_10_9_x86_64"]
     assert tool.python_tags(wheel) == ["cp37"]
+
+
+def test_python_arrival_is_the_first_release_with_a_wheel_for_it():
+    """tensorflow-macos's arm64 wheels start at 2.5.0 (cp38, cp39); cp311 comes with 2.12.0;
+    tensorflow's arm64 wheels start at 2.13.0 with cp311 in them; no release has cp314 on x86_64."""
+    late = macos_floors.python_arrival("tensorflow-macos", "cp311", "arm64")
+    assert (late.first_release, late.release, late.before[0], late.before[-1]) == ("2.5.0", "2.12.0", "2.5.0", "2.11.0")
+    assert macos_floors.python_arrival("tensorflow", "cp311", "arm64").before == ()
+    never = macos_floors.python_arrival("tensorflow", "cp314", "x86_64")
+    assert never.release is None and never.before
+    assert macos_floors.python_arrival("tensorflow-gpu", "cp38", "arm64") is None
+

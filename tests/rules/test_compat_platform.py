@@ -345,6 +345,40 @@ def test_pip_refusing_an_exact_release_never_built_for_this_python(tmp_path):
     assert "compat.no-wheel-for-python" not in {f.code for f in report("3.9.7", system="Linux").findings}
 
 
+def test_pip_finding_no_release_at_all_ran_before_this_pythons_wheels(tmp_path):
+    """pip's 'Could not find a version that satisfies the requirement {req} (from versions: none)':
+    no release fitted at all. tensorflow-macos has arm64 wheels from 2.5.0 but cp311 ones only from
+    2.12.0, tensorflow cp312 ones only from 2.16.1 (macos_floors, the registry's file list), so a pip
+    on those Pythons that found none ran before they were published. A Python every release had
+    (3.9 for tensorflow-macos) says nothing of the sort; nor does a pip that listed versions."""
+    from log_cases import WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    def report(python: str, package: str, available: str = "none", arm64: bool | None = True):
+        host = {"system": "Darwin"} | ({} if arm64 is None else {"hw_arm64": arm64})
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": host,
+                  "python": {"version": python, "implementation": "cpython", "executable": "python3"},
+                  "unknown": ["packages"]})
+        (tmp_path / "posted.md").write_text(
+            f"ERROR: Could not find a version that satisfies the requirement {package} (from versions: "
+            f"{available})\nERROR: No matching distribution found for {package}\n", encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        return diagnose(s)
+
+    found = report("3.11.2", "tensorflow-macos").diagnosis()
+    assert found.code == "compat.no-wheel-for-python" and "only from 2.12.0 on (2.5.0 to 2.11.0 have none)" in found.title
+    assert found.evidence["since"] == "2.12.0" and "Python 3.10 with tensorflow-macos 2.11.0" in found.remediation.text
+    assert "log.pip-no-matching-distribution" in found.explains
+    assert report("3.12.1", "tensorflow").diagnosis().evidence["since"] == "2.16.1"
+    assert report("3.14.0", "tensorflow").diagnosis().title.startswith("No tensorflow wheel for Python 3.14 (arm64) in any release")
+    assert report("3.13.1", "tensorflow==2.21.0").diagnosis().code != "compat.no-wheel-for-python"  # cp313 came in 2.20.0
+    for quiet in (report("3.9.7", "tensorflow-macos"), report("3.11.2", "tensorflow-macos", "2.12.0, 2.13.0"),
+                  report("3.11.2", "tensorflow-macos", arm64=None)):
+        assert "compat.no-wheel-for-python" not in {f.code for f in quiet.findings}
+
+
 def test_the_ml_compute_forks_installer_refusing_a_python_that_is_not_3_8():
     """apple/tensorflow_macos#279: install_venv.sh's refusal ('python executable ... not version
     3.8'); the fork bundles cp38 wheels only, so the Python is the cause, named from the rejected

@@ -46,10 +46,18 @@ def test_tensorflow_macos_2_12_on_python_3_12_exists_only_for_older_pythons():
     assert "tensorflow==2.19.*" in commands(f) and "tensorflow-metal==1.2.0" in commands(f)
 
 
-def test_the_same_text_on_python_3_11_means_pip_ran_elsewhere():
+def test_the_same_text_on_python_3_11_means_pip_ran_before_its_wheels():
+    # tensorflow-macos has arm64 wheels from 2.5.0, for cp311 only from 2.12.0 (macos_floors)
     f = one(diagnose(apple_silicon(), "pip_tensorflow_macos_2120_none.txt"), "log.pip-no-matching-distribution")
-    assert f.evidence["verdict"] == "installable-here"
+    assert f.evidence["verdict"] == "before-python-wheels"
     assert f.evidence["installable_here"] == ["2.12.0"]
+    assert "for Python 3.11 only from 2.12.0 on: pip ran before those" in f.title
+
+
+def test_a_python_every_release_had_means_pip_ran_elsewhere():
+    f = one(diagnose(apple_silicon(python={"version": "3.10.12"}), "pip_tensorflow_macos_2120_none.txt"),
+            "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "installable-here" and "another environment" in f.title
 
 
 def test_tensorflow_macos_2_13_on_python_3_12():
@@ -319,11 +327,6 @@ def test_the_python_pip_ran_for_is_read_from_the_log():
                      "pip_text_needs_tensorflow_macos.txt"), "log.pip-no-matching-distribution")
     assert f.evidence["verdict"] == "refused-then"
     assert "pip ran for Python 3.11 (the log says so), not this Python 3.10" in f.title
-
-
-def test_with_nothing_that_explains_it_pip_ran_elsewhere():
-    f = one(diagnose(apple_silicon(), "pip_tensorflow_macos_2120_none.txt"), "log.pip-no-matching-distribution")
-    assert f.evidence["verdict"] == "installable-here" and "another environment" in f.title
 
 
 def test_pips_conflict_over_tensorflow_on_linux_is_a_conflict_of_requirements():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from packaging.specifiers import SpecifierSet
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor.codes import LOG_PIP_NO_MATCHING_DISTRIBUTION
@@ -150,18 +150,67 @@ def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None
         return None
     exact = _EXACT.match(fields.get("specifier", ""))
     package = fields.get("package", "")
-    if not (d.is_mac or not s.host.system) or s.python is None or not s.python.minor or not exact \
+    if not (d.is_mac or not s.host.system) or s.python is None or not s.python.minor \
             or package not in macos_floors.RELEASE_PACKAGES:
         return None  # another OS's wheels are not in the table; an OS not stated is not another one
+    if not exact:
+        return python_came_later(s, d, match)
     built = macos_floors.wheel_pythons(package, exact["version"])
     if s.host.hw_arm64 is not None:
         built = {arch: tags for arch, tags in built.items() if arch == d.hardware_arch}
-    tags = sorted(set().union(*built.values()), key=lambda t: (int(t[2]), int(t[3:] or 0)))
-    if not tags or "cp" + s.python.minor.replace(".", "") in tags:
+    tags = sorted(set().union(*built.values()), key=_tag_key)
+    if not tags:
         return None
-    span = f"{tags[0][2]}.{tags[0][3:]}-{tags[-1][2]}.{tags[-1][3:]}"
+    if "cp" + s.python.minor.replace(".", "") in tags:
+        return python_came_later(s, d, match)  # built for it, perhaps after pip ran
+    span = f"{_tag_python(tags[0])}-{_tag_python(tags[-1])}"
     return {"package": package, "requested": f"{package}=={exact['version']}", "python": s.python.minor,
             "wheel_pythons": tags, "wheel_archs": sorted(built), "source": macos_floors.source(),
             "title": f"No {package} {exact['version']} wheel for Python {s.python.minor}: it was built for {span}",
             "text": f"Ask for a release built for Python {s.python.minor}, or use a Python in {span}"}
 
+
+def python_came_later(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None:
+    """Facts of a refusal made before the package had wheels for this Python. pip's 'from
+    versions: none' means no release at all fitted; where releases for this architecture came
+    first and wheels for this Python only from a later one (tensorflow-macos: arm64 from 2.5.0,
+    cp311 from 2.12.0; tensorflow: cp313 from 2.20.0), the pip that refused ran before those
+    were published, when this Python was newer than every wheel. None where every release there
+    had it, or pip listed versions."""
+    if match.fields.get("available", "none").strip() not in ("", "none") or s.host.hw_arm64 is None:
+        return None
+    package, python = match.fields["package"], s.python.minor if s.python else ""
+    arch = d.process_arch or d.hardware_arch
+    spec = match.fields.get("specifier", "")
+    try:
+        wanted = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return None
+    came = macos_floors.python_arrival(package, "cp" + python.replace(".", ""), arch)
+    if came is None or not came.before or came.release and not wanted.contains(came.release, prereleases=True):
+        return None  # every release there had it, or the one that brought it is not what was asked
+    span = f"{came.before[0]} to {came.before[-1]}"
+    facts = {"package": package, "requested": f"{package}{spec}", "python": python, "wheel_archs": [arch],
+             "since": came.release, "source": macos_floors.source()}
+    if came.release is None:
+        return {**facts, "title": f"No {package} wheel for Python {python} ({arch}) in any release ({span})",
+                "text": f"Use a Python that {package} has wheels for"}
+    return {**facts,
+            "title": f"No {package} wheel for Python {python} ({arch}) when pip ran: it has wheels for "
+                     f"Python {python} only from {came.release} on ({span} have none)",
+            "text": f"pip found no {package} at all ('from versions: none'): it ran before {package} "
+                    f"{came.release} brought wheels for Python {python}. Upgrade pip and ask again, or use "
+                    f"Python {_newest_python(package, came.before[-1], arch)} with {package} {came.before[-1]}"}
+
+
+def _newest_python(package: str, version: str, arch: str) -> str:
+    return _tag_python(max(macos_floors.wheel_pythons(package, version)[arch], key=_tag_key))
+
+
+def _tag_key(tag: str) -> tuple[int, int]:
+    return int(tag[2]), int(tag[3:] or 0)
+
+
+def _tag_python(tag: str) -> str:
+    """'cp311' -> '3.11'."""
+    return f"{tag[2]}.{tag[3:]}"

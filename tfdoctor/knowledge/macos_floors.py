@@ -101,6 +101,34 @@ def wheel_archs(package: str, version: str, raw: Mapping[str, Any] | None = None
     return frozenset(wheel_pythons(package, version, raw))
 
 
+@dataclass(frozen=True)
+class Arrival:
+    """When wheels for one Python came to one architecture, in a package's final releases."""
+
+    first_release: str
+    """The package's first final release with a macOS wheel for the architecture."""
+    release: str | None
+    """The first final release with a wheel for the Python there; None: none has one."""
+    before: tuple[str, ...]
+    """The final releases with wheels for the architecture before `release`, none for the Python."""
+
+
+def python_arrival(package: str, python_tag: str, arch: str,
+                   raw: Mapping[str, Any] | None = None) -> Arrival | None:
+    """Since which release `package` has `arch` wheels for `python_tag` ('cp311'): tensorflow-macos
+    has arm64 wheels from 2.5.0, for cp311 only from 2.12.0. None where the package has no
+    wheel for the architecture."""
+    releases = bundled_section(SECTION, raw).get("releases", {}).get(package, {})
+    on_arch = sorted((v for v in releases if not _key(v).is_prerelease and arch in wheel_pythons(package, v, raw)),
+                     key=_key)
+    if not on_arch:
+        return None
+    with_python = [v for v in on_arch if python_tag in wheel_pythons(package, v, raw)[arch]]
+    first = with_python[0] if with_python else None
+    before = tuple(v for v in on_arch if first is None or _key(v) < _key(first))
+    return Arrival(on_arch[0], first, before)
+
+
 def source() -> str:
     """Where the section's facts come from, and when they were read."""
     section = bundled_section(SECTION)
