@@ -18,6 +18,7 @@ from tfdoctor.facts.probes import ProbeFacts
 from tfdoctor.facts.run import RunFacts
 from tfdoctor.facts.runtime import RuntimeFacts
 from tfdoctor.facts.user_model import ModelFacts
+from tfdoctor.facts.written_versions import read_written
 
 SCHEMA_VERSION = 1
 
@@ -358,9 +359,12 @@ class Snapshot:
                 f"({SCHEMA_VERSION}): upgrade tfdoctor"
             )
         try:
-            return typed.from_plain(cls, data, "snapshot")
+            snapshot = typed.from_plain(cls, data, "snapshot")
         except typed.ShapeError as exc:
             raise SnapshotError(f"malformed snapshot: {exc}") from None
+        if not snapshot.tfdoctor_version:  # written by a person (from a report), not gathered
+            snapshot.packages = [p for p in snapshot.packages if _read_as_written(p)]
+        return snapshot
 
     @classmethod
     def loads(cls, text: str) -> "Snapshot":
@@ -369,3 +373,13 @@ class Snapshot:
         except ValueError as exc:
             raise SnapshotError(f"not JSON: {exc}") from None
         return cls.from_dict(data)
+
+
+def _read_as_written(package: PackageFacts) -> bool:
+    """Read a version a person wrote ("2.6.0 (conda-forge)") as the version it names; False for a
+    package the words say was only asked for ("2.12 (requested)"), which is not installed."""
+    if package.version is None:
+        return True
+    written = read_written(package.version)
+    package.version = written.version
+    return written.installed

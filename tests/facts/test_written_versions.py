@@ -1,0 +1,62 @@
+"""tfdoctor/facts/written_versions.py and its use when a snapshot is loaded: versions as the
+bug reports the blind corpora and the seeds quote them write them ("2.6.0 (conda-forge)", "tf2.4
+for mac", "0.1 alpha"), read as the version they name; a version only asked for is not installed."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.written_versions import read_written
+
+
+@pytest.mark.parametrize("written, version", [
+    ("2.6.0 (conda-forge)", "2.6.0"),
+    ("tf2.4 for mac (latest release at the time)", "2.4"),
+    ("0.1 alpha (ML Compute)", "0.1a0"),
+    ("0.1alpha3", "0.1alpha3"),  # PEP 440 already: as it is
+    ("2.13.0 (v2.13.0-rc2-7-g1cb1a030a62)", "2.13.0"),  # tf.version.GIT_VERSION beside it: one release
+    ("2.13.0.dev20230406 installs", "2.13.0.dev20230406"),
+    ("3.1.0 (pinned in requirements_3.9_arm64.txt)", "3.1.0"),  # a number inside a file name is no version
+    ("2.9.0, 2.9.1, 2.10.0 (2.8.0 worked)", None),  # several: none of them is the one
+    ("2.11 (was 2.10 the day before)", None),
+    ("installed (version not stated)", None),
+    ("2.4 a fork", "2.4"),
+])
+def test_a_written_version_is_the_one_version_it_names(written, version):
+    assert read_written(written).version == version and read_written(written).installed
+
+
+@pytest.mark.parametrize("written", ["2.12 (requested)", "2.12 (attempted)", "requested by requirements.txt",
+                                     "0.2.3 tried, failed to install"])
+def test_a_version_only_asked_for_is_not_installed(written):
+    assert not read_written(written).installed
+
+
+def test_asked_for_and_installed_is_installed():
+    assert read_written("1.2.0 requested (1.1.3 installs)").installed
+
+
+@pytest.mark.parametrize("text", ["2.16.1", "1.0 ; rm -rf /", "$(reboot)"])
+def test_versions_and_what_is_not_prose_are_left_as_they_are(text):
+    assert read_written(text).version == text
+
+
+def test_a_number_too_long_for_a_version_is_none():
+    assert read_written("1" + "0" * 5000).version is None
+
+
+def _hand_made(packages: dict, tfdoctor_version: str = "") -> Snapshot:
+    return Snapshot.from_dict({"schema_version": 1, "tfdoctor_version": tfdoctor_version,
+                               "target": {"python": "python3", "ok": True},
+                               "packages": [{"name": n, "version": v} for n, v in packages.items()]})
+
+
+def test_a_snapshot_written_from_a_report_reads_its_versions_as_words():
+    s = _hand_made({"tensorflow": "2.6.0 (conda-forge)", "tensorflow-metal": "0.6.0", "tf-nightly": "2.12 (requested)"})
+    assert [(p.name, p.version) for p in s.packages] == [("tensorflow", "2.6.0"), ("tensorflow-metal", "0.6.0")]
+
+
+def test_a_snapshot_tfdoctor_gathered_keeps_what_the_metadata_said():
+    s = _hand_made({"tensorflow": "2.6.0 (conda-forge)", "tf-nightly": "2.12 (requested)"}, tfdoctor_version="0.1.0")
+    assert [p.version for p in s.packages] == ["2.6.0 (conda-forge)", "2.12 (requested)"]
