@@ -65,6 +65,12 @@ def test_fatal_python_illegal_instruction_under_rosetta():
     assert "Rosetta 2" in f.title
 
 
+def test_pycharms_exit_code_132_is_an_illegal_instruction():
+    # tensorflow/tensorflow#47799: PyCharm shows only its run console's last line
+    f = one(diagnose(apple_silicon(**ROSETTA), "pycharm_exit_code_132.txt"), "log.illegal-instruction")
+    assert "Process finished with exit code 132 (interrupted" in f.evidence["matched"] and "Rosetta 2" in f.title
+
+
 def test_avx_missing_in_an_emulated_container():
     data = linux_cpu(host={"container": "docker", "cpu_flags": ["sse4_2"]})
     f = one(diagnose(data, "avx_qemu_docker.txt"), "log.avx-missing")

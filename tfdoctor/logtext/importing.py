@@ -118,6 +118,15 @@ SIGNATURES: tuple[Signature, ...] = (
         r"Illegal instruction \(core dumped\)",  # bash on Linux (an amd64 container under emulation)
         "Illegal instruction: 4", "https://github.com/tensorflow/tensorflow/issues/62860",
         needle="llegal", key=(), outputs=("command",)),
+    # JetBrains IDEs (PyCharm's run console, intellij-community ProcessTerminatedListener) print
+    # "Process finished with exit code 132 (interrupted by signal 4: SIGILL)" (":SIGILL" in newer
+    # releases) for the same death: 132 is 128 + SIGILL, so the bare code is one too
+    sig("log.illegal-instruction", "ide-exit-code-132", "import",
+        "the process died on an instruction this CPU lacks (x86_64 code under Rosetta 2)",
+        r"Process finished with exit code 132(?: \(interrupted by signal 4: ?SIGILL\))?(?!\d)",
+        "Process finished with exit code 132 (interrupted by signal 4: SIGILL)",
+        "https://github.com/tensorflow/tensorflow/issues/47799",
+        needle="exit code 132", key=()),
     sig("log.avx-missing", "avx-missing", "import",
         "TensorFlow for x86_64 needs AVX, which this CPU (or its emulator) does not offer",
         re.compile(stderr.CPU_INSTRUCTIONS_MISSING.regex.pattern +
