@@ -118,7 +118,10 @@ def _owner(library: str) -> str | None:
       "the library against it.", fix_answer=ABOUT_THE_LOG)
 def symbol_not_found(s: Snapshot, d: Derived):
     out = []
+    macos_own = {m.fields["symbol"] for m in matches_of(s, codes.LOG_MACOS_TOO_OLD) if m.fields.get("symbol")}
     for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND):
+        if any(symbol in match.text for symbol in macos_own):
+            continue  # dyld expected it in macOS's own libraries: log.macos-too-old, not a TensorFlow pair
         library = match.fields.get("library", "")
         owner = _owner(library)
         minor = ".".join((d.tf_version or "").split(".")[:2])
@@ -137,7 +140,7 @@ def symbol_not_found(s: Snapshot, d: Derived):
                         'tf.sysconfig.get_link_flags())"',)
         out.append(symbol_not_found.finding(evidence(s, match, **facts), Remediation(text, commands),
                                             title=f"{match.fields.get('plugin') or 'A library'} needs "
-                                                  f"{match.fields.get('symbol')}: {text}"))
+                                                  f"{match.fields.get('symbol') or 'a symbol it lacks'}: {text}"))
     return out
 
 

@@ -92,6 +92,28 @@ def test_the_same_symbol_expected_in_a_flat_namespace_is_still_the_pair():
     assert [f.code for f in check.run(s)] == ["log.symbol-not-found-plugin"]
 
 
+def test_a_custom_op_missing_a_symbol_of_macoss_libcxx_is_macos_too_old_not_the_companion():
+    """TensorFlow Decision Forests' own warning (tensorflow_decision_forests/tensorflow/ops/
+    inference/op_dynamic.py: "Failure to load the inference.so custom c++ tensorflow ops. This
+    error is likely caused the version of TensorFlow and TensorFlow Decision Forests are not
+    compatible. Full error:{dyld's message}") guesses the pair; dyld's message it carries
+    expects the symbol in macOS's libc++, for a library built for 12.3: the OS, not the pair.
+    The warning and the traceback's NotFoundError both carry it."""
+    dyld = ("dlopen(/venv/lib/python3.10/site-packages/tensorflow_decision_forests/tensorflow/ops/inference/"
+            "inference.so, 6): Symbol not found: __ZNKSt3__115basic_stringbufIcNS_11char_traitsIcEENS_9allocatorIcEEE3strEv\n"
+            "  Referenced from: /venv/lib/python3.10/site-packages/tensorflow_decision_forests/tensorflow/ops/inference/"
+            "inference.so (which was built for Mac OS X 12.3)\n  Expected in: /usr/lib/libc++.1.dylib\n")
+    text = ("WARNING:root:Failure to load the inference.so custom c++ tensorflow ops. This error is likely caused "
+            "the version of TensorFlow and TensorFlow Decision Forests are not compatible. Full error:" + dyld +
+            "\nTraceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"
+            "tensorflow.python.framework.errors_impl.NotFoundError: " + dyld)
+    data = apple_silicon(host={"macos_version": "11.2.3"},
+                         packages=pair("2.13.0", None, _pkg("tensorflow-decision-forests", "1.5.0", ARM)))
+    s = snap(data)
+    s.log = keep.from_bytes(text.encode(), "paste", identity=WHO)
+    findings = check.run(s)
+    assert [f.code for f in findings] == ["log.macos-too-old"]
+    assert "built for macOS 12.3 or later" in findings[0].title
 
 
 def test_a_class_of_apples_frameworks_missing_is_macos_too_old_without_its_expected_in_line():
