@@ -260,7 +260,9 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
       "Intel Macs had metal wheels only up to 1.0.0 (Python 3.11 at most); TensorFlow itself "
       "has no wheel for 3.14. pip then says 'No matching distribution found', or a plugin "
       "copied from another environment does not fit (the ML Compute fork's installer took 3.8 only). "
-      "Read from the wheel filenames in compat_matrix.json.",
+      "Wheels for a new Python come later than a release's first ones (tensorflow-macos: cp311 from "
+      "2.12.0 only, tensorflow: cp312 from 2.16.1), so pip's 'from versions: none' on such a Python "
+      "means it ran before they were published. Read from the wheel filenames in compat_matrix.json.",
       "Create an environment with the newest Python that has a working pair (the finding "
       "gives the commands), or move to a TensorFlow whose plugin has a wheel for this Python.",
       explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK), fix_answer=NEWER_MACOS_OR_PYTHON_FIRST)
