@@ -15,7 +15,7 @@ from tfdoctor.advice.fix_answers import (
     NOTHING_WRONG,
 )
 from tfdoctor.advice.installs import listing_read
-from tfdoctor.advice.log_evidence import emulates_x86, matches_of, names_tensorflow
+from tfdoctor.advice.log_evidence import emulated_x86_container, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64, X86_64
 from tfdoctor.facts.snapshot import Snapshot
@@ -62,7 +62,8 @@ def _x86_shown(s: Snapshot, d: Derived) -> str | None:
     message) with an installed TensorFlow the registry has macOS wheels of for x86_64 only (pip
     installs only wheels that fit the interpreter). Outside a container only Rosetta 2 runs x86_64
     code on Apple silicon. A bare crash says no more than log.illegal-instruction does."""
-    if not d.apple_silicon or d.process_arch or (s.python and s.python.translated is not None):
+    if not d.apple_silicon or d.process_arch or (s.python and s.python.translated is not None) \
+            or emulated_x86_container(s):  # an amd64 container's x86 code, not Rosetta 2's
         return None
     for match in matches_of(s, codes.LOG_X86_BUILD):
         return match.text
@@ -264,17 +265,21 @@ def rosetta(s: Snapshot, d: Derived):
       "no GPU is reachable from a Linux container anyway. A pasted text shows it too: QEMU's "
       "own lines ('qemu: uncaught target signal 6 (Aborted) - core dumped', 'qemu-x86_64: ...'); "
       "an abort QEMU reports as the emulated process's signal (protobuf's 'CHECK failed' before "
-      "'uncaught target signal 6') happened under the emulation, which is the first thing to remove.",
+      "'uncaught target signal 6') happened under the emulation, which is the first thing to remove; "
+      "Docker's own warning that the image's platform (linux/amd64) is not the host's (linux/arm64), "
+      "or amd64 asked for (`--platform linux/amd64`) on Apple silicon (log.amd64-image).",
       "Use an arm64 image: `docker run --platform linux/arm64 ...` (docker/for-mac#5342).",
       "https://github.com/docker/for-mac/issues/5342",
       explains=(codes.RUNTIME_IMPORT_SIGILL, codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_NO_GPU,
                 codes.LOG_AVX_MISSING, codes.LOG_ILLEGAL_INSTRUCTION, codes.LOG_QEMU_EMULATION,
-                codes.LOG_PROTOBUF_FATAL), fix_answer=ABOUT_THE_MACHINE)
+                codes.LOG_AMD64_IMAGE, codes.LOG_PROTOBUF_FATAL), fix_answer=ABOUT_THE_MACHINE)
 def emulated_container(s: Snapshot, d: Derived):
     host = s.host
     from_host = host.system == "Linux" and d.process_arch == X86_64 and bool(host.cpu_implementer)
-    seen = [m for m in matches_of(s, codes.LOG_QEMU_EMULATION) if emulates_x86(m.fields)]
-    if not from_host and not seen:
+    shown = emulated_x86_container(s)
+    seen = [m for m in shown if m.code == codes.LOG_QEMU_EMULATION]
+    docker = [m for m in shown if m.code == codes.LOG_AMD64_IMAGE]
+    if not from_host and not shown:
         return None
     apple = bool(host.cpu_implementer) and host.cpu_implementer.lower() == "0x61"
     fix = Remediation(
@@ -286,6 +291,14 @@ def emulated_container(s: Snapshot, d: Derived):
              "binfmt_handlers": host.binfmt_handlers}
     if from_host:
         return emulated_container.finding({**_evidence(s), **facts}, fix)
+    if not seen:  # Docker said it, or was asked for amd64 on this ARM host
+        image = docker[0].fields.get("image", "linux/amd64")
+        about_tensorflow = d.tf_main is not None or names_tensorflow(s)
+        return emulated_container.finding(
+            {**facts, "emulated": image, "observed_in": docker[0].text}, fix,
+            severity=Severity.ERROR if about_tensorflow else Severity.INFO,
+            title=f"Docker runs the {image} image emulated on this ARM host"
+                  + ("" if about_tensorflow else ", but nothing in the report is TensorFlow's"))
     # observed in the text: QEMU itself said it ran the process
     target = seen[0].fields.get("target") or "x86_64"
     return emulated_container.finding(

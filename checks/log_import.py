@@ -22,7 +22,7 @@ from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, matching_metal,
                                      pair_fix, recommended_requirements)
 from tfdoctor.derived import Derived
-from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
+from tfdoctor.advice.log_evidence import amd64_on_arm, emulated_x86_container, evidence, matches_of, names_tensorflow
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import eras
 from tfdoctor.model import Finding, Remediation, Severity, rule
@@ -43,7 +43,9 @@ def _arch_facts(s: Snapshot, d: Derived) -> dict[str, Any]:
 
 def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) -> tuple[str, Remediation]:
     """Why x86_64 TensorFlow met a CPU without AVX here, and the fix."""
-    if d.translated or (d.apple_silicon and not d.process_arch):  # unknown: only Rosetta runs x86 here
+    emulator = emulator or ("docker" if emulated_x86_container(s) else None)
+    if not emulator and (d.translated or (d.apple_silicon and not d.process_arch)):
+        # unknown: outside a container only Rosetta runs x86 here
         runs = "runs" if d.translated else "ran (on Apple silicon only Rosetta 2 runs x86_64 code)"
         cause = (f"{what}: this Python {runs} as x86_64 under Rosetta 2, which has no AVX; "
                  "x86_64 TensorFlow needs it (see arch.rosetta for where this Python comes from)")
@@ -174,6 +176,34 @@ def qemu_emulation(s: Snapshot, d: Derived):
             evidence(s, match), Remediation(text, ("docker run --platform linux/arm64 IMAGE",),
                                             "https://github.com/docker/for-mac/issues/5342"),
             title=f"The process ran under QEMU's emulation of {target}")
+    return None
+
+
+@rule(codes.LOG_AMD64_IMAGE, "An amd64 (x86_64) container image on an ARM host", Severity.WARNING,
+      "The Docker CLI warns 'The requested image's platform (linux/amd64) does not match the "
+      "detected host platform (linux/arm64/v8)' when it runs an image built for another "
+      "architecture, and a report's `--platform linux/amd64` (docker run or build, a Dockerfile's "
+      "FROM --platform=, DOCKER_DEFAULT_PLATFORM, compose's platform:) asks for one. On an ARM host "
+      "(Docker Desktop on Apple silicon) the container runs emulated (QEMU, or Rosetta for Linux), "
+      "where x86_64 TensorFlow lacks AVX and no GPU is reachable: arch.emulated-container is the "
+      "cause. On an x86_64 host an amd64 image runs natively (information).",
+      "Use an image for the host's architecture: `docker run --platform linux/arm64 ...`, or "
+      "FROM --platform=linux/arm64 in the Dockerfile.",
+      "https://github.com/docker/for-mac/issues/5342", fix_answer=ABOUT_THE_LOG)
+def amd64_image(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_AMD64_IMAGE):
+        image = match.fields.get("image", "linux/amd64")
+        emulated = amd64_on_arm(s, match)
+        fix = Remediation("Run an image built for the host's architecture (linux/arm64 on Apple silicon)",
+                          ("docker run --platform linux/arm64 IMAGE",), "https://github.com/docker/for-mac/issues/5342",
+                          code=("FROM --platform=linux/arm64 BASE",))
+        if emulated:
+            return amd64_image.finding(evidence(s, match, emulated=True), fix,
+                                       title=f"The {image} image runs emulated on this ARM host")
+        where = "an x86_64 host runs it natively" if emulated is False else \
+            "emulated if the host is ARM (Apple silicon), native on x86_64"
+        return amd64_image.finding(evidence(s, match, emulated=emulated), fix, severity=Severity.INFO,
+                                   title=f"An {image} image: {where}")
     return None
 
 

@@ -137,6 +137,37 @@ def test_an_amd64_container_seen_in_qemus_own_lines(tmp_path):
     assert "arch.emulated-container" not in {f.code for f in report(other).findings}
 
 
+def test_an_amd64_image_docker_names_or_a_report_asks_for_on_apple_silicon(tmp_path):
+    """The Docker CLI's platform warning (pranjal-joshi/Screeni-py#195) names both platforms: an
+    amd64 image on an arm64 host is emulated whatever else is known. A report's own
+    `--platform linux/x86_64` (PINTO0309/onnx2tf#548) is emulated on Apple silicon only, and an
+    x86 crash beside it is the container's, not Rosetta 2's."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    def report(name: str, hw_arm64: bool | None, extra: str = ""):
+        host = {"system": "Darwin"} | ({} if hw_arm64 is None else {"hw_arm64": hw_arm64})
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": host,
+                  "unknown": ["packages"]})
+        (tmp_path / "posted.md").write_text((LOGS / name).read_text(encoding="utf-8") + extra, encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        return diagnose(s)
+
+    warned = report("docker_platform_mismatch_avx.txt", None)
+    assert warned.diagnosis().code == "arch.emulated-container"
+    asked = report("docker_platform_x86_64_flag.txt", True, "\n>>> import tensorflow\nIllegal instruction\n")
+    assert asked.diagnosis().code == "arch.emulated-container"
+    assert "Docker runs the linux/x86_64 image emulated" in asked.diagnosis().title
+    assert "arch.rosetta" not in {f.code for f in asked.findings}
+    crash = next(f for f in asked.findings if f.code == "log.illegal-instruction")
+    assert "an amd64 container or emulator" in crash.title
+    on_intel = report("docker_platform_x86_64_flag.txt", False)
+    assert "arch.emulated-container" not in {f.code for f in on_intel.findings}
+    assert next(f for f in on_intel.findings if f.code == "log.amd64-image").severity is Severity.INFO
+
+
 @pytest.mark.parametrize("builder", [apple_silicon, linux_cpu])
 def test_healthy_machines_give_no_problem(builder):
     assert all(f.severity is Severity.OK for f in architecture.run(snap(builder())))

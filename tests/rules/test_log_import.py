@@ -71,6 +71,24 @@ def test_pycharms_exit_code_132_is_an_illegal_instruction():
     assert "Process finished with exit code 132 (interrupted" in f.evidence["matched"] and "Rosetta 2" in f.title
 
 
+def test_bashs_job_report_of_an_illegal_instruction_names_the_command():
+    # Svdvoort/PrognosAIs_glioma#4: "line 51:   276 Illegal instruction     python3 /get_predictions.py ..."
+    f = one(diagnose(apple_silicon(**ROSETTA), "bash_job_illegal_instruction.txt"), "log.illegal-instruction")
+    assert f.evidence["log_command"].startswith("python3 /get_predictions.py")
+
+
+def test_an_illegal_instruction_named_in_a_sentence_is_not_the_message():
+    s = snap(apple_silicon())
+    s.log = keep.from_bytes(b"When I run it an Illegal instruction error appears\n", "paste", identity=WHO)
+    assert check.run(s) == []
+
+
+def test_dockers_platform_warning_is_an_emulated_image():
+    f = one(diagnose(linux_cpu(), "docker_platform_mismatch_avx.txt"), "log.amd64-image")
+    assert f.severity is Severity.WARNING and f.evidence["log_host"] == "linux/arm64/v8"
+    assert "--platform linux/arm64" in commands(f)
+
+
 def test_avx_missing_in_an_emulated_container():
     data = linux_cpu(host={"container": "docker", "cpu_flags": ["sse4_2"]})
     f = one(diagnose(data, "avx_qemu_docker.txt"), "log.avx-missing")
@@ -90,8 +108,17 @@ def test_illegal_instruction_on_a_cpu_with_avx_came_from_elsewhere():
 
 
 def test_avx_missing_under_rosetta():
-    f = one(diagnose(apple_silicon(**ROSETTA), "avx_qemu_docker.txt"), "log.avx-missing")
+    s = snap(apple_silicon(**ROSETTA))
+    s.log = keep.from_bytes(b"The TensorFlow library was compiled to use AVX instructions, but these aren't "
+                            b"available on your machine.\nzsh: abort      python3\n", "paste", identity=WHO)
+    (f,) = [f for f in check.run(s) if f.code == "log.avx-missing"]
     assert "Rosetta 2" in f.title
+
+
+def test_avx_missing_with_qemus_line_is_the_containers_even_beside_a_translated_python():
+    # the text's own QEMU line says where it ran: an emulated container, whatever this Python is
+    f = one(diagnose(apple_silicon(**ROSETTA), "avx_qemu_docker.txt"), "log.avx-missing")
+    assert "an amd64 container or emulator" in f.title
 
 
 # --- binaries of the other architecture, plugins registered twice ----------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfdoctor.codes import LOG_AMD64_IMAGE, LOG_QEMU_EMULATION
 from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.logtext.signature import SAID
 
@@ -50,6 +51,30 @@ def emulates_x86(fields: dict[str, str]) -> bool:
     (qemu-x86_64), and plain `qemu:` or an x86-64 loader path leave x86 the only reading."""
     target = fields.get("target")
     return target in X86_TARGETS if target else True
+
+
+_AMD64 = ("linux/amd64", "linux/x86_64", "linux/x86-64")
+
+
+def amd64_on_arm(snapshot: Any, match: Any) -> bool | None:
+    """Whether a log.amd64-image match is an amd64 image on an ARM host: Docker's own warning
+    names both platforms; a request for amd64 (`--platform linux/amd64`) runs emulated where the
+    host is Apple silicon or an ARM kernel. None where the host is not known."""
+    image = match.fields.get("image", "")
+    if match.fields.get("host"):
+        return image in _AMD64 and match.fields["host"].startswith("linux/arm64")
+    host = snapshot.host
+    if host.hw_arm64 or host.cpu_implementer:
+        return image in _AMD64
+    return None if host.hw_arm64 is None else False
+
+
+def emulated_x86_container(snapshot: Any) -> list[LogTextMatch]:
+    """The text's own signs of an amd64 container emulated on an ARM host: QEMU's lines about an
+    x86 process, Docker's platform warning, amd64 asked for on Apple silicon. An x86 crash there
+    is the container's, not Rosetta 2's."""
+    return [m for m in matches_of(snapshot, LOG_QEMU_EMULATION, LOG_AMD64_IMAGE)
+            if (emulates_x86(m.fields) if m.code == LOG_QEMU_EMULATION else amd64_on_arm(snapshot, m))]
 
 
 def names_tensorflow(snapshot: Any) -> bool:

@@ -97,6 +97,15 @@ def _keras_metric(fields: Fields, text: str) -> bool:
     return not named or "keras" in named.lower()
 
 
+def _job_command(fields: Fields) -> Fields:
+    """zsh names the command after the signal's text, bash after its job number: one field."""
+    out = dict(fields)
+    job = out.pop("job", "")
+    if job and not out.get("command"):
+        out["command"] = job
+    return out
+
+
 def _avx(fields: Fields) -> Fields:
     out = dict(fields)
     if out.pop("qemu", ""):
@@ -115,9 +124,12 @@ SIGNATURES: tuple[Signature, ...] = (
         "the process died on an instruction this CPU lacks (x86_64 code under Rosetta 2)",
         r"Illegal instruction: 4|illegal hardware instruction(?:[ \t]+(?P<command>\S[^\n`]{0,200}))?|"
         r"Fatal Python error: Illegal instruction|"
-        r"Illegal instruction \(core dumped\)",  # bash on Linux (an amd64 container under emulation)
+        r"Illegal instruction \(core dumped\)|"  # bash on Linux (an amd64 container under emulation)
+        # bash's job report without a core ("line 51:   276 Illegal instruction     python3 x.py"),
+        # or alone on its line after the command that died (">>> import tensorflow" / "Illegal instruction")
+        r"^(?:.{0,300}\bline \d+:[ \t]+\d+[ \t]+|[ \t`]*)Illegal instruction(?:[ \t]{2,}(?P<job>\S[^\n`]{0,200}))?[ \t`]*$",
         "Illegal instruction: 4", "https://github.com/tensorflow/tensorflow/issues/62860",
-        needle="llegal", key=(), outputs=("command",)),
+        needle="llegal", key=(), derive=_job_command, outputs=("command",)),
     # JetBrains IDEs (PyCharm's run console, intellij-community ProcessTerminatedListener) print
     # "Process finished with exit code 132 (interrupted by signal 4: SIGILL)" (":SIGILL" in newer
     # releases) for the same death: 132 is 128 + SIGILL, so the bare code is one too
@@ -330,4 +342,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/tensorflow/tensorflow/issues/52972", needle="qemu", key=(),
         head=r"\bqemu(?:-(?P<target>[a-z0-9_]+?)(?:-static)?)?: (?:uncaught target signal|QEMU internal SIG|"
              r"Could not open)"),
+    # the Docker CLI (cli/command/container/create.go) when an image has only another platform
+    sig("log.amd64-image", "docker-platform-mismatch", "import",
+        "Docker runs an image of another architecture than the host's (emulated)",
+        r"The requested image's platform \((?P<image>linux/[\w/]{1,20})\) does not match the detected host "
+        r"platform \((?P<host>linux/[\w/]{1,20})\)",
+        "WARNING: The requested image's platform (linux/amd64) does not match the detected host platform "
+        "(linux/arm64/v8) and no specific platform was requested",
+        "https://github.com/pranjal-joshi/Screeni-py/issues/195", needle="requested image's platform", key=()),
+    # and the user asking for amd64 (docker run/build --platform, a Dockerfile's FROM --platform=,
+    # DOCKER_DEFAULT_PLATFORM, compose's `platform:`): emulated where the host is ARM
+    sig("log.amd64-image", "platform-amd64-requested", "import",
+        "an amd64 (x86_64) image is asked for",
+        r"(?:--platform[= ]|DOCKER_DEFAULT_PLATFORM=|^[ \t]*platform:[ \t]*)[\"']?(?P<image>linux/(?:amd64|x86_64|x86-64))\b",
+        "--platform linux/x86_64", "https://github.com/PINTO0309/onnx2tf/pull/548", needle="linux/", key=()),
 )
