@@ -201,8 +201,9 @@ def two_metal_plugins(s: Snapshot, d: Derived):
       "refused such a package ('X 1.0 depends on tensorflow~=2.10.0' under 'The conflict is caused "
       "by:', or 'Could not find a version that satisfies the requirement tensorflow... (from X)') on "
       "a Mac whose TensorFlow is tensorflow-macos before 2.13, or on Apple silicon where no "
-      "`tensorflow` release the requirement admits has an arm64 wheel for any Python, that line is "
-      "this finding observed (an error: the install failed).",
+      "`tensorflow` release the requirement admits has an arm64 wheel for any Python, or where it "
+      "admits releases before 2.13 too (a pip on Apple silicon that found none ran before 2.13), "
+      "that line is this finding observed (an error: the install failed).",
       "Install such packages with --no-deps, or move to TensorFlow 2.13+ (2.16+ best), where "
       "`tensorflow` itself has macOS arm64 wheels.",
       explains=(codes.INSTALL_MULTIPLE_TENSORFLOW, codes.LOG_PIP_DEPENDS_ON_TENSORFLOW),
@@ -237,6 +238,9 @@ def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
         tf = d.providers[0]
         cause = (f"while TensorFlow here is {tf.name} {tf.version} (the distribution `tensorflow` has no "
                  "macOS arm64 wheel before 2.13)")
+    elif first.why == "before-arm64-wheels":
+        cause = ("which pip did not find for this Apple silicon Python: the distribution `tensorflow` has "
+                 "macOS arm64 wheels only from 2.13 on, and before that TensorFlow there was tensorflow-macos")
     else:
         cause = "which has no macOS arm64 wheel in that range (before 2.13 TensorFlow there is tensorflow-macos)"
     newest = first.arm64_releases[-1] if first.arm64_releases else None

@@ -174,7 +174,9 @@ def pip_depends_on_tensorflow(s: Snapshot, d: Derived):
     wants = f"tensorflow{f.get('specifier', '')}"
     if refused:
         cause = (f"TensorFlow here is {d.tf_main.name} {d.tf_main.version}"
-                 if refused[0].why == "tensorflow-macos" and d.tf_main else "no release of it there has a macOS arm64 wheel")
+                 if refused[0].why == "tensorflow-macos" and d.tf_main else
+                 "pip found no macOS arm64 wheel of it (they exist from 2.13 on)"
+                 if refused[0].why == "before-arm64-wheels" else "no release of it there has a macOS arm64 wheel")
         text = f"pip refused {what}: it depends on `{wants}`, and {cause}"
         return pip_depends_on_tensorflow.finding(
             evidence(s, match, why=refused[0].why, tensorflow=d.tf_version),

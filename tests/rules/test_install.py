@@ -368,18 +368,30 @@ def test_a_resolver_line_about_tensorflow_is_not_this_on_linux_nor_where_tensorf
     _not_for_the_name(intel, "pip_conflict_tf_models_official.txt")
 
 
-def test_a_range_an_arm64_tensorflow_meets_is_not_refused_for_the_name(tmp_path):
-    # "depends on tensorflow" with no bound: tensorflow 2.13+ has arm64 wheels, so pip's conflict is elsewhere
+def test_a_range_only_an_arm64_tensorflow_meets_is_not_refused_for_the_name(tmp_path):
+    # "depends on tensorflow>=2.13": every release it admits has arm64 wheels, so pip's conflict is
+    # elsewhere. A range that admits releases before 2.13 too (no bound, ">=1.9.0"), refused by a
+    # pip on Apple silicon, was refused before 2.13, when TensorFlow there was tensorflow-macos.
     from log_cases import WHO
 
     from tfdoctor.logtext import keep
 
-    (tmp_path / "pip.txt").write_text("The conflict is caused by:\n    some-tool 1.4.0 depends on tensorflow\n")
-    s = snap(_m2(unknown=True))
-    s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
-    found = {f.code: f for f in with_log_rules.run(s)}
-    assert "install.requires-tensorflow-name" not in found
-    assert found["log.pip-depends-on-tensorflow"].severity is Severity.INFO
+    def found(requirement: str, data: dict) -> dict:
+        (tmp_path / "pip.txt").write_text(f"The conflict is caused by:\n    some-tool 1.4.0 depends on {requirement}\n")
+        s = snap(data)
+        s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+        return {f.code: f for f in with_log_rules.run(s)}
+
+    later = found("tensorflow>=2.13", _m2(unknown=True))
+    assert "install.requires-tensorflow-name" not in later
+    assert later["log.pip-depends-on-tensorflow"].severity is Severity.INFO
+    for requirement in ("tensorflow", "tensorflow>=1.9.0"):
+        earlier = found(requirement, _m2(unknown=True))
+        assert earlier["install.requires-tensorflow-name"].evidence["refused_by_pip"][0]["why"] == "before-arm64-wheels"
+        assert "has macOS arm64 wheels only from 2.13 on" in earlier["install.requires-tensorflow-name"].title
+    rosetta = _m2(unknown=True)
+    rosetta["python"].update(process_arch="x86_64", translated=True)  # pip finds the x86_64 wheels there
+    assert "install.requires-tensorflow-name" not in found("tensorflow", rosetta)
 
 
 def test_pips_single_refusal_naming_the_package_is_the_same_evidence(tmp_path):

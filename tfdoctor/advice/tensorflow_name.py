@@ -43,9 +43,10 @@ class Refusal:
     version: str | None
     specifier: str
     why: str
-    """"tensorflow-macos" (TensorFlow here is tensorflow-macos before 2.13) or "no-arm64-wheel"
+    """"tensorflow-macos" (TensorFlow here is tensorflow-macos before 2.13), "no-arm64-wheel"
     (no `tensorflow` release the requirement admits has a macOS arm64 wheel, for any Python, and
-    a tensorflow-macos release does)."""
+    a tensorflow-macos release does) or "before-arm64-wheels" (the requirement admits releases
+    from before 2.13 too, and pip on this Apple silicon Python found none: it ran before 2.13)."""
     arm64_releases: tuple[str, ...]
     """`tensorflow` releases with a macOS arm64 wheel (for this Python) the requirement admits."""
 
@@ -106,9 +107,21 @@ def _refusals(s: Snapshot, d: Derived) -> list[Refusal]:
             # for no Python at all (a wheel for another Python is the Python's story), while
             # tensorflow-macos has one: the name is what pip cannot satisfy, not the version
             why = "no-arm64-wheel"
+        elif d.apple_silicon and not d.translated and d.matrix and _admits_the_macos_era(d.matrix, spec):
+            # pip on Apple silicon found no `tensorflow` for a range its arm64 wheels (2.13 on)
+            # would meet today: it ran before them, when tensorflow-macos was the only name there
+            why = "before-arm64-wheels"
         else:
             continue
         parent = _PARENT.fullmatch(match.fields.get("required_by", ""))
         version = match.fields.get("required_by_version") or (parent.group("version") if parent else None)
         out.append(Refusal(match, parent.group("name") if parent else "", version, spec, why, releases or ()))
     return out
+
+
+def _admits_the_macos_era(matrix: CompatMatrix, specifier: str) -> bool:
+    """Whether the requirement admits a release from before `tensorflow` had macOS arm64 wheels,
+    when tensorflow-macos was TensorFlow on Apple silicon (2.5 to 2.12)."""
+    return any((v.major, v.minor) < FIRST_ARM64_TENSORFLOW
+               for v in map(parse_version, arm64_tensorflow_releases(matrix, specifier, None, "tensorflow-macos") or ())
+               if v is not None)
