@@ -199,7 +199,8 @@ def qemu_emulation(s: Snapshot, d: Derived):
       "The Docker CLI warns 'The requested image's platform (linux/amd64) does not match the "
       "detected host platform (linux/arm64/v8)' when it runs an image built for another "
       "architecture, and a report's `--platform linux/amd64` (docker run or build, a Dockerfile's "
-      "FROM --platform=, DOCKER_DEFAULT_PLATFORM, compose's platform:) asks for one. On an ARM host "
+      "FROM --platform=, DOCKER_DEFAULT_PLATFORM, compose's platform:, or linux/amd64 named in its "
+      "words, not in a URL's path) asks for one. On an ARM host "
       "(Docker Desktop on Apple silicon) the container runs emulated (QEMU, or Rosetta for Linux), "
       "where x86_64 TensorFlow lacks AVX and no GPU is reachable: arch.emulated-container is the "
       "cause. On an x86_64 host an amd64 image runs natively (information).",

@@ -4,6 +4,8 @@ installed TensorFlow/tensorflow-metal pair, the plugins installed, the system.""
 
 from __future__ import annotations
 
+import pytest
+
 from log_cases import ARM, LOGS, WHO, LogRules, commands, one
 from snapshots import _pkg, apple_silicon, linux_cpu, snap
 
@@ -99,6 +101,21 @@ def test_dockers_platform_warning_is_an_emulated_image():
     f = one(diagnose(linux_cpu(), "docker_platform_mismatch_avx.txt"), "log.amd64-image")
     assert f.severity is Severity.WARNING and f.evidence["log_host"] == "linux/arm64/v8"
     assert "--platform linux/arm64" in commands(f)
+
+
+@pytest.mark.parametrize("text, image", [
+    ("FROM --platform=linux/amd64 python:3.9-slim", "linux/amd64"),
+    ("DOCKER_DEFAULT_PLATFORM=linux/amd64 docker compose up", "linux/amd64"),
+    ("services:\n  app:\n    platform: linux/x86_64", "linux/x86_64"),
+    ("we run the image as linux/amd64 on our M1 laptops", "linux/amd64"),
+    ("curl -LO https://example.org/dist/linux/amd64/tool.tar.gz", None),  # a path in a URL
+    ("docker run --platform linux/arm64 tensorflow/tensorflow", None),
+])
+def test_amd64_asked_for_in_any_of_dockers_ways_and_not_in_a_url(text, image):
+    s = snap(apple_silicon())
+    s.log = keep.from_bytes(text.encode(), "paste", identity=WHO)
+    found = [f for f in check.run(s) if f.code == "log.amd64-image"]
+    assert [f.evidence["log_image"] for f in found] == ([image] if image else [])
 
 
 def test_avx_missing_in_an_emulated_container():

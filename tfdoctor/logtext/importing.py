@@ -351,9 +351,10 @@ SIGNATURES: tuple[Signature, ...] = (
         "(linux/arm64/v8) and no specific platform was requested",
         "https://github.com/pranjal-joshi/Screeni-py/issues/195", needle="requested image's platform", key=()),
     # and the user asking for amd64 (docker run/build --platform, a Dockerfile's FROM --platform=,
-    # DOCKER_DEFAULT_PLATFORM, compose's `platform:`): emulated where the host is ARM
+    # DOCKER_DEFAULT_PLATFORM, compose's `platform:`, or the platform named in words: "the
+    # linux/x86_64 emulated arch"), not a path in a URL: emulated where the host is ARM
     sig("log.amd64-image", "platform-amd64-requested", "import",
         "an amd64 (x86_64) image is asked for",
-        r"(?:--platform[= ]|DOCKER_DEFAULT_PLATFORM=|^[ \t]*platform:[ \t]*)[\"']?(?P<image>linux/(?:amd64|x86_64|x86-64))\b",
+        r"(?:^|(?<=[\s\"'`=(,]))(?P<image>linux/(?:amd64|x86_64|x86-64))\b(?![/\w.-]*\.(?:whl|tar|gz|zip|sh)\b)",
         "--platform linux/x86_64", "https://github.com/PINTO0309/onnx2tf/pull/548", needle="linux/", key=()),
 )
