@@ -81,15 +81,6 @@ def _cpu_finding(rule_: Any, s: Snapshot, d: Derived, match: Any, what: str,
     return rule_.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
 
 
-def _another_programs(s: Snapshot, d: Derived, match: Any) -> str | None:
-    """The crashed program (zsh or bash names it) where it is not Python and nothing in the text
-    names TensorFlow: its illegal instruction is that program's."""
-    program = match.fields.get("command", "")
-    if program and not _PYTHON_PROGRAM.search(program) and d.tf_main is None and not names_tensorflow(s):
-        return program
-    return None
-
-
 @rule(codes.LOG_ILLEGAL_INSTRUCTION, "The process died on an illegal instruction", Severity.ERROR,
       "x86_64 TensorFlow wheels use AVX. Rosetta 2 translates x86_64 code but has no AVX, so an "
       "x86_64 Python on Apple silicon (Anaconda's Intel installer, Homebrew under /usr/local, a "
@@ -100,7 +91,8 @@ def _another_programs(s: Snapshot, d: Derived, match: Any) -> str | None:
       fix_answer=ABOUT_THE_LOG)
 def illegal_instruction(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION):
-        if program := _another_programs(s, d, match):
+        program = match.fields.get("command", "")
+        if program and not _PYTHON_PROGRAM.search(program) and d.tf_main is None and not names_tensorflow(s):
             text = (f"the program that died is `{program}`, not Python, and nothing in the text names "
                     "TensorFlow: its illegal instruction is that program's")
             return illegal_instruction.finding(
@@ -155,22 +147,14 @@ def no_tensorflow_module(s: Snapshot, d: Derived):
 
 @rule(codes.LOG_AVX_MISSING, "TensorFlow needs AVX, which this CPU (or its emulator) lacks",
       Severity.ERROR,
-      "TensorFlow's x86_64 wheels are built with AVX (since 1.6) and check for it at import: Rosetta "
-      "2 and QEMU do not offer it (tensorflow/tensorflow#52972, docker/for-mac#5342). Where the text "
-      "shows only the crash (log.illegal-instruction) of a TensorFlow process on Apple silicon, in "
-      "an emulator or on a CPU not known to have AVX, this is its cause, inferred.",
+      "TensorFlow's x86_64 wheels are built with AVX and check for it at import: Rosetta 2 and "
+      "QEMU do not offer it (tensorflow/tensorflow#52972, docker/for-mac#5342).",
       "Run arm64 TensorFlow natively: an arm64 Python on the Mac, an arm64 image in Docker.",
       explains=(codes.LOG_ILLEGAL_INSTRUCTION,), fix_answer=ABOUT_THE_LOG)
 def avx_missing(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_AVX_MISSING):
         return _cpu_finding(avx_missing, s, d, match, f"TensorFlow needs {match.fields.get('instructions', 'AVX')}",
                             match.fields.get("emulator"))
-    for match in matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION):  # the crash alone: AVX, where nothing has it
-        if _another_programs(s, d, match) or (d.tf_main is None and not names_tensorflow(s)) or \
-                (not d.apple_silicon and "avx" in s.host.cpu_flags and not emulated_x86_container(s)):
-            return None
-        cause, fix = _cpu_cause(s, d, "TensorFlow needs AVX (its x86_64 builds use it since 1.6)")
-        return avx_missing.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause, basis="inferred")
     return None
 
 

@@ -57,18 +57,6 @@ def test_illegal_instruction_under_rosetta():
     assert commands(f).startswith("arch file ") and " -m pip " not in commands(f)  # no install into it
 
 
-def test_an_illegal_instruction_of_tensorflow_is_its_avx_requirement_inferred():
-    # the crash alone (tensorflow/tensorflow#62860): x86_64 TensorFlow uses AVX, Rosetta 2 has none
-    f = next(f for f in diagnose(apple_silicon(**ROSETTA), "illegal_instruction_4.txt") if f.code == "log.avx-missing")
-    assert f.basis == "inferred" and "log.illegal-instruction" in f.explains and "Rosetta 2" in f.title
-    # a CPU known to have AVX: the crash came from elsewhere, not from a missing AVX
-    assert "log.avx-missing" not in {f.code for f in diagnose(linux_cpu(), "illegal_instruction_4.txt")}
-    # a program that is not Python, in a text that never names TensorFlow: not TensorFlow's AVX
-    s = snap(apple_silicon(packages=[]))
-    s.log = keep.from_bytes(b"zsh: illegal hardware instruction  ./bin/solver\n", "paste", identity=WHO)
-    assert "log.avx-missing" not in {f.code for f in check.run(s)}
-
-
 def test_illegal_instruction_seen_from_a_native_python_came_from_another_process():
     f = one(diagnose(apple_silicon(), "zsh_illegal_hardware_instruction.txt"), "log.illegal-instruction")
     assert "runs natively as arm64" in f.title and "which -a python3" in commands(f)
