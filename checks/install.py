@@ -13,7 +13,7 @@ from packaging.version import Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG, OUTSIDE_THE_GOAL
-from tfdoctor.advice.log_evidence import matches_of
+from tfdoctor.advice.log_evidence import matches_of, said
 from tfdoctor.advice.installs import install_commands, listing_read, pair_fix, recommended_requirements, with_metal
 from tfdoctor.advice.tensorflow_name import Refusal, refused_for_tensorflow_name, tensorflow_macos_before_2_13
 from tfdoctor.derived import Derived
@@ -232,6 +232,8 @@ def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
     """pip's resolver refused a package over its requirement on `tensorflow` (the first line it
     printed names the newest version it tried)."""
     first = refused[0]
+    if said(first.match):
+        return _said_refused(s, d, first)
     wants = f"`tensorflow{first.specifier}`"
     what = f"{first.package} {first.version}" if first.version else first.package
     if first.why == "tensorflow-macos":
@@ -258,6 +260,23 @@ def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
         Remediation(text, (pip(s, "install", "--no-deps", f"{first.package}{spec}"),)),
         title=f"pip cannot install {what}: it depends on {wants}, {cause}",
         severity=Severity.ERROR, explains=tuple(sorted({r.match.code for r in refused} - {codes.LOG_PIP_DEPENDS_ON_TENSORFLOW})))
+
+
+def _said_refused(s: Snapshot, d: Derived, first: Refusal):
+    """The report says it in words (a package requires `tensorflow`, the Mac needs tensorflow-macos):
+    no package or version to name, so the way out is the TensorFlow whose `tensorflow` has arm64 wheels."""
+    here = (f"TensorFlow here is {d.providers[0].name} {d.providers[0].version}" if first.why == "tensorflow-macos"
+            else "before 2.13 TensorFlow on Apple silicon was tensorflow-macos")
+    reqs = recommended_requirements(s)
+    return requires_tensorflow_name.finding(
+        {"provider": {p.name: p.version for p in d.providers} or None, "why": first.why, "said": True,
+         "observed_in": first.match.text},
+        Remediation("Move to TensorFlow 2.13 or later, whose `tensorflow` has macOS arm64 wheels, so a requirement "
+                    "on `tensorflow` is met (or install the package with --no-deps beside tensorflow-macos): "
+                    + reqs.text, tuple(install_commands(s, reqs.requirements))),
+        title=f"The report says a package requires `tensorflow`; {here}, and the distribution `tensorflow` has "
+              "macOS arm64 wheels only from 2.13 on",
+        severity=Severity.ERROR, explains=(codes.LOG_PIP_DEPENDS_ON_TENSORFLOW,))
 
 
 @rule(codes.INSTALL_OK, "One TensorFlow is installed",

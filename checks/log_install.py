@@ -172,6 +172,12 @@ def pip_depends_on_tensorflow(s: Snapshot, d: Derived):
     f = match.fields
     what = f"{f.get('required_by', '?')} {f.get('required_by_version', '')}".strip()
     wants = f"tensorflow{f.get('specifier', '')}"
+    if refused and said(match):
+        text = ("the report says a package requires the distribution `tensorflow`, where TensorFlow on "
+                "Apple silicon before 2.13 is tensorflow-macos")
+        return pip_depends_on_tensorflow.finding(
+            evidence(s, match, why=refused[0].why, tensorflow=d.tf_version),
+            Remediation(text + ": see install.requires-tensorflow-name for the way out"), title=text)
     if refused:
         cause = (f"TensorFlow here is {d.tf_main.name} {d.tf_main.version}"
                  if refused[0].why == "tensorflow-macos" and d.tf_main else

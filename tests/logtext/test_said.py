@@ -22,6 +22,15 @@ SAID = {
                           "the metal plugin released above only works right now in macOS 12.0+",
                           "the new procedure throws an error for tensorflow-metal if MacOS version <12.5.1"],
     "log.h5py-build": ["I encountered a build problem with h5py at the last step"],
+    "log.pip-depends-on-tensorflow": [
+        "The `tensorflow` dependency doesn't work on Apple Silicon machines (which need `tensorflow-macos` ).",
+        "To install on an Apple Silicon machine, you will need tensorflow-macos instead of tensorflow.",
+        "If the user is using an Apple Silicon Macbook, change the package name from **tensorflow==1.15.2** to "
+        "tensorflow-macos.",  # mayurmadnani/fer#28
+        "Apple silicon uses pip install tensorflow-macos , the regular tensorflow requirement causing issue",  # gmalivenko/onnx2keras#144
+        "For installing on MacOS (in my case M1), change 'tensorflow-gpu' to 'tensorflow-macos' in setup.py > "
+        "requirements",  # TensorSpeech/TensorFlowTTS#788
+    ],
     "log.no-gpu-listed": ["TensorFlow can't find any local GPUs, so the models take a long time to fit",
                           "the GPU is not detected by tensorflow-macos"],
 }
@@ -32,6 +41,10 @@ NOT_SAID = [
     "tensorflow detects the GPU, but it is slow",
     "the GPU is not used by tensorflow for this op",
     "tensorflow-macos 2.13 wheels are now available on PyPI for arm64",
+    "I installed tensorflow-macos and tensorflow-metal and it works",
+    "tensorflow-macos is faster than tensorflow on my M1",
+    "pip install tensorflow instead of tensorflow-macos since 2.13",
+    "the tensorflow package dependency fails to resolve on Linux",  # no Mac in it: not the name
 ]
 
 

@@ -359,6 +359,28 @@ def test_on_apple_silicon_a_range_without_an_arm64_tensorflow_wheel_is_refused_w
     assert "or a newer basic-pitch that accepts TensorFlow 2.13 or later" in f.remediation.text
 
 
+def test_a_report_that_says_a_package_requires_tensorflow_on_apple_silicon_is_the_name_reported():
+    """logictensornetworks/logictensornetworks#32 in words: 'The `tensorflow` dependency doesn't
+    work on Apple Silicon machines (which need `tensorflow-macos`)'. No package or version to name:
+    the way out is a TensorFlow whose `tensorflow` has arm64 wheels. On an Intel Mac, not this."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    f = _run(_m2(unknown=True), "said_tensorflow_name.txt")["install.requires-tensorflow-name"]
+    assert f.evidence["why"] == "before-arm64-wheels" and f.evidence["said"] is True
+    assert f.title.startswith("The report says a package requires `tensorflow`")
+    assert "tensorflow==" in " ".join(f.remediation.commands)
+    s = snap(_m2(unknown=True))
+    s.log = keep.read(LOGS / "said_tensorflow_name.txt", identity=WHO)
+    assert diagnose(s).diagnosis().basis == "reported"
+    intel = _m2(unknown=True)
+    intel["host"].update(hw_arm64=False, chip="Intel Core i7", cpu_brand="Intel(R) Core(TM) i7")
+    intel["python"]["process_arch"] = "x86_64"
+    assert "install.requires-tensorflow-name" not in _run(intel, "said_tensorflow_name.txt")
+
+
 def test_a_resolver_line_about_tensorflow_is_not_this_on_linux_nor_where_tensorflow_is_installed_nor_on_intel():
     _not_for_the_name(linux_cpu(), "pip_conflict_basic_pitch.txt")
     _not_for_the_name(apple_silicon(), "pip_conflict_basic_pitch.txt")  # tensorflow 2.19.1 installed

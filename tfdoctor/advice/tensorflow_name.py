@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from tfdoctor.advice.log_evidence import matches_of
+from tfdoctor.advice.log_evidence import matches_of, said
 from tfdoctor.codes import (
     LOG_PIP_DEPENDS_ON_TENSORFLOW,
     LOG_PIP_NO_MATCHING_DISTRIBUTION,
@@ -107,7 +107,8 @@ def _refusals(s: Snapshot, d: Derived) -> list[Refusal]:
             # for no Python at all (a wheel for another Python is the Python's story), while
             # tensorflow-macos has one: the name is what pip cannot satisfy, not the version
             why = "no-arm64-wheel"
-        elif d.apple_silicon and not d.translated and d.matrix and _admits_the_macos_era(d.matrix, spec):
+        elif (d.apple_silicon or said(match) and s.host.hw_arm64 is None) and not d.translated and d.matrix \
+                and _admits_the_macos_era(d.matrix, spec):  # the report's words name Apple silicon themselves
             # pip on Apple silicon found no `tensorflow` for a range its arm64 wheels (2.13 on)
             # would meet today: it ran before them, when tensorflow-macos was the only name there
             why = "before-arm64-wheels"

@@ -1,6 +1,7 @@
 """What a report says the cause is, in its own words: the phrases people use for causes tfdoctor
-knows (no arm64 wheel, a macOS too old for the plugin, h5py that would not build, the new
-a GPU TensorFlow does not find). A bug report often states the cause in
+knows (no arm64 wheel, a macOS too old for the plugin, h5py that would not build, a GPU
+TensorFlow does not find, a package that requires `tensorflow` where the Mac's TensorFlow is
+tensorflow-macos). A bug report often states the cause in
 prose, or shows the error only in a screenshot; a maintainer reads the words. These are not
 messages a program prints, so each one is written over the family of phrasings (negations,
 either word order, the usual synonyms), never one user's sentence, and a finding that rests on
@@ -24,6 +25,10 @@ _APPLE_OR_MAC = (r"(?:arm(?:64)?|aarch64|macosx_\w{0,20}arm64|apple[ -]?silicon|
                  r"mac ?os[ /-]?(?:arm64|x86_64|x86|intel)|intel macs?|x86_64 mac(?:os)?|macs?|mac ?os)")
 
 _NOT = r"(?:\bno|n't|\bnot(?!\s(?:sure|certain|clear))|\bnever)"
+_MARK = r"[`'\"*]*"
+_SENTENCE = r"(?:[^.\n]|\.(?=\w))"
+"""A character of the same sentence (a version's dots do not end it)."""
+"""Markdown's quotes and emphasis around a package name."""
 """A negation that says something is missing ("not sure which wheel" says nothing of the kind)."""
 
 
@@ -31,6 +36,14 @@ def _tensorflow_near(fields: Fields, text: str) -> bool:
     """The phrase is about TensorFlow's world when a TensorFlow word is near it: in the text
     around it (tfdoctor.logtext.signature.WINDOW characters either side)."""
     return bool(_TENSORFLOW.search(text))
+
+
+_APPLE_SILICON_WORDS = re.compile(r"apple[ -]?silicon|\bm[1-4]\b|arm64|aarch64|tensorflow[-_]mac|\bmac", re.IGNORECASE)
+
+
+def _about_apple_silicon(fields: Fields, text: str) -> bool:
+    """A phrase about the name `tensorflow` is this cause only on a Mac: the window says so."""
+    return bool(_APPLE_SILICON_WORDS.search(text))
 
 
 def _floor(fields: Fields) -> Fields:
@@ -72,6 +85,19 @@ SIGNATURES: tuple[Signature, ...] = (
           r"[^.\n]{0,20}?\bh5py\b",
           "Since there are no wheels provided for macOS 11.1, h5py attempts to build locally and fails.",
           "https://github.com/h5py/h5py/issues/1800", needle="h5py", applies=None),
+    _said("tensorflow-name", "log.pip-depends-on-tensorflow", "install",
+          "a package requires the distribution `tensorflow`, where the Mac's TensorFlow is tensorflow-macos",
+          rf"\btensorflow[-_]mac(?:os)?\b{_SENTENCE}{{0,60}}?\b(?:instead of|rather than|and not|not)\s{_MARK}tensorflow\b(?![-_.]\w)|"
+          rf"\b(?:chang|replac|switch|swap|renam)\w*\b{_SENTENCE}{{0,60}}?\btensorflow\b(?![-_]mac){_SENTENCE}{{0,60}}?"
+          rf"\b(?:to|with|by|for)\s{_MARK}tensorflow[-_]mac(?:os)?\b|"
+          rf"\btensorflow\b(?![-_.]\w){_MARK}\s(?:dependency|requirement|package|distribution)\s"
+          r"(?:doesn't|does not|won't|can't|cannot|fails?|is causing|causing|breaks?)\b|"
+          rf"\btensorflow[-_]macos{_MARK}\s(?:\w+\s){{0,4}}?instead\b|"
+          rf"\b(?:does not|doesn't|won't|can't|cannot|fails? to)\s(?:\w+\s){{0,2}}?(?:work|install)\w*\s(?:\w+\s){{0,2}}?"
+          rf"with\s{_MARK}tensorflow[-_]macos\b",
+          "To install on an Apple Silicon machine, you will need [tensorflow-macos]"
+          "(https://developer.apple.com/metal/tensorflow-plugin/) instead of tensorflow.",
+          "https://github.com/logictensornetworks/logictensornetworks/issues/32", applies=_about_apple_silicon),
     _said("no-gpu", "log.no-gpu-listed", "import", "TensorFlow does not find the GPU",
           r"\b(?:can't|cannot|can not|doesn't|does not|didn't|did not|won't|unable to|fails? to|not able to)\s"
           r"(?:\w+\s){0,2}?(?:find|detect|see|recogni[sz]e|list)\s(?:any\s|the\s|my\s|a\s)?"
