@@ -53,13 +53,17 @@ def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) 
         return cause, Remediation(cause + ". Use an arm64 Python and install the arm64 wheels",
                                   tuple(["arch", "file " + shlex.quote(s.python.executable if s.python else "python3")]
                                         + install_commands(s, reqs)), ARM64_PYTHON)
-    if emulator or (s.host.container and s.host.cpu_implementer == "0x61") or \
-            (s.host.system == "Linux" and s.host.cpu_flags and "avx" not in s.host.cpu_flags):
+    no_avx = s.host.system == "Linux" and bool(s.host.cpu_flags) and "avx" not in s.host.cpu_flags
+    if emulator or (s.host.container and (s.host.cpu_implementer or no_avx)):
         cause = (f"{what}: an amd64 container or emulator (QEMU) runs x86_64 code without AVX "
                  "(docker/for-mac#5342)")
         return cause, Remediation(cause + ". Use an arm64 image (docker run --platform linux/arm64) "
                                   "with the aarch64 TensorFlow wheel", ("docker run --platform linux/arm64 ...",),
                                   "https://github.com/docker/for-mac/issues/5342")
+    if no_avx:  # a CPU of its own, without AVX (TensorFlow's x86_64 wheels need it since 1.6)
+        cause = f"{what}: this CPU ({s.host.cpu_brand or 'its flags list no avx'}) has no AVX, which the TensorFlow build needs"
+        return cause, Remediation(cause + ". Run it on a CPU with AVX, or use a TensorFlow built without "
+                                  "AVX (built from source for this CPU)", ("grep -o -w avx /proc/cpuinfo | head -1",))
     if d.apple_silicon:
         cause = (f"{what}: this Python runs natively as {d.process_arch}, so the log came from "
                  "another process: one started under Rosetta 2 (a Terminal set to 'Open using "

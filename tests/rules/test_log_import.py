@@ -79,6 +79,17 @@ def test_bashs_job_report_of_an_illegal_instruction_names_the_command():
     assert f.evidence["log_command"].startswith("python3 /get_predictions.py")
 
 
+def test_gdbs_and_fishs_reports_of_an_illegal_instruction():
+    # morrolinux/simple-ehm#2: a Pentium without AVX, gdb's SIGILL line in TensorFlow's library
+    f = one(diagnose(linux_cpu(host={"cpu_flags": ["sse4_2"]}), "gdb_sigill_tensorflow.txt"), "log.illegal-instruction")
+    assert "has no AVX, which the TensorFlow build needs" in f.title
+    # fish's job report (src/proc.cpp) names the command in quotes
+    s = snap(apple_silicon(**ROSETTA))
+    s.log = keep.from_bytes(b"fish: 'python' terminated by signal SIGILL (Illegal instruction)\n", "paste", identity=WHO)
+    (f,) = [f for f in check.run(s) if f.code == "log.illegal-instruction"]
+    assert f.evidence["log_command"] == "python" and "Rosetta 2" in f.title
+
+
 def test_an_illegal_instruction_named_in_a_sentence_is_not_the_message():
     s = snap(apple_silicon())
     s.log = keep.from_bytes(b"When I run it an Illegal instruction error appears\n", "paste", identity=WHO)

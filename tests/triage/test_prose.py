@@ -19,6 +19,8 @@ from tfdoctor.triage.read_template import answer_facts
     ("Big Sur (11.6), Apple M1 Ultra", {("macos_version", "11.6"), ("chip", "Apple M1 Ultra")}),
     ("an intel-based MacBook", {("chip", "Intel")}),
     ("I'm on Apple Silicon", {("hw_arm64", "true")}),
+    ("I am using a fish shell via Rosetta (`uname -m` gives me x86_64)", {("hw_arm64", "true")}),  # Rosetta 2: Apple silicon only
+    ("it works in a Terminal opened with Rosetta 2", {("hw_arm64", "true")}),
     ("TensorFlow 2.12 with tensorflow-metal 0.8.0", {("tensorflow_version", "2.12"), ("package:tensorflow-metal", "0.8.0")}),
     ("tf version: 2.8", {("tensorflow_version", "2.8")}),
     ("pip install tensorflow==2.13.0 keras==2.13.1", {("package:tensorflow", "2.13.0"), ("package:keras", "2.13.1")}),
@@ -38,6 +40,7 @@ def test_statements(text, expected):
     "lib/python3.9/site-packages is where it lives",  # a path: read_paths infers from it
     "TensorFlow 2.1… and then it stops",         # a version cut by the paste
     "the osx-arm64 build",
+    "the Rosetta Stone of error messages",
 ])
 def test_what_is_not_a_statement(text):
     said = set(statements(text))

@@ -98,11 +98,13 @@ def _keras_metric(fields: Fields, text: str) -> bool:
 
 
 def _job_command(fields: Fields) -> Fields:
-    """zsh names the command after the signal's text, bash after its job number: one field."""
+    """zsh names the command after the signal's text, bash after its job number, fish in quotes
+    before it: one field."""
     out = dict(fields)
-    job = out.pop("job", "")
-    if job and not out.get("command"):
-        out["command"] = job
+    named = out.pop("job", "") or out.pop("fish", "")
+    out.pop("fish", None)
+    if named and not out.get("command"):
+        out["command"] = named
     return out
 
 
@@ -127,7 +129,11 @@ SIGNATURES: tuple[Signature, ...] = (
         r"Illegal instruction \(core dumped\)|"  # bash on Linux (an amd64 container under emulation)
         # bash's job report without a core ("line 51:   276 Illegal instruction     python3 x.py"),
         # or alone on its line after the command that died (">>> import tensorflow" / "Illegal instruction")
-        r"^(?:.{0,300}\bline \d+:[ \t]+\d+[ \t]+|[ \t`]*)Illegal instruction(?:[ \t]{2,}(?P<job>\S[^\n`]{0,200}))?[ \t`]*$",
+        r"^(?:.{0,300}\bline \d+:[ \t]+\d+[ \t]+|[ \t`]*)Illegal instruction(?:[ \t]{2,}(?P<job>\S[^\n`]{0,200}))?[ \t`]*$|"
+        # fish (src/proc.cpp: "fish: Job %d, '%ls' terminated by signal %ls (%ls)"; 2.x without the job),
+        # gdb ("Program received signal SIGILL, Illegal instruction."), bash's "(core dump created)"
+        r"fish: (?:Job \d+, )?'(?P<fish>[^'\n]{1,200})' terminated by signal SIGILL \(Illegal instruction\)|"
+        r"received signal SIGILL, Illegal instruction\.|Illegal instruction \(core dump created\)",
         "Illegal instruction: 4", "https://github.com/tensorflow/tensorflow/issues/62860",
         needle="llegal", key=(), derive=_job_command, outputs=("command",)),
     # JetBrains IDEs (PyCharm's run console, intellij-community ProcessTerminatedListener) print

@@ -3,8 +3,8 @@ and tensorflow-metal 0.5".
 
 Prose is read only outside fences and code, and only for the few things people state in it:
 versions of Python, macOS (by number or by name), TensorFlow and its companion packages, the
-chip, the architecture they believe they run, an `arm64`/`x86_64` word, a Docker platform and
-the installer they used. Everything read here is "stated": what the person believes, which a
+chip (or Rosetta named: it runs only on Apple silicon), the architecture they believe they run,
+an `arm64`/`x86_64` word, a Docker platform and the installer they used. Everything read here is "stated": what the person believes, which a
 pasted output can contradict. `statements` is also how issue-template fields are read.
 """
 
@@ -25,6 +25,7 @@ _VERSION_WORD = re.compile(r"(?i)[ \t(,]{0,3}(?:version[ \t:]{0,3})?")
 """What may stand between a macOS name and its number: "Ventura 13.2", "Monterey (version 12.5"."""
 _ARCH_WORD = re.compile(r"(?<![\w/.-])(arm64|x86_64)(?![\w/.-])")
 _SILICON = re.compile(r"(?i)\bapple[ \t]{1,3}silicon\b")
+_ROSETTA = re.compile(r"(?i)\brosetta(?:[ \t]?2)?\b(?![ \t]?stone)")
 _PACKAGE = re.compile(
     r"(?i)(?<![\w./-])(?P<name>tensorflow(?:[-_](?:macos|metal|cpu|intel|deps|gpu|aarch64|text|addons|probability|io|hub|datasets))?"
     r"|tf[-_]nightly(?:[-_]macos)?|tf[-_]keras|keras|numpy|protobuf|h5py|ml[-_]dtypes|tf)"
@@ -65,8 +66,8 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
     if _CHIP_HINT.search(low) or "intel" in low:
         for _, chip in chips_in(text):
             yield "chip", chip
-    if "silicon" in low and _SILICON.search(text):
-        yield "hw_arm64", "true"
+    if "silicon" in low and _SILICON.search(text) or "rosetta" in low and _ROSETTA.search(text):
+        yield "hw_arm64", "true"  # Rosetta 2 exists only on Apple silicon: naming it, used or not, says the Mac
     if "arm64" in low or "x86_64" in low:
         for match in _ARCH_WORD.finditer(text):
             yield "python_arch", match.group(1)
