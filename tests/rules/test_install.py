@@ -299,7 +299,7 @@ def test_a_pasted_listing_says_tensorflow_is_absent_only_in_a_report_about_tenso
 ARM64_39 = ["cp39-cp39-macosx_11_0_arm64"]
 
 
-with_log_rules = RuleModules("install", "log_install")
+with_log_rules = RuleModules("install", "log_install", "log_tensorflow_name")
 
 
 def _run(data: dict, name: str) -> dict:

@@ -19,7 +19,6 @@ from tfdoctor.facts import pasted_log
 from tfdoctor.logtext import keep
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.logtext.reader import DEFAULT_LIMIT
-from tfdoctor.model import Severity
 from tfdoctor.render.schemas import snapshot_schema
 from tfdoctor.sanitize.redact import Identity
 
@@ -329,19 +328,3 @@ def test_the_python_pip_ran_for_is_read_from_the_log():
     assert "pip ran for Python 3.11 (the log says so), not this Python 3.10" in f.title
 
 
-def test_pips_conflict_over_tensorflow_on_linux_is_a_conflict_of_requirements():
-    # spotify/basic-pitch#60's lines on a Linux machine: no Mac distribution name to blame
-    f = observed_one(diagnose(linux_cpu(), "pip_conflict_basic_pitch.txt"), "log.pip-depends-on-tensorflow")
-    assert f.severity is Severity.INFO and "a conflict between requirements" in f.title
-    assert f.evidence["log_required_by"] == "basic-pitch" and f.evidence["log_specifier"] == "<2.10,>=2.4.1"
-    assert commands(f) == "/usr/bin/python3 -m pip index versions tensorflow"
-
-
-def test_pips_refusal_over_tensorflow_beside_tensorflow_macos_names_it():
-    # tensorflow/models#10783: an M2 with tensorflow-macos 2.9.2 (install.requires-tensorflow-name explains it)
-    data = apple_silicon(python={"version": "3.9.13"},
-                         packages=[_pkg("tensorflow-macos", "2.9.2", ["cp39-cp39-macosx_11_0_arm64"])])
-    f = observed_one(diagnose(data, "pip_conflict_tf_models_official.txt"), "log.pip-depends-on-tensorflow")
-    assert f.severity is Severity.ERROR and f.title == (
-        "pip refused tf-models-official 2.10.0: it depends on `tensorflow~=2.10.0`, and TensorFlow here "
-        "is tensorflow-macos 2.9.2")
