@@ -8,7 +8,7 @@ import re
 import shlex
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import python_cmd, venv_command
+from tfdoctor.advice.commands import arm64_image, python_cmd, venv_command
 from tfdoctor.advice.fix_answers import (
     ABOUT_THE_MACHINE,
     ARM64_PYTHON_FIRST,
@@ -282,11 +282,7 @@ def emulated_container(s: Snapshot, d: Derived):
     if not from_host and not shown:
         return None
     apple = bool(host.cpu_implementer) and host.cpu_implementer.lower() == "0x61"
-    fix = Remediation(
-        "Run an arm64 image instead of the amd64 one (in a Dockerfile: FROM --platform=linux/arm64)",
-        ("docker run --platform linux/arm64 IMAGE",), "https://github.com/docker/for-mac/issues/5342",
-        code=("FROM --platform=linux/arm64 BASE",),
-    )
+    fix = arm64_image("Run an arm64 image instead of the amd64 one (in a Dockerfile: FROM --platform=linux/arm64)")
     facts = {"cpu_implementer": host.cpu_implementer, "apple_host": apple, "container": host.container,
              "binfmt_handlers": host.binfmt_handlers}
     if from_host:

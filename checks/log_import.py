@@ -17,7 +17,7 @@ from typing import Any
 
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip, unset_variable
+from tfdoctor.advice.commands import arm64_image, pip, unset_variable
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, matching_metal,
                                      pair_fix, recommended_requirements)
@@ -199,9 +199,7 @@ def amd64_image(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_AMD64_IMAGE):
         image = match.fields.get("image", "linux/amd64")
         emulated = amd64_on_arm(s, match)
-        fix = Remediation("Run an image built for the host's architecture (linux/arm64 on Apple silicon)",
-                          ("docker run --platform linux/arm64 IMAGE",), "https://github.com/docker/for-mac/issues/5342",
-                          code=("FROM --platform=linux/arm64 BASE",))
+        fix = arm64_image("Run an image built for the host's architecture (linux/arm64 on Apple silicon)")
         if emulated:
             return amd64_image.finding(evidence(s, match, emulated=True), fix,
                                        title=f"The {image} image runs emulated on this ARM host")

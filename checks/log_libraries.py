@@ -85,7 +85,7 @@ def _plugin_failure(rule_fn, s: Snapshot, d: Derived, match, failed: str) -> Fin
                           if d.tf_main else (), APPLE_PLUGIN_PAGE)
     elif metal:
         title = f"{failed}: tensorflow-metal {metal} is not built for TensorFlow {d.tf_version}"
-        fix = Remediation(f"{why}", tuple(install_commands(s, reqs)) if reqs else (), APPLE_PLUGIN_PAGE)
+        fix = _install_the_pair(s, reqs, why)
     elif listing_read(s) and not d.metal_plugins:  # the listing says no plugin is installed
         title = (f"{failed}; this environment has "
                  "no tensorflow-metal, so the log came from another environment or a plugin "
@@ -96,8 +96,13 @@ def _plugin_failure(rule_fn, s: Snapshot, d: Derived, match, failed: str) -> Fin
     else:  # which plugin is installed is unknown (the tables cannot judge it): the pair that loads
         title = (f"{failed}: the installed tensorflow-metal is not built for TensorFlow "
                  f"{d.tf_version or '(version not stated)'}")
-        fix = Remediation(f"{why}", tuple(install_commands(s, reqs)) if reqs else (), APPLE_PLUGIN_PAGE)
+        fix = _install_the_pair(s, reqs, why)
     return rule_fn.finding(evidence(s, match, **facts), fix, title=title)
+
+
+def _install_the_pair(s: Snapshot, reqs: tuple[str, ...], why: str) -> Remediation:
+    """The pair that loads (tfdoctor.advice.installs.pair_fix), installed."""
+    return Remediation(why, tuple(install_commands(s, reqs)) if reqs else (), APPLE_PLUGIN_PAGE)
 
 
 def _owner(library: str) -> str | None:
@@ -144,6 +149,10 @@ def symbol_not_found(s: Snapshot, d: Derived):
     return out
 
 
+_UPDATE_MACOS = ("Update macOS (System Settings > General > Software Update), or install a release built "
+                 "for this macOS")
+
+
 @rule(codes.LOG_MACOS_TOO_OLD, "A binary needs a newer macOS than this one", Severity.ERROR,
       "dyld names where it expected a missing symbol ('Expected in: ...'). When that is one of "
       "macOS's own libraries or frameworks (/System/Library/Frameworks/..., /usr/lib/libSystem, "
@@ -160,16 +169,14 @@ def log_macos_too_old(s: Snapshot, d: Derived):
         needs = f"macOS {built_for} or later" if built_for else "a newer macOS"
         if not match.fields.get("symbol"):  # the report's words: no library, no symbol to name
             text = (f"the report says TensorFlow or tensorflow-metal needs {needs}; this Mac runs "
-                    f"{d.macos or 'a macOS it does not state'}. Update macOS (System Settings > General > "
-                    "Software Update), or install a release built for this macOS")
+                    f"{d.macos or 'a macOS it does not state'}. {_UPDATE_MACOS}")
             out.append(log_macos_too_old.finding(evidence(s, match, macos=d.macos),
                                                  Remediation(text, ("sw_vers -productVersion",)),
                                                  title=f"The report says it needs {needs}"))
             continue
         text = (f"{match.fields.get('provider_name') or 'a system library'} of this macOS "
                 f"({d.macos or 'version not known'}) lacks {match.fields.get('symbol')}: the library "
-                f"that needs it was built for {needs}. Update macOS (System Settings > General > "
-                "Software Update), or install a release built for this macOS")
+                f"that needs it was built for {needs}. {_UPDATE_MACOS}")
         out.append(log_macos_too_old.finding(
             evidence(s, match, macos=d.macos), Remediation(text, ("sw_vers -productVersion",)),
             title=f"A library needs {match.fields.get('symbol')} from macOS's "

@@ -12,7 +12,10 @@ import re
 import shlex
 
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.model import Change, Command
+from tfdoctor.model import Change, Command, Remediation
+
+DOCKER_EMULATION = "https://github.com/docker/for-mac/issues/5342"
+"""Docker Desktop on Apple silicon runs amd64 images emulated; the way out is an arm64 image."""
 
 VENV_DIR = "~/venvs/tf"
 """Where a new environment goes when the advice needs one (the shell expands the ~)."""
@@ -129,3 +132,9 @@ def _dir_word(path: str) -> str:
     if path.startswith("~/"):
         return "~/" + shlex.quote(path[2:])
     return shlex.quote(path)
+
+
+def arm64_image(text: str) -> Remediation:
+    """Run an image built for the host's architecture: the command, and the Dockerfile line."""
+    return Remediation(text, ("docker run --platform linux/arm64 IMAGE",), DOCKER_EMULATION,
+                       code=("FROM --platform=linux/arm64 BASE",))

@@ -100,15 +100,17 @@ def _refusals(s: Snapshot, d: Derived) -> list[Refusal]:
     for match in matches:
         spec = match.fields.get("specifier", "")
         releases = arm64_tensorflow_releases(d.matrix, spec, python) if d.matrix else None
+        # for no Python at all (a wheel for another Python is the Python's story)
+        any_python = arm64_tensorflow_releases(d.matrix, spec, None) if d.matrix else None
+        macos = arm64_tensorflow_releases(d.matrix, spec, None, "tensorflow-macos") if d.matrix else None
+        on_apple_silicon = d.apple_silicon or (said(match) and s.host.hw_arm64 is None)  # words that say so
         if tensorflow_macos_before_2_13(d):
             why = "tensorflow-macos"
-        elif (d.apple_silicon and d.matrix and arm64_tensorflow_releases(d.matrix, spec, None) == ()
-              and arm64_tensorflow_releases(d.matrix, spec, None, "tensorflow-macos")):
-            # for no Python at all (a wheel for another Python is the Python's story), while
-            # tensorflow-macos has one: the name is what pip cannot satisfy, not the version
+        elif d.apple_silicon and any_python == () and macos:
+            # no `tensorflow` arm64 wheel in range while tensorflow-macos has one: the name is
+            # what pip cannot satisfy, not the version
             why = "no-arm64-wheel"
-        elif (d.apple_silicon or said(match) and s.host.hw_arm64 is None) and not d.translated and d.matrix \
-                and _admits_the_macos_era(d.matrix, spec):  # the report's words name Apple silicon themselves
+        elif on_apple_silicon and not d.translated and _before_2_13(macos):
             # pip on Apple silicon found no `tensorflow` for a range its arm64 wheels (2.13 on)
             # would meet today: it ran before them, when tensorflow-macos was the only name there
             why = "before-arm64-wheels"
@@ -120,9 +122,8 @@ def _refusals(s: Snapshot, d: Derived) -> list[Refusal]:
     return out
 
 
-def _admits_the_macos_era(matrix: CompatMatrix, specifier: str) -> bool:
-    """Whether the requirement admits a release from before `tensorflow` had macOS arm64 wheels,
-    when tensorflow-macos was TensorFlow on Apple silicon (2.5 to 2.12)."""
+def _before_2_13(tensorflow_macos_releases: tuple[str, ...] | None) -> bool:
+    """Whether the tensorflow-macos releases a requirement admits reach back before `tensorflow`
+    had macOS arm64 wheels, when tensorflow-macos was TensorFlow on Apple silicon (2.5 to 2.12)."""
     return any((v.major, v.minor) < FIRST_ARM64_TENSORFLOW
-               for v in map(parse_version, arm64_tensorflow_releases(matrix, specifier, None, "tensorflow-macos") or ())
-               if v is not None)
+               for v in map(parse_version, tensorflow_macos_releases or ()) if v is not None)

@@ -101,10 +101,9 @@ def _job_command(fields: Fields) -> Fields:
     """zsh names the command after the signal's text, bash after its job number, fish in quotes
     before it: one field."""
     out = dict(fields)
-    named = out.pop("job", "") or out.pop("fish", "")
-    out.pop("fish", None)
-    if named and not out.get("command"):
-        out["command"] = named
+    job, fish = out.pop("job", ""), out.pop("fish", "")  # alternatives of the pattern: one is set at most
+    if (job or fish) and not out.get("command"):
+        out["command"] = job or fish
     return out
 
 

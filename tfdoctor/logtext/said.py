@@ -1,8 +1,8 @@
 """What a report says the cause is, in its own words: the phrases people use for causes tfdoctor
 knows (no arm64 wheel, a macOS too old for the plugin, h5py that would not build, a GPU
 TensorFlow does not find, a package that requires `tensorflow` where the Mac's TensorFlow is
-tensorflow-macos). A bug report often states the cause in
-prose, or shows the error only in a screenshot; a maintainer reads the words. These are not
+tensorflow-macos). A bug report often states the cause in prose, or shows the error only in a
+screenshot; a maintainer reads the words. These are not
 messages a program prints, so each one is written over the family of phrasings (negations,
 either word order, the usual synonyms), never one user's sentence, and a finding that rests on
 one is "reported", not "observed" (the engine ranks what was observed first). They are read
@@ -25,11 +25,11 @@ _APPLE_OR_MAC = (r"(?:arm(?:64)?|aarch64|macosx_\w{0,20}arm64|apple[ -]?silicon|
                  r"mac ?os[ /-]?(?:arm64|x86_64|x86|intel)|intel macs?|x86_64 mac(?:os)?|macs?|mac ?os)")
 
 _NOT = r"(?:\bno|n't|\bnot(?!\s(?:sure|certain|clear))|\bnever)"
+"""A negation that says something is missing ("not sure which wheel" says nothing of the kind)."""
 _MARK = r"[`'\"*]*"
+"""Markdown's quotes and emphasis around a package name."""
 _SENTENCE = r"(?:[^.\n]|\.(?=\w))"
 """A character of the same sentence (a version's dots do not end it)."""
-"""Markdown's quotes and emphasis around a package name."""
-"""A negation that says something is missing ("not sure which wheel" says nothing of the kind)."""
 
 
 def _tensorflow_near(fields: Fields, text: str) -> bool:

@@ -4,8 +4,8 @@ and tensorflow-metal 0.5".
 Prose is read only outside fences and code, and only for the few things people state in it:
 versions of Python, macOS (by number or by name), TensorFlow and its companion packages, the
 chip (or Rosetta named: it runs only on Apple silicon), the architecture they believe they run,
-an `arm64`/`x86_64` word, a Docker platform and the installer they used. Everything read here is "stated": what the person believes, which a
-pasted output can contradict. `statements` is also how issue-template fields are read.
+an `arm64`/`x86_64` word, a Docker platform and the installer they used. Everything read here is
+"stated": what the person believes, which a pasted output can contradict. `statements` is also how issue-template fields are read.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
     if _CHIP_HINT.search(low) or "intel" in low:
         for _, chip in chips_in(text):
             yield "chip", chip
-    if "silicon" in low and _SILICON.search(text) or "rosetta" in low and _ROSETTA.search(text):
+    if ("silicon" in low and _SILICON.search(text)) or ("rosetta" in low and _ROSETTA.search(text)):
         yield "hw_arm64", "true"  # Rosetta 2 exists only on Apple silicon: naming it, used or not, says the Mac
     if "arm64" in low or "x86_64" in low:
         for match in _ARCH_WORD.finditer(text):
