@@ -200,17 +200,16 @@ def two_metal_plugins(s: Snapshot, d: Derived):
       "tensorflow-macos: both write the same `tensorflow` import package. Where pip's resolver "
       "refused such a package ('X 1.0 depends on tensorflow~=2.10.0' under 'The conflict is caused "
       "by:', or 'Could not find a version that satisfies the requirement tensorflow... (from X)') on "
-      "a Mac whose TensorFlow is tensorflow-macos before 2.13, or on Apple silicon where no "
-      "`tensorflow` release the requirement admits has an arm64 wheel for any Python, or where it "
-      "admits releases before 2.13 too (a pip on Apple silicon that found none ran before 2.13), "
-      "that line is this finding observed (an error: the install failed).",
+      "a Mac whose TensorFlow is tensorflow-macos before 2.13, that line is this finding observed "
+      "(an error: the install failed). Without tensorflow-macos installed, the refusal is pip's own "
+      "story (log.pip-depends-on-tensorflow).",
       "Install such packages with --no-deps, or move to TensorFlow 2.13+ (2.16+ best), where "
       "`tensorflow` itself has macOS arm64 wheels.",
       explains=(codes.INSTALL_MULTIPLE_TENSORFLOW, codes.LOG_PIP_DEPENDS_ON_TENSORFLOW),
       fix_answer=OUTSIDE_THE_GOAL)
 def requires_tensorflow_name(s: Snapshot, d: Derived):
-    refused = refused_for_tensorflow_name(s, d)
-    if refused:  # observed: pip refused it; needs no complete package list
+    refused = [r for r in refused_for_tensorflow_name(s, d) if r.why == "tensorflow-macos"]
+    if refused:  # observed: pip refused it beside tensorflow-macos; needs no complete package list
         return _refused(s, d, refused)
     if "packages" in s.unknown or not tensorflow_macos_before_2_13(d):
         return None  # the Requires-Dist of what is installed say something only of a whole list
@@ -236,15 +235,9 @@ def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
         return _said_refused(s, d, first)
     wants = f"`tensorflow{first.specifier}`"
     what = f"{first.package} {first.version}" if first.version else first.package
-    if first.why == "tensorflow-macos":
-        tf = d.providers[0]
-        cause = (f"while TensorFlow here is {tf.name} {tf.version} (the distribution `tensorflow` has no "
-                 "macOS arm64 wheel before 2.13)")
-    elif first.why == "before-arm64-wheels":
-        cause = ("which pip did not find for this Apple silicon Python: the distribution `tensorflow` has "
-                 "macOS arm64 wheels only from 2.13 on, and before that TensorFlow there was tensorflow-macos")
-    else:
-        cause = "which has no macOS arm64 wheel in that range (before 2.13 TensorFlow there is tensorflow-macos)"
+    tf = d.providers[0]
+    cause = (f"while TensorFlow here is {tf.name} {tf.version} (the distribution `tensorflow` has no "
+             "macOS arm64 wheel before 2.13)")
     newest = first.arm64_releases[-1] if first.arm64_releases else None
     text = (f"Install {first.package} without its dependencies beside TensorFlow, then its other "
             "requirements yourself" + (f"; or move to TensorFlow {newest}, whose `tensorflow` wheel exists "
@@ -252,7 +245,7 @@ def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
                                        f"; or a newer {first.package} that accepts TensorFlow 2.13 or later"))
     spec = f"=={first.version}" if first.version else ""
     return requires_tensorflow_name.finding(
-        {"provider": {p.name: p.version for p in d.providers} or None,
+        {"provider": {p.name: p.version for p in d.providers},
          "refused_by_pip": [{"package": f"{r.package} {r.version or ''}".strip(),
                              "requires": f"tensorflow{r.specifier}", "why": r.why, "line": r.match.line,
                              "observed_in": r.match.text} for r in refused],
@@ -265,11 +258,10 @@ def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
 def _said_refused(s: Snapshot, d: Derived, first: Refusal):
     """The report says it in words (a package requires `tensorflow`, the Mac needs tensorflow-macos):
     no package or version to name, so the way out is the TensorFlow whose `tensorflow` has arm64 wheels."""
-    here = (f"TensorFlow here is {d.providers[0].name} {d.providers[0].version}" if first.why == "tensorflow-macos"
-            else "before 2.13 TensorFlow on Apple silicon was tensorflow-macos")
+    here = f"TensorFlow here is {d.providers[0].name} {d.providers[0].version}"
     reqs = recommended_requirements(s)
     return requires_tensorflow_name.finding(
-        {"provider": {p.name: p.version for p in d.providers} or None, "why": first.why, "said": True,
+        {"provider": {p.name: p.version for p in d.providers}, "why": first.why, "said": True,
          "observed_in": first.match.text},
         Remediation("Move to TensorFlow 2.13 or later, whose `tensorflow` has macOS arm64 wheels, so a requirement "
                     "on `tensorflow` is met (or install the package with --no-deps beside tensorflow-macos): "

@@ -24,6 +24,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of, said
 from tfdoctor.advice.pip_refusal import (TF_DISTS, prerelease, python_came_later, refusal, then_versus_now,
                                          version_key)
+from tfdoctor.advice.tensorflow_name import refusal_evidence, refusal_story, refused_for_tensorflow_name
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair
 from tfdoctor.model import Command, Remediation, Severity, rule
@@ -84,7 +85,12 @@ def _fix_for_machine(s: Snapshot, d: Derived, m: Any, what: str) -> Remediation:
       fix_answer=ABOUT_THE_LOG)
 def pip_no_matching(s: Snapshot, d: Derived):
     out = []
+    name_refusals = {id(r.match): r for r in refused_for_tensorflow_name(s, d)}
     for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION):
+        if (refused := name_refusals.get(id(match))) is not None:  # `tensorflow` (from X): the name
+            text, fix = refusal_story(s, d, refused)
+            out.append(pip_no_matching.finding(refusal_evidence(s, d, refused), fix, title=text))
+            continue
         package = match.fields.get("package", "")
         spec = _spec(match.fields.get("specifier", ""))
         where = _where(s, d)

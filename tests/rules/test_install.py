@@ -349,14 +349,25 @@ def test_pips_refusal_of_a_package_needing_tensorflow_beside_tensorflow_macos_2_
         assert f.remediation.commands == (f"{PY} -m pip install --no-deps -- tf-models-official==2.10.0",)
 
 
-def test_on_apple_silicon_a_range_without_an_arm64_tensorflow_wheel_is_refused_whatever_is_installed():
+def _pips_story(data: dict, name: str, code: str = "log.pip-depends-on-tensorflow"):
+    """Without tensorflow-macos installed, no installed package requires `tensorflow`: pip's
+    refusal is the log's own finding (the cause), not the install rule's."""
+    found = _run(data, name)
+    assert "install.requires-tensorflow-name" not in found
+    assert found[code].severity is Severity.ERROR
+    return found[code]
+
+
+def test_on_apple_silicon_a_range_without_an_arm64_tensorflow_wheel_is_pips_refusal_of_the_name():
     """spotify/basic-pitch#60 (an M1 Mac mini): 'basic-pitch 0.2.0 depends on tensorflow<2.10 and
     >=2.4.1'; `tensorflow` has macOS arm64 wheels only from 2.13 (compat_matrix.json)."""
-    (f,) = _with_log(_m2(unknown=True), "pip_conflict_basic_pitch.txt")
-    assert f.evidence["refused_by_pip"][0] == {
-        "package": "basic-pitch 0.2.0", "requires": "tensorflow<2.10,>=2.4.1", "why": "no-arm64-wheel",
-        "line": 9, "observed_in": "basic-pitch 0.2.0 depends on tensorflow<2.10 and >=2.4.1"}
-    assert "or a newer basic-pitch that accepts TensorFlow 2.13 or later" in f.remediation.text
+    f = _pips_story(_m2(unknown=True), "pip_conflict_basic_pitch.txt")
+    assert f.evidence["why"] == "no-arm64-wheel" and f.evidence["line"] == 9
+    assert f.title == ("pip refused basic-pitch 0.2.0: it depends on `tensorflow<2.10,>=2.4.1`, and no release "
+                       "of it in that range has a macOS arm64 wheel (before 2.13 TensorFlow there was "
+                       "tensorflow-macos)")
+    assert "move to a release of basic-pitch that accepts TensorFlow 2.13 or later" in f.remediation.text
+    assert f.remediation.commands[-1] == f"{PY} -m pip install --no-deps -- basic-pitch==0.2.0"
 
 
 def test_a_report_that_says_a_package_requires_tensorflow_on_apple_silicon_is_the_name_reported():
@@ -368,9 +379,9 @@ def test_a_report_that_says_a_package_requires_tensorflow_on_apple_silicon_is_th
     from tfdoctor.engine.diagnose import diagnose
     from tfdoctor.logtext import keep
 
-    f = _run(_m2(unknown=True), "said_tensorflow_name.txt")["install.requires-tensorflow-name"]
+    f = _pips_story(_m2(unknown=True), "said_tensorflow_name.txt")
     assert f.evidence["why"] == "before-arm64-wheels" and f.evidence["said"] is True
-    assert f.title.startswith("The report says a package requires `tensorflow`")
+    assert f.title.startswith("the report says a package requires the distribution `tensorflow`")
     assert "tensorflow==" in " ".join(f.remediation.commands)
     s = snap(_m2(unknown=True))
     s.log = keep.read(LOGS / "said_tensorflow_name.txt", identity=WHO)
@@ -378,7 +389,9 @@ def test_a_report_that_says_a_package_requires_tensorflow_on_apple_silicon_is_th
     intel = _m2(unknown=True)
     intel["host"].update(hw_arm64=False, chip="Intel Core i7", cpu_brand="Intel(R) Core(TM) i7")
     intel["python"]["process_arch"] = "x86_64"
-    assert "install.requires-tensorflow-name" not in _run(intel, "said_tensorflow_name.txt")
+    assert _run(intel, "said_tensorflow_name.txt")["log.pip-depends-on-tensorflow"].severity is Severity.INFO
+    beside = _run(_m2(_pkg("tensorflow-macos", "2.9.2", ARM64_39), unknown=True), "said_tensorflow_name.txt")
+    assert beside["install.requires-tensorflow-name"].title.startswith("The report says a package requires")
 
 
 def test_a_resolver_line_about_tensorflow_is_not_this_on_linux_nor_where_tensorflow_is_installed_nor_on_intel():
@@ -409,8 +422,11 @@ def test_a_range_only_an_arm64_tensorflow_meets_is_not_refused_for_the_name(tmp_
     assert later["log.pip-depends-on-tensorflow"].severity is Severity.INFO
     for requirement in ("tensorflow", "tensorflow>=1.9.0"):
         earlier = found(requirement, _m2(unknown=True))
-        assert earlier["install.requires-tensorflow-name"].evidence["refused_by_pip"][0]["why"] == "before-arm64-wheels"
-        assert "has macOS arm64 wheels only from 2.13 on" in earlier["install.requires-tensorflow-name"].title
+        assert "install.requires-tensorflow-name" not in earlier
+        f = earlier["log.pip-depends-on-tensorflow"]
+        assert f.evidence["why"] == "before-arm64-wheels" and f.severity is Severity.ERROR
+        assert f.title.endswith("pip found no macOS arm64 wheel of it (they exist from 2.13 on)")
+        assert "tensorflow==" in " ".join(f.remediation.commands)  # the newest arm64 release it admits
     rosetta = _m2(unknown=True)
     rosetta["python"].update(process_arch="x86_64", translated=True)  # pip finds the x86_64 wheels there
     assert "install.requires-tensorflow-name" not in found("tensorflow", rosetta)
@@ -444,7 +460,9 @@ def test_pips_single_refusal_naming_the_package_is_the_same_evidence(tmp_path):
     # a release of which no tensorflow-macos exists either (the 2.4 era had only Apple's fork):
     # the version is what pip cannot find, not the name
     assert "install.requires-tensorflow-name" not in found(_m2(unknown=True), "tensorflow==2.4.0 (from murre)")
-    assert "install.requires-tensorflow-name" in found(_m2(unknown=True), "tensorflow==2.9.0 (from some-tool)")
+    f = found(_m2(unknown=True), "tensorflow==2.9.0 (from some-tool)")["log.pip-no-matching-distribution"]
+    assert f.title.startswith("pip refused some-tool: it depends on `tensorflow==2.9.0`, and no release of it")
+    assert f.evidence["why"] == "no-arm64-wheel"
 
 
 def test_a_report_that_states_no_python_still_gets_the_install_rules(tmp_path):

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from tfdoctor.advice.log_evidence import matches_of, said
+from tfdoctor.advice.commands import pip
+from tfdoctor.advice.installs import install_commands, recommended_requirements
+from tfdoctor.advice.log_evidence import evidence, matches_of, said
 from tfdoctor.codes import (
     LOG_PIP_DEPENDS_ON_TENSORFLOW,
     LOG_PIP_NO_MATCHING_DISTRIBUTION,
@@ -25,6 +27,7 @@ from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.versions import parse_version
 from tfdoctor.knowledge.matrix import CompatMatrix
+from tfdoctor.model import Remediation
 
 _PARENT = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,100})(?:\[[^\]]{0,100}\])?(?:==(?P<version>\S{1,60}))?")
 """The package a requirement came from, as pip names it ("basic-pitch", legacy "basic-pitch==0.2.0");
@@ -127,3 +130,44 @@ def _before_2_13(tensorflow_macos_releases: tuple[str, ...] | None) -> bool:
     had macOS arm64 wheels, when tensorflow-macos was TensorFlow on Apple silicon (2.5 to 2.12)."""
     return any((v.major, v.minor) < FIRST_ARM64_TENSORFLOW
                for v in map(parse_version, tensorflow_macos_releases or ()) if v is not None)
+
+
+def refusal_story(s: Snapshot, d: Derived, refusal: Refusal) -> tuple[str, Remediation]:
+    """What a refusal says and the way out, told alike by the log rule of either form pip prints.
+    Beside tensorflow-macos the install rule tells the way out (install.requires-tensorflow-name);
+    otherwise pip found no arm64 `tensorflow`: a release that has one and meets the requirement,
+    or a newer release of the package, or the package without its dependencies."""
+    if said(refusal.match):
+        text = ("the report says a package requires the distribution `tensorflow`, where TensorFlow on "
+                "Apple silicon before 2.13 is tensorflow-macos")
+    else:
+        what = f"{refusal.package} {refusal.version or ''}".strip() or "a package"
+        cause = (f"TensorFlow here is {d.tf_main.name} {d.tf_main.version}"
+                 if refusal.why == "tensorflow-macos" and d.tf_main else
+                 "pip found no macOS arm64 wheel of it (they exist from 2.13 on)"
+                 if refusal.why == "before-arm64-wheels" else
+                 "no release of it in that range has a macOS arm64 wheel (before 2.13 TensorFlow there was "
+                 "tensorflow-macos)")
+        text = f"pip refused {what}: it depends on `tensorflow{refusal.specifier}`, and {cause}"
+    spec = f"=={refusal.version}" if refusal.version else ""
+    no_deps = (pip(s, "install", "--no-deps", f"{refusal.package}{spec}"),) if refusal.package else ()
+    if refusal.why == "tensorflow-macos":
+        return text, Remediation(text + ": install it without its dependencies (install.requires-tensorflow-name)",
+                                 no_deps)
+    newest = refusal.arm64_releases[-1] if refusal.arm64_releases else None
+    if newest:
+        way = f"move to TensorFlow {newest}, whose `tensorflow` has a macOS arm64 wheel and meets it"
+        commands: tuple[str, ...] = (pip(s, "install", f"tensorflow=={newest}"),)
+    else:
+        reqs = recommended_requirements(s)
+        way = (f"move to a release of {refusal.package or 'the package'} that accepts TensorFlow 2.13 or "
+               f"later, whose `tensorflow` has macOS arm64 wheels ({reqs.text})")
+        commands = tuple(install_commands(s, reqs.requirements))
+    return text, Remediation(f"{text}: {way}; or install the package with --no-deps beside TensorFlow",
+                             commands + no_deps)
+
+
+def refusal_evidence(s: Snapshot, d: Derived, refusal: Refusal) -> dict:
+    """The evidence of a refusal's log finding: the line, why it is the name, what is admitted."""
+    return evidence(s, refusal.match, why=refusal.why, tensorflow=d.tf_version,
+                    arm64_tensorflow_releases_admitted=list(refusal.arm64_releases))
