@@ -12,6 +12,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair, eras
+from tfdoctor.logtext.training import MLCOMPUTE_API
 from tfdoctor.model import FixAnswer, Remediation, Severity, rule
 
 
@@ -23,8 +24,10 @@ from tfdoctor.model import FixAnswer, Remediation, Severity, rule
       "came with tensorflow-macos 2.5.0 in June 2021), and Apple archived it. Installing "
       "tensorflow-metal into it is wrong; its errors ('MLCompute device must be set before "
       "initialization', ML Compute's 'tf2mlcompute' lines) get no fixes. Told by the installed "
-      "version or by the fork's own text. A warning when the fork's text reports a failure; "
-      "information when it only shows the fork at work (it lists no GPU by design).",
+      "version or by the fork's own text. A warning when the fork's text reports a failure, or when "
+      "TensorFlow's device list shows no GPU to code that does not select it through mlcompute (the "
+      "fork lists none by design; the person asking expected the plugin era's behaviour); "
+      "information when it only shows the fork at work.",
       "Move to the plugin era: a new environment with TensorFlow and tensorflow-metal (the finding "
       "gives the commands), and remove the two mlcompute lines from the code.",
       APPLE_PLUGIN_PAGE,
@@ -56,7 +59,12 @@ def mlcompute_fork(s: Snapshot, d: Derived):
              "sources": list(eras.SOURCES), "recommended": list(reqs) or None}
     if seen:
         facts["observed_in"] = seen[0].text
-    failed = any(eras.is_fork_failure(match.text) for match in seen)
+    # a failure of the fork's own; or TensorFlow's device list checked for a GPU by code that does
+    # not select one through mlcompute: the fork lists none by design, and the person asking
+    # expected the plugin era's behaviour
+    own_api = any(match.fields.get("sign") == MLCOMPUTE_API for match in seen)
+    failed = any(eras.is_fork_failure(match.text) for match in seen) or (
+        not own_api and bool(matches_of(s, codes.LOG_NO_GPU_LISTED)))
     return mlcompute_fork.finding(
         facts, Remediation(text, tuple(commands), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE),
         title=f"{what} is Apple's unmaintained ML Compute fork (TensorFlow 2.4, no tensorflow-metal): "

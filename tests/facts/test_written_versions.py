@@ -60,3 +60,18 @@ def test_a_snapshot_written_from_a_report_reads_its_versions_as_words():
 def test_a_snapshot_tfdoctor_gathered_keeps_what_the_metadata_said():
     s = _hand_made({"tensorflow": "2.6.0 (conda-forge)", "tf-nightly": "2.12 (requested)"}, tfdoctor_version="0.1.0")
     assert [p.version for p in s.packages] == ["2.6.0 (conda-forge)", "2.12 (requested)"]
+
+
+def test_apple_s_fork_named_by_its_repository_or_framework_is_the_fork():
+    """Reports name Apple's 2020-21 fork by where it came from or what it runs on, not by its wheel's
+    number: "tensorflow (apple/tensorflow_macos)", "Apple ML Compute fork (Nov 2020 release)". That
+    is the fork's distribution at the TensorFlow it says it is (2.4.0rc0), or the version written
+    where that is one of the fork's; a plugin-era number beside such words is not believed."""
+    s = _hand_made({"tensorflow (apple/tensorflow_macos)": "2.4.0-rc0",
+                    "tensorflow_macos": "Apple ML Compute fork (Nov 2020 release)",
+                    "tensorflow-macos": "0.1 alpha (ML Compute)", "tensorflow-metal": "0.1.0 (ML Compute era)"})
+    assert [(p.key, p.version) for p in s.packages] == [
+        ("tensorflow-macos", "2.4.0-rc0"), ("tensorflow-macos", "2.4.0rc0"), ("tensorflow-macos", "0.1a0"),
+        ("tensorflow-metal", "0.1.0")]
+    assert [(p.key, p.version) for p in _hand_made({"tensorflow-macos": "2.9.0 (not the ML Compute fork)"}).packages] \
+        == [("tensorflow-macos", "2.4.0rc0")]

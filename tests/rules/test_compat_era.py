@@ -5,7 +5,7 @@ tests/scenarios/*_tensorflow_macos_fork.json record it) or by the fork's own tex
 
 from __future__ import annotations
 
-from log_cases import WHO, LogRules
+from log_cases import LOGS, WHO, LogRules
 from snapshots import _pkg, apple_silicon, merge, snap
 
 from tfdoctor.logtext import keep
@@ -63,3 +63,28 @@ def test_the_fork_at_work_is_information_and_its_failure_a_warning(tmp_path):
                       "log.no-gpu-listed": Severity.INFO}
     failed = {f.code: f.severity for f in check.diagnose(fork_mac(), "mlcompute_device_before_init.txt")}
     assert failed["compat.mlcompute-fork"] is Severity.WARNING
+
+
+def test_a_device_list_checked_the_plugin_eras_way_on_the_fork_is_the_forks_failure(tmp_path):
+    """Code that checks TensorFlow's device list for a GPU, without selecting one through mlcompute,
+    expects the plugin era: on the fork the list is empty by design, so the fork is why (a report
+    in Markdown puts the echo in a fence of its own). The installer's own refusal of a macOS
+    before 11 (apple/tensorflow_macos scripts/download_and_install.sh) is the fork failing too."""
+    asked = tmp_path / "asked.txt"
+    asked.write_text("```\nimport tensorflow as tf\n\ntf.config.list_physical_devices('GPU')\n```\n"
+                     "the result is:\n```\n[]\n```\n")
+    s = snap(fork_mac())
+    s.log = keep.read(asked, identity=WHO)
+    found = {f.code: f for f in LogRules("compat_era", "log_era", "log_import").run(s)}
+    assert found["compat.mlcompute-fork"].severity is Severity.WARNING
+    assert "log.no-gpu-listed" in found["compat.mlcompute-fork"].explains
+    refused = tmp_path / "refused.txt"
+    refused.write_text("ERROR: TensorFlow with ML Compute acceleration is only available on macOS 11.0 and later.\n")
+    s = snap(merge(apple_silicon(packages=[]), {"unknown": ["packages"]}))
+    s.log = keep.read(refused, identity=WHO)
+    (era,) = [f for f in check.run(s) if f.code == "compat.mlcompute-fork"]
+    assert era.severity is Severity.WARNING and era.basis == "observed"
+    at_work = snap(fork_mac())  # the installer's own lines, the fork installed: the fork at work
+    at_work.log = keep.read(LOGS / "mlcompute_installer_wheel.txt", identity=WHO)
+    (era,) = [f for f in check.run(at_work) if f.code == "compat.mlcompute-fork"]
+    assert era.severity is Severity.INFO and "tensorflow_macos-0.1a1" in era.evidence["observed_in"]

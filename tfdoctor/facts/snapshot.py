@@ -18,7 +18,7 @@ from tfdoctor.facts.probes import ProbeFacts
 from tfdoctor.facts.run import RunFacts
 from tfdoctor.facts.runtime import RuntimeFacts
 from tfdoctor.facts.user_model import ModelFacts
-from tfdoctor.facts.written_versions import read_written
+from tfdoctor.facts.written_versions import read_written_package
 
 SCHEMA_VERSION = 1
 
@@ -376,10 +376,9 @@ class Snapshot:
 
 
 def _read_as_written(package: PackageFacts) -> bool:
-    """Read a version a person wrote ("2.6.0 (conda-forge)") as the version it names; False for a
-    package the words say was only asked for ("2.12 (requested)"), which is not installed."""
-    if package.version is None:
-        return True
-    written = read_written(package.version)
+    """Read a version a person wrote ("2.6.0 (conda-forge)") as the version it names, and a
+    package written as Apple's ML Compute fork as the fork; False for a package the words say was
+    only asked for ("2.12 (requested)"), which is not installed."""
+    package.name, written = read_written_package(package.name, package.version)
     package.version = written.version
     return written.installed

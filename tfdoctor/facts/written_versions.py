@@ -6,6 +6,8 @@ report carries the reporter's words instead: "2.6.0 (conda-forge)", "tf2.4 for m
 nothing. Read as a person means them, one version plus remarks is that version; several different
 versions ("2.9.0, 2.9.1 (2.8.0 worked)") say no single one; and a version that was only asked for
 ("requested", "attempted") was never installed, so the package is not in the environment.
+Apple's 2020-21 ML Compute fork is written by its repository or its framework ("tensorflow
+(apple/tensorflow_macos)", "Apple ML Compute fork"): that is the fork, whatever number is beside it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,14 @@ _ONLY_ASKED = re.compile(r"\b(?:requested|attempt(?:ed|ing)?|tried|trying|wanted
 _NOT_PROSE = re.compile(r"[;|&$`<>=!\\]")
 """Characters of requirements, markers and shells, which a person's remark on a version has not."""
 _INSTALLED = re.compile(r"\binstall(?:ed|s)\b(?! (?:fails|failed))", re.I)
+_FORK_WORDS = re.compile(r"apple/tensorflow_macos|\bml ?compute\b", re.I)
+"""The fork's repository (github.com/apple/tensorflow_macos) or its framework, named by a person."""
+_FORK_NAMES = ("tensorflow", "tensorflow-macos")
+"""What a person calls the fork's distribution (its wheel is tensorflow_macos)."""
+FORK_AS_WRITTEN = ("tensorflow-macos", "2.4.0rc0")
+"""The fork's distribution and the TensorFlow it says it is (`tf.__version__` '2.4.0-rc0'; the
+same facts as tfdoctor.knowledge.eras FORK_PACKAGE and FORK_BASE): its wheels' own numbers
+(0.1a0-0.1a3) are rarely what a report gives."""
 
 
 @dataclass(frozen=True)
@@ -57,3 +67,18 @@ def read_written(text: str) -> WrittenVersion:
     asked = _ONLY_ASKED.search(text)
     installed = not asked or bool(_INSTALLED.search(text[asked.end():] + text[:asked.start()]))
     return WrittenVersion(installed, version)
+
+
+def read_written_package(name: str | None, version: str | None) -> tuple[str | None, WrittenVersion]:
+    """A package entry written by a person: its name (the fork's distribution where the words name
+    Apple's ML Compute fork of TensorFlow) and what its version field says."""
+    written = read_written(version) if version is not None else WrittenVersion(True, None)
+    first = re.sub(r"[-_.]+", "-", name.split()[0].lower()) if name and name.split() else ""
+    if first not in _FORK_NAMES or not _FORK_WORDS.search(f"{name} {version or ''}"):
+        return name, written
+    fork, base = FORK_AS_WRITTEN
+    try:
+        before_plugins = written.version is not None and Version(written.version) < Version("2.5")
+    except InvalidVersion:  # a requirement left as written
+        before_plugins = False
+    return fork, WrittenVersion(written.installed, written.version if before_plugins else base)

@@ -95,6 +95,11 @@ def _fork_python(fields: Fields) -> Fields:
     return {"sign": "installer needs Python 3.8", **out}
 
 
+def _fork_installer(fields: Fields) -> Fields:
+    """The fork's installer at work, or refusing a macOS before 11 (a failure of the fork's own)."""
+    return {"sign": "Error: installer needs macOS 11" if fields.get("error") else "installer ran"}
+
+
 SIGNATURES: tuple[Signature, ...] = (
     # apple/tensorflow_macos scripts/install_venv.sh (0.1alpha0-3): the fork's bundled wheels are
     # cp38 only, so its installer rejects any other Python in so many words
@@ -106,6 +111,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "Versions/3.9/bin/python3 not version 3.8. Please specify a Python 3.8 executable with the "
         "--python option.", "https://github.com/apple/tensorflow_macos/issues/279",
         needle="3.8", derive=_fork_python, key=("sign",), outputs=("sign", "python", "venv", "python_version")),
+    # the same scripts' own lines and wheel names: the fork being installed (its version numbers
+    # 0.1alpha0-3, wheels tensorflow_macos-0.1aN and tensorflow_addons_macos-0.1aN), or its
+    # refusal of a macOS before 11
+    sig("log.mlcompute-fork", "mlcompute-installer", "install",
+        "the ML Compute fork's installer ran (Apple's 2020-21 tensorflow_macos 0.1alpha)",
+        r"Installation script for pre-release tensorflow_macos \S{1,20}|"
+        r"-> Install tensorflow_macos \S{1,20} into (?:existing|created) virtual environment|"
+        r"TensorFlow and TensorFlow Addons with ML Compute for macOS \S{1,10} successfully installed|"
+        r"(?P<error>TensorFlow with ML Compute acceleration is only available on macOS 11\.0 and later)|"
+        r"\btensorflow_(?:addons_)?macos-0\.1a\d-cp\d{2,3}-cp\d{2,3}m?-macosx_\w{1,40}\.whl",
+        "Installation script for pre-release tensorflow_macos 0.1alpha0.  Please visit "
+        "https://github.com/apple/tensorflow_macos",
+        "https://github.com/apple/tensorflow_macos/issues/17",
+        needle="macos", derive=_fork_installer, key=("sign",),
+        outputs=("sign",)),
     sig("log.pip-no-matching-distribution", "pip-could-not-find", "install",
         "pip found no distribution of a package for this Python and platform",
         # pip 26 says "a final version"; "(from -r requirements.txt (line 3))" nests brackets;

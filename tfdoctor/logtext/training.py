@@ -105,6 +105,10 @@ def _keras3(api: str, **extra: str):  # noqa: ANN202 - a small closure factory
     return derive
 
 
+MLCOMPUTE_API = "mlcompute API"
+"""The sign of the fork's own device selection in code: the fork used the way it is meant to be."""
+
+
 SIGNATURES: tuple[Signature, ...] = (
     # Apple's 2020-21 fork (tfdoctor.knowledge.eras): its device API and ML Compute's own lines
     sig("log.mlcompute-fork", "mlcompute-api", "training",
@@ -112,7 +116,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"from tensorflow\.python\.compiler\.mlcompute import mlcompute|mlcompute\.set_mlc_device\(",
         "from tensorflow.python.compiler.mlcompute import mlcompute",
         "https://github.com/apple/tensorflow_macos/issues/58", needle="mlc",
-        derive=_sign("mlcompute API"), key=("sign",), outputs=("sign",)),
+        derive=_sign(MLCOMPUTE_API), key=("sign",), outputs=("sign",)),
     sig("log.mlcompute-fork", "mlcompute-device-late", "training",
         "the fork's error for a device chosen after TensorFlow initialised",
         r"MLCompute device must be set before initialization",
@@ -144,7 +148,10 @@ SIGNATURES: tuple[Signature, ...] = (
         applies=_tensorflow_context, key=(), head=r"could not find registered platform with id"),
     sig("log.no-gpu-listed", "empty-gpu-list", "import",
         "TensorFlow lists no GPU (tensorflow-metal missing, not loaded, or the wrong Python)",
-        r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU['\"]\s*\)\)?\s*\n\s*(?:Out\[\d+\]:\s*)?\[\]\s*$",
+        # the echo follows the call, or (a report in Markdown) its own fence after a label line
+        # ("the result is:", "Output:")
+        r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU['\"]\s*\)\)?[ \t]*\n"
+        r"(?:[ \t]*(?:```[\w-]{0,12}|[^\n`:]{1,40}:)?[ \t]*\n){0,4}[ \t]*(?:Out\[\d+\]:[ \t]*)?\[\][ \t]*$",
         ">>> tf.config.list_physical_devices(\"GPU\")\n[]",
         "https://github.com/sun1638650145/Libraries-and-Extensions-for-TensorFlow-for-Apple-Silicon/issues/20",
         needle="list_physical_devices", key=()),
