@@ -17,12 +17,12 @@ from packaging.version import Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NEWER_MACOS_OR_PYTHON_FIRST, NOTHING_WRONG
-from tfdoctor.advice.log_evidence import matches_of, said
+from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, BINARIES, good_metal_releases, install_commands,
                                      listing_read, metal_macos_floors, move_python, span,
                                      tensorflow_macos_floors)
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
-from tfdoctor.advice.pip_refusal import unbuilt_for_python
+from tfdoctor.advice.pip_refusal import fork_unbuilt_for, refused_for_macos, unbuilt_for_python
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
 from tfdoctor.knowledge import best_pair, eras
@@ -274,6 +274,10 @@ def no_wheel_for_python(s: Snapshot, d: Derived):
             title, text = facts.pop("title"), facts.pop("text")
             return no_wheel_for_python.finding({**facts, "refused": match.text}, Remediation(
                 text, (pip(s, "index", "versions", facts["package"]),)), title=title)
+    if eras.installed_fork(d.tensorflow) and s.python and s.python.minor and s.python.minor != "3.8":
+        facts = fork_unbuilt_for(s.python.minor)  # the fork with another Python: never built for it
+        title, text = facts.pop("title"), facts.pop("text")
+        return no_wheel_for_python.finding(facts, Remediation(text), title=title)
     return None
 
 
@@ -313,27 +317,23 @@ def no_metal(s: Snapshot, d: Derived):
       "12.1+ from 0.5.0, while the wheels from 0.5.1 on are tagged 12.0, so pip installs them "
       "on 12.0 and cannot enforce 12.1. The finding says which sets the floor.",
       "Update macOS, or install the older pair that supports this macOS when one exists. An "
-      "error that shows a binary missing a symbol of macOS's own libraries (log.macos-too-old) "
-      "is this finding observed, whatever the tables say.",
-      APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES + (codes.LOG_MACOS_TOO_OLD,), fix_answer=NEWER_MACOS_OR_PYTHON_FIRST)
+      "error that shows a binary missing a symbol of macOS's own libraries is log.macos-too-old: "
+      "observed, it outranks what the tables say here. pip finding no TensorFlow where every "
+      "release the requirement admits for this Python needs a newer macOS is this finding, the "
+      "cause of that refusal.",
+      APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES, fix_answer=NEWER_MACOS_OR_PYTHON_FIRST)
 def macos_too_old(s: Snapshot, d: Derived):
-    found = _macos(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, d.hardware_arch) \
-        if judgeable(s, d) else None
-    seen = matches_of(s, codes.LOG_MACOS_TOO_OLD)
-    if found is not None or not seen:
+    if judgeable(s, d) and (found := _macos(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor,
+                                            d.hardware_arch)) is not None:
         return found
-    built_for = next((m.fields["built_for"] for m in seen if m.fields.get("built_for")), None)
-    if built_for and d.macos and version_of(d.macos) >= version_of(built_for):
-        return None  # this macOS is new enough: the error came from elsewhere
-    need = f"macOS {built_for} or later" if built_for else "a newer macOS"
-    shows = ("the report says TensorFlow or tensorflow-metal needs " + need if said(seen[0]) else
-             f"the error shows a library built for {need} missing a symbol of macOS's own frameworks")
-    return macos_too_old.finding(
-        {"macos": d.macos, "built_for": built_for, "observed_in": seen[0].text,
-         "library": seen[0].fields.get("provider"), **({"said": True} if said(seen[0]) else {})},
-        Remediation(f"Update macOS to {built_for} or later" if built_for else "Update macOS",
-                    ("sw_vers -productVersion",), APPLE_PLUGIN_PAGE),
-        title=f"macOS {d.macos or '(version not stated)'} is too old: {shows}")
+    for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION):
+        if (facts := refused_for_macos(s, d, match)) is not None:  # pip refused it: this macOS is why
+            return macos_too_old.finding(
+                {**facts, "macos": d.macos, "refused": match.text},
+                Remediation(f"Update macOS: {facts['why']}", ("sw_vers -productVersion",), APPLE_PLUGIN_PAGE),
+                title=f"macOS {d.macos} is too old for {facts['requested']}: {facts['why']}",
+                explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION,))
+    return None
 
 
 @rule(codes.COMPAT_OK, "TensorFlow, tensorflow-metal, Python and macOS go together",

@@ -30,6 +30,8 @@ from tfdoctor.knowledge import best_pair
 from tfdoctor.model import Command, Remediation, Severity, rule
 
 MINIFORGE = "https://github.com/conda-forge/miniforge"
+POETRY = "poetry-no-candidates"
+"""poetry's form of the refusal (tfdoctor.logtext.install): its installer, not pip, found none."""
 TENSORFLOW_DEPS = {"channel": "apple", "platform": "osx-arm64 only",
                    "versions": "2.5.0-2.10.0", "last_upload": "2022-09-15",
                    "source": "../shared/reference/tf_wheels_2026-11.json tensorflow_deps (the apple "
@@ -79,7 +81,9 @@ def _fix_for_machine(s: Snapshot, d: Derived, m: Any, what: str) -> Remediation:
       "for this Python (tensorflow-metal has none for 3.13), an x86_64 pip under Rosetta 2 looking "
       "for arm64-only packages, a version that exists only as a pre-release, or a macOS below the "
       "wheel's tag. The same message on another machine can have another cause, so the version "
-      "asked for is looked up in the matrix for this Python, architecture and macOS.",
+      "asked for is looked up in the matrix for this Python, architecture and macOS. poetry's "
+      "'Unable to find installation candidates for tensorflow (2.12.0)' is the same refusal of "
+      "the release it locked.",
       "Install a version that exists here (the finding names it), or move to a Python that has one.",
       "https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/",
       fix_answer=ABOUT_THE_LOG)
@@ -92,6 +96,7 @@ def pip_no_matching(s: Snapshot, d: Derived):
             out.append(pip_no_matching.finding(refusal_evidence(s, d, refused), fix, title=text))
             continue
         package = match.fields.get("package", "")
+        installer = "poetry" if match.variant == POETRY else "pip"
         spec = _spec(match.fields.get("specifier", ""))
         where = _where(s, d)
         available = [v.strip() for v in match.fields.get("available", "").split(",")
@@ -123,7 +128,7 @@ def pip_no_matching(s: Snapshot, d: Derived):
             fix = _fix_for_machine(s, d, m, why)
             if verdict == "refused-then" and why.split("; ", 1)[-1].startswith("pip "):
                 fix = Remediation(fix.text, (pip(s, "install", "--upgrade", "pip"), *fix.commands), fix.link)
-            title = f"pip found no {package}{spec}: {why}"
+            title = f"{installer} found no {package}{spec}: {why}"
         elif available:
             finals = [v for v in available if not prerelease(v)]
             wanted = [v for v in available if spec is not None and spec.contains(v, prereleases=True)]
@@ -133,7 +138,7 @@ def pip_no_matching(s: Snapshot, d: Derived):
             facts.update(verdict=verdict, newest_offered=newest)
             why = (f"pip offered {package} {available[0]} to {available[-1]} for Python "
                    f"{where['python'] or '?'}, none matching {match.fields.get('specifier', '')}")
-            title = f"pip found no {package}{match.fields.get('specifier', '')}: {why}"
+            title = f"{installer} found no {package}{match.fields.get('specifier', '')}: {why}"
             fix = Remediation(f"{why}. Ask for a version this Python has",
                               (pip(s, "install", f"{package}=={newest}"),) if newest else ())
         elif not package:  # the paste ends after the message's head, or the report says it in words
@@ -147,7 +152,7 @@ def pip_no_matching(s: Snapshot, d: Derived):
             by = match.fields.get("required_by")
             why = (f"no {package} wheel or sdist fits Python {where['python'] or '?'} on "
                    f"{where['pip_arch'] or '?'}" + (f" (required by {by})" if by else ""))
-            title = f"pip found no {package}{match.fields.get('specifier', '')}: {why}"
+            title = f"{installer} found no {package}{match.fields.get('specifier', '')}: {why}"
             fix = Remediation(f"{why}. See which versions exist for this interpreter, then pin one "
                               "(or drop the package: tensorflow-addons, for one, ended in 2024 and "
                               "has no wheels for new Pythons)",

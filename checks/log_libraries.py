@@ -16,6 +16,7 @@ from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge.records import version_of
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 _PACKAGE_DIRS = {"tensorflow_text": "tensorflow-text", "tensorflow_addons": "tensorflow-addons",
@@ -158,8 +159,9 @@ _UPDATE_MACOS = ("Update macOS (System Settings > General > Software Update), or
       "macOS's own libraries or frameworks (/System/Library/Frameworks/..., /usr/lib/libSystem, "
       "libc++), the library that needs it was built for a newer macOS, whose system has the "
       "symbol (its 'Referenced from' line often says 'which was built for Mac OS X 12.0'): not "
-      "a TensorFlow pairing problem. compat.macos-too-old names the release that fits when the "
-      "versions are known.",
+      "a TensorFlow pairing problem. Observed, it is the cause; compat.macos-too-old adds what the "
+      "tables say of the installed versions. Where this macOS is at least the one the library "
+      "was built for, the text came from elsewhere (information).",
       "Update macOS to the version the library was built for, or install the release of that "
       "package built for this macOS.", fix_answer=ABOUT_THE_LOG)
 def log_macos_too_old(s: Snapshot, d: Derived):
@@ -167,18 +169,26 @@ def log_macos_too_old(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_MACOS_TOO_OLD):
         built_for = match.fields.get("built_for")
         needs = f"macOS {built_for} or later" if built_for else "a newer macOS"
+        if built_for and d.macos and version_of(d.macos) >= version_of(built_for):
+            text = (f"the text shows a library built for {needs}, and this Mac runs macOS {d.macos}: the "
+                    "error came from another machine or an older macOS")
+            out.append(log_macos_too_old.finding(evidence(s, match, macos=d.macos), Remediation(
+                text + ". Run tfdoctor where it failed (`tfdoctor collect --log FILE`)"), title=text,
+                severity=Severity.INFO))
+            continue
+        too_old = f"macOS {d.macos} is too old: " if d.macos else ""
         if not match.fields.get("symbol"):  # the report's words: no library, no symbol to name
             text = (f"the report says TensorFlow or tensorflow-metal needs {needs}; this Mac runs "
                     f"{d.macos or 'a macOS it does not state'}. {_UPDATE_MACOS}")
             out.append(log_macos_too_old.finding(evidence(s, match, macos=d.macos),
                                                  Remediation(text, ("sw_vers -productVersion",)),
-                                                 title=f"The report says it needs {needs}"))
+                                                 title=f"{too_old}the report says it needs {needs}"))
             continue
         text = (f"{match.fields.get('provider_name') or 'a system library'} of this macOS "
                 f"({d.macos or 'version not known'}) lacks {match.fields.get('symbol')}: the library "
                 f"that needs it was built for {needs}. {_UPDATE_MACOS}")
         out.append(log_macos_too_old.finding(
             evidence(s, match, macos=d.macos), Remediation(text, ("sw_vers -productVersion",)),
-            title=f"A library needs {match.fields.get('symbol')} from macOS's "
-                  f"{match.fields.get('provider_name') or 'system libraries'}: it was built for {needs}"))
+            title=f"{too_old}a library needs {match.fields.get('symbol')} from macOS's "
+                  f"{match.fields.get('provider_name') or 'system libraries'}, built for {needs}"))
     return out

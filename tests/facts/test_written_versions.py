@@ -22,6 +22,7 @@ from tfdoctor.facts.written_versions import read_written
     ("2.11 (was 2.10 the day before)", None),
     ("installed (version not stated)", None),
     ("2.4 a fork", "2.4"),
+    ("pre-release (TF r2.4rc0)", "2.4rc0"),  # a TensorFlow branch name, r2.4
 ])
 def test_a_written_version_is_the_one_version_it_names(written, version):
     assert read_written(written).version == version and read_written(written).installed

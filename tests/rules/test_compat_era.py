@@ -88,3 +88,13 @@ def test_a_device_list_checked_the_plugin_eras_way_on_the_fork_is_the_forks_fail
     at_work.log = keep.read(LOGS / "mlcompute_installer_wheel.txt", identity=WHO)
     (era,) = [f for f in check.run(at_work) if f.code == "compat.mlcompute-fork"]
     assert era.severity is Severity.INFO and "tensorflow_macos-0.1a1" in era.evidence["observed_in"]
+
+
+def test_the_fork_on_another_python_than_3_8_was_never_built_for_it():
+    """The fork's bundled wheels are cp38 only (apple/tensorflow_macos install_venv.sh); a fork
+    reported on Python 3.9 has no wheel for it: that, not the fork's age, is the error."""
+    on_39 = merge(fork_mac(), {"python": {"version": "3.9.1"}})
+    (f,) = [f for f in LogRules("compat_era", "compat_platform").run(snap(on_39)) if f.code == "compat.no-wheel-for-python"]
+    assert f.severity is Severity.ERROR and f.evidence["wheel_pythons"] == ["cp38"]
+    assert f.title.endswith("this is Python 3.9")
+    assert not [f for f in LogRules("compat_platform").run(snap(fork_mac())) if f.code == "compat.no-wheel-for-python"]

@@ -243,10 +243,10 @@ def test_a_third_party_metal_plugin_is_a_metal_plugin_here_too():
 
 
 
-def test_a_loader_error_from_a_system_framework_is_macos_too_old_even_without_versions():
-    """What the error shows is observed: compat.macos-too-old explains log.macos-too-old when the
-    macOS is older than the binary was built for, or not stated; a new enough macOS means the
-    error came from elsewhere."""
+def test_a_loader_error_from_a_system_framework_is_the_logs_not_the_tables():
+    """What the error shows is observed: log.macos-too-old is the cause, and compat.macos-too-old
+    (what the tables say of installed versions) neither repeats nor explains it; a macOS at least
+    the one the library was built for means the error came from elsewhere (information)."""
     from log_cases import LOGS, WHO
 
     from tfdoctor.logtext import keep
@@ -254,12 +254,40 @@ def test_a_loader_error_from_a_system_framework_is_macos_too_old_even_without_ve
     def with_log(data):
         s = snap(data)
         s.log = keep.read(LOGS / "dyld_system_symbol_macos_too_old.txt", identity=WHO)
-        return [f for f in compat.run(s) if f.code == "compat.macos-too-old"]
+        return {f.code: f for f in RuleModules("compat_platform", "log_libraries").run(s)}
 
-    (old,) = with_log(mac(None, None, macos="11.6"))
-    assert old.evidence["built_for"] == "12.0" and "log.macos-too-old" in old.explains
-    assert "Update macOS to 12.0" in old.remediation.text
-    assert not with_log(mac(None, None, macos="14.5"))
+    old = with_log(mac(None, None, macos="11.6"))
+    assert "compat.macos-too-old" not in old
+    assert old["log.macos-too-old"].severity is Severity.ERROR
+    assert old["log.macos-too-old"].title.startswith("macOS 11.6 is too old: a library needs _OBJC_CLASS_$_MPSGraph")
+    assert "built for macOS 12.0 or later" in old["log.macos-too-old"].title
+    new = with_log(mac(None, None, macos="14.5"))["log.macos-too-old"]
+    assert new.severity is Severity.INFO and "came from another machine or an older macOS" in new.title
+
+
+def test_pip_finding_no_tensorflow_where_every_admitted_release_needs_a_newer_macos_is_that_macos(tmp_path):
+    """pip's refusal (its template, filled: a requirement on tensorflow>=1.13.0 on OS X 10.10.5,
+    Python 3.5). TensorFlow 1.13.1's cp35 wheel is tagged macosx_10_11 with binaries built for
+    10.12; the later 10.6-tagged ones' binaries are built for 10.14 (compat_matrix.json
+    macos_floors). The macOS is the cause; on 10.12 the same refusal is not the macOS's."""
+    from log_cases import WHO
+
+    from tfdoctor.logtext import keep
+
+    def found(macos: str) -> dict:
+        (tmp_path / "pip.txt").write_text(
+            "ERROR: Could not find a version that satisfies the requirement tensorflow>=1.13.0 (from some-tool) "
+            "(from versions: none)\nERROR: No matching distribution found for tensorflow>=1.13.0 (from some-tool)\n")
+        data = merge(mac(None, None, python="3.5.6", macos=macos), INTEL)
+        s = snap(data)
+        s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+        return {f.code: f for f in RuleModules("compat_platform", "log_install").run(s)}
+
+    f = found("10.10.5")["compat.macos-too-old"]
+    assert f.title == ("macOS 10.10.5 is too old for tensorflow>=1.13.0: tensorflow>=1.13.0 needs macOS 10.12 or "
+                       "later for Python 3.5 (x86_64); this Mac runs 10.10.5")
+    assert "log.pip-no-matching-distribution" in f.explains and f.severity is Severity.ERROR
+    assert "compat.macos-too-old" not in found("10.12.6")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -87,6 +87,15 @@ def test_under_rosetta_on_python_3_11_intel_wheels_exist_so_pip_ran_elsewhere():
     assert f.evidence["verdict"] == "installable-here" and f.evidence["installable_here"] == ["0.8.0", "1.0.0"]
 
 
+def test_poetrys_refusal_of_the_locked_release_is_read_as_pips():
+    # tensorflow/tensorflow#85418: poetry 2.0 locked tensorflow 2.18.0; on an Intel Mac no wheel of it fits
+    data = apple_silicon(host={"hw_arm64": False, "chip": None, "cpu_brand": "Intel(R) Core(TM) i7"},
+                         python={"version": "3.11.9", "process_arch": "x86_64"})
+    f = one(diagnose(data, "poetry_no_candidates_tensorflow.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "arch-missing"
+    assert f.title.startswith("poetry found no tensorflow==2.18.0: tensorflow==2.18.0 has macOS wheels for arm64 only")
+
+
 def test_tensorflow_on_macos_11_needs_macos_12():
     # tensorflow/tensorflow#47205: `pip3 install tensorflow` on an M1 with macOS 11
     data = apple_silicon(host={"macos_version": "11.7"}, python={"version": "3.9.6"})
@@ -94,9 +103,11 @@ def test_tensorflow_on_macos_11_needs_macos_12():
     assert f.evidence["verdict"] == "macos-too-old" and "macOS 12.0" in f.title
 
 
-def test_tensorflow_2_4_1_is_older_than_any_apple_silicon_wheel():
+def test_tensorflow_2_4_1_had_intel_mac_wheels_only():
+    # the registry's 1.x and early 2.x releases (compat_matrix.json macos_floors) count too
     f = one(diagnose(apple_silicon(), "pip_tensorflow_241_versions.txt"), "log.pip-no-matching-distribution")
-    assert f.evidence["verdict"] == "older-than-matrix"
+    assert f.evidence["verdict"] == "arch-missing"
+    assert "tensorflow==2.4.1 has macOS wheels for x86_64 only, none for arm64" in f.title
     assert "pip offered 2.5.0rc0 to 2.8.0rc0" in f.title
 
 

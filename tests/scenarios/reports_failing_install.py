@@ -91,7 +91,7 @@ def text_pulls_tensorflow(b: Any, parts: Any) -> None:
 
 
 def fork_numpy120(b: Any, parts: Any) -> None:
-    py = b.miniforge("3.9.2", f"{HOME}/miniforge3", "tf24")
+    py = b.miniforge("3.8.8", f"{HOME}/miniforge3", "tf24")
     site = b.site_of(py)
     b.scenario(
         "pin_violation_numpy120_tensorflow_macos_fork",
@@ -100,7 +100,8 @@ def fork_numpy120(b: Any, parts: Any) -> None:
         basis="#48237 (2021-04): 'The new Apple M1 MLcompute Tensorflow2.4 not compatible with Numpy1.20.1'; the "
               "maintainer: TF 2.4 bounds numpy to ~=1.19.2 ('>=1.19.2 and < 1.20'); #220: pip could not build "
               "numpy 1.19 on the M1, `conda install numpy=1.19.5` fixed it. Assumed: the fork's arm64 wheel "
-              "(tensorflow_macos 0.1a1), Miniforge Python 3.9.2, numpy 1.20.1 from conda-forge, macOS 11.4. "
+              "(tensorflow_macos 0.1a1), a Miniforge Python 3.8.8 environment (the fork's wheels are cp38 only; "
+              "#153's recipe made one with python=3.8), numpy 1.20.1 from conda-forge, macOS 11.4. "
               "Static facts only.",
         expected=["compat.pin-violation"],
         snapshot=b.snapshot(

@@ -47,6 +47,8 @@ def refusal(m: Any, package: str, spec: SpecifierSet, py: str | None, arch: str,
             for r in minor.releases + minor.prereleases:
                 table = r.tensorflow if package == "tensorflow" else r.tensorflow_macos
                 entries.append((r.version, {a: (w.pythons, w.min_macos) for a, w in table.items()}))
+        tabled = {v for v, _t in entries}  # the registry's other releases (1.x, old 2.x) as pip sees them
+        entries += [(v, t) for v, t in macos_floors.registry_wheels(package).items() if v not in tabled]
     else:
         for metal in m.metal_releases.values():
             entries.append((metal.version, {a: (w.pythons, m.metal_min_macos(metal, a))
@@ -127,6 +129,37 @@ def then_versus_now(s: Snapshot, text: str) -> str | None:
 _EXACT = re.compile(r"^===?\s*(?P<version>\d+(?:\.\d+)*)$")
 
 
+def refused_for_macos(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None:
+    """Facts of a pip refusal this macOS explains: every release the requirement admits for this
+    Python, on the architecture pip runs as, needs a newer macOS (the wheels' tags; on x86_64 the
+    binaries' floor where it binds: pip installs those, and they fail at import). None otherwise."""
+    package = match.fields.get("package", "")
+    arch = d.process_arch or d.hardware_arch
+    if match.code != LOG_PIP_NO_MATCHING_DISTRIBUTION or package not in TF_DISTS + ("tensorflow-metal",) \
+            or not d.is_mac or not d.macos or d.matrix is None or s.python is None or not arch:
+        return None
+    try:
+        spec = SpecifierSet(match.fields.get("specifier", ""))
+    except InvalidSpecifier:
+        return None
+    verdict, why, _here = refusal(d.matrix, package, spec, s.python.minor, arch, d.macos)
+    if verdict != "macos-too-old":
+        return None
+    return {"requested": f"{package}{spec}", "python": s.python.minor, "arch": arch, "why": why,
+            "source": macos_floors.source()}
+
+
+def fork_unbuilt_for(python: str) -> dict[str, Any]:
+    """Facts of the ML Compute fork on a Python other than 3.8: its bundled wheels are cp38 only
+    (apple/tensorflow_macos install_venv.sh), and its installer refuses any other."""
+    return {"package": "tensorflow-macos", "requested": "tensorflow_macos 0.1alpha (the ML Compute fork)",
+            "python": python, "wheel_pythons": ["cp38"], "source": "apple/tensorflow_macos install_venv.sh",
+            "title": f"Apple's ML Compute fork was built for Python 3.8 only (its bundled wheels are cp38); "
+                     f"this is Python {python}",
+            "text": "Give its installer a Python 3.8 (--python), or better, leave the unmaintained fork: "
+                    "TensorFlow with tensorflow-metal installs with pip on current Pythons"}
+
+
 def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None:
     """Facts of a refusal of a TensorFlow never built for this Python. pip's 'no matching
     distribution' (log.pip-no-matching-distribution) for one exact release whose macOS wheels
@@ -139,13 +172,7 @@ def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None
     None when that is not what the refusal shows."""
     fields = match.fields
     if match.variant == "mlcompute-installer-python":
-        python = fields.get("python_version") or (s.python.minor if s.python else "another version")
-        return {"package": "tensorflow-macos", "requested": "tensorflow_macos 0.1alpha (the ML Compute fork)",
-                "python": python, "wheel_pythons": ["cp38"], "source": "apple/tensorflow_macos install_venv.sh",
-                "title": f"The ML Compute fork's installer takes Python 3.8 only (its bundled wheels are cp38); "
-                         f"it was given Python {python}",
-                "text": "Give the installer a Python 3.8 (--python), or better, leave the unmaintained fork: "
-                        "TensorFlow with tensorflow-metal installs with pip on current Pythons"}
+        return fork_unbuilt_for(fields.get("python_version") or (s.python.minor if s.python else "another version"))
     if match.code != LOG_PIP_NO_MATCHING_DISTRIBUTION:
         return None
     exact = _EXACT.match(fields.get("specifier", ""))

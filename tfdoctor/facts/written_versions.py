@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from packaging.version import InvalidVersion, Version
 
 _VERSION = re.compile(
-    r"(?<![\w.])(?:v|tf|tensorflow)?(?P<release>\d+(?:\.\d+){1,3})"
+    r"(?<![\w.])(?:v|r|tf|tensorflow)?(?P<release>\d+(?:\.\d+){1,3})"
     r"(?:(?:[ -]?(?P<pre>alpha|beta)|-?(?P<pre_short>a|b|rc))(?P<pre_n>\d+)?)?(?P<dev>\.dev\d+)?(?![\w.])",
     re.I)
 """A release number in prose: "2.6.0", "v2.13.0-rc2", "tf2.4", "0.1 alpha", "2.13.0.dev20230406"."""

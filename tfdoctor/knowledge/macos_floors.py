@@ -101,6 +101,27 @@ def wheel_archs(package: str, version: str, raw: Mapping[str, Any] | None = None
     return frozenset(wheel_pythons(package, version, raw))
 
 
+def registry_wheels(package: str, raw: Mapping[str, Any] | None = None) -> dict[str, dict[str, tuple[frozenset[str], str]]]:
+    """Release -> architecture -> (the Pythons, '3.5', it has macOS wheels for; the oldest macOS
+    one of them runs on: its tag, or on x86_64 its binaries' floor where that binds, as
+    WheelFloor.needs): every release since TensorFlow 0.12, 1.x included."""
+    out: dict[str, dict[str, tuple[frozenset[str], str]]] = {}
+    for version, archs in bundled_section(SECTION, raw).get("releases", {}).get(package, {}).items():
+        if not isinstance(archs, Mapping):
+            continue
+        table = {}
+        for arch, rows in archs.items():
+            rows = [r for r in rows if isinstance(r, Mapping) and r.get("tag")] if isinstance(rows, list) else []
+            if rows:
+                pythons = frozenset(f"{p[2]}.{p[3:]}" for r in rows for p in r.get("python", ()) if p[:2] == "cp" and len(p) > 3)
+                floors = [WheelFloor(package, version, arch, str(r["tag"]), "", (), r.get("binaries"), "").needs
+                          for r in rows]
+                table[arch] = (pythons, min(floors, key=_key))
+        if table:
+            out[_norm(version)] = table
+    return out
+
+
 @dataclass(frozen=True)
 class Arrival:
     """When wheels for one Python came to one architecture, in a package's final releases."""

@@ -95,6 +95,11 @@ def _fork_python(fields: Fields) -> Fields:
     return {"sign": "installer needs Python 3.8", **out}
 
 
+def _poetry_release(fields: Fields) -> Fields:
+    """poetry names the locked release ("tensorflow (2.12.0)"): as a requirement, ==2.12.0."""
+    return {"package": _canonical(fields.get("package", "")), "specifier": f"=={fields.get('version', '')}"}
+
+
 def _fork_installer(fields: Fields) -> Fields:
     """The fork's installer at work, or refusing a macOS before 11 (a failure of the fork's own)."""
     return {"sign": "Error: installer needs macOS 11" if fields.get("error") else "installer ran"}
@@ -126,6 +131,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/apple/tensorflow_macos/issues/17",
         needle="macos", derive=_fork_installer, key=("sign",),
         outputs=("sign",)),
+    # poetry's installer (src/poetry/installation/chooser.py, Chooser.choose_for): no file of the
+    # locked release fits this interpreter and platform, which is pip's 'no matching distribution'
+    sig("log.pip-no-matching-distribution", "poetry-no-candidates", "install",
+        "poetry found no file of the locked release for this Python and platform",
+        r"Unable to find installation candidates for (?P<package>[A-Za-z0-9][A-Za-z0-9._-]{0,100}) "
+        r"\((?P<version>[^()\s]{1,60})\)",
+        "Unable to find installation candidates for tensorflow (2.18.0)",
+        "https://github.com/tensorflow/tensorflow/issues/85418",
+        needle="Unable to find installation candidates", derive=_poetry_release, key=("package",),
+        outputs=("package", "specifier"),
+        head=r"(?<![\w\"'])Unable to find installation candidates for"),  # not the frame's f-string
     sig("log.pip-no-matching-distribution", "pip-could-not-find", "install",
         "pip found no distribution of a package for this Python and platform",
         # pip 26 says "a final version"; "(from -r requirements.txt (line 3))" nests brackets;
