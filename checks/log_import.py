@@ -25,6 +25,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import amd64_on_arm, emulated_x86_container, evidence, matches_of, names_tensorflow
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import eras
+from tfdoctor.logtext.importing import LINKER_SKIPPED
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
@@ -221,6 +222,13 @@ def arch_mismatch(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_ARCH_MISMATCH):
         have, need = match.fields.get("have", ""), match.fields.get("need", "")
         facts = _arch_facts(s, d)
+        if match.variant == LINKER_SKIPPED:  # a build linking a library, not Python importing one
+            text = (f"the linker skipped {match.fields.get('file') or 'a library'}: it is built for {have}, "
+                    f"the build is for {need}. Link a {need} build of that library (TensorFlow's C library: "
+                    f"one built for {need}), or build for {have}")
+            return arch_mismatch.finding(evidence(s, match, binary_arch=have, needed=need, **facts),
+                                         Remediation(text, ("file " + shlex.quote(match.fields.get("file") or "LIBRARY"),)),
+                                         title=f"Architecture mismatch: {text}")
         library = re.search(r"site-packages/([^/]+)/", match.text)
         package = library.group(1).replace("_", "-") if library else None
         if d.translated:

@@ -17,6 +17,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge.records import version_of
+from tfdoctor.logtext.importing import LINKER_SKIPPED
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 _PACKAGE_DIRS = {"tensorflow_text": "tensorflow-text", "tensorflow_addons": "tensorflow-addons",
@@ -125,9 +126,12 @@ def _owner(library: str) -> str | None:
 def symbol_not_found(s: Snapshot, d: Derived):
     out = []
     macos_own = {m.fields["symbol"] for m in matches_of(s, codes.LOG_MACOS_TOO_OLD) if m.fields.get("symbol")}
+    skipped = any(m.variant == LINKER_SKIPPED for m in matches_of(s, codes.LOG_ARCH_MISMATCH))
     for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND):
         if any(symbol in match.text for symbol in macos_own):
             continue  # dyld expected it in macOS's own libraries: log.macos-too-old, not a TensorFlow pair
+        if skipped and "for architecture" in match.text:
+            continue  # the linker left out a library of the other architecture: its symbols (log.arch-mismatch)
         library = match.fields.get("library", "")
         owner = _owner(library)
         minor = ".".join((d.tf_version or "").split(".")[:2])
@@ -140,7 +144,7 @@ def symbol_not_found(s: Snapshot, d: Derived):
                     f"{d.tf_version}: install the release of the same minor ({want})").replace("  ", " ")
             commands: tuple[str, ...] = (pip(s, "install", want),)
         else:
-            text = (f"{match.fields.get('plugin') or library} was built against another TensorFlow "
+            text = (f"{match.fields.get('plugin') or library or 'the library'} was built against another TensorFlow "
                     f"than {d.tf_version or 'the one installed'}: rebuild it against this TensorFlow")
             commands = ('python3 -c "import tensorflow as tf; print(tf.sysconfig.get_compile_flags(), '
                         'tf.sysconfig.get_link_flags())"',)

@@ -247,3 +247,14 @@ def test_the_interpreters_own_no_module_named_tensorflow_says_what_a_report_list
     assert "log.no-tensorflow-module" in {c.code for c in report.consequences(report.diagnosis())}
     elsewhere = next(f for f in run(apple_silicon()["packages"]).findings if f.code == "log.no-tensorflow-module")
     assert elsewhere.severity is Severity.INFO and "another interpreter" in elsewhere.title
+
+
+def test_a_linker_that_skipped_a_library_of_the_other_architecture_is_the_mismatch_not_missing_symbols():
+    # tensorflow/build#82: a cgo build as x86_64 on an M1, linking an arm64 libtensorflow
+    found = {f.code: f for f in LogRules("log_import", "log_libraries").diagnose(apple_silicon(), "ld_ignoring_file_other_arch.txt")}
+    f = found["log.arch-mismatch"]
+    assert f.evidence["binary_arch"] == "arm64" and f.evidence["needed"] == "x86_64"
+    assert f.title.startswith("Architecture mismatch: the linker skipped /usr/local/lib/libtensorflow.so: it is "
+                              "built for arm64, the build is for x86_64")
+    assert f.remediation.commands == ("file /usr/local/lib/libtensorflow.so",)
+    assert "log.symbol-not-found" not in found  # the undefined symbols are the skipped library's

@@ -118,6 +118,17 @@ _DLOPEN_SYMBOL = re.compile(
     stderr.DLOPEN.regex.pattern + r":\s*" + stderr.SYMBOL_NOT_FOUND.regex.pattern)
 _UNDEFINED = stderr.UNDEFINED_SYMBOL.regex
 
+LINKER_SKIPPED = "ld-other-architecture"
+"""The linker's form of the mismatch: a build skipped a library of the other architecture, and
+the symbols it then reports undefined are that library's."""
+
+
+def _linked(fields: Fields) -> Fields:
+    """One set of fields for either linker's wording."""
+    return {"file": fields.get("file") or fields.get("file2", ""), "have": fields.get("have") or fields.get("have2", ""),
+            "need": fields.get("need") or fields.get("need2", "")}
+
+
 SIGNATURES: tuple[Signature, ...] = (
     # zsh (Src/jobs.c printjob) names the job after the signal's text: "zsh: illegal hardware
     # instruction  arch -x86_64 python3", so the command that died (and how it was started) is read
@@ -263,6 +274,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/tensorflow/tensorflow/issues/57483",
         needle="incompatible architecture", key=("have", "need"),
         head=r"incompatible architecture \(have '?\(?(?P<have>\w+)"),
+    # Apple's linker (ld64): "ignoring file %s, building for %s-%s but attempting to link with
+    # file built for %s-%s"; ld-prime (Xcode 15): "ignoring file '%s': found architecture '%s',
+    # required architecture '%s'"
+    sig("log.arch-mismatch", LINKER_SKIPPED, "install",
+        "the linker skipped a library built for the other architecture (x86_64 vs arm64)",
+        r"ignoring file '?(?P<file>[^\s',]{1,500})'?, building for macOS-(?P<need>\w+) but attempting to link with "
+        r"file built for macOS-(?P<have>\w+)|"
+        r"ignoring file '(?P<file2>[^'\n]{1,500})': found architecture '(?P<have2>\w+)', required architecture "
+        r"'(?P<need2>\w+)'",
+        "ld: warning: ignoring file /usr/local/lib/libtensorflow.so, building for macOS-x86_64 but attempting "
+        "to link with file built for macOS-arm64", "https://github.com/tensorflow/build/issues/82",
+        needle="ignoring file", derive=_linked, key=("file",), outputs=("file", "have", "need")),
     sig("log.arch-mismatch", "wrong-architecture", "import",
         "a binary of the other architecture (x86_64 vs arm64)",
         stderr.WRONG_ARCHITECTURE.regex,
