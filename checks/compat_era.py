@@ -6,13 +6,12 @@ in the other (tfdoctor.knowledge.eras). The fork's text is read by checks/log_er
 from __future__ import annotations
 
 from tfdoctor import codes
-from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE, move_python
+from tfdoctor.advice.fork_exit import fork_failed, plugin_era_way
+from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.derived import Derived
-from tfdoctor.facts.archnames import ARM64
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.knowledge import best_pair, eras
-from tfdoctor.logtext.training import MLCOMPUTE_API
+from tfdoctor.knowledge import eras
 from tfdoctor.model import FixAnswer, Remediation, Severity, rule
 
 
@@ -24,7 +23,8 @@ from tfdoctor.model import FixAnswer, Remediation, Severity, rule
       "came with tensorflow-macos 2.5.0 in June 2021), and Apple archived it. Installing "
       "tensorflow-metal into it is wrong; its errors ('MLCompute device must be set before "
       "initialization', ML Compute's 'tf2mlcompute' lines) get no fixes. Told by the installed "
-      "version or by the fork's own text. A warning when the fork's text reports a failure, or when "
+      "version (the fork seen only in a text is log.mlcompute-fork). A warning when the fork's text "
+      "reports a failure, or when "
       "TensorFlow's device list shows no GPU to code that does not select it through mlcompute (the "
       "fork lists none by design; the person asking expected the plugin era's behaviour); "
       "information when it only shows the fork at work.",
@@ -36,37 +36,17 @@ from tfdoctor.model import FixAnswer, Remediation, Severity, rule
       fix_answer=FixAnswer(False, "leaving the fork also means changing the code (its mlcompute "
                            "lines), and perhaps the Python: the finding gives the commands and lines"))
 def mlcompute_fork(s: Snapshot, d: Derived):
-    seen = matches_of(s, codes.LOG_MLCOMPUTE_FORK)
-    if not eras.installed_fork(d.tensorflow) and not (seen and not eras.plugin_era(d.tensorflow)):
-        return None
+    if not eras.installed_fork(d.tensorflow):
+        return None  # the fork seen only in a text is that text's story (log.mlcompute-fork)
     tf = d.tensorflow
-    what = f"{tf.name} {tf.version}" if tf is not None else "the TensorFlow that printed this"
-    arch = d.hardware_arch or ARM64
-    python, commands, reqs = move_python(s, d.matrix, arch) if d.matrix is not None else (None, [], ())
-    text = (f"{what} is Apple's 2020-21 fork of TensorFlow {eras.FORK_BASE} on ML Compute "
-            "(tensorflow_macos 0.1alpha): it has no tensorflow-metal, and Apple no longer maintains it. "
-            "Move to the plugin era")
-    if reqs:
-        text += f": a Python {python} environment with {' + '.join(reqs)}"
-    else:  # no pair fits this Mac (tensorflow-metal needs macOS 12): an empty venv would not help
-        commands = []
-        why = best_pair.recommended_install(d.matrix, python, arch, d.macos).reason if d.matrix and python else ""
-        text += (": TensorFlow with tensorflow-metal (python -m pip install tensorflow tensorflow-metal)"
-                 + (f", once this Mac can run it ({why})" if why else ""))
-    text += ", and remove `mlcompute.set_mlc_device(...)` from the code"
+    what = f"{tf.name} {tf.version}"
+    fix, reqs = plugin_era_way(s, d, what)
     facts = {"tensorflow": what, "based_on": eras.FORK_BASE, "gpu_through": "ML Compute (mlcompute module)",
              "plugin_era_from": f"tensorflow-macos {eras.PLUGIN_ERA_FROM} with tensorflow-metal",
              "sources": list(eras.SOURCES), "recommended": list(reqs) or None}
-    if seen:
+    if seen := matches_of(s, codes.LOG_MLCOMPUTE_FORK):
         facts["observed_in"] = seen[0].text
-    # a failure of the fork's own; or TensorFlow's device list checked for a GPU by code that does
-    # not select one through mlcompute: the fork lists none by design, and the person asking
-    # expected the plugin era's behaviour
-    own_api = any(match.fields.get("sign") == MLCOMPUTE_API for match in seen)
-    failed = any(eras.is_fork_failure(match.text) for match in seen) or (
-        not own_api and bool(matches_of(s, codes.LOG_NO_GPU_LISTED)))
     return mlcompute_fork.finding(
-        facts, Remediation(text, tuple(commands), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE),
-        title=f"{what} is Apple's unmaintained ML Compute fork (TensorFlow 2.4, no tensorflow-metal): "
-              "move to TensorFlow with tensorflow-metal", basis="table" if not seen else "observed",
-        severity=None if failed else Severity.INFO)  # a working fork is old, not broken
+        facts, fix, title=f"{what} is Apple's unmaintained ML Compute fork (TensorFlow 2.4, no tensorflow-metal): "
+                          "move to TensorFlow with tensorflow-metal",
+        severity=None if fork_failed(s) else Severity.INFO)  # a working fork is old, not broken

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tfdoctor import codes
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
+from tfdoctor.advice.fork_exit import fork_failed, plugin_era_way
 from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
@@ -18,9 +19,12 @@ from tfdoctor.model import Remediation, Severity, rule
       Severity.ERROR,
       "`from tensorflow.python.compiler.mlcompute import mlcompute`, `mlcompute.set_mlc_device`, "
       "'MLCompute device must be set before initialization' and ML Compute's 'tf2mlcompute' log "
-      "lines belong to Apple's 2020-21 fork (apple/tensorflow_macos#58, #218). Where the fork is "
-      "installed, compat.mlcompute-fork is the cause; where a plugin-era TensorFlow is, the code "
-      "was written for the fork and calls a module this TensorFlow does not have.",
+      "lines belong to Apple's 2020-21 fork (apple/tensorflow_macos#58, #218), and so do its "
+      "installer's lines and the MLC ops its graphs hold ('tf.MLCConv2D' op is neither a custom "
+      "op nor a flex op). Where the fork is installed, compat.mlcompute-fork is the cause; where a "
+      "plugin-era TensorFlow is, the code was written for the fork and calls a module this "
+      "TensorFlow does not have; otherwise this text is the cause (a warning where it shows the "
+      "fork failing, information where it shows it at work).",
       "Remove the mlcompute lines: tensorflow-metal gives TensorFlow the GPU without them.",
       APPLE_PLUGIN_PAGE, fix_answer=ABOUT_THE_LOG)
 def log_mlcompute_fork(s: Snapshot, d: Derived):
@@ -34,12 +38,11 @@ def log_mlcompute_fork(s: Snapshot, d: Derived):
                 evidence(s, match, tensorflow=f"{tf.name} {tf.version}"),
                 Remediation(text, (), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE),
                 title=f"Code for Apple's 2020 ML Compute fork run on {tf.name} {tf.version}: {text}")
-        text = ("the text is of Apple's 2020-21 ML Compute fork of TensorFlow 2.4 (tensorflow_macos "
-                "0.1alpha): unmaintained, and without tensorflow-metal")
-        failed = any(eras.is_fork_failure(m.text) for m in matches_of(s, codes.LOG_MLCOMPUTE_FORK))
+        what = f"{tf.name} {tf.version}" if tf is not None else "the TensorFlow that printed this"
+        fix, _reqs = plugin_era_way(s, d, what)
         return log_mlcompute_fork.finding(
-            evidence(s, match), Remediation(text + "; move to TensorFlow with tensorflow-metal",
-                                            (), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE),
-            title=f"ML Compute fork: {text}",
-            severity=Severity.WARNING if failed else Severity.INFO)  # the fork at work is no failure
+            evidence(s, match, tensorflow=what if tf is not None else None), fix,
+            title=f"ML Compute fork: {what} is Apple's unmaintained fork of TensorFlow 2.4, without "
+                  "tensorflow-metal: move to TensorFlow with tensorflow-metal",
+            severity=Severity.WARNING if fork_failed(s) else Severity.INFO)  # the fork at work is no failure
     return None

@@ -38,13 +38,17 @@ def test_on_big_sur_the_fork_is_told_to_wait_for_macos_12_not_given_an_empty_env
     assert f.remediation.commands == () and "macOS 12" in f.remediation.text
 
 
-def test_the_forks_own_text_names_it_where_the_report_lists_no_packages():
+def test_the_forks_own_text_where_the_report_lists_no_packages_is_the_texts_story():
+    """Observed in a text only, the fork is log.mlcompute-fork (the cause, with the same way out);
+    compat.mlcompute-fork speaks of an installed fork and does not repeat it."""
     for name in ("mlcompute_device_before_init.txt", "mlcompute_subgraph_failed.txt"):
         data = merge(apple_silicon(packages=[]), {"unknown": ["packages"]})
-        findings = check.diagnose(data, name)
-        (era,) = [f for f in findings if f.code == "compat.mlcompute-fork"]
-        assert era.basis == "observed" and era.evidence["observed_in"]
-        assert "log.mlcompute-fork" in era.explains
+        found = {f.code: f for f in check.diagnose(data, name)}
+        assert "compat.mlcompute-fork" not in found
+        f = found["log.mlcompute-fork"]
+        assert f.severity is Severity.WARNING and f.basis == "observed"
+        assert "Move to the plugin era" in f.remediation.text and f.remediation.commands
+        assert "mlcompute.set_mlc_device" in f.remediation.code[0]
 
 
 def test_the_fork_at_work_is_information_and_its_failure_a_warning(tmp_path):
@@ -82,7 +86,7 @@ def test_a_device_list_checked_the_plugin_eras_way_on_the_fork_is_the_forks_fail
     refused.write_text("ERROR: TensorFlow with ML Compute acceleration is only available on macOS 11.0 and later.\n")
     s = snap(merge(apple_silicon(packages=[]), {"unknown": ["packages"]}))
     s.log = keep.read(refused, identity=WHO)
-    (era,) = [f for f in check.run(s) if f.code == "compat.mlcompute-fork"]
+    (era,) = [f for f in check.run(s) if f.code == "log.mlcompute-fork"]
     assert era.severity is Severity.WARNING and era.basis == "observed"
     at_work = snap(fork_mac())  # the installer's own lines, the fork installed: the fork at work
     at_work.log = keep.read(LOGS / "mlcompute_installer_wheel.txt", identity=WHO)

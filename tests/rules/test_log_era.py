@@ -38,4 +38,13 @@ def test_a_tensorflow_before_the_plugin_era_printing_the_forks_text_is_the_fork(
     findings = LogRules("log_era", "compat_era").run(s)
     (f,) = [f for f in findings if f.code == "log.mlcompute-fork"]
     assert "does not have" not in f.title and f.severity is Severity.WARNING  # its failure
-    assert "compat.mlcompute-fork" in [f.code for f in findings]
+    assert f.title.startswith("ML Compute fork: tensorflow 2.4.0rc0 is Apple's unmaintained fork")
+    assert "compat.mlcompute-fork" not in [f.code for f in findings]  # installed as `tensorflow`: the text tells it
+
+
+def test_the_forks_ops_in_a_graph_are_the_fork():
+    # apple/tensorflow_macos#133: TFLiteConverter meets the fork's MLCMatMul on an Intel Mac
+    s = snap(merge(apple_silicon(packages=[]), {"unknown": ["packages"]}))
+    s.log = keep.read(LOGS / "mlcompute_op_tflite.txt", identity=WHO)
+    (f,) = [f for f in LogRules("log_era", "compat_era").run(s) if f.code == "log.mlcompute-fork"]
+    assert f.severity is Severity.WARNING and f.evidence["log_op"] == "MLCMatMul"

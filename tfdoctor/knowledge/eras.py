@@ -32,7 +32,8 @@ WITHOUT_MLCOMPUTE = (("tf.config.list_physical_devices('GPU')  # instead of mlco
 
 
 FORK_FAILURES = ("must be set before initialization", "Failed in processing",
-                 "No MLCTrainingGraph has been found", "Error", "only available on macOS 11.0 and later")
+                 "No MLCTrainingGraph has been found", "Error", "only available on macOS 11.0 and later",
+                 "neither a custom op nor a flex op", "Op type not registered", "OpKernel")
 """What in the fork's own text is a failure: its imports and ML Compute's informational lines are
 how the fork works, and a working fork setup prints them (and lists no GPU, by design)."""
 

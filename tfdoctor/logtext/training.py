@@ -105,6 +105,11 @@ def _keras3(api: str, **extra: str):  # noqa: ANN202 - a small closure factory
     return derive
 
 
+def _mlc_op(fields: Fields) -> Fields:
+    """The fork's op a graph holds, however the error named it."""
+    return {"sign": "ML Compute op", "op": fields.get("op") or fields.get("op2") or fields.get("op3", "")}
+
+
 MLCOMPUTE_API = "mlcompute API"
 """The sign of the fork's own device selection in code: the fork used the way it is meant to be."""
 
@@ -130,6 +135,16 @@ SIGNATURES: tuple[Signature, ...] = (
         "TensorFlow graph proposal_targets/MLCSubgraphOp_0_35",
         "https://github.com/apple/tensorflow_macos/issues/218", needle="mlc",
         derive=_sign("ML Compute runtime"), key=("sign",), outputs=("sign",)),
+    # the fork rewrote graphs onto ML Compute ops (MLCConv2D, MLCMatMul, MLCSubgraphOp) that only
+    # it registers: TFLite's converter (tensorflow/compiler/mlir/lite) and any other TensorFlow
+    # meet them as unknown ops
+    sig("log.mlcompute-fork", "mlcompute-op", "training",
+        "a graph holds the ML Compute fork's own ops (MLC...), which nothing else knows",
+        r"'tf\.(?P<op>MLC[A-Z]\w{1,60})' op is neither a custom op nor a flex op|"
+        r"Op type not registered '(?P<op2>MLC[A-Z]\w{1,60})'|No registered '(?P<op3>MLC[A-Z]\w{1,60})' OpKernel",
+        "error: 'tf.MLCMatMul' op is neither a custom op nor a flex op",
+        "https://github.com/apple/tensorflow_macos/issues/133", needle="MLC",
+        derive=_mlc_op, key=("op",), outputs=("sign", "op"), head=r"'tf\.(?P<op>MLC[A-Z]\w{1,60})' op is"),
     sig("log.xla-no-metal", "xla-no-compiler", "training",
         "XLA (jit_compile) was asked for on a device it has no compiler for",
         r"Could not find compiler for platform (?P<platform>[A-Za-z0-9_]+)",
