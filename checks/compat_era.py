@@ -23,8 +23,9 @@ from tfdoctor.model import FixAnswer, Remediation, Severity, rule
       "came with tensorflow-macos 2.5.0 in June 2021), and Apple archived it. Installing "
       "tensorflow-metal into it is wrong; its errors ('MLCompute device must be set before "
       "initialization', ML Compute's 'tf2mlcompute' lines) get no fixes. Told by the installed "
-      "version (the fork seen only in a text is log.mlcompute-fork). A warning when the fork's text "
-      "reports a failure, or when "
+      "version: tensorflow-macos before 2.5, or natively on Apple silicon a `tensorflow` 2.4.0rc0, "
+      "the version the fork gives itself (the fork seen only in a text, or failing in its own "
+      "text, is log.mlcompute-fork). A warning when "
       "TensorFlow's device list shows no GPU to code that does not select it through mlcompute (the "
       "fork lists none by design; the person asking expected the plugin era's behaviour); "
       "information when it only shows the fork at work.",
@@ -36,15 +37,16 @@ from tfdoctor.model import FixAnswer, Remediation, Severity, rule
       fix_answer=FixAnswer(False, "leaving the fork also means changing the code (its mlcompute "
                            "lines), and perhaps the Python: the finding gives the commands and lines"))
 def mlcompute_fork(s: Snapshot, d: Derived):
-    if not eras.installed_fork(d.tensorflow):
-        return None  # the fork seen only in a text is that text's story (log.mlcompute-fork)
+    seen = matches_of(s, codes.LOG_MLCOMPUTE_FORK)
+    if not d.fork or any(eras.is_fork_failure(match.text) for match in seen):
+        return None  # the fork seen only in a text, or failing in it, is that text's story (log.mlcompute-fork)
     tf = d.tensorflow
     what = f"{tf.name} {tf.version}"
     fix, reqs = plugin_era_way(s, d, what)
     facts = {"tensorflow": what, "based_on": eras.FORK_BASE, "gpu_through": "ML Compute (mlcompute module)",
              "plugin_era_from": f"tensorflow-macos {eras.PLUGIN_ERA_FROM} with tensorflow-metal",
              "sources": list(eras.SOURCES), "recommended": list(reqs) or None}
-    if seen := matches_of(s, codes.LOG_MLCOMPUTE_FORK):
+    if seen:
         facts["observed_in"] = seen[0].text
     return mlcompute_fork.finding(
         facts, fix, title=f"{what} is Apple's unmaintained ML Compute fork (TensorFlow 2.4, no tensorflow-metal): "

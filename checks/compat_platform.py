@@ -246,7 +246,7 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
         return None
     if d.metal is None and d.metal_plugins:  # a third-party Metal plugin: compat_third_party judges it
         return None
-    if eras.installed_fork(d.tensorflow):  # no plugin in its era: compat_era judges it
+    if d.fork:  # no plugin in its era: compat_era judges it
         return None
     if d.tensorflow is not None and d.metal is None and not eras.plugin_era(d.tensorflow):
         return None  # a TensorFlow before 2.5 has no Metal plugin to miss: its wheels are the question
@@ -274,7 +274,7 @@ def no_wheel_for_python(s: Snapshot, d: Derived):
             title, text = facts.pop("title"), facts.pop("text")
             return no_wheel_for_python.finding({**facts, "refused": match.text}, Remediation(
                 text, (pip(s, "index", "versions", facts["package"]),)), title=title)
-    if eras.installed_fork(d.tensorflow) and s.python and s.python.minor and s.python.minor != "3.8":
+    if d.fork and s.python and s.python.minor and s.python.minor != "3.8":
         facts = fork_unbuilt_for(s.python.minor)  # the fork with another Python: never built for it
         title, text = facts.pop("title"), facts.pop("text")
         return no_wheel_for_python.finding(facts, Remediation(text), title=title)

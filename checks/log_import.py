@@ -304,7 +304,7 @@ def no_gpu_listed(s: Snapshot, d: Derived):
         elif d.translated:
             text = "this Python runs as x86_64 under Rosetta 2: the Metal plugin is arm64 only (see arch.rosetta)"
             commands = ()
-        elif eras.installed_fork(d.tensorflow) or matches_of(s, codes.LOG_MLCOMPUTE_FORK):
+        elif d.fork or matches_of(s, codes.LOG_MLCOMPUTE_FORK):
             text = ("Apple's 2020-21 ML Compute fork lists no GPU by design: it runs on the GPU through "
                     "ML Compute, chosen with mlcompute.set_mlc_device(device_name='gpu') (see "
                     "compat.mlcompute-fork)")

@@ -66,7 +66,8 @@ def test_the_fork_at_work_is_information_and_its_failure_a_warning(tmp_path):
     assert worked == {"compat.mlcompute-fork": Severity.INFO, "log.mlcompute-fork": Severity.INFO,
                       "log.no-gpu-listed": Severity.INFO}
     failed = {f.code: f.severity for f in check.diagnose(fork_mac(), "mlcompute_device_before_init.txt")}
-    assert failed["compat.mlcompute-fork"] is Severity.WARNING
+    assert failed["log.mlcompute-fork"] is Severity.WARNING  # its own failing text is the cause
+    assert "compat.mlcompute-fork" not in failed
 
 
 def test_a_device_list_checked_the_plugin_eras_way_on_the_fork_is_the_forks_failure(tmp_path):
@@ -102,3 +103,14 @@ def test_the_fork_on_another_python_than_3_8_was_never_built_for_it():
     assert f.severity is Severity.ERROR and f.evidence["wheel_pythons"] == ["cp38"]
     assert f.title.endswith("this is Python 3.9")
     assert not [f for f in LogRules("compat_platform").run(snap(fork_mac())) if f.code == "compat.no-wheel-for-python"]
+
+
+def test_a_tensorflow_2_4_0rc0_running_natively_on_apple_silicon_is_the_fork():
+    """The fork gives itself TensorFlow's version 2.4.0rc0 (`tf.__version__`), and no upstream
+    2.4.0rc0 ran natively on Apple silicon (arm64 `tensorflow` wheels start at 2.13): a report of
+    that version there is the fork. Under Rosetta 2, or on an Intel Mac, it is PyPI's release."""
+    native = merge(apple_silicon(packages=[_pkg("tensorflow", "2.4.0rc0", [])]), {"python": {"version": "3.8.10"}})
+    (f,) = [f for f in check.run(snap(native)) if f.code == "compat.mlcompute-fork"]
+    assert f.title.startswith("tensorflow 2.4.0rc0 is Apple's unmaintained ML Compute fork")
+    rosetta = merge(native, {"python": {"process_arch": "x86_64", "translated": True}})
+    assert "compat.mlcompute-fork" not in [f.code for f in check.run(snap(rosetta))]

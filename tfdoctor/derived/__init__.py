@@ -76,6 +76,16 @@ class Derived:
         return next((p for p in self.metal_plugins if p.key == "tensorflow-metal"), None)
 
     @property
+    def fork(self) -> bool:
+        """The installed TensorFlow is Apple's 2020-21 ML Compute fork: tensorflow-macos before
+        2.5, or natively on Apple silicon a `tensorflow` that says it is 2.4.0rc0, as the fork does
+        (no other TensorFlow of that version ever ran natively there)."""
+        from tfdoctor.knowledge import eras  # lazily, as the matrix: knowledge is read on demand
+
+        return eras.installed_fork(self.tensorflow) or (
+            self.apple_silicon and not self.translated and eras.names_itself_the_fork(self.tensorflow))
+
+    @property
     def python_minor(self) -> str | None:
         return ".".join(self.marker_env.get("python_full_version", "").split(".")[:2]) or None
 

@@ -59,6 +59,17 @@ def installed_fork(tf: object) -> bool:
     return tf is not None and is_mlcompute_fork(getattr(tf, "key", ""), getattr(tf, "version", "") or "")
 
 
+def names_itself_the_fork(tf: object) -> bool:
+    """Whether an installed `tensorflow` gives the fork's own version (2.4.0rc0, its
+    `tf.__version__`): the fork where no upstream build of that version can run (Apple silicon)."""
+    if tf is None or getattr(tf, "key", "") != "tensorflow":
+        return False
+    try:
+        return Version(getattr(tf, "version", "") or "") == Version(FORK_BASE)
+    except InvalidVersion:
+        return False
+
+
 def plugin_era(tf: object) -> bool:
     """Whether an installed TensorFlow is of the plugin era (2.5.0 on). The fork is not, and names
     itself tensorflow 2.4.0-rc0 in `tf.__version__` and in reports; no TensorFlow before 2.5 has
