@@ -74,7 +74,7 @@ def _x86_shown(s: Snapshot, d: Derived) -> str | None:
     x86_only = [p for p in d.providers if p.version and p.installer != "conda"
                 and macos_floors.wheel_archs(p.name, p.version) == {X86_64}]
     if crashes and x86_only:
-        return (f"{crashes[0].text} ({x86_only[0].name} {x86_only[0].version} has macOS wheels for "
+        return (f"{crashes[0].text} ({x86_only[0].label} has macOS wheels for "
                 "x86_64 only)")
     return None
 

@@ -41,7 +41,7 @@ def mlcompute_fork(s: Snapshot, d: Derived):
     if not d.fork or any(eras.is_fork_failure(match.text) for match in seen):
         return None  # the fork seen only in a text, or failing in it, is that text's story (log.mlcompute-fork)
     tf = d.tensorflow
-    what = f"{tf.name} {tf.version}"
+    what = f"{tf.label}"
     fix, reqs = plugin_era_way(s, d, what)
     facts = {"tensorflow": what, "based_on": eras.FORK_BASE, "gpu_through": "ML Compute (mlcompute module)",
              "plugin_era_from": f"tensorflow-macos {eras.PLUGIN_ERA_FROM} with tensorflow-metal",

@@ -56,7 +56,7 @@ def stale_knowledge(s: Snapshot, d: Derived):
         installed = version_or_none(package.version) if package is not None and package.version else None
         if installed is not None and newest is not None and installed > newest:
             evidence[f"newest_known_{kind.lower().replace('-', '_')}"] = str(newest)
-            reasons.append(f"the installed {package.name} {package.version} is newer than every "
+            reasons.append(f"the installed {package.label} is newer than every "
                            f"{kind} release it knows (newest: {newest})")
     if not reasons:
         return None

@@ -53,7 +53,7 @@ def tensorflow_pins(s: Snapshot, tf: PackageFacts, m: CompatMatrix | None
     own = [r for r in applicable(tf, env)  # its markers need the Python: without it, the matrix's
            if canonicalize_name(r.name) not in TENSORFLOW_DISTRIBUTIONS] if s.python else []
     names = {canonicalize_name(r.name) for r in own}
-    where = (f"Requires-Dist of the installed {tf.name} {tf.version} (markers evaluated for "
+    where = (f"Requires-Dist of the installed {tf.label} (markers evaluated for "
              f"Python {env['python_version']}, {env['platform_system']} {env['platform_machine']})")
     if names & set(PIN_NAMES) or m is None:
         return own, where
@@ -112,7 +112,7 @@ def _numpy_abi(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts, pins: list
     pin = next((r for r in pins if canonicalize_name(r.name) == "numpy"), None)
     forbids = pin is not None and not pin.specifier.contains(numpy.version, prereleases=True)
     fix = _numpy_fix(pin)
-    evidence = {"numpy": numpy.version, "tensorflow": f"{tf.name} {tf.version}",
+    evidence = {"numpy": numpy.version, "tensorflow": f"{tf.label}",
                 "numpy_pin": str(pin.specifier) if pin else None, "pin_forbids_it": forbids,
                 "pins_source": pins_source, "numpy2_first_supported_by": f"TensorFlow {first}",
                 "numpy2_source": source}
@@ -121,7 +121,7 @@ def _numpy_abi(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts, pins: list
         evidence,
         Remediation(f"Install NumPy 1.x ({fix}), or move to TensorFlow {first} or later, the first "
                     "built against NumPy 2", (pip(s, "install", fix),), NUMPY2_GUIDE),
-        title=f"numpy {numpy.version} with {tf.name} {tf.version}, which is built against NumPy 1.x{note}",
+        title=f"numpy {numpy.version} with {tf.label}, which is built against NumPy 1.x{note}",
         detail="Importing it fails with 'A module that was compiled using NumPy 1.x cannot be run "
                "in NumPy 2.x', or crashes.")
 
@@ -161,19 +161,19 @@ def _pin_violations(s: Snapshot, tf: PackageFacts, pins: list[Requirement], pins
     core = [b for b in bad if b[0] in PIN_NAMES]
     severity = Severity.ERROR if core else Severity.WARNING
     wanted = [f"{key}{req.specifier}" for key, _, req in bad]
-    listed = ", ".join(f"{p.name} {p.version} (wants {req.specifier})" for _, p, req in bad)
+    listed = ", ".join(f"{p.label} (wants {req.specifier})" for _, p, req in bad)
     if len(bad) == 1:
         key, p, req = bad[0]
-        title = f"{p.name} {p.version} is outside {tf.name} {tf.version}'s pin {key}{req.specifier}"
+        title = f"{p.label} is outside {tf.label}'s pin {key}{req.specifier}"
     else:
-        title = f"{len(bad)} installed packages are outside {tf.name} {tf.version}'s pins: {listed}"
+        title = f"{len(bad)} installed packages are outside {tf.label}'s pins: {listed}"
     explains = tuple(dict.fromkeys(c for key, _, _ in bad
                                    for c in _EXPLAINS_BY_NAME.get(key, (codes.RUNTIME_IMPORT_FAILED,))))
-    evidence = {"tensorflow": f"{tf.name} {tf.version}", "pins_source": pins_source,
+    evidence = {"tensorflow": f"{tf.label}", "pins_source": pins_source,
                 "violations": [{"name": p.name, "installed": p.version, "required": str(req.specifier),
                                 "requirement": str(req)} for _, p, req in bad]}
     return pin_violation.finding(
-        evidence, Remediation(f"Install what {tf.name} {tf.version} requires: {', '.join(wanted)}",
+        evidence, Remediation(f"Install what {tf.label} requires: {', '.join(wanted)}",
                               (pip(s, "install", *wanted),)),
         title=title, severity=severity, explains=explains)
 
@@ -197,7 +197,7 @@ def _expects_keras2(s: Snapshot, keras: PackageFacts | None) -> list[dict[str, s
             if key == "tf-keras" or (key == "keras" and keras and keras.version
                                      and not req.specifier.contains(keras.version, prereleases=True)
                                      and req.specifier.contains("2.15.0")):
-                out.append({"package": f"{pkg.name} {pkg.version}", "requires": str(req)})
+                out.append({"package": f"{pkg.label}", "requires": str(req)})
     return out
 
 
@@ -233,7 +233,7 @@ def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Findi
     want = f"tf-keras~={_minor(tf.version)}.0"
     dependents = _expects_keras2(s, keras)
     evidence: dict[str, Any] = {
-        "tensorflow": f"{tf.name} {tf.version}", "keras": keras.version if keras else None,
+        "tensorflow": f"{tf.label}", "keras": keras.version if keras else None,
         "tf_keras": tfk.version if tfk else None, "TF_USE_LEGACY_KERAS": raw,
         "expects_keras2": dependents,
         "tensorflow_keras_rule": "tf.keras is tf_keras only when TF_USE_LEGACY_KERAS is one of "
@@ -265,7 +265,7 @@ def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Findi
         if legacy and not fits:
             return _keras3(
                 Severity.ERROR,
-                f"tf-keras {tfk.version} does not fit {tf.name} {tf.version} ({rule})",
+                f"tf-keras {tfk.version} does not fit {tf.label} ({rule})",
                 evidence,
                 Remediation(f"Install the tf-keras of TensorFlow's minor: {want}",
                             (pip(s, "install", want),), KERAS_GUIDE),
@@ -390,11 +390,11 @@ def pins_ok(s: Snapshot, d: Derived):
     tf = d.tensorflow
     pins, pins_source = _pins(s, d)
     _keras_finding, keras_note = _keras(s, d.matrix, tf)
-    held = [f"{p.name} {p.version}" for p in (s.package(r.name) for r in pins)
+    held = [f"{p.label}" for p in (s.package(r.name) for r in pins)
             if p is not None and canonicalize_name(p.key) in PIN_NAMES]
-    title = f"{tf.name} {tf.version}'s pins hold" + (f": {', '.join(held)}" if held else "")
+    title = f"{tf.label}'s pins hold" + (f": {', '.join(held)}" if held else "")
     if keras_note:
         title += f"; {keras_note}"
     return pins_ok.finding(
-        {"tensorflow": f"{tf.name} {tf.version}", "pins_source": pins_source,
+        {"tensorflow": f"{tf.label}", "pins_source": pins_source,
          "pins": [str(r) for r in pins if canonicalize_name(r.name) in PIN_NAMES]}, title=title)

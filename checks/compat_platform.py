@@ -92,7 +92,7 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
             evidence, Remediation(f"pip cannot install TensorFlow into Python {py}{move}", tuple(venv)),
             title=f"{what} for Python {py} ({arch}){move}", explains=explains)
     if not support.tensorflow_metal:
-        now = f"{tf.name} {tf.version} can only use the CPU" if tf else "no GPU-enabled TensorFlow can be installed"
+        now = f"{tf.label} can only use the CPU" if tf else "no GPU-enabled TensorFlow can be installed"
         alt = (f" (or stay on the CPU here: {pip(s, 'install', cpu[0])})" if cpu and tf is None else "")
         commands = list(venv)
         # on an Intel Mac the Metal GPU is an option (tensorflow-metal ended at 1.0.0 there), as
@@ -125,7 +125,7 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
                 Remediation(f"tensorflow-metal {best.version} ({STATUS_WORDS[status]} with TensorFlow "
                             f"{tf.version}) needs macOS {floor}: update macOS to use the GPU",
                             (), APPLE_PLUGIN_PAGE), severity=Severity.INFO,
-                title=f"tensorflow-metal is not installed, and the one for {tf.name} {tf.version} "
+                title=f"tensorflow-metal is not installed, and the one for {tf.label} "
                       f"needs macOS {floor} (this Mac runs {d.macos}): TensorFlow uses the CPU")
         return no_metal.finding(
             {**evidence, "matching_metal": best.version, "status": status},
@@ -133,10 +133,10 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
                         f"({STATUS_WORDS[status]} with TensorFlow {tf.version})",
                         tuple(install_commands(s, [f"tensorflow-metal=={best.version}"], d=d)),
                         APPLE_PLUGIN_PAGE),
-            title=f"tensorflow-metal is not installed: {tf.name} {tf.version} runs on the CPU only")
+            title=f"tensorflow-metal is not installed: {tf.label} runs on the CPU only")
     if good_elsewhere:
         other = good_elsewhere[0]
-        title = (f"no tensorflow-metal for {tf.name} {tf.version} on Python {py}: tensorflow-metal "
+        title = (f"no tensorflow-metal for {tf.label} on Python {py}: tensorflow-metal "
                  f"{other.version} (made for TensorFlow {span(list(other.tf_minors))}) has wheels "
                  f"for Python {span(list(other.wheels[arch].pythons))} only")
         fix_reqs = rec.requirements
@@ -155,7 +155,7 @@ def _python_route(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | N
         {**evidence, "recommended": list(rec.requirements), "sources": list(rec.sources)},
         Remediation(text, tuple(install_commands(s, rec.requirements)), APPLE_PLUGIN_PAGE),
         title=f"tensorflow-metal is not installed, and no release is known to work with "
-              f"{tf.name} {tf.version}: TensorFlow uses the CPU only")
+              f"{tf.label}: TensorFlow uses the CPU only")
 
 
 _TABLE = "Apple's table"
@@ -346,7 +346,7 @@ def compat_ok(s: Snapshot, d: Derived):
     tf, metal, host = d.tensorflow, d.metal, s.host
     if not d.is_mac:
         where = host.system or "this OS"
-        what = f"{tf.name} {tf.version}" if tf else "TensorFlow"
+        what = f"{tf.label}" if tf else "TensorFlow"
         return compat_ok.finding(  # nothing to check: information, not a tick
             {"system": host.system, "tensorflow": tf.version if tf else None}, severity=Severity.INFO,
             title=f"{what} on {where}: tensorflow-metal is macOS-only, so there is no Metal pairing to check")
@@ -371,9 +371,9 @@ def compat_ok(s: Snapshot, d: Derived):
             headline = (f"Python {py} ({arch}) has wheels for a working pair: {' + '.join(rec.requirements)}"
                         if rec.requirements else f"Python {py} ({arch}): {rec.reason}")
         else:
-            headline = f"{tf.name} {tf.version} fits Python {py} and macOS {host.macos_version}"
+            headline = f"{tf.label} fits Python {py}" + (f" and macOS {host.macos_version}" if host.macos_version else "")
     return compat_ok.finding(
-        {"tensorflow": f"{tf.name} {tf.version}" if tf else None,
+        {"tensorflow": tf.label if tf else None,
          "tensorflow_metal": metal.version if metal else None,
          "python": py, "arch": arch, "macos": host.macos_version, "matrix_facts_read": m.facts_read},
         title=headline)

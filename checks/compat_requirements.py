@@ -136,7 +136,7 @@ def tensorflow_closure(d: Derived, edges: list[Edge]) -> dict[Node, tuple[str, .
     for e in edges:
         by_node.setdefault(e.node, []).append(e)
     roots = [*d.providers, *d.shims, *d.metal_plugins]
-    paths = {(p.key, ""): (f"{p.name} {p.version}",) for p in roots}
+    paths = {(p.key, ""): (f"{p.label}",) for p in roots}
     queue = deque(paths)
     while queue:
         node = queue.popleft()
@@ -289,7 +289,7 @@ def _sentence(r: Resolution, held: list[str]) -> str:
     if r.dependency in TF_KEYS:
         installed = r.movers[0].installed
         return (f"{moving} {'does' if len(r.movers) == 1 else 'do'} not accept the installed "
-                f"{installed.name} {installed.version}: keep TensorFlow and let pip choose releases "
+                f"{installed.label}: keep TensorFlow and let pip choose releases "
                 f"that do{pinned}")
     if not r.movers:
         return f"Install {r.requirement}, which every installed requirer of {r.dependency} accepts ({_some(r.meets)})"
@@ -311,7 +311,7 @@ def _remediation(s: Snapshot, d: Derived, resolutions: list[Resolution]) -> Reme
 
 def _item(e: Edge, closure: dict[Node, tuple[str, ...]]) -> dict[str, object]:
     item: dict[str, object] = {"requirer": e.who, "requirement": str(e.requirement),
-                               "installed": f"{e.installed.name} {e.installed.version}"}
+                               "installed": f"{e.installed.label}"}
     if e.node in closure:
         item["tensorflow_loads_it_through"] = " -> ".join(closure[e.node])
     return item
@@ -321,7 +321,7 @@ def _title(inside: list[Edge], outside: list[Edge]) -> str:
     unmet = inside + outside
     if len(unmet) == 1:
         e = unmet[0]
-        return f"{e.who} requires {e.wants}, but {e.installed.name} {e.installed.version} is installed"
+        return f"{e.who} requires {e.wants}, but {e.installed.label} is installed"
     shown = _some([f"{e.who} needs {e.wants} ({e.installed.version} installed)" for e in unmet])
     if not inside:
         return f"{len(unmet)} requirements of installed packages are not met: {shown}"

@@ -52,14 +52,14 @@ def self_shim(s: Snapshot, d: Derived):
     commands = [pip(s, "uninstall", "-y", *sorted({p.name for p in empty + shims}))]
     if reqs.requirements:
         commands.append(pip(s, "install", *reqs.requirements))
-    via = f" ({', '.join(f'{p.name} {p.version}' for p in shims)} depends on it)" if shims else ""
+    via = f" ({', '.join(f'{p.label}' for p in shims)} depends on it)" if shims else ""
     return self_shim.finding(
         {"self_shims": [self_shim_evidence(s, p) for p in empty],
          "shims_onto_it": {p.name: p.version for p in shims},
          "tensorflow_metal": _metal_version(d), "recommended": list(reqs.requirements)},
         Remediation(f"Uninstall {', '.join(p.name for p in empty)} and install a TensorFlow that "
                     "ships code. " + reqs.text, tuple(commands)),
-        title=f"{first.name} {first.version} installs no TensorFlow: it is an empty wheel that "
+        title=f"{first.label} installs no TensorFlow: it is an empty wheel that "
               f"depends only on itself{via}",
         detail="pip accepts it (an unpinned 'tensorflow-macos<2.16' resolves to it), but "
                "`import tensorflow` then fails with ModuleNotFoundError.")
@@ -87,7 +87,7 @@ def shim_target_missing(s: Snapshot, d: Derived):
         Remediation("Install the distribution the shim requires, at the same version",
                     tuple(install_commands(s, with_metal(s, d, wanted))),
                     "https://github.com/tensorflow/tensorflow/issues/61477"),
-        title=f"{first.name} {first.version} is a shim: its code is in {', '.join(wanted)}, which "
+        title=f"{first.label} is a shim: its code is in {', '.join(wanted)}, which "
               "is not installed")
 
 
@@ -157,7 +157,7 @@ def multiple_tensorflow(s: Snapshot, d: Derived):
         {"providers": {p.name: p.version for p in real}, "shims": {p.name: p.version for p in d.shims}},
         Remediation("Uninstall every TensorFlow distribution, then install one", tuple(commands)),
         title=f"{len(real)} TensorFlow distributions are installed at once: "
-              + ", ".join(f"{p.name} {p.version}" for p in real))
+              + ", ".join(f"{p.label}" for p in real))
 
 
 @rule(codes.INSTALL_TWO_METAL_PLUGINS, "Two Metal plugins are installed over each other", Severity.ERROR,
@@ -220,11 +220,11 @@ def requires_tensorflow_name(s: Snapshot, d: Derived):
     first = wanting[0][0]
     return requires_tensorflow_name.finding(
         {"provider": {p.name: p.version for p in d.providers},
-         "require_tensorflow": [{"package": f"{p.name} {p.version}", "requires": str(r)} for p, r in wanting]},
+         "require_tensorflow": [{"package": f"{p.label}", "requires": str(r)} for p, r in wanting]},
         Remediation(f"Reinstall {first.name} without its dependencies so pip leaves tensorflow-macos alone",
                     (pip(s, "install", "--no-deps", "--force-reinstall", f"{first.name}=={first.version}"),)),
         title=f"{', '.join(sorted({p.name for p, _ in wanting}))} require `tensorflow`, but only "
-              f"{d.providers[0].name} {d.providers[0].version} provides it: pip will install a second TensorFlow")
+              f"{d.providers[0].label} provides it: pip will install a second TensorFlow")
 
 
 def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
@@ -236,7 +236,7 @@ def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
     wants = f"`tensorflow{first.specifier}`"
     what = f"{first.package} {first.version}" if first.version else first.package
     tf = d.providers[0]
-    cause = (f"while TensorFlow here is {tf.name} {tf.version} (the distribution `tensorflow` has no "
+    cause = (f"while TensorFlow here is {tf.label} (the distribution `tensorflow` has no "
              "macOS arm64 wheel before 2.13)")
     newest = first.arm64_releases[-1] if first.arm64_releases else None
     text = (f"Install {first.package} without its dependencies beside TensorFlow, then its other "
@@ -258,7 +258,7 @@ def _refused(s: Snapshot, d: Derived, refused: list[Refusal]):
 def _said_refused(s: Snapshot, d: Derived, first: Refusal):
     """The report says it in words (a package requires `tensorflow`, the Mac needs tensorflow-macos):
     no package or version to name, so the way out is the TensorFlow whose `tensorflow` has arm64 wheels."""
-    here = f"TensorFlow here is {d.providers[0].name} {d.providers[0].version}"
+    here = f"TensorFlow here is {d.providers[0].label}"
     reqs = recommended_requirements(s)
     return requires_tensorflow_name.finding(
         {"provider": {p.name: p.version for p in d.providers}, "why": first.why, "said": True,
@@ -285,7 +285,7 @@ def install_ok(s: Snapshot, d: Derived):
                 "tensorflow_metal": _metal_version(d)}
     if d.self_shims:  # beside a real TensorFlow an empty self-shim is harmless: it installed no files
         evidence["self_shims"] = {p.name: p.version for p in d.self_shims}
-    return install_ok.finding(evidence, title=f"{main.name} {main.version}{via}")
+    return install_ok.finding(evidence, title=f"{main.label}{via}")
 
 
 def _one_to_keep(d: Derived) -> str:

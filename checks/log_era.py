@@ -32,13 +32,13 @@ def log_mlcompute_fork(s: Snapshot, d: Derived):
         tf = d.tensorflow
         if eras.plugin_era(tf):  # the code is the fork's, this TensorFlow is not
             text = (f"this code selects the GPU through the ML Compute fork's mlcompute module, which "
-                    f"{tf.name} {tf.version} does not have: remove the mlcompute lines "
+                    f"{tf.label} does not have: remove the mlcompute lines "
                     "(tensorflow-metal gives TensorFlow the GPU without them)")
             return log_mlcompute_fork.finding(
-                evidence(s, match, tensorflow=f"{tf.name} {tf.version}"),
+                evidence(s, match, tensorflow=f"{tf.label}"),
                 Remediation(text, (), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE),
-                title=f"Code for Apple's 2020 ML Compute fork run on {tf.name} {tf.version}: {text}")
-        what = f"{tf.name} {tf.version}" if tf is not None else "the TensorFlow that printed this"
+                title=f"Code for Apple's 2020 ML Compute fork run on {tf.label}: {text}")
+        what = f"{tf.label}" if tf is not None else "the TensorFlow that printed this"
         fix, _reqs = plugin_era_way(s, d, what)
         return log_mlcompute_fork.finding(
             evidence(s, match, tensorflow=what if tf is not None else None), fix,

@@ -236,9 +236,9 @@ def arch_mismatch(s: Snapshot, d: Derived):
                     "natively (see arch.rosetta)")
             commands: tuple[str, ...] = ()
         else:
-            text = (f"the binary is {have or 'of the other architecture'}, this Python runs as "
-                    f"{d.process_arch}: it was installed by a pip running as the other architecture. "
-                    "Reinstall without pip's cache")
+            runs = f"this Python runs as {d.process_arch}" if d.process_arch else "this Python runs as the other one"
+            text = (f"the binary is {have or 'of the other architecture'}, {runs}: it was installed by a pip "
+                    "running as the other architecture. Reinstall without pip's cache")
             dist = d.tf_main.name if d.tf_main and (package or "").startswith("tensorflow") else package
             commands = (pip(s, "install", "--force-reinstall", "--no-cache-dir", dist),) if dist else ()
         return arch_mismatch.finding(evidence(s, match, binary_arch=have, needed=need, **facts),
@@ -323,7 +323,7 @@ def no_gpu_listed(s: Snapshot, d: Derived):
         else:
             reqs, why, pair = pair_fix(s, d)
             facts.update(pair)
-            text = f"tensorflow-metal {d.metal.version} is installed but no GPU is listed: {why}"
+            text = f"{d.metal.label} is installed but no GPU is listed: {why}"
             commands = tuple(install_commands(s, reqs)) if reqs else ()
         return no_gpu_listed.finding(evidence(s, match, **facts),
                                      Remediation(text, commands, APPLE_PLUGIN_PAGE),

@@ -150,8 +150,9 @@ def pip_no_matching(s: Snapshot, d: Derived):
         else:
             facts["verdict"] = "unknown-package"
             by = match.fields.get("required_by")
-            why = (f"no {package} wheel or sdist fits Python {where['python'] or '?'} on "
-                   f"{where['pip_arch'] or '?'}" + (f" (required by {by})" if by else ""))
+            python = f"Python {where['python']}" if where["python"] else "this Python (version not stated)"
+            why = (f"no {package} wheel or sdist fits {python}" + (f" on {where['pip_arch']}" if where["pip_arch"] else "")
+                   + (f" (required by {by})" if by else ""))
             title = f"{installer} found no {package}{match.fields.get('specifier', '')}: {why}"
             fix = Remediation(f"{why}. See which versions exist for this interpreter, then pin one "
                               "(or drop the package: tensorflow-addons, for one, ended in 2024 and "
@@ -238,7 +239,8 @@ def h5py_build(s: Snapshot, d: Derived):
         why = "this Python runs as x86_64 under Rosetta 2, so pip builds for x86_64 (see arch.rosetta)"
         fix = Remediation(why + ": move to an arm64 Python, where h5py has wheels")
     else:
-        why = (f"no h5py wheel fit this interpreter (Python {py}, {where['pip_arch']}), so pip built "
+        facts_known = ", ".join(x for x in (f"Python {py}" if py else "", where["pip_arch"] or "") if x)
+        why = (f"no h5py wheel fit this interpreter{f' ({facts_known})' if facts_known else ''}, so pip built "
                "it from source and found no HDF5 library")
         commands = [pip(s, "install", "--only-binary=h5py", f"h5py>={first}" if first else "h5py")]
         if d.is_mac:

@@ -67,7 +67,7 @@ def judge_pair(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts, metal
     loaded = load_check(tf.version, metal.version, arch, package=build)
     release = m.metal(metal.version)
     evidence: dict[str, Any] = {
-        "tensorflow": f"{tf.name} {tf.version}", "tensorflow_metal": metal.version,
+        "tensorflow": f"{tf.label}", "tensorflow_metal": metal.version,
         "python": py, "arch": arch, "status": p.status, "matrix_evidence": p.evidence,
         "sources": list(p.sources), "matrix_facts_read": m.facts_read,
     }
@@ -86,7 +86,7 @@ def judge_pair(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts, metal
              "quotes": [{"text": q.text, "source": q.source} for q in e.quotes], "sources": list(e.sources)}
             for e in reports]
     cites = ", ".join(dict.fromkeys(short_source(x) for x in p.sources))
-    pair = f"{tf.name} {tf.version} + tensorflow-metal {metal.version}"
+    pair = f"{tf.label} + tensorflow-metal {metal.version}"
     if p.status in GOOD_STATUSES:
         if p.status == "documented" and release is not None and release.documented_rows:
             cites = release.documented_rows[0].strip()
@@ -114,14 +114,14 @@ def judge_pair(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts, metal
                   + " Quoted in the evidence.")
     elif p.status == "metal-predates-tf":
         severity = Severity.ERROR
-        title = (f"tensorflow-metal {metal.version} predates {tf.name} {tf.version}: it was made "
+        title = (f"tensorflow-metal {metal.version} predates {tf.label}: it was made "
                  f"for TensorFlow {made_for}{how}")
         detail = ("The plugin links against TensorFlow's internal C++ ABI; with a newer TensorFlow "
                   "it is expected to fail to load ('Symbol not found'). No table row or report "
                   "covers this pair.")
     elif p.status == "metal-postdates-tf":
         severity = Severity.ERROR
-        title = (f"tensorflow-metal {metal.version} postdates {tf.name} {tf.version}: it was made "
+        title = (f"tensorflow-metal {metal.version} postdates {tf.label}: it was made "
                  f"for TensorFlow {made_for}{how}")
         detail = ("The plugin links against TensorFlow's internal C++ ABI; with an older "
                   "TensorFlow it is expected to fail to load. No table row or report covers this "

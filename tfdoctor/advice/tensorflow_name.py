@@ -142,7 +142,7 @@ def refusal_story(s: Snapshot, d: Derived, refusal: Refusal) -> tuple[str, Remed
                 "Apple silicon before 2.13 is tensorflow-macos")
     else:
         what = f"{refusal.package} {refusal.version or ''}".strip() or "a package"
-        cause = (f"TensorFlow here is {d.tf_main.name} {d.tf_main.version}"
+        cause = (f"TensorFlow here is {d.tf_main.label}"
                  if refusal.why == "tensorflow-macos" and d.tf_main else
                  "pip found no macOS arm64 wheel of it (they exist from 2.13 on)"
                  if refusal.why == "before-arm64-wheels" else

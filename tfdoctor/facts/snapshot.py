@@ -175,6 +175,11 @@ class PackageFacts:
     def key(self) -> str:
         return canonicalize_name(self.name) if self.name else ""
 
+    @property
+    def label(self) -> str:
+        """Name and version as a person reads them; a version a report did not state says so."""
+        return f"{self.name} {self.version}" if self.version else f"{self.name} (version not stated)"
+
 
 @dataclass
 class PluginBinary:
