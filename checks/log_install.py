@@ -22,8 +22,8 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, move_
                                      recommended_requirements, tf_requirement)
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of, said
-from tfdoctor.advice.pip_refusal import (TF_DISTS, prerelease, python_came_later, refusal, then_versus_now,
-                                         version_key)
+from tfdoctor.advice.pip_refusal import (PIP_WITH_MACOS_11_TAGS, TF_DISTS, prerelease, python_came_later, refusal,
+                                         then_versus_now, version_key)
 from tfdoctor.advice.tensorflow_name import refusal_evidence, refusal_story, refused_for_tensorflow_name
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair
@@ -166,7 +166,10 @@ def pip_no_matching(s: Snapshot, d: Derived):
       Severity.ERROR,
       "A wheel file's name says which Python (cp38), ABI and platform (macosx_11_0_x86_64) it is "
       "for; pip refuses one whose tags this interpreter does not support: another Python minor, "
-      "the other architecture, a newer macOS.",
+      "the other architecture, a newer macOS. A wheel tagged macOS 11 or later that fits this Mac "
+      "was refused by a pip before 20.3, which does not know those tags (its own 'You are using "
+      "pip version 20.2.4' line says which), or by a Python built with an older SDK, which reports "
+      "macOS 10.16.",
       "Install by name and let pip choose the wheel, or download the one for this Python, "
       "architecture and macOS (the finding says which tag does not fit).", fix_answer=ABOUT_THE_LOG)
 def pip_unsupported_wheel(s: Snapshot, d: Derived):
@@ -193,10 +196,21 @@ def pip_unsupported_wheel(s: Snapshot, d: Derived):
                 pass
         if platform and not platform.startswith("macosx") and d.is_mac:
             wrong.append(f"it is for {platform}, not macOS")
-        why = "; ".join(wrong) or "its tags fit this interpreter: pip ran in another environment"
         name, version = f.get("package", ""), f.get("version", "")
-        fix = Remediation(f"{f.get('wheel')}: {why}. Install by name, so pip picks the wheel for this "
-                          "interpreter", (pip(s, "install", f"{name}=={version}" if version else name),))
+        install = (pip(s, "install", f"{name}=={version}" if version else name),)
+        macos_11 = _macos_11_tag(platform)
+        if not wrong and macos_11 and (then := then_versus_now(s, f"{match.text}\n{s.log.excerpt}")):
+            why = then  # the tag fits this Mac: the pip or the platform it was told refused it
+            fix = Remediation(f"{f.get('wheel')}: {why}", (pip(s, "install", "--upgrade", "pip"), *install))
+        elif not wrong and macos_11:
+            why = (f"it is tagged for macOS {macos_11}, which pip before {PIP_WITH_MACOS_11_TAGS} does not know, "
+                   "and a Python built with an older SDK reports macOS 10.16 to pip: upgrade pip, and "
+                   "if it still refuses, run it with SYSTEM_VERSION_COMPAT=0")
+            fix = Remediation(f"{f.get('wheel')}: {why}", (pip(s, "install", "--upgrade", "pip"), *install))
+        else:
+            why = "; ".join(wrong) or "its tags fit this interpreter: pip ran in another environment"
+            fix = Remediation(f"{f.get('wheel')}: {why}. Install by name, so pip picks the wheel for this "
+                              "interpreter", install)
         m = d.matrix
         if m is not None and d.is_mac and s.python and name in TF_DISTS + ("tensorflow-metal",) and version:
             verdict, text, _here = refusal(m, name, SpecifierSet(f"=={version}"), py, arch, d.macos)
@@ -205,6 +219,14 @@ def pip_unsupported_wheel(s: Snapshot, d: Derived):
         out.append(pip_unsupported_wheel.finding(evidence(s, match, mismatches=wrong, **where), fix,
                                                   title=f"pip refused {f.get('wheel')}: {why}"))
     return out
+
+
+def _macos_11_tag(platform: str) -> str | None:
+    """The macOS of a wheel's platform tag when it is 11 or later ('macosx_11_0_arm64': '11.0')."""
+    parts = platform.split("_")
+    if len(parts) >= 3 and parts[0] == "macosx" and parts[1].isdigit() and int(parts[1]) >= 11:
+        return f"{parts[1]}.{parts[2]}"
+    return None
 
 
 @rule(codes.LOG_H5PY_BUILD, "pip built h5py from source and it failed (no HDF5)",

@@ -339,3 +339,26 @@ def test_the_python_pip_ran_for_is_read_from_the_log():
     assert "pip ran for Python 3.11 (the log says so), not this Python 3.10" in f.title
 
 
+
+
+def test_a_wheel_tagged_macos_11_that_fits_was_refused_by_an_old_pip_or_an_old_sdk_python(tmp_path):
+    """pip's refusal (its template, filled with a wheel apple/tensorflow_macos's install_venv.sh
+    bundles) on Big Sur, whose tags fit: pip before 20.3 does not know macOS 11 tags; a Python
+    built with an older SDK reports macOS 10.16. pip's own outdated warning names its version."""
+    intel = apple_silicon(host={"hw_arm64": False, "chip": None, "cpu_brand": "Intel(R) Core(TM) i5",
+                                "macos_version": "11.0.1", "macos_version_reported": "11.0.1"},
+                          python={"version": "3.8.5", "process_arch": "x86_64"})
+    refused = "ERROR: numpy-1.18.5-cp38-cp38-macosx_11_0_x86_64.whl is not a supported wheel on this platform.\n"
+
+    def finding(text: str):
+        (tmp_path / "pip.txt").write_text(text)
+        s = snap(intel)
+        s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+        (f,) = [f for f in LogRules("log_install").run(s) if f.code == "log.pip-unsupported-wheel"]
+        return f
+
+    f = finding(refused)
+    assert "which pip before 20.3 does not know" in f.title and "SYSTEM_VERSION_COMPAT=0" in f.title
+    assert f.remediation.commands[0].endswith("python -m pip install --upgrade -- pip")
+    old_pip = finding("WARNING: You are using pip version 20.2.4; however, version 20.3.1 is available.\n" + refused)
+    assert "pip 20.2.4 is older than 20.3" in old_pip.title

@@ -28,6 +28,9 @@ tags", pypa/pip#9138)."""
 
 _PIP_VERBOSE = re.compile(r"Using pip (?P<pip>\S+) from \S+ \(python (?P<python>\d+\.\d+)\)")
 """pip's own first line under -v (src/pip/_internal/cli/base_command.py)."""
+_PIP_OUTDATED = re.compile(r"You are using pip version (?P<pip>[0-9][0-9a-z.]{0,20}?)[;,]? however, version")
+"""pip's self-check warning before 21.0 (src/pip/_internal/self_outdated_check.py): 'WARNING: You
+are using pip version 20.2.4; however, version 20.3.1 is available.'"""
 _PYTHON_IN_PATH = re.compile(r"python(?P<python>3\.\d{1,2})/site-packages")
 
 
@@ -106,7 +109,8 @@ def then_versus_now(s: Snapshot, text: str) -> str | None:
     explains it; None when none does. The log's own words (pip -v names its version and Python)
     come before this environment's facts."""
     verbose = _PIP_VERBOSE.search(text)
-    pip = verbose.group("pip") if verbose else next(
+    outdated = _PIP_OUTDATED.search(text)
+    pip = verbose.group("pip") if verbose else outdated.group("pip") if outdated else next(
         (p.version for p in s.packages if p.name.lower() == "pip"), None)
     try:
         if pip and Version(pip) < Version(PIP_WITH_MACOS_11_TAGS):
