@@ -114,3 +114,18 @@ def test_a_tensorflow_2_4_0rc0_running_natively_on_apple_silicon_is_the_fork():
     assert f.title.startswith("tensorflow 2.4.0rc0 is Apple's unmaintained ML Compute fork")
     rosetta = merge(native, {"python": {"process_arch": "x86_64", "translated": True}})
     assert "compat.mlcompute-fork" not in [f.code for f in check.run(snap(rosetta))]
+
+
+def test_any_failure_shown_with_the_fork_installed_is_the_forks_to_leave(tmp_path):
+    """The fork gets no fixes: with it installed, an error nothing else explains (a traceback, a
+    crash) makes it a warning with the way to the plugin era; a benchmark of it at work does not."""
+    def era(text: str):
+        (tmp_path / "posted.txt").write_text(text)
+        s = snap(fork_mac())
+        s.log = keep.read(tmp_path / "posted.txt", identity=WHO)
+        (f,) = [f for f in check.run(s) if f.code == "compat.mlcompute-fork"]
+        return f
+
+    crashed = era("Epoch 1/5\nlibc++abi.dylib: terminating with uncaught exception of type NSException\nAbort trap: 6\n")
+    assert crashed.severity is Severity.WARNING
+    assert era("Epoch 1/5\n469/469 [==============================] - 12s 24ms/step - loss: 0.31\n").severity is Severity.INFO

@@ -112,6 +112,10 @@ class LogTextFacts(LogRead):
     """Whether the text, all of it as read (not only what was kept), names TensorFlow or Keras: a
     message any program prints (a CPU crash, NumPy's ABI check) in a text that never does is
     another project's (tfdoctor.logtext.keep.TENSORFLOW_WORDS)."""
+    shows_failure: bool = False
+    """Whether the text, all of it as read, shows something failing: a Python traceback or
+    exception line, a crash signal, an abort (tfdoctor.logtext.keep.FAILURE_WORDS). A report that
+    shows none describes a setup, a question or a benchmark."""
 
     def of(self, *codes: str) -> list[LogTextMatch]:
         """The matches of these codes, in the order of the log."""

@@ -33,6 +33,12 @@ from tfdoctor.sanitize.redact import Identity, mask_secrets, redact
 
 TENSORFLOW_WORDS = re.compile(r"tensorflow|\bkeras\b|\btf\.", re.IGNORECASE)
 """Words that say a text is about TensorFlow (one search per block of the text as it is read)."""
+FAILURE_WORDS = re.compile(
+    r"Traceback \(most recent call last\)|^[ \t]{0,40}[\w.]{0,200}(?:Error|Exception):|[Ss]egmentation fault|[Bb]us error|"
+    r"Abort trap|Illegal instruction|illegal hardware instruction|terminating (?:with|due to) uncaught exception|"
+    r"Fatal Python error|exit code -?[1-9]|[Kk]ernel (?:died|appears to have died|crashed)", re.MULTILINE)
+"""What says a text shows something failing: Python's traceback and exception lines, crash signals
+as shells and IDEs print them, aborts (one search per block, as TENSORFLOW_WORDS)."""
 
 
 def read(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT, identity: Identity | None = None,
@@ -60,10 +66,11 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
 
     recogniser = Recogniser(SIGNATURES)
     window = Window(KEEP_LOG_CHARS if keep_log else 0, clean)
-    names_tensorflow = False
+    names_tensorflow = shows_failure = False
     for block in scan(window.pieces(reading.pieces), recogniser):
         window.block(block)
         names_tensorflow = names_tensorflow or bool(TENSORFLOW_WORDS.search(block.lines.text))
+        shows_failure = shows_failure or bool(FAILURE_WORDS.search(block.lines.text))
     log = reading.read
     matches = recogniser.matches()[:MAX_MATCHES] if not log.binary and not log.error else []
     excerpt, log.kept_lines = window.excerpt(matches)
@@ -74,7 +81,8 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
     read.update(source=clean(log.source), notes=[clean(n) for n in log.notes])
     return LogTextFacts(**read, excerpt=clean(excerpt), matches=[_match(m, clean) for m in matches],
                         redacted=redacted, text=clean(text) if text is not None else None,
-                        names_tensorflow=names_tensorflow and not log.binary)
+                        names_tensorflow=names_tensorflow and not log.binary,
+                        shows_failure=shows_failure and not log.binary)
 
 
 def _match(m: LogMatch, clean: Callable[[str], str]) -> LogTextMatch:

@@ -1,0 +1,31 @@
+"""tfdoctor/logtext/keep.py: what a kept log says of the whole text, beyond its matches."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfdoctor.logtext import keep
+from tfdoctor.sanitize.redact import Identity
+
+WHO = Identity(home="/Users/ada", user="ada", host="mac")
+
+
+@pytest.mark.parametrize("text", [
+    'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n',
+    "tensorflow.python.framework.errors_impl.InternalError: Failed copying input tensor\n",
+    "zsh: segmentation fault  python train.py\n",
+    "libc++abi.dylib: terminating with uncaught exception of type NSException\nAbort trap: 6\n",
+    "Process finished with exit code 134 (interrupted by signal 6: SIGABRT)\n",
+    "The kernel appears to have died. It will restart automatically.\n",
+])
+def test_a_text_that_shows_something_failing_says_so(text):
+    assert keep.from_bytes(text.encode(), "posted.md", identity=WHO).shows_failure
+
+
+@pytest.mark.parametrize("text", [
+    "Epoch 1/10\n1875/1875 [==============================] - 9s 4ms/step - loss: 0.2 - error_rate: 0.1\n",
+    "tensorflow-macos 2.9.0\ntensorflow-metal 0.5.0\nProcess finished with exit code 0\n",
+    "How do I choose between errors and exceptions in my model code?\n",
+])
+def test_a_setup_a_question_or_a_benchmark_shows_no_failure(text):
+    assert not keep.from_bytes(text.encode(), "posted.md", identity=WHO).shows_failure
