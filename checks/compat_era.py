@@ -25,10 +25,9 @@ from tfdoctor.model import FixAnswer, Remediation, Severity, rule
       "initialization', ML Compute's 'tf2mlcompute' lines) get no fixes. Told by the installed "
       "version: tensorflow-macos before 2.5, or natively on Apple silicon a `tensorflow` 2.4.0rc0, "
       "the version the fork gives itself (the fork seen only in a text, or failing in its own "
-      "text, is log.mlcompute-fork). A warning when "
-      "TensorFlow's device list shows no GPU to code that does not select it through mlcompute (the "
-      "fork lists none by design; the person asking expected the plugin era's behaviour); "
-      "information when it only shows the fork at work.",
+      "text, is log.mlcompute-fork). A warning when the text shows something failing (a "
+      "traceback, a crash: the fork gets no fixes); information when it only shows the fork at "
+      "work, an empty GPU list included (the fork lists none by design).",
       "Move to the plugin era: a new environment with TensorFlow and tensorflow-metal (the finding "
       "gives the commands), and remove the two mlcompute lines from the code.",
       APPLE_PLUGIN_PAGE,

@@ -70,19 +70,19 @@ def test_the_fork_at_work_is_information_and_its_failure_a_warning(tmp_path):
     assert "compat.mlcompute-fork" not in failed
 
 
-def test_a_device_list_checked_the_plugin_eras_way_on_the_fork_is_the_forks_failure(tmp_path):
-    """Code that checks TensorFlow's device list for a GPU, without selecting one through mlcompute,
-    expects the plugin era: on the fork the list is empty by design, so the fork is why (a report
-    in Markdown puts the echo in a fence of its own). The installer's own refusal of a macOS
-    before 11 (apple/tensorflow_macos scripts/download_and_install.sh) is the fork failing too."""
+def test_an_empty_gpu_list_on_the_fork_is_the_fork_at_work_and_its_installers_refusal_a_failure(tmp_path):
+    """The fork lists no GPU by design, whichever way the code asks (a report in Markdown puts the
+    echo in a fence of its own): working setups of it show exactly that, so it stays information,
+    and the empty list is explained by the fork. The installer's own refusal of a macOS before 11
+    (apple/tensorflow_macos scripts/download_and_install.sh) is the fork failing."""
     asked = tmp_path / "asked.txt"
     asked.write_text("```\nimport tensorflow as tf\n\ntf.config.list_physical_devices('GPU')\n```\n"
                      "the result is:\n```\n[]\n```\n")
     s = snap(fork_mac())
     s.log = keep.read(asked, identity=WHO)
     found = {f.code: f for f in LogRules("compat_era", "log_era", "log_import").run(s)}
-    assert found["compat.mlcompute-fork"].severity is Severity.WARNING
-    assert "log.no-gpu-listed" in found["compat.mlcompute-fork"].explains
+    assert found["compat.mlcompute-fork"].severity is Severity.INFO
+    assert found["log.no-gpu-listed"].severity is Severity.INFO
     refused = tmp_path / "refused.txt"
     refused.write_text("ERROR: TensorFlow with ML Compute acceleration is only available on macOS 11.0 and later.\n")
     s = snap(merge(apple_silicon(packages=[]), {"unknown": ["packages"]}))

@@ -12,7 +12,6 @@ from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair, eras
-from tfdoctor.logtext.training import MLCOMPUTE_API
 from tfdoctor.model import Remediation
 
 
@@ -37,11 +36,9 @@ def plugin_era_way(s: Snapshot, d: Derived, what: str) -> tuple[Remediation, tup
 
 
 def fork_failed(s: Snapshot) -> bool:
-    """Whether the text shows the fork failing: an error of the fork's own; TensorFlow's device
-    list checked for a GPU by code that does not select one through mlcompute (the fork lists
-    none by design, and the person asking expected the plugin era's behaviour); or any failure
-    at all (a traceback, a crash): the fork gets no fixes, so leaving it is the way out."""
+    """Whether the text shows the fork failing: an error of the fork's own, or any failure at all
+    (a traceback, a crash): the fork gets no fixes, so leaving it is the way out. An empty GPU
+    list is not one: the fork lists no GPU by design (it runs on it through ML Compute), and
+    working setups of it show exactly that."""
     seen = matches_of(s, codes.LOG_MLCOMPUTE_FORK)
-    own_api = any(match.fields.get("sign") == MLCOMPUTE_API for match in seen)
-    return any(eras.is_fork_failure(match.text) for match in seen) or (
-        not own_api and bool(matches_of(s, codes.LOG_NO_GPU_LISTED))) or bool(s.log and s.log.shows_failure)
+    return any(eras.is_fork_failure(match.text) for match in seen) or bool(s.log and s.log.shows_failure)

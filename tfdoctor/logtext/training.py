@@ -110,10 +110,6 @@ def _mlc_op(fields: Fields) -> Fields:
     return {"sign": "ML Compute op", "op": fields.get("op") or fields.get("op2") or fields.get("op3", "")}
 
 
-MLCOMPUTE_API = "mlcompute API"
-"""The sign of the fork's own device selection in code: the fork used the way it is meant to be."""
-
-
 SIGNATURES: tuple[Signature, ...] = (
     # Apple's 2020-21 fork (tfdoctor.knowledge.eras): its device API and ML Compute's own lines
     sig("log.mlcompute-fork", "mlcompute-api", "training",
@@ -121,7 +117,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"from tensorflow\.python\.compiler\.mlcompute import mlcompute|mlcompute\.set_mlc_device\(",
         "from tensorflow.python.compiler.mlcompute import mlcompute",
         "https://github.com/apple/tensorflow_macos/issues/58", needle="mlc",
-        derive=_sign(MLCOMPUTE_API), key=("sign",), outputs=("sign",)),
+        derive=_sign("mlcompute API"), key=("sign",), outputs=("sign",)),
     sig("log.mlcompute-fork", "mlcompute-device-late", "training",
         "the fork's error for a device chosen after TensorFlow initialised",
         r"MLCompute device must be set before initialization",
