@@ -12,7 +12,7 @@ from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import eras
-from tfdoctor.model import FixAnswer, Remediation, Severity, rule
+from tfdoctor.model import FixAnswer, Severity, rule
 
 
 @rule(codes.COMPAT_MLCOMPUTE_FORK, "Apple's 2020-21 ML Compute fork of TensorFlow, unmaintained",
@@ -40,7 +40,7 @@ def mlcompute_fork(s: Snapshot, d: Derived):
     if not d.fork or any(eras.is_fork_failure(match.text) for match in seen):
         return None  # the fork seen only in a text, or failing in it, is that text's story (log.mlcompute-fork)
     tf = d.tensorflow
-    what = f"{tf.label}"
+    what = tf.label
     fix, reqs = plugin_era_way(s, d, what)
     facts = {"tensorflow": what, "based_on": eras.FORK_BASE, "gpu_through": "ML Compute (mlcompute module)",
              "plugin_era_from": f"tensorflow-macos {eras.PLUGIN_ERA_FROM} with tensorflow-metal",

@@ -33,7 +33,7 @@ def tf_metal_mismatch(s: Snapshot, d: Derived):
         return None
     metal, real = d.metal, d.providers
     if len(real) > 1:
-        installed = ", ".join(f"{p.label}" for p in real)
+        installed = ", ".join(p.label for p in real)
         return tf_metal_mismatch.finding(
             {"tensorflow_distributions": {p.name: p.version for p in real}, "tensorflow_metal": metal.version},
             Remediation("Leave one TensorFlow installed (see install.multiple-tensorflow); the "

@@ -112,7 +112,7 @@ def _numpy_abi(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts, pins: list
     pin = next((r for r in pins if canonicalize_name(r.name) == "numpy"), None)
     forbids = pin is not None and not pin.specifier.contains(numpy.version, prereleases=True)
     fix = _numpy_fix(pin)
-    evidence = {"numpy": numpy.version, "tensorflow": f"{tf.label}",
+    evidence = {"numpy": numpy.version, "tensorflow": tf.label,
                 "numpy_pin": str(pin.specifier) if pin else None, "pin_forbids_it": forbids,
                 "pins_source": pins_source, "numpy2_first_supported_by": f"TensorFlow {first}",
                 "numpy2_source": source}
@@ -169,7 +169,7 @@ def _pin_violations(s: Snapshot, tf: PackageFacts, pins: list[Requirement], pins
         title = f"{len(bad)} installed packages are outside {tf.label}'s pins: {listed}"
     explains = tuple(dict.fromkeys(c for key, _, _ in bad
                                    for c in _EXPLAINS_BY_NAME.get(key, (codes.RUNTIME_IMPORT_FAILED,))))
-    evidence = {"tensorflow": f"{tf.label}", "pins_source": pins_source,
+    evidence = {"tensorflow": tf.label, "pins_source": pins_source,
                 "violations": [{"name": p.name, "installed": p.version, "required": str(req.specifier),
                                 "requirement": str(req)} for _, p, req in bad]}
     return pin_violation.finding(
@@ -197,7 +197,7 @@ def _expects_keras2(s: Snapshot, keras: PackageFacts | None) -> list[dict[str, s
             if key == "tf-keras" or (key == "keras" and keras and keras.version
                                      and not req.specifier.contains(keras.version, prereleases=True)
                                      and req.specifier.contains("2.15.0")):
-                out.append({"package": f"{pkg.label}", "requires": str(req)})
+                out.append({"package": pkg.label, "requires": str(req)})
     return out
 
 
@@ -233,7 +233,7 @@ def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Findi
     want = f"tf-keras~={_minor(tf.version)}.0"
     dependents = _expects_keras2(s, keras)
     evidence: dict[str, Any] = {
-        "tensorflow": f"{tf.label}", "keras": keras.version if keras else None,
+        "tensorflow": tf.label, "keras": keras.version if keras else None,
         "tf_keras": tfk.version if tfk else None, "TF_USE_LEGACY_KERAS": raw,
         "expects_keras2": dependents,
         "tensorflow_keras_rule": "tf.keras is tf_keras only when TF_USE_LEGACY_KERAS is one of "
@@ -390,11 +390,11 @@ def pins_ok(s: Snapshot, d: Derived):
     tf = d.tensorflow
     pins, pins_source = _pins(s, d)
     _keras_finding, keras_note = _keras(s, d.matrix, tf)
-    held = [f"{p.label}" for p in (s.package(r.name) for r in pins)
+    held = [p.label for p in (s.package(r.name) for r in pins)
             if p is not None and canonicalize_name(p.key) in PIN_NAMES]
     title = f"{tf.label}'s pins hold" + (f": {', '.join(held)}" if held else "")
     if keras_note:
         title += f"; {keras_note}"
     return pins_ok.finding(
-        {"tensorflow": f"{tf.label}", "pins_source": pins_source,
+        {"tensorflow": tf.label, "pins_source": pins_source,
          "pins": [str(r) for r in pins if canonicalize_name(r.name) in PIN_NAMES]}, title=title)

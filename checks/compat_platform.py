@@ -346,7 +346,7 @@ def compat_ok(s: Snapshot, d: Derived):
     tf, metal, host = d.tensorflow, d.metal, s.host
     if not d.is_mac:
         where = host.system or "this OS"
-        what = f"{tf.label}" if tf else "TensorFlow"
+        what = tf.label if tf else "TensorFlow"
         return compat_ok.finding(  # nothing to check: information, not a tick
             {"system": host.system, "tensorflow": tf.version if tf else None}, severity=Severity.INFO,
             title=f"{what} on {where}: tensorflow-metal is macOS-only, so there is no Metal pairing to check")

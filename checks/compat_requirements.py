@@ -136,7 +136,7 @@ def tensorflow_closure(d: Derived, edges: list[Edge]) -> dict[Node, tuple[str, .
     for e in edges:
         by_node.setdefault(e.node, []).append(e)
     roots = [*d.providers, *d.shims, *d.metal_plugins]
-    paths = {(p.key, ""): (f"{p.label}",) for p in roots}
+    paths = {(p.key, ""): (p.label,) for p in roots}
     queue = deque(paths)
     while queue:
         node = queue.popleft()
@@ -311,7 +311,7 @@ def _remediation(s: Snapshot, d: Derived, resolutions: list[Resolution]) -> Reme
 
 def _item(e: Edge, closure: dict[Node, tuple[str, ...]]) -> dict[str, object]:
     item: dict[str, object] = {"requirer": e.who, "requirement": str(e.requirement),
-                               "installed": f"{e.installed.label}"}
+                               "installed": e.installed.label}
     if e.node in closure:
         item["tensorflow_loads_it_through"] = " -> ".join(closure[e.node])
     return item

@@ -157,7 +157,7 @@ def multiple_tensorflow(s: Snapshot, d: Derived):
         {"providers": {p.name: p.version for p in real}, "shims": {p.name: p.version for p in d.shims}},
         Remediation("Uninstall every TensorFlow distribution, then install one", tuple(commands)),
         title=f"{len(real)} TensorFlow distributions are installed at once: "
-              + ", ".join(f"{p.label}" for p in real))
+              + ", ".join(p.label for p in real))
 
 
 @rule(codes.INSTALL_TWO_METAL_PLUGINS, "Two Metal plugins are installed over each other", Severity.ERROR,
@@ -220,7 +220,7 @@ def requires_tensorflow_name(s: Snapshot, d: Derived):
     first = wanting[0][0]
     return requires_tensorflow_name.finding(
         {"provider": {p.name: p.version for p in d.providers},
-         "require_tensorflow": [{"package": f"{p.label}", "requires": str(r)} for p, r in wanting]},
+         "require_tensorflow": [{"package": p.label, "requires": str(r)} for p, r in wanting]},
         Remediation(f"Reinstall {first.name} without its dependencies so pip leaves tensorflow-macos alone",
                     (pip(s, "install", "--no-deps", "--force-reinstall", f"{first.name}=={first.version}"),)),
         title=f"{', '.join(sorted({p.name for p, _ in wanting}))} require `tensorflow`, but only "

@@ -120,7 +120,7 @@ def kernel_no_tensorflow(s: Snapshot, d: Derived):
         return None
     ours = next((k for k in kernels if k.is_python and k.is_target), None)
     names = ", ".join(k.name for k in without)
-    evidence = {"tensorflow": f"{d.tensorflow.label}",
+    evidence = {"tensorflow": d.tensorflow.label,
                 "kernels": [_evidence(k) for k in without],
                 "kernel_of_this_environment": ours.name if ours else None}
     plural = "s" if len(without) > 1 else ""

@@ -245,7 +245,7 @@ def keras_registered_twice(s: Snapshot, d: Derived):
     tf = f"TensorFlow {d.tf_version}" if d.tf_version else "TensorFlow"
     strays = stated if want is None else [p for p in stated if not _own_keras(s, d, Requirement(want), p)]
     if not strays and listing_read(s):  # a whole listing with no Keras but TensorFlow's own
-        have = ", ".join(f"{p.label}" for p in stated) or "no Keras package"
+        have = ", ".join(p.label for p in stated) or "no Keras package"
         text = (f"two copies of Keras registered the same metric{metric}, but this environment has "
                 f"{have} beside {tf}: another environment printed it")
         return keras_registered_twice.finding(

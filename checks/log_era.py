@@ -35,10 +35,10 @@ def log_mlcompute_fork(s: Snapshot, d: Derived):
                     f"{tf.label} does not have: remove the mlcompute lines "
                     "(tensorflow-metal gives TensorFlow the GPU without them)")
             return log_mlcompute_fork.finding(
-                evidence(s, match, tensorflow=f"{tf.label}"),
+                evidence(s, match, tensorflow=tf.label),
                 Remediation(text, (), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE),
                 title=f"Code for Apple's 2020 ML Compute fork run on {tf.label}: {text}")
-        what = f"{tf.label}" if tf is not None else "the TensorFlow that printed this"
+        what = tf.label if tf is not None else "the TensorFlow that printed this"
         fix, _reqs = plugin_era_way(s, d, what)
         return log_mlcompute_fork.finding(
             evidence(s, match, tensorflow=what if tf is not None else None), fix,

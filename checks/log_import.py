@@ -24,7 +24,6 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listi
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import amd64_on_arm, emulated_x86_container, evidence, matches_of, names_tensorflow
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.knowledge import eras
 from tfdoctor.logtext.importing import LINKER_SKIPPED
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
@@ -236,7 +235,7 @@ def arch_mismatch(s: Snapshot, d: Derived):
                     "natively (see arch.rosetta)")
             commands: tuple[str, ...] = ()
         else:
-            runs = f"this Python runs as {d.process_arch}" if d.process_arch else "this Python runs as the other one"
+            runs = f"this Python runs as {d.process_arch}" if d.process_arch else "this Python runs as the other architecture"
             text = (f"the binary is {have or 'of the other architecture'}, {runs}: it was installed by a pip "
                     "running as the other architecture. Reinstall without pip's cache")
             dist = d.tf_main.name if d.tf_main and (package or "").startswith("tensorflow") else package

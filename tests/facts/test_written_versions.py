@@ -76,3 +76,13 @@ def test_apple_s_fork_named_by_its_repository_or_framework_is_the_fork():
         ("tensorflow-metal", "0.1.0")]
     assert [(p.key, p.version) for p in _hand_made({"tensorflow-macos": "2.9.0 (not the ML Compute fork)"}).packages] \
         == [("tensorflow-macos", "2.4.0rc0")]
+
+
+def test_the_fork_as_written_is_the_fork_the_knowledge_knows():
+    from packaging.version import Version
+
+    from tfdoctor.facts.written_versions import FORK_AS_WRITTEN, PLUGIN_ERA
+    from tfdoctor.knowledge import eras
+
+    assert FORK_AS_WRITTEN == (eras.FORK_PACKAGE, eras.FORK_BASE)
+    assert Version(PLUGIN_ERA) == Version(eras.PLUGIN_ERA_FROM)

@@ -234,7 +234,7 @@ def tensorflow_macos_floors(m: CompatMatrix, tf: PackageFacts, py: str, arch: st
     """(needs, what, source) for the installed TensorFlow: its wheel tag and, where they were
     built for a newer macOS than the tag says, its binaries (tfdoctor.knowledge.macos_floors);
     for a release no section knows, the installed WHEEL tag."""
-    what = f"{tf.label}"
+    what = tf.label
     floor = macos_floors.wheel_floor(tf.key, tf.version, arch, py, tuple(tf.wheel_tags))
     release = m.tf_release(tf.version)
     wheels = release.wheels(tf.key, arch) if release and tf.key in ("tensorflow", "tensorflow-macos") else None

@@ -67,7 +67,7 @@ def judge_pair(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts, metal
     loaded = load_check(tf.version, metal.version, arch, package=build)
     release = m.metal(metal.version)
     evidence: dict[str, Any] = {
-        "tensorflow": f"{tf.label}", "tensorflow_metal": metal.version,
+        "tensorflow": tf.label, "tensorflow_metal": metal.version,
         "python": py, "arch": arch, "status": p.status, "matrix_evidence": p.evidence,
         "sources": list(p.sources), "matrix_facts_read": m.facts_read,
     }

@@ -36,6 +36,9 @@ FORK_AS_WRITTEN = ("tensorflow-macos", "2.4.0rc0")
 """The fork's distribution and the TensorFlow it says it is (`tf.__version__` '2.4.0-rc0'; the
 same facts as tfdoctor.knowledge.eras FORK_PACKAGE and FORK_BASE): its wheels' own numbers
 (0.1a0-0.1a3) are rarely what a report gives."""
+PLUGIN_ERA = "2.5"
+"""A number beside the fork's words from this one on is the plugin era's, not the fork's
+(tfdoctor.knowledge.eras PLUGIN_ERA_FROM)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ def read_written_package(name: str | None, version: str | None) -> tuple[str | N
         return name, written
     fork, base = FORK_AS_WRITTEN
     try:
-        before_plugins = written.version is not None and Version(written.version) < Version("2.5")
+        before_plugins = written.version is not None and Version(written.version) < Version(PLUGIN_ERA)
     except InvalidVersion:  # a requirement left as written
         before_plugins = False
     return fork, WrittenVersion(written.installed, written.version if before_plugins else base)
