@@ -21,11 +21,12 @@ from tfdoctor.model import Remediation, Severity, rule
       "'MLCompute device must be set before initialization' and ML Compute's 'tf2mlcompute' log "
       "lines belong to Apple's 2020-21 fork (apple/tensorflow_macos#58, #218), and so do its "
       "installer's lines and the MLC ops its graphs hold ('tf.MLCConv2D' op is neither a custom "
-      "op nor a flex op). Where the fork is installed, compat.mlcompute-fork is the cause; where a "
-      "plugin-era TensorFlow is, the code was written for the fork and calls a module this "
-      "TensorFlow does not have; otherwise this text is the cause (a warning where it shows the "
-      "fork failing, information where it shows it at work).",
-      "Remove the mlcompute lines: tensorflow-metal gives TensorFlow the GPU without them.",
+      "op nor a flex op). Where a plugin-era TensorFlow is installed, the code was written for the "
+      "fork and calls a module this TensorFlow does not have. Otherwise this text is the cause where "
+      "it shows the fork failing (a warning), and information where it shows it at work (an "
+      "installed fork is then compat.mlcompute-fork's to tell).",
+      "Move to TensorFlow with tensorflow-metal (the finding gives the commands) and remove the "
+      "mlcompute lines: tensorflow-metal gives TensorFlow the GPU without them.",
       APPLE_PLUGIN_PAGE, fix_answer=ABOUT_THE_LOG)
 def log_mlcompute_fork(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_MLCOMPUTE_FORK):
