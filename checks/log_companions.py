@@ -89,9 +89,12 @@ def op_not_registered(s: Snapshot, d: Derived):
       "compiled its custom ops against TensorFlow X' when its compiled ops meet another TensorFlow "
       "(segfaults or low-level errors follow), and 'Tensorflow Addons supports using Python ops "
       "for all Tensorflow versions above or equal to X and strictly below Y' when even its Python "
-      "code is untested there (tensorflow/addons resource_loader.py and ensure_tf_install.py). The "
-      "companion's mismatch is the cause of what fails after it; tensorflow-addons itself ended "
-      "with 0.23.0.",
+      "code is untested there (tensorflow/addons resource_loader.py and ensure_tf_install.py). "
+      "TensorFlow Probability refuses to import below the TensorFlow it needs ('This version of "
+      "TensorFlow Probability requires TensorFlow version >= 2.4; Detected an installation of "
+      "version 2.3.0', its _ensure_tf_install): pip installs the newest release, and TFP's pins do "
+      "not name TensorFlow. The companion's mismatch is the cause of what fails after it; "
+      "tensorflow-addons itself ended with 0.23.0.",
       "Install the TensorFlow the warning names, or the companion release made for the installed "
       "TensorFlow; or drop tensorflow-addons (its layers and losses moved to Keras and TF-Text).",
       "https://github.com/tensorflow/addons", fix_answer=ABOUT_THE_LOG)
@@ -111,13 +114,14 @@ def companion_mismatch(s: Snapshot, d: Derived):
             f", or the {package} release made for TensorFlow {printed or here}" if printed or here else "")
         if package == "tensorflow-addons":
             text += f" ({package} ended with {last}, {date}; its features moved to Keras and TF-Text)"
-        severity = Severity.ERROR if match.fields.get("built_for") else Severity.WARNING
+        # compiled against another TensorFlow, or a version check that raises: the import failed
+        severity = Severity.ERROR if match.fields.get("built_for") or match.fields.get("fails") else Severity.WARNING
         if printed and here and printed != here:  # this environment's TensorFlow is another one
             severity = Severity.INFO
             what += f" (this environment has TensorFlow {here}: the text came from another environment)"
         return companion_mismatch.finding(
             evidence(s, match, tensorflow_here=here),
-            Remediation(text, (), "https://github.com/tensorflow/addons"),
+            Remediation(text, (), f"https://github.com/tensorflow/{package.removeprefix('tensorflow-')}"),
             title=f"{what}: the companion is built for another TensorFlow", severity=severity)
     return None
 

@@ -5,7 +5,9 @@ installed TensorFlow, and whether PyPI has it for this Mac's Python."""
 from __future__ import annotations
 
 from log_cases import ARM, LogRules, commands, one
-from snapshots import _pkg, apple_silicon
+
+from tfdoctor.model import Severity
+from snapshots import _pkg, apple_silicon, linux_cpu, snap
 
 check = LogRules("log_companions")
 diagnose = check.diagnose
@@ -44,3 +46,27 @@ def test_tensorflow_addons_custom_ops_compiled_against_another_tensorflow_are_th
     f = one(diagnose(apple_silicon(packages=[]), "addons_custom_ops_compiled_against.txt"), "log.companion-mismatch")
     assert f.severity.value == "error" and "compiled its custom ops against TensorFlow 2.1.0" in f.title
     assert f.evidence["log_needs"] == ">=2.1.0,<2.2.0"
+
+
+def test_tensorflow_probability_refusing_an_older_tensorflow_is_the_companions_mismatch(tmp_path):
+    """TFP's own check (tensorflow_probability/python/__init__.py, its template filled): pip put
+    the newest TFP beside TensorFlow 2.3.0; the import fails, so it is an error naming the floor."""
+    from log_cases import WHO
+
+    from tfdoctor.logtext import keep
+
+    (tmp_path / "tfp.txt").write_text(
+        "ImportError: This version of TensorFlow Probability requires TensorFlow version >= 2.4; Detected an "
+        "installation of version 2.3.0. Please upgrade TensorFlow to proceed.\n")
+    data = linux_cpu()
+    data["packages"] = [_pkg("tensorflow", "2.3.0", [])]
+    s = snap(data)
+    s.log = keep.read(tmp_path / "tfp.txt", identity=WHO)
+    (f,) = [f for f in LogRules("log_companions").run(s) if f.code == "log.companion-mismatch"]
+    assert f.severity is Severity.ERROR and f.evidence["log_needs"] == ">=2.4"
+    assert f.title.startswith("tensorflow-probability supports TensorFlow >=2.4; it ran with 2.3.0")
+    assert f.remediation.link == "https://github.com/tensorflow/probability"
+    elsewhere = snap(linux_cpu())  # TensorFlow 2.19 here: the text came from another environment
+    elsewhere.log = s.log
+    assert [f.severity for f in LogRules("log_companions").run(elsewhere) if f.code == "log.companion-mismatch"] \
+        == [Severity.INFO]

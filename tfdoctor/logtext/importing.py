@@ -87,6 +87,16 @@ def _addons(fields: Fields) -> Fields:
     return out
 
 
+def _probability(fields: Fields) -> Fields:
+    """TensorFlow Probability's floor as a specifier; its check raises ImportError: a failure."""
+    out = {"package": "tensorflow-probability", "fails": "ImportError"}
+    if fields.get("min"):
+        out["needs"] = f">={fields['min']}"
+    if fields.get("tensorflow"):
+        out["tensorflow"] = fields["tensorflow"]
+    return out
+
+
 _METRIC_NAME = re.compile(r"same name: (/[^\s'\"`]{1,300})", re.IGNORECASE)
 
 
@@ -215,6 +225,15 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="and trying to load a custom op", derive=_addons, key=("package",),
         outputs=("package", "built_for", "needs", "tensorflow", "library"),
         head=r"You are currently using TensorFlow (?P<tensorflow>\d[\w.+-]*) and trying to load a custom op"),
+    # tensorflow/probability tensorflow_probability/python/__init__.py _ensure_tf_install
+    sig("log.companion-mismatch", "probability-needs-tensorflow", "import",
+        "TensorFlow Probability needs a newer TensorFlow than the installed one",
+        r"This version of TensorFlow Probability requires TensorFlow version >= ?(?P<min>\d+(?:\.\d+)*)"
+        r"(?:;?\s*Detected an installation of version (?P<tensorflow>\d+(?:\.\d+)*(?:[a-z-]+\w*)?))?",
+        "ImportError: This version of TensorFlow Probability requires TensorFlow version >= 2.4",
+        "https://github.com/GPflow/GPflow/blob/develop/README.md", needle="TensorFlow Probability requires",
+        derive=_probability, key=("package",), outputs=("package", "needs", "tensorflow", "fails"),
+        head=r"This version of TensorFlow Probability requires TensorFlow"),
     sig("log.symbol-not-found-plugin", "dlopen-symbol-not-found", "import",
         "a shared library needs a symbol the installed TensorFlow does not export",
         _DLOPEN_SYMBOL,
