@@ -274,7 +274,7 @@ def no_wheel_for_python(s: Snapshot, d: Derived):
             title, text = facts.pop("title"), facts.pop("text")
             return no_wheel_for_python.finding({**facts, "refused": match.text}, Remediation(
                 text, (pip(s, "index", "versions", facts["package"]),)), title=title)
-    if d.fork and s.python and s.python.minor and s.python.minor != "3.8":
+    if d.fork and s.python and s.python.minor and s.python.minor != eras.FORK_PYTHON:
         facts = fork_unbuilt_for(s.python.minor)  # the fork with another Python: never built for it
         title, text = facts.pop("title"), facts.pop("text")
         return no_wheel_for_python.finding(facts, Remediation(text), title=title)

@@ -22,11 +22,12 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, move_
                                      recommended_requirements, tf_requirement)
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of, said
-from tfdoctor.advice.pip_refusal import (PIP_WITH_MACOS_11_TAGS, TF_DISTS, prerelease, python_came_later, refusal,
-                                         then_versus_now, version_key)
+from tfdoctor.advice.pip_refusal import (PIP_WITH_MACOS_11_TAGS, TF_DISTS, pip_verdict, prerelease,
+                                         python_came_later, refusal, then_versus_now, version_key)
 from tfdoctor.advice.tensorflow_name import refusal_evidence, refusal_story, refused_for_tensorflow_name
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair
+from tfdoctor.knowledge.records import python_minor
 from tfdoctor.model import Command, Remediation, Severity, rule
 
 MINIFORGE = "https://github.com/conda-forge/miniforge"
@@ -103,9 +104,8 @@ def pip_no_matching(s: Snapshot, d: Derived):
                      if v.strip() and v.strip() != "none"]
         facts: dict[str, Any] = dict(where)
         m = d.matrix
-        if m is not None and spec is not None and s.python and d.is_mac and \
-                package in TF_DISTS + ("tensorflow-metal",):
-            verdict, why, here = refusal(m, package, spec, where["python"], where["pip_arch"], d.macos)
+        if (judged := pip_verdict(s, d, match)) is not None:
+            verdict, why, here = judged
             if verdict != "installable-here" and d.translated and d.hardware_arch != where["pip_arch"]:
                 native, _why, native_here = refusal(m, package, spec, where["python"], d.hardware_arch, d.macos)
                 if native == "installable-here":
@@ -181,7 +181,7 @@ def pip_unsupported_wheel(s: Snapshot, d: Derived):
         py = where["python"]
         tag = f.get("python_tag", "")
         if py and tag.startswith("cp") and tag != "cp" + py.replace(".", ""):
-            wrong.append(f"it is for Python {tag[2]}.{tag[3:]}, this is Python {py}")
+            wrong.append(f"it is for Python {python_minor(tag)}, this is Python {py}")
         platform = f.get("platform_tag", "")
         arch = where["pip_arch"] or ""
         wheel_arch = "x86_64" if platform.endswith("x86_64") else platform.rsplit("_", 1)[-1]
@@ -199,13 +199,11 @@ def pip_unsupported_wheel(s: Snapshot, d: Derived):
         name, version = f.get("package", ""), f.get("version", "")
         install = (pip(s, "install", f"{name}=={version}" if version else name),)
         macos_11 = _macos_11_tag(platform)
-        if not wrong and macos_11 and (then := then_versus_now(s, f"{match.text}\n{s.log.excerpt}")):
-            why = then  # the tag fits this Mac: the pip or the platform it was told refused it
-            fix = Remediation(f"{f.get('wheel')}: {why}", (pip(s, "install", "--upgrade", "pip"), *install))
-        elif not wrong and macos_11:
-            why = (f"it is tagged for macOS {macos_11}, which pip before {PIP_WITH_MACOS_11_TAGS} does not know, "
-                   "and a Python built with an older SDK reports macOS 10.16 to pip: upgrade pip, and "
-                   "if it still refuses, run it with SYSTEM_VERSION_COMPAT=0")
+        if not wrong and macos_11:  # the tag fits this Mac: the pip, or the platform it was told, refused it
+            why = then_versus_now(s, f"{match.text}\n{s.log.excerpt}") or (
+                f"it is tagged for macOS {macos_11}, which pip before {PIP_WITH_MACOS_11_TAGS} does not know, "
+                "and a Python built with an older SDK reports macOS 10.16 to pip: upgrade pip, and "
+                "if it still refuses, run it with SYSTEM_VERSION_COMPAT=0")
             fix = Remediation(f"{f.get('wheel')}: {why}", (pip(s, "install", "--upgrade", "pip"), *install))
         else:
             why = "; ".join(wrong) or "its tags fit this interpreter: pip ran in another environment"

@@ -17,7 +17,8 @@ from packaging.version import InvalidVersion, Version
 
 from tfdoctor.codes import LOG_PIP_NO_MATCHING_DISTRIBUTION
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.knowledge import macos_floors
+from tfdoctor.knowledge import eras, macos_floors
+from tfdoctor.knowledge.records import python_minor
 
 TF_DISTS = ("tensorflow", "tensorflow-macos")
 
@@ -133,33 +134,45 @@ def then_versus_now(s: Snapshot, text: str) -> str | None:
 _EXACT = re.compile(r"^===?\s*(?P<version>\d+(?:\.\d+)*)$")
 
 
+def pip_verdict(s: Snapshot, d: Any, match: Any) -> tuple[str, str, list[str]] | None:
+    """`refusal` of one of pip's lines for this Python, the architecture pip runs as and this
+    macOS; None where it cannot be judged (not a Mac, no matrix or Python, neither TensorFlow nor
+    the plugin, a requirement that is not one). Judged once per line: the log rule and
+    compat.macos-too-old both ask."""
+    package = match.fields.get("package", "")
+    if d.matrix is None or s.python is None or not d.is_mac or package not in TF_DISTS + ("tensorflow-metal",):
+        return None
+    try:
+        spec = SpecifierSet(match.fields.get("specifier", "") or "")
+    except InvalidSpecifier:
+        return None
+    return d.once(f"pip-verdict-{id(match)}", lambda: refusal(
+        d.matrix, package, spec, s.python.minor, d.process_arch or d.hardware_arch, d.macos))
+
+
 def refused_for_macos(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None:
     """Facts of a pip refusal this macOS explains: every release the requirement admits for this
     Python, on the architecture pip runs as, needs a newer macOS (the wheels' tags; on x86_64 the
     binaries' floor where it binds: pip installs those, and they fail at import). None otherwise."""
-    package = match.fields.get("package", "")
     arch = d.process_arch or d.hardware_arch
-    if match.code != LOG_PIP_NO_MATCHING_DISTRIBUTION or package not in TF_DISTS + ("tensorflow-metal",) \
-            or not d.is_mac or not d.macos or d.matrix is None or s.python is None or not arch:
+    if match.code != LOG_PIP_NO_MATCHING_DISTRIBUTION or not d.macos or not arch:
         return None
-    try:
-        spec = SpecifierSet(match.fields.get("specifier", ""))
-    except InvalidSpecifier:
+    judged = pip_verdict(s, d, match)
+    if judged is None or judged[0] != "macos-too-old":
         return None
-    verdict, why, _here = refusal(d.matrix, package, spec, s.python.minor, arch, d.macos)
-    if verdict != "macos-too-old":
-        return None
-    return {"requested": f"{package}{spec}", "python": s.python.minor, "arch": arch, "why": why,
+    requested = f"{match.fields['package']}{SpecifierSet(match.fields.get('specifier', '') or '')}"
+    return {"requested": requested, "python": s.python.minor, "arch": arch, "why": judged[1],
             "source": macos_floors.source()}
 
 
 def fork_unbuilt_for(python: str) -> dict[str, Any]:
-    """Facts of the ML Compute fork on a Python other than 3.8: its bundled wheels are cp38 only
+    """Facts of the ML Compute fork on a Python other than eras.FORK_PYTHON: its bundled wheels are for it only
     (apple/tensorflow_macos install_venv.sh), and its installer refuses any other."""
+    tag = "cp" + eras.FORK_PYTHON.replace(".", "")
     return {"package": "tensorflow-macos", "requested": "tensorflow_macos 0.1alpha (the ML Compute fork)",
-            "python": python, "wheel_pythons": ["cp38"], "source": "apple/tensorflow_macos install_venv.sh",
-            "title": f"Apple's ML Compute fork was built for Python 3.8 only (its bundled wheels are cp38); "
-                     f"this is Python {python}",
+            "python": python, "wheel_pythons": [tag], "source": "apple/tensorflow_macos install_venv.sh",
+            "title": f"Apple's ML Compute fork was built for Python {eras.FORK_PYTHON} only (its bundled wheels "
+                     f"are {tag}); this is Python {python}",
             "text": "Give its installer a Python 3.8 (--python), or better, leave the unmaintained fork: "
                     "TensorFlow with tensorflow-metal installs with pip on current Pythons"}
 
@@ -194,7 +207,7 @@ def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None
         return None
     if "cp" + s.python.minor.replace(".", "") in tags:
         return python_came_later(s, d, match)  # built for it, perhaps after pip ran
-    span = f"{_tag_python(tags[0])}-{_tag_python(tags[-1])}"
+    span = f"{python_minor(tags[0])}-{python_minor(tags[-1])}"
     return {"package": package, "requested": f"{package}=={exact['version']}", "python": s.python.minor,
             "wheel_pythons": tags, "wheel_archs": sorted(built), "source": macos_floors.source(),
             "title": f"No {package} {exact['version']} wheel for Python {s.python.minor}: it was built for {span}",
@@ -235,13 +248,8 @@ def python_came_later(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None:
 
 
 def _newest_python(package: str, version: str, arch: str) -> str:
-    return _tag_python(max(macos_floors.wheel_pythons(package, version)[arch], key=_tag_key))
+    return python_minor(max(macos_floors.wheel_pythons(package, version)[arch], key=_tag_key))
 
 
 def _tag_key(tag: str) -> tuple[int, int]:
     return int(tag[2]), int(tag[3:] or 0)
-
-
-def _tag_python(tag: str) -> str:
-    """'cp311' -> '3.11'."""
-    return f"{tag[2]}.{tag[3:]}"

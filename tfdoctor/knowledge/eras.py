@@ -18,6 +18,8 @@ from packaging.version import InvalidVersion, Version
 FORK_PACKAGE = "tensorflow-macos"
 FORK_BASE = "2.4.0rc0"
 """The TensorFlow the fork was built from (its README: 'TensorFlow r2.4rc0')."""
+FORK_PYTHON = "3.8"
+"""The one Python the fork was built for (apple/tensorflow_macos install_venv.sh bundles cp38 wheels)."""
 PLUGIN_ERA_FROM = "2.5.0"
 """The first tensorflow-macos on the registry, and the first TensorFlow tensorflow-metal loads into."""
 SOURCES = (("https://github.com/apple/tensorflow_macos (README: TensorFlow r2.4rc0 on ML Compute, "

@@ -25,6 +25,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor.knowledge.kernels import bundled_section
+from tfdoctor.knowledge.records import python_minor
 
 SECTION = "macos_floors"
 RELEASE_PACKAGES = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-macos")
@@ -113,7 +114,8 @@ def registry_wheels(package: str, raw: Mapping[str, Any] | None = None) -> dict[
         for arch, rows in archs.items():
             rows = [r for r in rows if isinstance(r, Mapping) and r.get("tag")] if isinstance(rows, list) else []
             if rows:
-                pythons = frozenset(f"{p[2]}.{p[3:]}" for r in rows for p in r.get("python", ()) if p[:2] == "cp" and len(p) > 3)
+                pythons = frozenset(python_minor(p) for r in rows for p in r.get("python", ())
+                                    if p.startswith("cp") and len(p) > 3)
                 floors = [WheelFloor(package, version, arch, str(r["tag"]), "", (), r.get("binaries"), "").needs
                           for r in rows]
                 table[arch] = (pythons, min(floors, key=_key))
