@@ -14,7 +14,7 @@ from packaging.version import InvalidVersion, Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, pip, unset_variable
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
-from tfdoctor.advice.installs import listing_read
+from tfdoctor.advice.installs import install_commands, listing_read
 from tfdoctor.derived import Derived
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.facts.snapshot import Snapshot
@@ -271,25 +271,42 @@ def optimizer_slowdown(s: Snapshot, d: Derived):
     return None
 
 
-@rule(codes.LOG_OPTIMIZER_FALLBACK_FAILED, "Keras' fallback to a legacy optimizer left no optimizer",
+@rule(codes.LOG_OPTIMIZER_FALLBACK_FAILED, "Keras' fallback to a legacy optimizer broke training or loading",
       Severity.ERROR,
-      "On M1/M2 Macs Keras 2.11-2.14 replace a v2.11+ optimizer by its legacy twin; AdamW (and "
+      "On M1/M2 Macs Keras 2.11-2.14 replace a v2.11+ optimizer by its legacy twin. AdamW (and "
       "the other optimizers without a legacy version) has none, the fallback leaves the name as a "
       "string, and `fit` fails with \"'str' object has no attribute 'minimize'\" "
-      "(keras-team/keras#18224, Apple developer forums thread 731019). Elsewhere the same Python "
-      "error is the user's own code.",
-      "Pass an optimizer that has a legacy twin (tf.keras.optimizers.legacy.Adam), or move to "
-      "TensorFlow 2.16+ with Keras 3, which has no fallback.",
+      "(keras-team/keras#18224, Apple developer forums thread 731019). A legacy twin has no "
+      "build(), which Keras 2.12-2.13 call when they load a .keras model: \"'Adam' object has no "
+      "attribute 'build'\" (tensorflow/tensorflow#61915, fixed in TensorFlow 2.14). Elsewhere "
+      "the same Python errors are the user's own code.",
+      "Pass an optimizer that has a legacy twin (tf.keras.optimizers.legacy.Adam); to load a saved "
+      "model, load it with compile=False and compile it again, or move to TensorFlow 2.14+.",
       "https://github.com/keras-team/keras/issues/18224", fix_answer=ABOUT_THE_LOG)
 def optimizer_fallback_failed(s: Snapshot, d: Derived):
+    fell_back = any(m.fields.get("fallback") for m in matches_of(s, codes.LOG_OPTIMIZER_SLOWDOWN))
     for match in matches_of(s, codes.LOG_OPTIMIZER_FALLBACK_FAILED):
         keras, major = _keras(s)
-        if not d.apple_silicon or major not in (None, 2):
-            text = ("'str' object has no attribute 'minimize': an optimizer given as a name where an "
+        legacy = match.fields.get("optimizer")
+        if not (d.apple_silicon or fell_back) or major not in (None, 2):
+            text = (f"'{legacy}' object has no attribute 'build': a legacy optimizer where Keras "
+                    f"{keras or ''} expected a v2.11+ one (not the Apple-silicon fallback)" if legacy else
+                    "'str' object has no attribute 'minimize': an optimizer given as a name where an "
                     f"object was expected (Keras {keras or 'unknown'}; not the Apple-silicon fallback)")
             return optimizer_fallback_failed.finding(evidence(s, match, keras=keras), Remediation(
-                text, code=("model.compile(optimizer=tf.keras.optimizers.Adam(...), ...)",)), title=text,
-                severity=Severity.INFO)
+                text, code=(f"model.compile(optimizer=tf.keras.optimizers.{legacy or 'Adam'}(...), ...)",)),
+                title=text.replace("Keras  ", "Keras "), severity=Severity.INFO)
+        if legacy:
+            text = (f"Keras fell back to the legacy {legacy} on this Mac, which has no build(): "
+                    "loading the .keras model fails; load it with compile=False and compile it "
+                    "again, or move to TensorFlow 2.14+")
+            return optimizer_fallback_failed.finding(
+                evidence(s, match, keras=keras, tensorflow=d.tf_version),
+                Remediation(text, tuple(install_commands(s, ["tensorflow>=2.14"], d=d)),
+                            "https://github.com/tensorflow/tensorflow/issues/61915",
+                            code=("model = keras.models.load_model(path, compile=False)",
+                                  f"model.compile(optimizer=tf.keras.optimizers.legacy.{legacy}(), ...)")),
+                title=text)
         text = ("Keras' Apple-silicon fallback to a legacy optimizer failed (AdamW has no legacy "
                 "version): compile with tf.keras.optimizers.legacy.Adam, or move to TensorFlow 2.16+")
         return optimizer_fallback_failed.finding(

@@ -154,6 +154,18 @@ def test_a_failed_fallback_to_a_legacy_adamw():
     assert elsewhere.severity == Severity.INFO and "not the Apple-silicon fallback" in elsewhere.title
 
 
+def test_a_legacy_optimizer_without_build_when_a_keras_model_is_loaded():
+    # tensorflow/tensorflow#61915: Keras 2.13 on an M1 fell back to the legacy Adam, which
+    # compile_from_config cannot build; fixed in TensorFlow 2.14
+    keras_2_13 = [_pkg("tensorflow-macos", "2.13.0", ARM), _pkg("keras", "2.13.1", ["py3-none-any"])]
+    f = one(diagnose(apple_silicon(packages=keras_2_13), "optimizer_fallback_no_build.txt"),
+            "log.optimizer-fallback-failed")
+    assert f.severity == Severity.ERROR and "legacy Adam" in f.title and "compile=False" in code(f)
+    assert "'tensorflow>=2.14'" in commands(f) and "uninstall -y -- tensorflow-macos &&" in commands(f)
+    elsewhere = one(diagnose(linux_cpu(), "optimizer_fallback_no_build.txt"), "log.optimizer-fallback-failed")
+    assert elsewhere.severity == Severity.INFO and "not the Apple-silicon fallback" in elsewhere.title
+
+
 def test_xla_looking_up_its_platform_on_metal_and_on_a_build_without_metal():
     # tensorflow/tensorflow#58988: TF 2.11 on an M1, the optimizer's XLA ops
     f = one(diagnose(apple_silicon(packages=KERAS2_ENV), "xla_registered_platform_id.txt"), "log.xla-no-metal")

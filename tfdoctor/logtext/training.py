@@ -295,6 +295,15 @@ SIGNATURES: tuple[Signature, ...] = (
         r"'str' object has no attribute 'minimize'",
         "AttributeError: 'str' object has no attribute 'minimize'",
         "https://github.com/keras-team/keras/issues/18224", needle="has no attribute 'minimize'", key=()),
+    # Python's AttributeError naming one of Keras' optimizer classes: Keras 2.12-2.13 build the
+    # optimizer of a loaded .keras model, and the M1/M2 fallback's legacy twin has no build()
+    sig("log.optimizer-fallback-failed", "legacy-optimizer-has-no-build", "training",
+        "a legacy Keras optimizer stood where a v2.11+ one was expected: it has no build()",
+        r"'(?P<optimizer>Adadelta|Adafactor|Adagrad|Adam|AdamW|Adamax|Ftrl|Lion|Nadam|RMSprop|SGD)' "
+        r"object has no attribute 'build'",
+        "AttributeError: 'Adam' object has no attribute 'build'",
+        "https://github.com/tensorflow/tensorflow/issues/61915", needle="has no attribute 'build'",
+        key=("optimizer",)),
     sig("log.device-config-late", "devices-initialised", "training",
         "device configuration changed after TensorFlow initialised its devices (it has no effect)",
         r"(?P<what>Visible|Physical|Virtual|Logical) devices cannot be modified after being initialized",
