@@ -30,6 +30,9 @@ SAID = {
         "Apple silicon uses pip install tensorflow-macos , the regular tensorflow requirement causing issue",  # gmalivenko/onnx2keras#144
         "For installing on MacOS (in my case M1), change 'tensorflow-gpu' to 'tensorflow-macos' in setup.py > "
         "requirements",  # TensorSpeech/TensorFlowTTS#788
+        "The package depends on `tensorflow` but on macOS the distribution is `tensorflow-macos`, so the "
+        "upgrade fails",
+        "its setup.py requires tensorflow>=2.4, while the M1 needs tensorflow-macos",
     ],
     "log.no-gpu-listed": ["TensorFlow can't find any local GPUs, so the models take a long time to fit",
                           "the GPU is not detected by tensorflow-macos"],
@@ -45,6 +48,7 @@ NOT_SAID = [
     "tensorflow-macos is faster than tensorflow on my M1",
     "pip install tensorflow instead of tensorflow-macos since 2.13",
     "the tensorflow package dependency fails to resolve on Linux",  # no Mac in it: not the name
+    "keras requires tensorflow, so I installed tensorflow-macos and tensorflow-metal on my M1",
 ]
 
 

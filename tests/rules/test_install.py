@@ -394,6 +394,19 @@ def test_a_report_that_says_a_package_requires_tensorflow_on_apple_silicon_is_th
     assert beside["install.requires-tensorflow-name"].title.startswith("The report says a package requires")
 
 
+def test_words_in_a_report_that_names_no_chip_are_read_as_apple_silicon_may_be():
+    """A snapshot written from a report says 'Darwin' and nothing of the chip: the chip is unknown,
+    not Intel, and the words are the name's story. Beside a tensorflow-macos of no stated version,
+    the words that the install fails put it before 2.13 (from 2.13 on, tensorflow-macos comes
+    with the `tensorflow` wheel a requirement asks for): the installed distribution is the story."""
+    written = {"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": {"system": "Darwin"}}
+    f = _pips_story(written, "said_tensorflow_name.txt")
+    assert f.evidence["why"] == "before-arm64-wheels" and f.evidence["said"] is True
+    beside = _run({**written, "packages": [{"name": "tensorflow-macos", "version": ""}]}, "said_tensorflow_name.txt")
+    assert beside["install.requires-tensorflow-name"].severity is Severity.ERROR
+    assert beside["install.requires-tensorflow-name"].title.startswith("The report says a package requires")
+
+
 def test_a_resolver_line_about_tensorflow_is_not_this_on_linux_nor_where_tensorflow_is_installed_nor_on_intel():
     _not_for_the_name(linux_cpu(), "pip_conflict_basic_pitch.txt")
     _not_for_the_name(apple_silicon(), "pip_conflict_basic_pitch.txt")  # tensorflow 2.19.1 installed

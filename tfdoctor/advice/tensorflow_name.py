@@ -81,6 +81,11 @@ def tensorflow_macos_before_2_13(d: Derived) -> bool:
     return version is not None and (version.major, version.minor) < FIRST_ARM64_TENSORFLOW
 
 
+def _tensorflow_macos_unversioned(d: Derived) -> bool:
+    """The one TensorFlow installed is tensorflow-macos, at a version nobody stated."""
+    return len(d.providers) == 1 and d.providers[0].key == "tensorflow-macos" and not d.providers[0].version
+
+
 def refused_for_tensorflow_name(s: Snapshot, d: Derived) -> list[Refusal]:
     """The resolver's "X 1.0 depends on tensorflow..." lines that this Mac explains: never off
     macOS, never where the distribution `tensorflow` is installed, never on a Mac known to be
@@ -95,7 +100,7 @@ def _refusals(s: Snapshot, d: Derived) -> list[Refusal]:
         if m.fields.get("package") == "tensorflow" and _PARENT.fullmatch(m.fields.get("required_by", ""))]
     if not matches or not d.is_mac or s.package("tensorflow") is not None:
         return []
-    chip_unknown = "chip" in s.unknown
+    chip_unknown = "chip" in s.unknown or s.host.hw_arm64 is None
     if not (d.apple_silicon or chip_unknown):
         return []
     python = s.python.minor if s.python else None
@@ -107,7 +112,9 @@ def _refusals(s: Snapshot, d: Derived) -> list[Refusal]:
         any_python = arm64_tensorflow_releases(d.matrix, spec, None) if d.matrix else None
         macos = arm64_tensorflow_releases(d.matrix, spec, None, "tensorflow-macos") if d.matrix else None
         on_apple_silicon = d.apple_silicon or (said(match) and s.host.hw_arm64 is None)  # words that say so
-        if tensorflow_macos_before_2_13(d):
+        if tensorflow_macos_before_2_13(d) or (said(match) and _tensorflow_macos_unversioned(d)):
+            # words that say the install fails beside a tensorflow-macos of no stated version: a
+            # tensorflow-macos of 2.13 on brings the `tensorflow` wheel a requirement asks for
             why = "tensorflow-macos"
         elif d.apple_silicon and any_python == () and macos:
             # no `tensorflow` arm64 wheel in range while tensorflow-macos has one: the name is

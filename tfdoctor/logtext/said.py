@@ -94,7 +94,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:doesn't|does not|won't|can't|cannot|fails?|is causing|causing|breaks?)\b|"
           rf"\btensorflow[-_]macos{_MARK}\s(?:\w+\s){{0,4}}?instead\b|"
           rf"\b(?:does not|doesn't|won't|can't|cannot|fails? to)\s(?:\w+\s){{0,2}}?(?:work|install)\w*\s(?:\w+\s){{0,2}}?"
-          rf"with\s{_MARK}tensorflow[-_]macos\b",
+          rf"with\s{_MARK}tensorflow[-_]macos\b|"
+          rf"\b(?:depends?\s(?:on|upon)|requires?|includes?|lists?|pins?)\s{_MARK}tensorflow\b(?![-_.]\w){_MARK}"
+          rf"{_SENTENCE}{{0,12}}?\b(?:but|while|whereas|though|although|yet)\b{_SENTENCE}{{0,80}}?\btensorflow[-_]macos\b",
           "To install on an Apple Silicon machine, you will need [tensorflow-macos]"
           "(https://developer.apple.com/metal/tensorflow-plugin/) instead of tensorflow.",
           "https://github.com/logictensornetworks/logictensornetworks/issues/32", applies=_about_apple_silicon),
