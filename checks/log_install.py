@@ -97,7 +97,7 @@ def pip_no_matching(s: Snapshot, d: Derived):
             out.append(pip_no_matching.finding(refusal_evidence(s, d, refused), fix, title=text))
             continue
         package = match.fields.get("package", "")
-        installer = "poetry" if match.variant == POETRY else "pip"
+        installer = "poetry" if match.variant == POETRY else "uv" if match.variant.startswith("uv-") else "pip"
         spec = _spec(match.fields.get("specifier", ""))
         where = _where(s, d)
         available = [v.strip() for v in match.fields.get("available", "").split(",")

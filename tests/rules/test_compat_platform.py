@@ -373,6 +373,35 @@ def test_pip_refusing_an_exact_release_never_built_for_this_python(tmp_path):
     assert "compat.no-wheel-for-python" not in {f.code for f in report("3.9.7", system="Linux").findings}
 
 
+def test_uv_finding_no_wheel_with_this_pythons_abi_tag(tmp_path):
+    """uv's resolver says it itself: 'tensorflow-macos<=2.15.0 has no wheels with a matching Python
+    ABI tag (e.g., cp312)' (spotify/basic-pitch#203, CPython 3.12). The registry's file list says
+    which Pythons the newest release in range was built for. A platform tag is not the Python's
+    story, nor is a package that is not TensorFlow."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    def report(text: str | None = None):
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+                  "host": {"system": "Darwin", "hw_arm64": True}, "unknown": ["packages"],
+                  "python": {"version": "3.12.12", "implementation": "cpython", "executable": "python3"}})
+        if text is not None:
+            (tmp_path / "posted.md").write_text(text, encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md" if text else LOGS / "uv_no_abi_tag_tensorflow_macos.txt", identity=WHO)
+        return diagnose(s)
+
+    found = report().diagnosis()
+    assert found.code == "compat.no-wheel-for-python" and found.evidence["python"] == "3.12"
+    assert found.title == "uv found no tensorflow-macos<=2.15.0 wheel for Python 3.12: tensorflow-macos 2.15.0 was built for Python 3.9-3.11"
+    assert "log.pip-no-matching-distribution" in found.explains
+    platform = "Because tensorflow==2.9.0 has no wheels with a matching platform tag (e.g., `macosx_15_0_arm64`)\n"
+    assert "compat.no-wheel-for-python" not in {f.code for f in report(platform).findings}
+    other = "Because faiss-cpu==1.8.0.post1 has no wheels with a matching Python\n      ABI tag (e.g., `cp313`)\n"
+    assert "compat.no-wheel-for-python" not in {f.code for f in report(other).findings}
+
+
 def test_pip_finding_no_release_at_all_ran_before_this_pythons_wheels(tmp_path):
     """pip's 'Could not find a version that satisfies the requirement {req} (from versions: none)':
     no release fitted at all. tensorflow-macos has arm64 wheels from 2.5.0 but cp311 ones only from

@@ -16,6 +16,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor.codes import LOG_PIP_NO_MATCHING_DISTRIBUTION
+from tfdoctor.logtext.install import UV_NO_MATCHING_WHEELS
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import eras, macos_floors
 from tfdoctor.knowledge.records import python_minor
@@ -192,6 +193,8 @@ def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None
         return fork_unbuilt_for(fields.get("python_version") or (s.python.minor if s.python else "another version"))
     if match.code != LOG_PIP_NO_MATCHING_DISTRIBUTION:
         return None
+    if match.variant == UV_NO_MATCHING_WHEELS:
+        return _uv_unbuilt_for_python(s, d, match)
     exact = _EXACT.match(fields.get("specifier", ""))
     package = fields.get("package", "")
     if not (d.is_mac or not s.host.system) or s.python is None or not s.python.minor \
@@ -212,6 +215,36 @@ def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None
             "wheel_pythons": tags, "wheel_archs": sorted(built), "source": macos_floors.source(),
             "title": f"No {package} {exact['version']} wheel for Python {s.python.minor}: it was built for {span}",
             "text": f"Ask for a release built for Python {s.python.minor}, or use a Python in {span}"}
+
+
+def _uv_unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None:
+    """Facts of uv's own verdict that no wheel of a TensorFlow range has this Python's tag
+    ("tensorflow-macos<=2.15.0 has no wheels with a matching Python ABI tag (e.g., `cp312`)"): the
+    tag names the Python uv looked for; the registry's file list (macos_floors) says which Pythons
+    the newest release in the range was built for. None for a platform tag (the architecture's or
+    the macOS's story) and for packages that are not TensorFlow."""
+    fields = match.fields
+    package, spec, tag = fields.get("package", ""), fields.get("specifier", ""), fields.get("tag", "")
+    if fields.get("tag_kind") not in ("Python ABI", "Python version") or package not in macos_floors.RELEASE_PACKAGES:
+        return None
+    python = python_minor(tag) if re.fullmatch(r"cp3\d{1,2}", tag) else (s.python.minor if s.python else None)
+    if not python:
+        return None
+    try:
+        wanted = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return None
+    releases = macos_floors.registry_wheels(package)
+    admitted = sorted((v for v in releases if wanted.contains(v)), key=version_key)
+    built = sorted({p for arch, (pythons, _floor) in releases[admitted[-1]].items()
+                    if s.host.hw_arm64 is None or arch == d.hardware_arch for p in pythons},
+                   key=version_key) if admitted else []
+    span = f": {package} {admitted[-1]} was built for Python {built[0]}-{built[-1]}" if built else ""
+    return {"package": package, "requested": f"{package}{spec}", "python": python,
+            "wheel_pythons": ["cp" + p.replace(".", "") for p in built], "source": macos_floors.source(),
+            "title": f"uv found no {package}{spec} wheel for Python {python}{span}",
+            "text": f"Use a Python the release was built for ({built[0]}-{built[-1]})" if built else
+                    f"Use a Python that {package} has wheels for"}
 
 
 def python_came_later(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None:

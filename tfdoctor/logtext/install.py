@@ -100,6 +100,18 @@ def _poetry_release(fields: Fields) -> Fields:
     return {"package": _canonical(fields.get("package", "")), "specifier": f"=={fields.get('version', '')}"}
 
 
+UV_NO_MATCHING_WHEELS = "uv-no-matching-wheels"
+_UV_TAGS = ("Python ABI", "Python implementation", "Python version", "platform")
+"""The tags uv's resolver says no wheel matched (uv-resolver's IncompatibleTag reasons)."""
+
+
+def _uv_tags(fields: Fields) -> Fields:
+    """uv's requirement split as pip's, the tag's kind in one line however the terminal wrapped it."""
+    out = _requirement(fields)
+    out["tag_kind"] = " ".join(out.get("tag_kind", "").split())
+    return out
+
+
 def _fork_installer(fields: Fields) -> Fields:
     """The fork's installer at work, or refusing a macOS before 11 (a failure of the fork's own)."""
     return {"sign": "Error: installer needs macOS 11" if fields.get("error") else "installer ran"}
@@ -163,6 +175,32 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/bmaltais/kohya_ss/issues/563",
         needle="No matching distribution", derive=_requirement, key=("package",),
         outputs=("package", "specifier", "marker"), head=r"No matching distribution found for"),
+    # uv's resolver (crates/uv-resolver/src/pubgrub/report.rs, the incompatible-wheel reasons):
+    # "Because tensorflow-macos<=2.15.0 has no wheels with a matching Python ABI tag (e.g.,
+    # `cp312`) and you require ...": the tag names what did not fit (the Python, or the platform)
+    sig("log.pip-no-matching-distribution", UV_NO_MATCHING_WHEELS, "install",
+        "uv found no wheel of a package whose tags fit this Python or platform",
+        r"(?<![\w.-])(?P<requirement>[A-Za-z0-9][A-Za-z0-9._-]{0,100}(?:[<>=!~]=?[^\s,<>=!~]{1,60}"
+        r"(?:,\s?[<>=!~]=?[^\s,<>=!~]{1,60}){0,8})?)\s"
+        + wrappable("has no wheels with a matching") + r"\s(?P<tag_kind>" + "|".join(map(wrappable, _UV_TAGS))
+        + r")\stag(?:\s\(e\.g\.,\s`?(?P<tag>[A-Za-z0-9_.]{1,60})`?\))?",
+        "tensorflow-macos<=2.15.0 has no wheels with a matching Python ABI tag (e.g., cp312)",
+        "https://github.com/spotify/basic-pitch/issues/203", needle="has no wheels with",
+        derive=_uv_tags, key=("package",), outputs=("package", "specifier", "tag_kind", "tag")),
+    # uv's installer (crates/uv-distribution-types, the incompatible-dist error) after resolving
+    # for every platform: the locked release has no file for this one; its hint names this one
+    sig("log.pip-no-matching-distribution", "uv-no-wheel-for-platform", "install",
+        "uv cannot install a locked release: no wheel or sdist for this platform",
+        r"Distribution `(?P<requirement>[A-Za-z0-9][A-Za-z0-9._-]{0,100}==[^\s`@]{1,60})(?: @ [^`\n]{0,200})?`\s"
+        + wrappable("can't be installed because it doesn't have a source distribution or wheel for the current platform")
+        + r"(?:\s{0,20}hint: You're on (?P<os>macOS|Linux|Windows) \(`(?P<tag>[A-Za-z0-9_.]{1,60})`\))?",
+        "error: Distribution `tensorflow==2.9.0 @ registry+https://pypi.org/simple` can't be installed because "
+        "it doesn't have a source distribution or wheel for the current platform\n\nhint: You're on macOS "
+        "(`macosx_15_0_arm64`), but `tensorflow` (v2.9.0) only has wheels for the following platforms: "
+        "`manylinux_2_17_x86_64`, `manylinux2014_x86_64`, `macosx_10_14_x86_64`, `win_amd64`",
+        "https://github.com/astral-sh/uv/issues/13568", needle="can't be installed",
+        derive=_requirement, key=("package",), outputs=("package", "specifier", "os", "tag"),
+        head=r"Distribution `[^`\n]{1,200}`\s{1,20}can't be installed because"),
     # pip's resolver (src/pip/_internal/resolution/resolvelib/factory.py, get_installation_error
     # on ResolutionImpossible): "Cannot install {triggers} because these package versions have
     # conflicting dependencies." then "The conflict is caused by:" and, per cause, four spaces and
