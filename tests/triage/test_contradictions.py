@@ -41,6 +41,12 @@ def test_quotes_and_names_with_several_values_are_not_contradictions():
     assert contradictions(facts) == []
 
 
+def test_a_container_on_a_mac_runs_linux_without_contradiction():
+    mac_and_linux = [_fact("os", "Darwin", 1, "stated", "prose"), _fact("os", "Linux", 5, "read", "uname")]
+    assert [c.name for c in contradictions(mac_and_linux)] == ["os"]
+    assert contradictions(mac_and_linux + [_fact("container", "docker amd64", 3)]) == []
+
+
 def test_an_x86_64_python_on_an_arm64_mac_is_explained_as_rosetta():
     report = read_report("M1 Pro, arm64 Python\n```\n$ python3 -c 'import platform; print(platform.machine())'\nx86_64\n```")
     (found,) = report.contradictions

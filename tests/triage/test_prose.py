@@ -28,6 +28,9 @@ from tfdoctor.triage.read_template import answer_facts
     ("python3.9 and a native arm64 build", {("python_version", "3.9"), ("python_arch", "arm64")}),
     ("running it in a docker container with --platform linux/amd64", {("container", "docker amd64"), ("container", "docker")}),
     ("installed with Miniforge3, then pyenv", {("env_manager", "miniforge"), ("env_manager", "pyenv")}),
+    ("gpflow does not install correctly on Mac because it depends on `tensorflow`", {("os", "Darwin")}),  # GPflow#1872 style
+    ("Importing tensorflow breaks the kernel on my MacBook Air", {("os", "Darwin")}),
+    ("the same script on macOS fails", {("os", "Darwin")}),
 ])
 def test_statements(text, expected):
     assert expected <= set(statements(text))
@@ -41,6 +44,8 @@ def test_statements(text, expected):
     "TensorFlow 2.1… and then it stops",         # a version cut by the paste
     "the osx-arm64 build",
     "the Rosetta Stone of error messages",
+    "the MAC address of the device",             # a network address, not a Mac
+    "pip install macholib",
 ])
 def test_what_is_not_a_statement(text):
     said = set(statements(text))

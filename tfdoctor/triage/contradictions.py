@@ -55,8 +55,9 @@ def contradictions(facts: list[Fact]) -> list[Contradiction]:
     """Every name whose facts in the reporter's own text disagree, in the order names first
     appear."""
     by_name: dict[str, list[Fact]] = {}
-    for fact in facts:
-        if not fact.quoted and fact.name not in SEVERAL_ALLOWED:
+    several = SEVERAL_ALLOWED | ({"os"} if any(f.name == "container" for f in facts) else set())
+    for fact in facts:  # a container runs Linux on its Mac host: both OSs hold
+        if not fact.quoted and fact.name not in several:
             by_name.setdefault(fact.name, []).append(fact)
     out = []
     for name, group in by_name.items():

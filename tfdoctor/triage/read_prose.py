@@ -2,7 +2,7 @@
 and tensorflow-metal 0.5".
 
 Prose is read only outside fences and code, and only for the few things people state in it:
-versions of Python, macOS (by number or by name), TensorFlow and its companion packages, the
+versions of Python, macOS (by number or by name; a Mac named without one says the OS), TensorFlow and its companion packages, the
 chip (or Rosetta named: it runs only on Apple silicon), the architecture they believe they run,
 an `arm64`/`x86_64` word, a Docker platform and the installer they used. Everything read here is
 "stated": what the person believes, which a pasted output can contradict. `statements` is also how issue-template fields are read.
@@ -21,6 +21,10 @@ _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S{1,2000}")
 _PYTHON = re.compile(r"(?i)(?<![\w/.-])python[ \t]{0,3}(?:version[ \t:]{0,3})?v?(?=[23]\.\d)")
 _MACOS = re.compile(r"(?i)(?<![\w/-])(?:mac[ \t]{0,2}os(?:[ \t]{0,2}x)?|os[ \t]{0,2}x)(?![\w-])[ \t:,]{0,3}(?:version[ \t:]{0,3})?")
 _NAMES = re.compile(r"(?<![\w-])(Mojave|Catalina|Big[ \t]?Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe)(?![\w-])", re.I)
+_A_MAC = re.compile(r"(?i)(?<![\w/.-])(?:mac[ \t]?book(?:[ \t]?(?:pro|air))?|imac|mac[ \t]?(?:mini|studio|pro)|"
+                    r"mac[ \t]?os(?:[ \t]?x)?|os[ \t]?x|(?:on|my|a|the|for|with)[ \t]{1,3}macs?)(?![\w/-])"
+                    r"(?![ \t]{1,3}address)")
+"""A Mac named without a version ("on Mac", "my MacBook Pro", "macOS"): the report is about one."""
 _VERSION_WORD = re.compile(r"(?i)[ \t(,]{0,3}(?:version[ \t:]{0,3})?")
 """What may stand between a macOS name and its number: "Ventura 13.2", "Monterey (version 12.5"."""
 _ARCH_WORD = re.compile(r"(?<![\w/.-])(arm64|x86_64)(?![\w/.-])")
@@ -63,6 +67,8 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
         yield from _python(text)
     if "mac" in low or "os" in low or any(name.split()[-1] in low for name in MACOS_NAMES):
         yield from _macos(text)
+        if _A_MAC.search(text):
+            yield "os", "Darwin"
     if _CHIP_HINT.search(low) or "intel" in low:
         for _, chip in chips_in(text):
             yield "chip", chip
