@@ -19,6 +19,17 @@ def test_sw_vers_of_an_old_sdk_process_is_the_reported_version():
     assert not [f for f in got if f[0] == "macos_version"]
 
 
+def test_system_profiler_as_about_this_mac_reports_paste_it():
+    # tensorflow/tensorflow issue template's "System Software Overview" (OS X 10.7.5, build 11G63)
+    old = _facts("Software:\n    System Software Overview:\n      System Version: Mac OS X 10.7.5 (11G63)\n"
+                 "      Kernel Version: Darwin 11.4.2\n")
+    assert {("macos_version", "10.7.5", "read", "system_profiler"), ("os", "Darwin", "read", "system_profiler")} <= old
+    new = _facts("Hardware Overview:\n  Chip: Apple M1 Pro\nSoftware:\n  System Version: macOS 13.4 (22F66)\n"
+                 "  Kernel Version: Darwin 22.5.0\n")
+    assert {("chip", "Apple M1 Pro", "read", "system_profiler"), ("macos_version", "13.4", "read", "system_profiler"),
+            ("macos_version", "13", "inferred", "system_profiler")} <= new
+
+
 def test_uname_of_an_intel_mac():
     got = _facts("Darwin imac.local 21.6.0 Darwin Kernel Version 21.6.0: Mon Aug 22 20:17:10 PDT 2022; "
                  "root:xnu-8020.140.49~2/RELEASE_X86_64 x86_64\n")

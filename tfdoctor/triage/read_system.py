@@ -1,4 +1,4 @@
-"""What the system's own tools printed, wherever it was pasted: sw_vers, uname -a, sysctl,
+"""What the system's own tools printed, wherever it was pasted: sw_vers, system_profiler, uname -a, sysctl,
 platform strings, `file` and `lipo` on the interpreter, and Docker's platform warning.
 
 Formats: `sw_vers` prints "ProductName:", "ProductVersion:", "BuildVersion:" lines (sw_vers(1));
@@ -32,6 +32,11 @@ _SW_VERS = re.compile(r"ProductVersion:[ \t]{0,20}(?P<version>\d{2}(?:\.\d{1,2})
 _UNAME = re.compile(r"(?P<system>Darwin|Linux)[ \t]\S{1,255}[ \t](?P<release>\d{1,3}\.\d{1,3}[\w.+~-]{0,60})[ \t].{0,400}?[ \t](?P<machine>arm64|x86_64|aarch64)(?=[ \t(]|$)")
 """`uname -a`, also with words after it (an issue form's "... arm64 (Sonoma 14.3)")."""
 _SYSCTL = re.compile(r"(?P<name>machdep\.cpu\.brand_string|hw\.optional\.arm64|sysctl\.proc_translated)[ \t]{0,3}[:=][ \t]{0,3}(?P<value>\S.{0,120}?)[ \t]*")
+_PROFILER = re.compile(r"(?:System Version:[ \t]{1,20}(?:macOS|Mac OS X|OS X)[ \t]{1,5}(?P<version>\d{2}(?:\.\d{1,2}){0,2})"
+                       r"(?:[ \t]{1,5}\(\w{3,12}\))?|Kernel Version:[ \t]{1,20}Darwin[ \t]{1,5}(?P<darwin>\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)"
+                       r"|Chip:[ \t]{1,20}(?P<chip>Apple[ \t]M\d[\w \t]{0,20}?))[ \t]*")
+"""`system_profiler SPSoftwareDataType` ("System Version: macOS 13.4 (22F66)", "Kernel Version:
+Darwin 22.5.0") and SPHardwareDataType ("Chip: Apple M1 Pro"), as "About This Mac" reports paste them."""
 _PYTHON_FILE = re.compile(r"(?:^|/)(?:python[\d.]{0,6}|Python)$")
 _FILE_ARCH = re.compile(r"\[(?P<arch>x86_64h?|arm64e?|i386):")
 _THIN = re.compile(r"64-bit executable (?P<arch>x86_64h?|arm64e?)\b")
@@ -47,6 +52,7 @@ def read(doc: Document, found: Found) -> None:
             continue
         text = line.text.strip()
         _sw_vers(line, text, found)
+        _system_profiler(line, text, found)
         _uname(line, text, found)
         _sysctl(line, text, found)
         _platform_strings(line, text, found)
@@ -63,6 +69,25 @@ def _sw_vers(line: Line, text: str, found: Found) -> None:
     found.add(line, "os", "Darwin", "read", "sw_vers")
     found.add(line, "macos_version_reported" if version == "10.16" else "macos_version", version,
               "read", "sw_vers")
+    found.claim(line)
+
+
+def _system_profiler(line: Line, text: str, found: Found) -> None:
+    match = _PROFILER.fullmatch(text) if text.startswith(("System Version:", "Kernel Version:", "Chip:")) else None
+    if not match:
+        return
+    version, darwin, chip = match.group("version"), match.group("darwin"), match.group("chip")
+    if version and macos_version(version):
+        found.add(line, "os", "Darwin", "read", "system_profiler")
+        found.add(line, "macos_version_reported" if version == "10.16" else "macos_version", version,
+                  "read", "system_profiler")
+    elif darwin and macos_from_darwin(darwin):
+        found.add(line, "os", "Darwin", "read", "system_profiler")
+        found.add(line, "macos_version", macos_from_darwin(darwin) or "", "inferred", "system_profiler")
+    elif chip and chip_name(chip):
+        found.add(line, "chip", chip_name(chip) or "", "read", "system_profiler")
+    else:
+        return
     found.claim(line)
 
 
