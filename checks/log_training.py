@@ -290,12 +290,12 @@ def optimizer_fallback_failed(s: Snapshot, d: Derived):
         legacy = match.fields.get("optimizer")
         if not (d.apple_silicon or fell_back) or major not in (None, 2):
             text = (f"'{legacy}' object has no attribute 'build': a legacy optimizer where Keras "
-                    f"{keras or ''} expected a v2.11+ one (not the Apple-silicon fallback)" if legacy else
+                    f"{keras or '(version not stated)'} expected a v2.11+ one (not the Apple-silicon fallback)" if legacy else
                     "'str' object has no attribute 'minimize': an optimizer given as a name where an "
                     f"object was expected (Keras {keras or 'unknown'}; not the Apple-silicon fallback)")
             return optimizer_fallback_failed.finding(evidence(s, match, keras=keras), Remediation(
                 text, code=(f"model.compile(optimizer=tf.keras.optimizers.{legacy or 'Adam'}(...), ...)",)),
-                title=text.replace("Keras  ", "Keras "), severity=Severity.INFO)
+                title=text, severity=Severity.INFO)
         if legacy:
             text = (f"Keras fell back to the legacy {legacy} on this Mac, which has no build(): "
                     "loading the .keras model fails; load it with compile=False and compile it "
