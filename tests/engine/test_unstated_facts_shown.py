@@ -35,3 +35,12 @@ def test_no_finding_shows_an_unstated_fact_as_none(log):
     s.log = keep.read(LOGS / log, identity=WHO)
     shown = [(f.code, text) for f in diagnose(s).findings for text in (f.title, f.remediation.text if f.remediation else "")]
     assert [(code, text) for code, text in shown if _UNSHOWN.search(text)] == []
+
+
+def test_the_header_says_an_architecture_not_stated():
+    from tfdoctor.render.common import target_line
+
+    data = _report([{"name": "tensorflow", "version": "1.0.1"}])
+    data["python"] = {"version": "2.7.1", "implementation": "cpython", "executable": "python"}
+    line = target_line(diagnose(snap(data)))
+    assert line.startswith("Python 2.7.1 (architecture not stated)") and "()" not in line

@@ -25,7 +25,7 @@ def target_line(report: Report) -> str:
     parts = []
     if py:
         translated = report.derived.translated
-        arch = py.process_arch + (" under Rosetta 2" if translated else "")
+        arch = (py.process_arch or "architecture not stated") + (" under Rosetta 2" if translated else "")
         parts.append(f"Python {py.version} ({arch})")
     host = snap.host
     if host.macos_version:

@@ -61,7 +61,7 @@ def collect_markdown(snapshot: Snapshot, snapshot_text: str) -> str:
     maintainer asks for first, then the whole (already redacted) snapshot folded away, for the
     maintainer and `tfdoctor triage`."""
     py = snapshot.python
-    head = (f"Python {py.version} ({py.process_arch}{', translated' if py.translated else ''})" if py
+    head = (f"Python {py.version} ({py.process_arch or 'architecture not stated'}{', translated' if py.translated else ''})" if py
             else snapshot.target.python)
     host = snapshot.host
     where = " ".join(x for x in (host.system, host.macos_version or host.release, host.chip or "") if x)
