@@ -43,4 +43,4 @@ def test_the_header_says_an_architecture_not_stated():
     data = _report([{"name": "tensorflow", "version": "1.0.1"}])
     data["python"] = {"version": "2.7.1", "implementation": "cpython", "executable": "python"}
     line = target_line(diagnose(snap(data)))
-    assert line.startswith("Python 2.7.1 (architecture not stated)") and "()" not in line
+    assert line == "python3: Python 2.7.1 (architecture not stated), Darwin, Apple M1"

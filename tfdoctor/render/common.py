@@ -31,7 +31,7 @@ def target_line(report: Report) -> str:
     if host.macos_version:
         parts.append(f"macOS {host.macos_version}")
     elif host.system:
-        parts.append(f"{host.system} {host.release}")
+        parts.append(" ".join(x for x in (host.system, host.release) if x))
     if host.chip:
         parts.append(host.chip)
     if host.memory_bytes:
