@@ -102,6 +102,20 @@ def test_a_plugin_release_without_a_wheel_for_this_python_would_fail():
     assert verdict.new_problems == ("log.pip-no-matching-distribution",)
 
 
+def test_a_report_without_the_pythons_architecture_installs_for_the_macs_own():
+    """A report states the Python (3.10) and an Apple M1, not what the Python runs as: pip is
+    modelled on the Mac's arm64 (the recommendation's own assumption), not refused for an empty
+    architecture; with neither known, which wheel pip picks is not modelled (nor refused)."""
+    report = {"schema_version": 1, "target": {"python": "python3", "ok": True},
+              "host": {"system": "Darwin", "hw_arm64": True, "chip": "Apple M1"},
+              "python": {"version": "3.10.17", "implementation": "cpython", "executable": "python3"},
+              "unknown": ["packages", "python-arch"]}
+    pair = [Change("install", requirements=("tensorflow==2.19.*", "tensorflow-metal==1.2.0"))]
+    assert after(snap(report), pair, MATRIX).package("tensorflow-metal").version == "1.2.0"
+    report["host"] = {"system": "Darwin"}
+    assert after(snap(report), pair, MATRIX) is None
+
+
 def test_a_bare_force_reinstall_upgrades_and_a_pinned_one_does_not():
     """`pip install --force-reinstall tensorflow` installs the newest release, not the installed one."""
     s = snap(apple_silicon(packages=[_pkg("tensorflow", "2.15.0", []), _pkg("tensorflow-metal", "1.1.0", [])]))

@@ -126,3 +126,13 @@ def test_rows_under_a_grepped_command_have_no_header():
         "numpy": "1.23.5", "tensorflow-macos": "2.9.2", "tensorflow-metal": "0.5.0"}
     assert report.package_list is False
     assert report.first("python_version").value == "3.9.16"
+
+
+def test_what_pip_or_uv_refused_was_asked_for_not_installed():
+    # pip's factory.py refusals and uv's resolver and installer errors, as reports paste them
+    for text in ("ERROR: Could not find a version that satisfies the requirement tensorflow==2.9.0 (from versions: none)\n"
+                 "ERROR: No matching distribution found for tensorflow==2.9.0\n",
+                 "  ╰─▶ Because tensorflow==2.9.0 has no wheels with a matching platform tag (e.g., `macosx_15_0_arm64`)\n",
+                 "error: Distribution `tensorflow==2.9.0 @ registry+https://pypi.org/simple` can't be installed because "
+                 "it doesn't have a source distribution or wheel for the current platform\n"):
+        assert not [f for f in _facts(text) if f[0].startswith("package:")], text

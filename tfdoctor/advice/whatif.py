@@ -124,7 +124,9 @@ class _Installer:
         py = s.python
         self.python = py.minor if py else ""
         self.mac = s.host.system == "Darwin"
-        self.arch = normalise(py.process_arch if py else "")  # pip picks wheels for what it runs as
+        # pip picks wheels for what it runs as; where a report does not say, the Mac's own (as the
+        # recommendation assumes: tfdoctor.advice.installs.recommended_requirements)
+        self.arch = normalise(py.process_arch if py else "") or {True: "arm64", False: "x86_64"}.get(s.host.hw_arm64, "")
         env = marker_env(s)
         self.env = dict(env, platform_machine=self.arch or env["platform_machine"])
 
@@ -177,6 +179,8 @@ class _Installer:
         for version in sorted(known, key=Version, reverse=True):
             if spec.contains(version):
                 return version
+        if self.mac and key in (*TENSORFLOW_DISTRIBUTIONS, METAL) and not (self.python and self.arch):
+            raise Unmodelled(f"which {key} wheel pip picks: the Python or its architecture is not known")
         if self.mac and key in (*TENSORFLOW_DISTRIBUTIONS, METAL) and self._catalogued(key, spec):
             raise WouldFail(f"no {key} {spec} wheel for Python {self.python} ({self.arch})")
         if now is not None and now.version and _contains(spec, now.version):

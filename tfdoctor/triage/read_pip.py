@@ -7,7 +7,8 @@ format_for_columns and output_package_listing_columns); `pip freeze` and `pip li
 `-e URL#egg=name` for an editable one (operations/freeze.py); `pip show` prints `Name:` then
 `Version:` (show.py). An install prints "Requirement already satisfied: NAME in PATH (VERSION)",
 the wheel files it downloads, and "Successfully installed NAME-VERSION ..."
-(req/req_install.py, commands/install.py).
+(req/req_install.py, commands/install.py); its refusals ("No matching distribution found for
+tensorflow==2.9.0") name what was asked for, which is not read as installed.
 
 A listing pasted whole, from the reporter, is complete; one filtered through grep, elided with
 "..." or running into a cut paste is not.
@@ -37,6 +38,11 @@ _EDITABLE_NOTE = re.compile(r"#[ \t]{0,3}Editable install with no version contro
 _EGG = re.compile(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,200})")
 _SATISFIED = re.compile(r"Requirement already satisfied:[ \t]{1,3}(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,200})")
 _INSTALLED = "Successfully installed "
+_REFUSED = ("Could not find a version that satisfies the requirement ", "No matching distribution found for ",
+            "Could not find a final version that satisfies the requirement ")
+"""pip's refusals (resolution/resolvelib/factory.py): what they name was asked for, not installed."""
+_UV_REFUSED = ("has no wheels with a matching", "can't be installed because it doesn't have")
+"""uv's (uv-resolver's incompatible-wheel reasons, the installer's incompatible-dist error)."""
 
 
 def read(doc: Document, found: Found) -> None:
@@ -230,6 +236,8 @@ def _pip_output(lines: Sequence[Line], found: Found) -> None:
             found.claim(line)
         elif text.startswith("Requirement already satisfied:"):
             _satisfied(line, text, found)
+        elif text.removeprefix("ERROR: ").startswith(_REFUSED) or any(words in text for words in _UV_REFUSED):
+            found.claim(line)  # a requirement pip or uv could not meet: no installed version to read
         elif text.startswith(("Downloading ", "Using cached ")) and "not a supported wheel" not in text:
             for name in wheel_names(text):
                 wheel = read_wheel(name)
