@@ -125,6 +125,35 @@ def test_a_class_of_apples_frameworks_missing_is_macos_too_old_without_its_expec
     assert "built for macOS 12.0 or later" in findings[0].title
 
 
+def test_dyld_saying_the_library_was_built_for_a_newer_macos_is_macos_too_old():
+    """rstudio/keras3#791: TensorFlow's own library, '(which was built for Mac OS X 10.12)', misses
+    _clock_gettime and the paste has no 'Expected in' line. dyld 2 adds that note only when the
+    image's minimum macOS is above the running one: the OS is too old, not the TensorFlow pair."""
+    findings = diagnose(apple_silicon(host={"macos_version": "10.11.6"}), "dyld_built_for_newer_macos_clock_gettime.txt")
+    assert [f.code for f in findings] == ["log.macos-too-old"]
+    assert findings[0].title.startswith("macOS 10.11.6 is too old: a library needs _clock_gettime")
+    assert "built for macOS 10.12 or later" in findings[0].title
+
+
+def test_a_function_of_macoss_own_libraries_missing_is_macos_too_old():
+    """tensorflow/community#272: TensorFlow's library misses Security.framework's
+    _SecKeyCopyExternalRepresentation (macOS 10.12), no 'Expected in' line: Apple's reserved
+    prefix names the library, so it is the OS, not a TensorFlow built for another TensorFlow."""
+    findings = diagnose(apple_silicon(host={"macos_version": "10.11.6"}), "dyld_security_function_missing.txt")
+    assert [f.code for f in findings] == ["log.macos-too-old"] and findings[0].severity.name == "ERROR"
+
+
+def test_a_tensorflow_symbol_stays_the_pair_whatever_dyld_says_of_the_os(tmp_path):
+    # dyld's template filled: a custom op missing a TensorFlow C++ symbol, built for a newer macOS too
+    text = ("tensorflow.python.framework.errors_impl.NotFoundError: dlopen(/x/site-packages/tensorflow_text/python/ops/"
+            "_regex_split_ops.dylib, 6): Symbol not found: __ZN10tensorflow8internal21CheckOpMessageBuilderD1Ev\n  Referenced from: "
+            "/x/site-packages/tensorflow_text/python/ops/_regex_split_ops.dylib (which was built for Mac OS X 12.0)\n")
+    (tmp_path / "posted.txt").write_text(text, encoding="utf-8")
+    s = snap(apple_silicon(host={"macos_version": "11.6"}))
+    s.log = keep.read(tmp_path / "posted.txt", identity=WHO)
+    assert [f.code for f in check.run(s)] == ["log.symbol-not-found"]
+
+
 # --- a plugin load failure where the report does not say which plugin is installed -------------
 
 _FRAME_CUT = ("Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"

@@ -91,3 +91,9 @@ def test_template_labels_are_not_the_reporters_words():
             "- Bazel version (if compiling from source): n/a\n")
     got = {(f.name, f.value, f.source) for f in read_report(text).facts}
     assert got == {("env_manager", "conda", "issue template")}
+
+
+def test_the_macos_a_binary_was_built_for_is_not_this_macs():
+    # dyld's "Referenced from: PATH (which was built for Mac OS X 10.12)" (rstudio/keras3#791)
+    said = set(statements("Referenced from: /x/libtensorflow_framework.so (which was built for Mac OS X 10.12)"))
+    assert not [fact for fact in said if fact[0].startswith("macos_version")], said

@@ -46,7 +46,13 @@ APPLE_CLASS = re.compile(r"_OBJC_(?:META)?CLASS_\$_(?:MPS|MTL|MTK|NS|CA|CI|AV|ML
 """An Objective-C class of Apple's frameworks (their reserved prefixes: MetalPerformanceShaders
 and MPSGraph, Metal, MetalKit, Foundation, Core Animation and Image, AVFoundation, Core ML): only
 macOS provides it, so a binary missing one was built for a newer macOS, wherever dyld looked."""
-_APPLE_CLASS_MISSING = re.compile(r"ymbol not found:? '?" + APPLE_CLASS.pattern)
+APPLE_FUNCTION = re.compile(r"_(?:k?Sec|SSL|k?CF)[A-Z][a-z]|_(?:dispatch|xpc)_[a-z]|_os_(?:log|unfair_lock|signpost|activity)_"
+                            r"|_clock_gettime(?![\w$])")
+"""A C function or constant of macOS's own libraries, by Apple's reserved prefixes: Security and
+Secure Transport (Sec, SSL), Core Foundation (CF), libdispatch, XPC, libSystem's os_ calls and
+clock_gettime (macOS 10.12): only macOS provides it, so a binary missing one was built for a newer
+macOS, wherever dyld looked."""
+_APPLE_CLASS_MISSING = re.compile(r"ymbol not found:? '?(?:" + APPLE_CLASS.pattern + "|" + APPLE_FUNCTION.pattern + ")")
 _SYSTEM_PROVIDER = re.compile(r"Expected in:\s*(?:<[0-9A-Fa-f-]+>\s*)?'?/(?:System/Library|usr/lib)/")
 
 
@@ -56,13 +62,23 @@ def _tensorflow_library(fields: Fields, text: str) -> bool:
     TensorFlow's; a protobuf or grpc extension missing its own symbol is another story, and so is
     a symbol the error expects in a system library (log.macos-too-old: the OS is too old)."""
     library, symbol = fields.get("library", ""), fields.get("symbol", "")
-    if symbol and (_expected_in_system(symbol, text) or APPLE_CLASS.match(symbol)):
+    if symbol and (_expected_in_system(symbol, text) or APPLE_CLASS.match(symbol) or APPLE_FUNCTION.match(symbol)):
         return False
     if not symbol and _APPLE_CLASS_MISSING.search(text):  # a paste read cut after its head
         return False
     if library:
         return bool(_TENSORFLOW_LIBRARY.search(library) or _TENSORFLOW_SYMBOL.search(symbol))
     return bool(_TENSORFLOW_SYMBOL.search(symbol)) or "tensorflow" in text
+
+
+_DYLD_VERSION_NOTE = (r"(?:'?[ \t]{0,20}\n?[ \t]{0,20}Referenced from:[^\n(]{0,500}\(which was built for "
+                      r"(?:Mac OS X|macOS) (?P<built_for>\d+(?:\.\d+)*))?")
+"""dyld's "Referenced from" line with its version note, when the paste kept them."""
+
+
+def _not_tensorflow_symbol(fields: Fields, text: str) -> bool:
+    """A TensorFlow symbol missing is the TensorFlow pair's story, whatever dyld adds about the OS."""
+    return not _TENSORFLOW_SYMBOL.search(fields.get("symbol", ""))
 
 
 _BUILT_FOR = re.compile(r"built for (?:Mac OS X|macOS) (?P<version>\d+(?:\.\d+)*)")
@@ -280,12 +296,32 @@ SIGNATURES: tuple[Signature, ...] = (
     sig("log.macos-too-old", "system-class-missing", "import",
         "a binary needs a class this macOS's own frameworks lack: it was built for a newer macOS",
         r"[Ss]ymbol not found:? '?(?P<symbol>_OBJC_(?:META)?CLASS_\$_(?:MPS|MTL|MTK|NS|CA|CI|AV|ML)[A-Z][A-Za-z0-9_]{0,200})"
-        r"(?:'?[ \t]{0,20}\n?[ \t]{0,20}Referenced from:[^\n(]{0,500}\(which was built for (?:Mac OS X|macOS) "
-        r"(?P<built_for>\d+(?:\.\d+)*))?",
+        + _DYLD_VERSION_NOTE,
         "Symbol not found: _OBJC_CLASS_$_MPSGraphCompilationDescriptor\n  Referenced from: /Users/zhangjing/"
         "miniforge3/envs/tf3.7/lib/python3.8/site-packages/tensorflow-plugins/libmetal_plugin.dylib (which "
         "was built for Mac OS X 12.0)", "https://github.com/tensorflow/tensorflow/issues/53309",
         needle="ymbol not found", key=("symbol",), head=r"[Ss]ymbol not found:? '?_OBJC_(?:META)?CLASS_\$_(?:MPS|MTL|MTK|NS|CA|CI|AV|ML)[A-Z]"),
+    # dyld 2 (ImageLoaderMachOCompressed.cpp, "check if maybe this image is too new for this OS"):
+    # " (which was built for Mac OS X %d.%d)" follows "Referenced from" only when the image's
+    # minimum macOS is above the running one. Said of a symbol not TensorFlow's, it is the cause.
+    sig("log.macos-too-old", "image-too-new-for-os", "import",
+        "dyld: a binary built for a newer macOS than this one misses a symbol of this one",
+        r"[Ss]ymbol not found:? '?(?P<symbol>[^'\s]{1,300})(?=['\s])'?\s{0,20}Referenced from:[ \t]{0,20}"
+        r"(?:<[0-9A-Fa-f-]{1,64}>[ \t]{0,20})?'?[^\n(']{1,1000}'?[ \t]{0,5}"
+        r"\(which was built for (?:Mac OS X|macOS) (?P<built_for>\d{2}(?:\.\d{1,2}){0,2})\)",
+        "ImportError: dlopen(/Users/LloydJones/anaconda2/envs/r-tensorflow/lib/python3.7/site-packages/tensorflow/"
+        "python/_pywrap_tensorflow_internal.so, 6): Symbol not found: _clock_gettime\n  Referenced from: "
+        "/Users/LloydJones/anaconda2/envs/r-tensorflow/lib/python3.7/site-packages/tensorflow/python/../"
+        "libtensorflow_framework.so (which was built for Mac OS X 10.12)",
+        "https://github.com/rstudio/keras3/issues/791", needle="which was built for",
+        applies=_not_tensorflow_symbol, key=("symbol",)),
+    sig("log.macos-too-old", "system-function-missing", "import",
+        "a binary needs a function this macOS's own libraries lack: it was built for a newer macOS",
+        r"[Ss]ymbol not found:? '?(?P<symbol>(?:" + APPLE_FUNCTION.pattern + r")[A-Za-z0-9_]{0,200})" + _DYLD_VERSION_NOTE,
+        "ImportError: dlopen(/Users/alexjunyuexuli/anaconda3/envs/tensorflow/lib/python3.7/site-packages/"
+        "tensorflow_core/python/_pywrap_tensorflow_internal.so, 6): Symbol not found: _SecKeyCopyExternalRepresentation",
+        "https://github.com/tensorflow/community/issues/272", needle="ymbol not found", key=("symbol",),
+        head=r"[Ss]ymbol not found:? '?(?:" + APPLE_FUNCTION.pattern + ")"),
     sig("log.arch-mismatch", "incompatible-architecture", "import",
         "a binary of the other architecture (x86_64 vs arm64)",
         stderr.INCOMPATIBLE_ARCHITECTURE.regex,

@@ -98,6 +98,8 @@ def _python(text: str) -> Iterator[tuple[str, str]]:
 
 def _macos(text: str) -> Iterator[tuple[str, str]]:
     for match in _MACOS.finditer(text):
+        if text[max(0, match.start() - 12):match.start()].lower().rstrip().endswith("built for"):
+            continue  # dyld's "(which was built for Mac OS X 10.12)": a binary's floor, not this Mac
         after = match.end()
         named = _NAMES.match(text, after)
         if named:  # "macOS Ventura 13.2", "macOS Monterey version 12.5": the number after the name
