@@ -183,8 +183,11 @@ def _legacy_keras(s: Snapshot, d: Derived, what: str) -> tuple[str, tuple[str, .
         return (f"Keras {keras} is installed here, so this error came from another environment "
                 "with Keras 3", (), facts)
     pin = keras_releases.tf_keras_requirement(d.matrix, d.tf_version, _python(s)) if d.matrix and d.tf_version else None
+    if pin is None and not d.tf_version:
+        return (f"{what}; or keep Keras 2 with the tf-keras of the installed TensorFlow's minor (the "
+                "report does not state it: `pip show tensorflow` tells) and TF_USE_LEGACY_KERAS=1", (), facts)
     if pin is None:
-        return (f"{what}; no tf-keras release matches TensorFlow {d.tf_version or '?'}: port the code "
+        return (f"{what}; no tf-keras release matches TensorFlow {d.tf_version}: port the code "
                 "to Keras 3", (), facts)
     facts.update(tf_keras_requirement=pin.requirement, tf_keras_source=pin.source,
                  unpinned_tf_keras_moves_tensorflow=pin.unpinned_moves_tensorflow)
