@@ -108,7 +108,7 @@ def companion_mismatch(s: Snapshot, d: Derived):
             what = (f"{package} compiled its custom ops against TensorFlow {match.fields['built_for']} "
                     f"and was loaded into {printed or here or 'another TensorFlow'}")
         else:
-            what = f"{package} supports TensorFlow {needs or 'in another range'}; it ran with {printed or here or '?'}"
+            what = f"{package} supports TensorFlow {needs or 'in another range'}; it ran with {printed or here or 'a TensorFlow whose version is not stated'}"
         last, date, _source = ADDONS_LAST
         text = (f"{what}: install TensorFlow {needs}" if needs else what) + (
             f", or the {package} release made for TensorFlow {printed or here}" if printed or here else "")

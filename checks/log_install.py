@@ -137,7 +137,7 @@ def pip_no_matching(s: Snapshot, d: Derived):
             newest = max(finals, key=version_key) if finals else None
             facts.update(verdict=verdict, newest_offered=newest)
             why = (f"pip offered {package} {available[0]} to {available[-1]} for Python "
-                   f"{where['python'] or '?'}, none matching {match.fields.get('specifier', '')}")
+                   f"{where['python'] or '(version not stated)'}, none matching {match.fields.get('specifier', '')}")
             title = f"{installer} found no {package}{match.fields.get('specifier', '')}: {why}"
             fix = Remediation(f"{why}. Ask for a version this Python has",
                               (pip(s, "install", f"{package}=={newest}"),) if newest else ())

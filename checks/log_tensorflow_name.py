@@ -50,7 +50,7 @@ def pip_depends_on_tensorflow(s: Snapshot, d: Derived):
     what = f"{f.get('required_by', '?')} {f.get('required_by_version', '')}".strip()
     wants = f"tensorflow{f.get('specifier', '')}"
     text = (f"pip's resolver found no `{wants}` that fits {what} and the rest of what was asked "
-            f"(Python {s.python.minor if s.python else '?'}): a conflict between requirements, not a "
+            f"(Python {s.python.minor if s.python else 'version not stated'}): a conflict between requirements, not a "
             "broken TensorFlow")
     return pip_depends_on_tensorflow.finding(
         evidence(s, match, tensorflow=d.tf_version),

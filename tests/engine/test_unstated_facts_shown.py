@@ -30,7 +30,8 @@ def test_a_package_without_a_version_is_labelled_as_not_stated():
 
 @pytest.mark.parametrize("log", ["arch_wrong_architecture.txt", "pip_tensorflow_none_macos11.txt",
                                  "said_tensorflow_no_gpu.txt", "poetry_no_candidates_tensorflow.txt",
-                                 "keras3_save_extension.txt"])
+                                 "keras3_save_extension.txt", "pip_tensorflow_241_versions.txt",
+                                 "probability_needs_tensorflow.txt", "pip_conflict_basic_pitch.txt"])
 def test_no_finding_shows_an_unstated_fact_as_none(log):
     s = snap(_report([{"name": "tensorflow", "version": ""}, {"name": "tensorflow-metal", "version": ""}]))
     s.log = keep.read(LOGS / log, identity=WHO)

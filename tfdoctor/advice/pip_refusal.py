@@ -86,7 +86,7 @@ def refusal(m: Any, package: str, spec: SpecifierSet, py: str | None, arch: str,
         need = min((w[1] for _v, w in finals), key=Version)
         return ("macos-too-old", f"{label} needs macOS {need} or later for Python {py} ({arch}); "
                 f"this Mac runs {macos}", [])
-    return ("installable-here", f"{label} has wheels for Python {py} ({arch}, macOS {macos or '?'}): "
+    return ("installable-here", f"{label} has wheels for Python {py} ({arch}{f', macOS {macos}' if macos else ''}): "
             "the pip that failed ran in another environment (another Python, or x86_64 under "
             "Rosetta 2), or with an index that hides them", sorted(fits, key=Version))
 
