@@ -83,6 +83,33 @@ def op_not_registered(s: Snapshot, d: Derived):
     return out
 
 
+INTERNAL_IMPORT = "imports-tensorflow-internal"
+INTERNALS_USERS = ("tensorflow-probability", "keras", "tf-keras", "tensorflow-addons", "tensorflow-text",
+                   "tensorflow-io", "tensorflow-decision-forests", "tensorflow-model-optimization",
+                   "tf-models-official", "tensorflow-hub")
+"""Packages whose code imports TensorFlow's private tensorflow.python modules (TFP's backend,
+Keras 2's engine, the custom-op loaders), so each release works with some TensorFlow minors only
+(Keras 3 does not: it is named only at 2.x)."""
+
+
+def _internal_import(s: Snapshot, d: Derived, match):
+    """Python's "cannot import name X from tensorflow.python.M": the importing package (the
+    traceback's frame says which; the installed candidates are named) was built for another
+    TensorFlow, whose internals had X."""
+    candidates = [p for p in map(s.package, INTERNALS_USERS)  # Keras 3 uses only TensorFlow's public API
+                  if p is not None and not (p.key == "keras" and (p.version or "").startswith("3"))]
+    who = " or ".join(p.label for p in candidates) or "a package that uses TensorFlow's internals"
+    here = f"TensorFlow {d.tf_version}" if d.tf_version else "the installed TensorFlow"
+    what = (f"{who} imports {match.fields.get('name')} from {match.fields.get('internal')}, which {here} "
+            "does not have")
+    text = (f"{what}: install the release of the importing package (the traceback's last frame before the "
+            f"ImportError names it) made for {here}, or the TensorFlow it was made for")
+    return companion_mismatch.finding(
+        evidence(s, match, tensorflow_here=d.tf_version, candidates=[p.label for p in candidates]),
+        Remediation(text, tuple(pip(s, "index", "versions", p.key) for p in candidates[:1])),
+        title=f"{what}: it was built for another TensorFlow", severity=Severity.ERROR)
+
+
 @rule(codes.LOG_COMPANION_MISMATCH, "A companion package says it was built for another TensorFlow",
       Severity.ERROR,
       "tensorflow-addons checks the TensorFlow it runs with and says so: 'TensorFlow Addons has "
@@ -93,13 +120,17 @@ def op_not_registered(s: Snapshot, d: Derived):
       "TensorFlow Probability refuses to import below the TensorFlow it needs ('This version of "
       "TensorFlow Probability requires TensorFlow version >= 2.4; Detected an installation of "
       "version 2.3.0', its _ensure_tf_install): pip installs the newest release, and TFP's pins do "
-      "not name TensorFlow. The companion's mismatch is the cause of what fails after it; "
+      "not name TensorFlow. Python's 'cannot import name X from tensorflow.python.M' is a package "
+      "(TFP, Keras 2, the custom-op loaders) importing internals another TensorFlow had. "
+      "The companion's mismatch is the cause of what fails after it; "
       "tensorflow-addons itself ended with 0.23.0.",
       "Install the TensorFlow the warning names, or the companion release made for the installed "
       "TensorFlow; or drop tensorflow-addons (its layers and losses moved to Keras and TF-Text).",
       "https://github.com/tensorflow/addons", fix_answer=ABOUT_THE_LOG)
 def companion_mismatch(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_COMPANION_MISMATCH):
+        if match.variant == INTERNAL_IMPORT:
+            return _internal_import(s, d, match)
         package = match.fields.get("package", "tensorflow-addons")
         needs = match.fields.get("needs")
         printed = match.fields.get("tensorflow")

@@ -70,3 +70,16 @@ def test_tensorflow_probability_refusing_an_older_tensorflow_is_the_companions_m
     elsewhere.log = s.log
     assert [f.severity for f in LogRules("log_companions").run(elsewhere) if f.code == "log.companion-mismatch"] \
         == [Severity.INFO]
+
+
+def test_a_package_importing_an_internal_this_tensorflow_lacks_is_the_companions_mismatch():
+    """tensorflow/probability#987: "cannot import name 'naming' from 'tensorflow.python.autograph.core'"
+    beside conda-forge's tensorflow-probability 0.8.0: the package built against another TensorFlow's
+    internals is named from what is installed; without one, the frame is what tells."""
+    with_tfp = apple_silicon(packages=[_pkg("tensorflow", "2.19.1", ARM), _pkg("tensorflow-probability", "0.8.0", [])])
+    f = one(diagnose(with_tfp, "import_tensorflow_internal_probability.txt"), "log.companion-mismatch")
+    assert f.severity is Severity.ERROR and f.title.startswith(
+        "tensorflow-probability 0.8.0 imports naming from tensorflow.python.autograph.core, which TensorFlow 2.19.1")
+    assert "pip index versions tensorflow-probability" in commands(f)
+    alone = one(diagnose(apple_silicon(), "import_tensorflow_internal_probability.txt"), "log.companion-mismatch")
+    assert alone.title.startswith("a package that uses TensorFlow's internals imports naming") and not alone.remediation.commands

@@ -103,6 +103,10 @@ def _addons(fields: Fields) -> Fields:
     return out
 
 
+def _import_failed(fields: Fields) -> Fields:
+    return {**fields, "fails": "ImportError"}
+
+
 def _probability(fields: Fields) -> Fields:
     """TensorFlow Probability's floor as a specifier; its check raises ImportError: a failure."""
     out = {"package": "tensorflow-probability", "fails": "ImportError"}
@@ -241,6 +245,14 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="and trying to load a custom op", derive=_addons, key=("package",),
         outputs=("package", "built_for", "needs", "tensorflow", "library"),
         head=r"You are currently using TensorFlow (?P<tensorflow>\d[\w.+-]*) and trying to load a custom op"),
+    # Python's "cannot import name X from M" where M is TensorFlow's private tensorflow.python: a
+    # package built against another TensorFlow's internals (TFP, Keras 2, addons reach into them)
+    sig("log.companion-mismatch", "imports-tensorflow-internal", "import",
+        "a package imports a TensorFlow internal this TensorFlow does not have: built for another TensorFlow",
+        r"ImportError: cannot import name '(?P<name>\w{1,100})' from '(?P<internal>tensorflow\.python(?:\.\w{1,60}){0,8})'",
+        "_ImportError: cannot import name 'naming' from 'tensorflow.python.autograph.core'",
+        "https://github.com/tensorflow/probability/issues/987", needle="cannot import name",
+        derive=_import_failed, key=("name",), outputs=("name", "internal", "fails")),
     # tensorflow/probability tensorflow_probability/python/__init__.py _ensure_tf_install
     sig("log.companion-mismatch", "probability-needs-tensorflow", "import",
         "TensorFlow Probability needs a newer TensorFlow than the installed one",
