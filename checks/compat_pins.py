@@ -1,7 +1,8 @@
 """Are TensorFlow's own dependencies what it was built for? NumPy 2 under a TensorFlow built
 against NumPy 1 (the published pins of some releases do not forbid it), anything outside the
 installed TensorFlow's Requires-Dist (read from its METADATA, markers evaluated for the diagnosed
-interpreter), and Keras 3 where the environment expects Keras 2 (tf-keras, TF_USE_LEGACY_KERAS)."""
+interpreter; or printed by pip, tfdoctor.advice.tensorflow_pins), and Keras 3 where the environment
+expects Keras 2 (tf-keras, TF_USE_LEGACY_KERAS)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG
 from tfdoctor.advice.log_evidence import matches_of
+from tfdoctor.advice.tensorflow_pins import pip_conflicts, tensorflow_pins
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable, marker_env, satisfies
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
@@ -43,32 +45,6 @@ def _minor(version: str) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # TensorFlow's pins
-
-
-def tensorflow_pins(s: Snapshot, tf: PackageFacts, m: CompatMatrix | None
-                    ) -> tuple[list[Requirement], str]:
-    """The requirements of the installed TensorFlow that apply here, and where they come from:
-    its own Requires-Dist, or the matrix's pins when the installed metadata names none of them."""
-    env = marker_env(s)
-    own = [r for r in applicable(tf, env)  # its markers need the Python: without it, the matrix's
-           if canonicalize_name(r.name) not in TENSORFLOW_DISTRIBUTIONS] if s.python else []
-    names = {canonicalize_name(r.name) for r in own}
-    where = (f"Requires-Dist of the installed {tf.label} (markers evaluated for "
-             f"Python {env['python_version']}, {env['platform_system']} {env['platform_machine']})")
-    if names & set(PIN_NAMES) or m is None:
-        return own, where
-    py = s.python.minor if s.python else None
-    pins = m.tf_pins(tf.version, py)
-    minor = m.tf_minor(tf.version)
-    release = None
-    if minor is not None:  # the release tf_pins() read: this one, else the minor's newest with pins
-        exact = minor.release(tf.version)
-        release = exact if exact and exact.pins else next(
-            (r for r in reversed(minor.releases) if r.pins), None)
-    source = release.pins_source if release else None
-    reqs = [Requirement(f"{name}{spec}") for name, spec in pins.items()]
-    return reqs, (f"compat_matrix.json pins of TensorFlow {release.version if release else tf.version} "
-                  f"on macOS arm64 ({source}); the installed metadata lists none")
 
 
 def numpy2_first_minor(m: CompatMatrix | None) -> tuple[str, str]:
@@ -147,11 +123,11 @@ def _keras_observed(s: Snapshot, d: Derived, pins: list[Requirement], source: st
 
 
 def _pin_violations(s: Snapshot, tf: PackageFacts, pins: list[Requirement], pins_source: str,
-                    skip: set[str]) -> Finding | None:
+                    skip: set[str], observed: dict[str, PackageFacts]) -> Finding | None:
     bad = []
     for req in pins:
         key = canonicalize_name(req.name)
-        installed = s.package(key)
+        installed = s.package(key) or observed.get(key)
         if key in skip or installed is None or not str(req.specifier):
             continue
         if satisfies(installed.version, req) is False:
@@ -167,8 +143,9 @@ def _pin_violations(s: Snapshot, tf: PackageFacts, pins: list[Requirement], pins
         title = f"{p.label} is outside {tf.label}'s pin {key}{req.specifier}"
     else:
         title = f"{len(bad)} installed packages are outside {tf.label}'s pins: {listed}"
-    explains = tuple(dict.fromkeys(c for key, _, _ in bad
-                                   for c in _EXPLAINS_BY_NAME.get(key, (codes.RUNTIME_IMPORT_FAILED,))))
+    explains = tuple(dict.fromkeys([c for key, _, _ in bad
+                                    for c in _EXPLAINS_BY_NAME.get(key, (codes.RUNTIME_IMPORT_FAILED,))]
+                                   + [codes.LOG_PIP_CONFLICT]))
     evidence = {"tensorflow": tf.label, "pins_source": pins_source,
                 "violations": [{"name": p.name, "installed": p.version, "required": str(req.specifier),
                                 "requirement": str(req)} for _, p, req in bad]}
@@ -314,7 +291,16 @@ def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Findi
 
 
 def _pins(s: Snapshot, d: Derived) -> tuple[list[Requirement], str]:
-    return d.once("compat.pins", lambda: tensorflow_pins(s, d.tensorflow, d.matrix))
+    return d.once("compat.pins", lambda: _with_pips_word(s, d, *tensorflow_pins(s, d.tensorflow, d.matrix)))
+
+
+def _with_pips_word(s: Snapshot, d: Derived, pins: list[Requirement], source: str) -> tuple[list[Requirement], str]:
+    """The pins, with those pip printed for this TensorFlow where they name a package the others do not."""
+    named = {canonicalize_name(r.name) for r in pins}
+    printed = [r for r in pip_conflicts(s, d.tensorflow)[0] if canonicalize_name(r.name) not in named]
+    if not printed:
+        return pins, source
+    return pins + printed, f"{source}; pip's own conflict lines for {', '.join(sorted({r.name for r in printed}))}"
 
 
 def _judged(d: Derived) -> bool:
@@ -351,7 +337,9 @@ def numpy_abi(s: Snapshot, d: Derived):
       "directly' or NumPy's API-version error. Error for those five, warning for the others. "
       "Where the Python is not known (a report), only the matrix's pins common to every Python "
       "are held against the installed versions. Where the log shows two Kerases registering one metric "
-      "(log.keras-registered-twice), keras must be TensorFlow's minor (2.6.0's own keras~=2.6 let 2.7 in).",
+      "(log.keras-registered-twice), keras must be TensorFlow's minor (2.6.0's own keras~=2.6 let 2.7 in). "
+      "pip's own conflict line after an install ('tensorflow 2.2.1 has requirement numpy<1.19.0,>=1.16.0, "
+      "but you'll have numpy 1.19.0', log.pip-conflict) is the pin and the version observed.",
       "Install versions inside the pins (the finding gives the pip command built from them).",
       fix_answer=GOAL_INSTALLED)
 def pin_violation(s: Snapshot, d: Derived):
@@ -359,7 +347,8 @@ def pin_violation(s: Snapshot, d: Derived):
         return None
     pins, source = _keras_observed(s, d, *_pins(s, d))
     numpy = _numpy_abi(s, d.matrix, d.tensorflow, pins, source)  # reported by its own rule
-    return _pin_violations(s, d.tensorflow, pins, source, {"numpy"} if numpy else set())
+    return _pin_violations(s, d.tensorflow, pins, source, {"numpy"} if numpy else set(),
+                           pip_conflicts(s, d.tensorflow)[1])
 
 
 @rule(codes.COMPAT_KERAS3, "Keras 3 where the environment expects Keras 2",

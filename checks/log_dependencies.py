@@ -29,7 +29,7 @@ from tfdoctor.advice.installs import (
 )
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
-from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
 from tfdoctor.facts.versions import parse_version
 from tfdoctor.knowledge.keras_releases import keras_requirement
 from tfdoctor.model import Remediation, Severity, rule
@@ -264,3 +264,38 @@ def keras_registered_twice(s: Snapshot, d: Derived):
         commands = (pip(s, "show", "tensorflow", *KERAS_COPIES),)
     return keras_registered_twice.finding(evidence(s, match, **facts),
                                           Remediation(text, commands, KERAS_VERSIONS), title=why)
+
+
+@rule(codes.LOG_PIP_CONFLICT, "pip says an installed version breaks a package's requirement",
+      Severity.WARNING,
+      "After an install pip checks what it left: 'tensorflow 2.2.1 has requirement "
+      "numpy<1.19.0,>=1.16.0, but you'll have numpy 1.19.0 which is incompatible' (pip before "
+      "20.3; 'requires ..., but you have ... which is incompatible' since; `pip check` says the "
+      "same). About the installed TensorFlow it is its pin broken, which compat.pin-violation "
+      "names from it; a companion's requirement on TensorFlow means the companion was made for "
+      "another TensorFlow; between other packages it is not TensorFlow's business (information). "
+      "pip installs regardless, so the environment stays broken until the versions are moved.",
+      "Install the version the requirement asks for (the finding gives the command), or the "
+      "release of the requiring package made for what is installed.", fix_answer=ABOUT_THE_LOG)
+def pip_conflict(s: Snapshot, d: Derived):
+    out = []
+    for match in matches_of(s, codes.LOG_PIP_CONFLICT):
+        f = match.fields
+        by, wants, package = f"{f['required_by']} {f['required_by_version']}", f["requirement"], f["package"]
+        said = f"pip says {package} {f['installed']} breaks {by}'s requirement {wants}"
+        if f["required_by"] in TENSORFLOW_DISTRIBUTIONS:
+            here = d.tensorflow and d.tensorflow.key == f["required_by"] and d.tensorflow.version == f["required_by_version"]
+            text = (f"{said}: TensorFlow's own pin; install {wants}" if here or d.tensorflow is None else
+                    f"{said}; TensorFlow here is {d.tensorflow.label}: the line came from another install")
+            commands = (pip(s, "install", wants),) if here or d.tensorflow is None else ()
+            severity = Severity.WARNING if commands else Severity.INFO
+        elif package in TENSORFLOW_DISTRIBUTIONS:
+            text = (f"{said}: {f['required_by']} was made for another TensorFlow; install the "
+                    f"{f['required_by']} release made for {package} {f['installed']}")
+            commands, severity = (pip(s, "index", "versions", f["required_by"]),), Severity.WARNING
+        else:
+            text = f"{said}: a conflict between other packages' requirements, not TensorFlow's own pins"
+            commands, severity = (), Severity.INFO
+        out.append(pip_conflict.finding(evidence(s, match), Remediation(text, commands), title=text,
+                                        severity=severity))
+    return out

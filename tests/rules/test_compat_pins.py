@@ -329,3 +329,26 @@ def test_a_keras_outside_the_published_pin_explains_the_logs_two_kerases():
     s = _with_keras_log("2.8.0", TF_MACOS_2_8_0, "2.9.0")
     (f,) = [f for f in dependencies.run(s) if f.code == "compat.pin-violation"]
     assert "log.keras-registered-twice" in f.explains and "keras<2.9,>=2.8.0rc0" in f.title
+
+
+def test_pips_own_conflict_line_is_the_pin_and_the_installed_version_observed():
+    """A report of the ML Compute fork (apple/tensorflow_macos#249) lists neither the fork's metadata
+    nor grpcio, h5py, numpy: pip's lines after `pip install tensorflow-datasets` say both the pins
+    and what is installed. Lines about another TensorFlow release are not this one's pins."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.logtext import keep
+
+    def report(version: str):
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": {"system": "Darwin"},
+                  "python": {"version": "3.8.10", "implementation": "cpython", "executable": "python3"},
+                  "packages": [{"name": "tensorflow-macos", "version": version}], "unknown": ["packages"]})
+        s.log = keep.read(LOGS / "pip_conflict_fork_pins.txt", identity=WHO)
+        return [f for f in dependencies.run(s) if f.code == "compat.pin-violation"]
+
+    (f,) = report("0.1a3")
+    assert f.severity is Severity.ERROR and "log.pip-conflict" in f.explains
+    assert {v["name"]: v["installed"] for v in f.evidence["violations"]} == {
+        "grpcio": "1.37.1", "h5py": "3.2.1", "numpy": "1.20.2", "protobuf": "3.15.8", "tensorflow-estimator": "2.4.0"}
+    assert "pip's own conflict lines" in f.evidence["pins_source"]
+    assert report("2.9.0") == []

@@ -176,3 +176,34 @@ def test_from_tensorflow_2_16_keras_3_is_its_own_and_a_tf_keras_of_another_minor
                                     _pkg("tf-keras", "2.15.0", ANY)])
     f = one(diagnose(stray, "keras_metric_registered_twice.txt"), "log.keras-registered-twice")
     assert f.severity is Severity.ERROR and "tf-keras~=2.17.0" in commands(f)
+
+
+# --- pip's own word that an install broke a requirement -----------------------------------------------
+
+
+def test_pip_breaking_tensorflows_pin_is_its_pin_and_another_packages_is_not_tensorflows(tmp_path):
+    """pip's post-install check (abhishekkrthakur/approachingalmost#26, pip before 20.3): about the
+    installed TensorFlow it is its pin, with the command; about another install of TensorFlow it
+    came from elsewhere; between other packages it is not TensorFlow's business; a companion's
+    requirement on TensorFlow means the companion was made for another one."""
+    tf221 = apple_silicon(packages=[_pkg("tensorflow", "2.2.1", [])])
+    f = one(diagnose(tf221, "pip_conflict_numpy_legacy.txt"), "log.pip-conflict")
+    assert f.severity is Severity.WARNING and "install -- 'numpy<1.19.0,>=1.16.0'" in commands(f)
+    elsewhere = one(diagnose(apple_silicon(), "pip_conflict_numpy_legacy.txt"), "log.pip-conflict")
+    assert elsewhere.severity is Severity.INFO and "the line came from another install" in elsewhere.title
+
+    def said(text: str):
+        (tmp_path / "pip.txt").write_text(text, encoding="utf-8")
+        s = snap(apple_silicon())
+        s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+        (found,) = [x for x in check.run(s) if x.code == "log.pip-conflict"]
+        return found
+
+    # pip 20.3+'s template, filled
+    other = said("ERROR: pip's dependency resolver does not currently take into account all the packages that are "
+                 "installed.\nrequests 2.31.0 requires urllib3<3,>=1.21.1, but you have urllib3 3.0.0 which is incompatible.\n")
+    assert other.severity is Severity.INFO and "not TensorFlow's own pins" in other.title
+    companion = said("tensorflow-text 2.10.0 requires tensorflow<2.11,>=2.10.0; platform_machine != \"arm64\" or "
+                     "platform_system != \"Darwin\", but you have tensorflow 2.19.1 which is incompatible.\n")
+    assert companion.severity is Severity.WARNING and "made for another TensorFlow" in companion.title
+    assert "requirement tensorflow<2.11,>=2.10.0:" in companion.title

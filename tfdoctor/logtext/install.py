@@ -112,6 +112,15 @@ def _uv_tags(fields: Fields) -> Fields:
     return out
 
 
+def _conflict(fields: Fields) -> Fields:
+    """Names as pip prints them, canonical (tensorflow_macos -> tensorflow-macos); the
+    requirement as written, without the marker pip may print after it."""
+    out = dict(fields)
+    out["required_by"], out["package"] = _canonical(fields["required_by"]), _canonical(fields["package"])
+    out["requirement"] = fields["requirement"].split(";", 1)[0].strip()
+    return out
+
+
 def _fork_installer(fields: Fields) -> Fields:
     """The fork's installer at work, or refusing a macOS before 11 (a failure of the fork's own)."""
     return {"sign": "Error: installer needs macOS 11" if fields.get("error") else "installer ran"}
@@ -201,6 +210,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/astral-sh/uv/issues/13568", needle="can't be installed",
         derive=_requirement, key=("package",), outputs=("package", "specifier", "os", "tag"),
         head=r"Distribution `[^`\n]{1,200}`\s{1,20}can't be installed because"),
+    # pip's check after an install (src/pip/_internal/commands/install.py, _warn_about_conflicts):
+    # "{name} {version} requires {requirement}, but you have {dep} {version} which is incompatible."
+    # (pip 20.3 on); "has requirement ..., but you'll have ..." before; `pip check`: "..., but you have X Y."
+    sig("log.pip-conflict", "pip-broke-a-requirement", "install",
+        "pip says an installed version breaks a package's requirement",
+        r"(?<![\w.-])(?P<required_by>[A-Za-z0-9][A-Za-z0-9._-]{0,100}) (?P<required_by_version>\d[\w.+!-]{0,60}) "
+        r"(?:has requirement|requires) (?P<requirement>[A-Za-z0-9][A-Za-z0-9._-]{0,100}[^,\s]{0,100}"
+        r"(?:,[^,\s]{1,100}){0,8}(?:;[^,\n]{1,200})?), but you(?: have|'ll have) "
+        r"(?P<package>[A-Za-z0-9][A-Za-z0-9._-]{0,100}) (?P<installed>\d[\w.+!-]{0,59}?)(?: which is incompatible)?\.?(?!\S)",
+        "ERROR: tensorflow 2.2.1 has requirement numpy<1.19.0,>=1.16.0, but you'll have numpy 1.19.0 which is "
+        "incompatible.", "https://github.com/abhishekkrthakur/approachingalmost/issues/26", needle="but you",
+        derive=_conflict, key=("required_by", "package"),
+        outputs=("required_by", "required_by_version", "requirement", "package", "installed")),
     # pip's resolver (src/pip/_internal/resolution/resolvelib/factory.py, get_installation_error
     # on ResolutionImpossible): "Cannot install {triggers} because these package versions have
     # conflicting dependencies." then "The conflict is caused by:" and, per cause, four spaces and
