@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -76,8 +77,13 @@ def ok(*cmd, **kw):
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """Built from a copy of the checkout: setuptools builds in the source tree (build/, egg-info),
+    which test_editable_install's `pip install -e` writes at the same time on another worker."""
+    source = tmp_path_factory.mktemp("source") / "tfdoctor"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info",
+                                                                 "__pycache__", ".pytest_cache"))
     out = tmp_path_factory.mktemp("dist")
-    ok(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, REPO)
+    ok(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, source)
     (whl,) = out.glob("tfdoctor-*.whl")
     return whl
 
