@@ -46,8 +46,9 @@ Older h5py (tensorflow-macos 2.5/2.6 pin h5py~=3.1.0) is built from source and n
 
 def _where(s: Snapshot, d: Derived) -> dict[str, Any]:
     """The facts pip's choice depends on: Python, the architecture pip runs as, macOS."""
+    known_hardware = d.hardware_arch if s.host.hw_arm64 is not None else None  # not stated: not x86_64
     return {"python": s.python.minor if s.python else None,
-            "pip_arch": d.process_arch or d.hardware_arch, "macos": d.macos,
+            "pip_arch": d.process_arch or known_hardware, "macos": d.macos,
             "translated": d.translated or None}
 
 
@@ -346,8 +347,8 @@ def conda_packages_not_found(s: Snapshot, d: Derived):
                     f"is Metal ({' + '.join(reqs) or 'tensorflow + tensorflow-metal'})")
             commands = tuple(install_commands(s, reqs)) if d.apple_silicon else ()
         else:
-            text = (f"{', '.join(packages)} not on the channels searched "
-                    f"({match.fields.get('subdir') or env_subdir or 'this platform'})")
+            what = ", ".join(packages) or "the packages asked for (the paste ends before conda names them)"
+            text = f"{what} not on the channels searched ({match.fields.get('subdir') or env_subdir or 'this platform'})"
         if d.apple_silicon and "osx-64" in (match.fields.get("subdir"), env_subdir):
             text += "; this conda is the Intel (osx-64) build, running under Rosetta 2"
         out.append(conda_packages_not_found.finding(evidence(s, match, conda_subdir=env_subdir, **_where(s, d)),

@@ -362,3 +362,31 @@ def test_a_wheel_tagged_macos_11_that_fits_was_refused_by_an_old_pip_or_an_old_s
     assert f.remediation.commands[0].endswith("python -m pip install --upgrade -- pip")
     old_pip = finding("WARNING: You are using pip version 20.2.4; however, version 20.3.1 is available.\n" + refused)
     assert "pip 20.2.4 is older than 20.3" in old_pip.title
+
+
+def test_a_report_that_names_no_machine_is_not_said_to_be_x86_64(tmp_path):
+    """R's reticulate installing tensorflow pasted pip's refusal and nothing of the machine
+    (rstudio/keras3#1233, an M1): the architecture is not stated, so the title names none."""
+    from log_cases import WHO
+
+    from tfdoctor.logtext import keep
+
+    (tmp_path / "pip.txt").write_text("ERROR: Could not find a version that satisfies the requirement tensorflow "
+                                      "(from versions: none)\nERROR: No matching distribution found for tensorflow\n")
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": {"system": ""},
+              "unknown": ["packages", "chip", "python-arch"]})
+    s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+    (f,) = [f for f in LogRules("log_install").run(s) if f.code == "log.pip-no-matching-distribution"]
+    assert "x86_64" not in f.title and not f.evidence.get("pip_arch")
+
+
+def test_condas_refusal_cut_after_its_head_names_no_empty_package(tmp_path):
+    # carpentries-incubator/introduction-to-conda-for-data-scientists#40: only the header was pasted
+    from tfdoctor.logtext import keep
+
+    (tmp_path / "conda.txt").write_text("PackagesNotFoundError: The following packages are not available from "
+                                        "current channels:\n")
+    s = snap(apple_silicon())
+    s.log = keep.read(tmp_path / "conda.txt", identity=WHO)
+    (f,) = [f for f in LogRules("log_install").run(s) if f.code == "log.conda-packages-not-found"]
+    assert f.title.startswith("conda: the packages asked for (the paste ends before conda names them)")
