@@ -84,9 +84,10 @@ def metal_command_buffer(s: Snapshot, d: Derived):
         if name != "TensorFlow":
             return _elsewhere(metal_command_buffer, s, match, name, "This failed Metal command buffer")
         status = match.fields.get("status", "an error")
+        runner = ("Apple's ML Compute fork (no tensorflow-metal)" if d.fork or matches_of(s, codes.LOG_MLCOMPUTE_FORK)
+                  else f"tensorflow-metal {d.metal.version if d.metal else '(not installed here)'}")
         text = (f"A Metal command buffer failed ({status}) on {match.fields.get('device') or s.host.chip or 'the GPU'}"
-                f" with tensorflow-metal {d.metal.version if d.metal else '(not installed here)'}: the "
-                "step's results are incomplete")
+                f" with {runner}: the step's results are incomplete")
         return metal_command_buffer.finding(
             evidence(s, match, tensorflow=d.tf_version, tensorflow_metal=d.metal.version if d.metal else None),
             Remediation(text + "; verify GPU against CPU and lower the batch size",

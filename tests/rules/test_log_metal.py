@@ -29,6 +29,15 @@ def test_metal_command_buffer_errors(name, status):
     assert status in f.title and "tfdoctor probe" in commands(f)
 
 
+def test_a_command_buffer_of_the_ml_compute_fork_names_the_fork_not_the_plugin():
+    # apple/tensorflow_macos#36: the same Metal text from Apple's 2020 fork, which has no tensorflow-metal
+    from snapshots import _pkg
+
+    fork = apple_silicon(packages=[_pkg("tensorflow-macos", "0.1a1", ["cp38-cp38-macosx_11_0_arm64"])])
+    f = one(diagnose(fork, "metal_command_buffer_internal_error.txt"), "log.metal-command-buffer")
+    assert "with Apple's ML Compute fork (no tensorflow-metal)" in f.title
+
+
 def test_pytorchs_mps_out_of_memory_is_named_as_pytorchs():
     # pytorch/pytorch#130112: the same Mac memory, another framework: information, not a diagnosis
     f = one(diagnose(apple_silicon(), "mps_out_of_memory_pytorch.txt"), "log.metal-oom")
