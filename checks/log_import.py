@@ -328,3 +328,22 @@ def no_gpu_listed(s: Snapshot, d: Derived):
                                      Remediation(text, commands, APPLE_PLUGIN_PAGE),
                                      title=f"No GPU listed: {text}", severity=severity)
     return None
+
+
+@rule(codes.LOG_KERNEL_DIED, "The notebook's kernel died", Severity.INFO,
+      "Jupyter ('The kernel appears to have died. It will restart automatically.') and VS Code "
+      "('The Kernel crashed while executing code in the current cell') say only that the kernel's "
+      "Python process ended: why is printed where the kernel ran (an illegal instruction under "
+      "Rosetta, a Metal abort, memory). A crash message pasted beside it is the diagnosis; alone "
+      "it is a question, answered by running the same code in a terminal with the kernel's Python "
+      "and by `tfdoctor check --kernel NAME`, which diagnoses the Python the kernel starts.",
+      "Run the failing line with the kernel's Python in a terminal, and `tfdoctor check --kernel NAME`.",
+      fix_answer=ABOUT_THE_LOG)
+def kernel_died(s: Snapshot, d: Derived):
+    for match in matches_of(s, codes.LOG_KERNEL_DIED):
+        text = ("The notebook's kernel died: its reason is printed where the kernel ran, not in the notebook. "
+                "Run the failing line in a terminal with the kernel's Python, and diagnose that Python")
+        return kernel_died.finding(evidence(s, match), Remediation(text, (
+            "jupyter kernelspec list", "tfdoctor check --kernel NAME",
+            'python -c "import tensorflow as tf; print(tf.config.list_physical_devices())"')), title=text)
+    return None

@@ -258,3 +258,22 @@ def test_a_linker_that_skipped_a_library_of_the_other_architecture_is_the_mismat
                               "built for arm64, the build is for x86_64")
     assert f.remediation.commands == ("file /usr/local/lib/libtensorflow.so",)
     assert "log.symbol-not-found" not in found  # the undefined symbols are the skipped library's
+
+
+def test_a_notebook_kernel_that_died_is_a_question_for_the_kernels_python():
+    """conda-forge/tensorflow-feedstock#154: Jupyter's two lines and nothing else. The reason is
+    printed where the kernel ran: information, with the commands that find and diagnose the
+    kernel's Python; a crash message pasted beside it is the diagnosis instead."""
+    f = one(diagnose(apple_silicon(), "jupyter_kernel_died.txt"), "log.kernel-died")
+    assert f.severity is Severity.INFO and "tfdoctor check --kernel NAME" in commands(f)
+
+
+def test_the_crash_pasted_beside_a_dead_kernel_is_the_diagnosis(tmp_path):
+    # apple/tensorflow_macos#51's two texts: the notebook's line and the terminal's
+    from tfdoctor.engine.diagnose import diagnose as whole
+
+    (tmp_path / "posted.txt").write_text("The kernel appears to have died. It will restart automatically.\n"
+                                         "zsh: illegal hardware instruction  python3\n", encoding="utf-8")
+    s = snap(apple_silicon())
+    s.log = keep.read(tmp_path / "posted.txt", identity=WHO)
+    assert whole(s).diagnosis().code != "log.kernel-died"

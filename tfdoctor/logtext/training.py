@@ -304,6 +304,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "AttributeError: 'Adam' object has no attribute 'build'",
         "https://github.com/tensorflow/tensorflow/issues/61915", needle="has no attribute 'build'",
         key=("optimizer",)),
+    # Jupyter Notebook's notification ("The kernel appears to have died. It will restart
+    # automatically."; JupyterLab: "The kernel for NB appears to have died"), VS Code Jupyter's
+    # ("The Kernel crashed while executing code in the current cell or a previous cell"; "the the"
+    # in older releases) and jupyter_client's KernelRestarter log line: the kernel process died
+    sig("log.kernel-died", "notebook-kernel-died", "training",
+        "the notebook's kernel (its Python process) died; the reason is printed where it ran",
+        r"[Tt]he kernel(?: for [^\n]{1,300}?)? appears to have died\. It will restart automatically"
+        r"|[Tt]he Kernel crashed while executing code in the(?: the)? current cell or a previous cell"
+        r"|KernelRestarter: restarting kernel \(\d{1,2}/\d{1,2}\)",
+        "Kernel Restarting\nThe kernel appears to have died. It will restart automatically.",
+        "https://github.com/conda-forge/tensorflow-feedstock/issues/154", needle="ernel", key=(),
+        head=r"[Tt]he [Kk]ernel(?: for [^\n]{1,300}?)? (?:appears to have died|crashed while executing)"),
     sig("log.device-config-late", "devices-initialised", "training",
         "device configuration changed after TensorFlow initialised its devices (it has no effect)",
         r"(?P<what>Visible|Physical|Virtual|Logical) devices cannot be modified after being initialized",
