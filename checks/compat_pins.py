@@ -7,6 +7,7 @@ expects Keras 2 (tf-keras, TF_USE_LEGACY_KERAS)."""
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from typing import Any
 
 from packaging.requirements import Requirement
@@ -17,6 +18,7 @@ from packaging.version import Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG
+from tfdoctor.advice.fork_exit import plugin_era_way
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.advice.tensorflow_pins import pip_conflicts, tensorflow_pins
 from tfdoctor.derived import Derived
@@ -340,15 +342,24 @@ def numpy_abi(s: Snapshot, d: Derived):
       "(log.keras-registered-twice), keras must be TensorFlow's minor (2.6.0's own keras~=2.6 let 2.7 in). "
       "pip's own conflict line after an install ('tensorflow 2.2.1 has requirement numpy<1.19.0,>=1.16.0, "
       "but you'll have numpy 1.19.0', log.pip-conflict) is the pin and the version observed.",
-      "Install versions inside the pins (the finding gives the pip command built from them).",
+      "Install versions inside the pins (the finding gives the pip command built from them); for "
+      "Apple's ML Compute fork on Apple silicon, whose installer brought its own wheels of its pins, "
+      "leave the fork for the plugin era.",
       fix_answer=GOAL_INSTALLED)
 def pin_violation(s: Snapshot, d: Derived):
     if not _judged(d):
         return None
     pins, source = _keras_observed(s, d, *_pins(s, d))
     numpy = _numpy_abi(s, d.matrix, d.tensorflow, pins, source)  # reported by its own rule
-    return _pin_violations(s, d.tensorflow, pins, source, {"numpy"} if numpy else set(),
-                           pip_conflicts(s, d.tensorflow)[1])
+    found = _pin_violations(s, d.tensorflow, pins, source, {"numpy"} if numpy else set(),
+                            pip_conflicts(s, d.tensorflow)[1])
+    if found is not None and d.fork and s.host.hw_arm64 is not False:
+        # its installer brought arm64 wheels of its pins (numpy 1.19, h5py 2.10); PyPI has none
+        way = plugin_era_way(s, d, d.tensorflow.label)[0]
+        found = replace(found, remediation=replace(way, text=(
+            "pip cannot restore the fork's pins on Apple silicon (PyPI has no arm64 wheels of them; the "
+            f"fork's installer brought its own). {way.text}")))
+    return found
 
 
 @rule(codes.COMPAT_KERAS3, "Keras 3 where the environment expects Keras 2",

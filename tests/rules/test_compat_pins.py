@@ -351,4 +351,7 @@ def test_pips_own_conflict_line_is_the_pin_and_the_installed_version_observed():
     assert {v["name"]: v["installed"] for v in f.evidence["violations"]} == {
         "grpcio": "1.37.1", "h5py": "3.2.1", "numpy": "1.20.2", "protobuf": "3.15.8", "tensorflow-estimator": "2.4.0"}
     assert "pip's own conflict lines" in f.evidence["pins_source"]
+    # the fork's installer brought its own arm64 wheels of these pins: the way out is the plugin era
+    assert f.remediation.text.startswith("pip cannot restore the fork's pins on Apple silicon")
+    assert "Move to the plugin era" in f.remediation.text and "grpcio~=1.32.0" not in " ".join(f.remediation.commands)
     assert report("2.9.0") == []
