@@ -299,7 +299,7 @@ def _pins(s: Snapshot, d: Derived) -> tuple[list[Requirement], str]:
 def _with_pips_word(s: Snapshot, d: Derived, pins: list[Requirement], source: str) -> tuple[list[Requirement], str]:
     """The pins, with those pip printed for this TensorFlow where they name a package the others do not."""
     named = {canonicalize_name(r.name) for r in pins}
-    printed = [r for r in pip_conflicts(s, d.tensorflow)[0] if canonicalize_name(r.name) not in named]
+    printed = [r for r in pip_conflicts(s, d)[0] if canonicalize_name(r.name) not in named]
     if not printed:
         return pins, source
     return pins + printed, f"{source}; pip's own conflict lines for {', '.join(sorted({r.name for r in printed}))}"
@@ -351,8 +351,7 @@ def pin_violation(s: Snapshot, d: Derived):
         return None
     pins, source = _keras_observed(s, d, *_pins(s, d))
     numpy = _numpy_abi(s, d.matrix, d.tensorflow, pins, source)  # reported by its own rule
-    found = _pin_violations(s, d.tensorflow, pins, source, {"numpy"} if numpy else set(),
-                            pip_conflicts(s, d.tensorflow)[1])
+    found = _pin_violations(s, d.tensorflow, pins, source, {"numpy"} if numpy else set(), pip_conflicts(s, d)[1])
     if found is not None and d.fork and s.host.hw_arm64 is not False:
         # its installer brought arm64 wheels of its pins (numpy 1.19, h5py 2.10); PyPI has none
         way = plugin_era_way(s, d, d.tensorflow.label)[0]

@@ -28,6 +28,7 @@ from tfdoctor.advice.installs import (
     tf_requirement,
 )
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
+from tfdoctor.advice.tensorflow_pins import about
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
 from tfdoctor.facts.versions import parse_version
@@ -284,7 +285,7 @@ def pip_conflict(s: Snapshot, d: Derived):
         by, wants, package = f"{f['required_by']} {f['required_by_version']}", f["requirement"], f["package"]
         said = f"pip says {package} {f['installed']} breaks {by}'s requirement {wants}"
         if f["required_by"] in TENSORFLOW_DISTRIBUTIONS:
-            here = d.tensorflow and d.tensorflow.key == f["required_by"] and d.tensorflow.version == f["required_by_version"]
+            here = about(d.tensorflow, f)
             text = (f"{said}: TensorFlow's own pin; install {wants}" if here or d.tensorflow is None else
                     f"{said}; TensorFlow here is {d.tensorflow.label}: the line came from another install")
             commands = (pip(s, "install", wants),) if here or d.tensorflow is None else ()

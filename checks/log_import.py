@@ -19,6 +19,7 @@ from typing import Any
 from tfdoctor import codes
 from tfdoctor.advice.commands import arm64_image, pip, unset_variable
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
+from tfdoctor.advice.fork_exit import fork_in_play
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, matching_metal,
                                      pair_fix, recommended_requirements)
 from tfdoctor.derived import Derived
@@ -303,7 +304,7 @@ def no_gpu_listed(s: Snapshot, d: Derived):
         elif d.translated:
             text = "this Python runs as x86_64 under Rosetta 2: the Metal plugin is arm64 only (see arch.rosetta)"
             commands = ()
-        elif d.fork or matches_of(s, codes.LOG_MLCOMPUTE_FORK):
+        elif fork_in_play(s, d):
             text = ("Apple's 2020-21 ML Compute fork lists no GPU by design: it runs on the GPU through "
                     "ML Compute, chosen with mlcompute.set_mlc_device(device_name='gpu') (see "
                     "compat.mlcompute-fork)")

@@ -11,6 +11,7 @@ import re
 
 from tfdoctor import codes
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
+from tfdoctor.advice.fork_exit import fork_in_play
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
@@ -84,7 +85,7 @@ def metal_command_buffer(s: Snapshot, d: Derived):
         if name != "TensorFlow":
             return _elsewhere(metal_command_buffer, s, match, name, "This failed Metal command buffer")
         status = match.fields.get("status", "an error")
-        runner = ("Apple's ML Compute fork (no tensorflow-metal)" if d.fork or matches_of(s, codes.LOG_MLCOMPUTE_FORK)
+        runner = ("Apple's ML Compute fork (no tensorflow-metal)" if fork_in_play(s, d)
                   else f"tensorflow-metal {d.metal.version if d.metal else '(not installed here)'}")
         text = (f"A Metal command buffer failed ({status}) on {match.fields.get('device') or s.host.chip or 'the GPU'}"
                 f" with {runner}: the step's results are incomplete")

@@ -35,6 +35,11 @@ def plugin_era_way(s: Snapshot, d: Derived, what: str) -> tuple[Remediation, tup
     return Remediation(text, tuple(commands), APPLE_PLUGIN_PAGE, code=eras.WITHOUT_MLCOMPUTE), tuple(reqs)
 
 
+def fork_in_play(s: Snapshot, d: Derived) -> bool:
+    """The fork is installed, or the text shows it: what ran on the GPU was ML Compute, not a plugin."""
+    return d.fork or bool(matches_of(s, codes.LOG_MLCOMPUTE_FORK))
+
+
 def fork_failed(s: Snapshot) -> bool:
     """Whether the text shows the fork failing: an error of the fork's own, or any failure at all
     (a traceback, a crash): the fork gets no fixes, so leaving it is the way out. An empty GPU

@@ -12,6 +12,7 @@ from packaging.utils import canonicalize_name
 
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.codes import LOG_PIP_CONFLICT
+from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable, marker_env
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
 from tfdoctor.knowledge.matrix import CompatMatrix
@@ -44,15 +45,26 @@ def tensorflow_pins(s: Snapshot, tf: PackageFacts, m: CompatMatrix | None
                   f"on macOS arm64 ({source}); the installed metadata lists none")
 
 
-def pip_conflicts(s: Snapshot, tf: PackageFacts) -> tuple[list[Requirement], dict[str, PackageFacts]]:
+def about(tf: PackageFacts | None, conflict: dict[str, str]) -> bool:
+    """A pip conflict line (log.pip-conflict's fields) is about this installed TensorFlow: its
+    distribution at its version."""
+    return tf is not None and conflict.get("required_by") == tf.key and conflict.get("required_by_version") == tf.version
+
+
+def pip_conflicts(s: Snapshot, d: Derived) -> tuple[list[Requirement], dict[str, PackageFacts]]:
     """pip's conflict lines about the installed TensorFlow (its distribution and version): the
     requirements they print, and the versions they say are installed, for packages the snapshot
-    does not list. Lines about another release or another package are not TensorFlow's pins."""
+    does not list. Lines about another release or another package are not TensorFlow's pins.
+    Read once per snapshot: the pins and the pin check both ask."""
+    return d.once("pip-conflicts", lambda: _read_conflicts(s, d.tensorflow))
+
+
+def _read_conflicts(s: Snapshot, tf: PackageFacts | None) -> tuple[list[Requirement], dict[str, PackageFacts]]:
     pins: list[Requirement] = []
     installed: dict[str, PackageFacts] = {}
     for match in matches_of(s, LOG_PIP_CONFLICT):
         f = match.fields
-        if f.get("required_by") != tf.key or f.get("required_by_version") != tf.version:
+        if not about(tf, f):
             continue
         try:
             req = Requirement(f.get("requirement", ""))
