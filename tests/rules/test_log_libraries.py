@@ -143,6 +143,20 @@ def test_a_function_of_macoss_own_libraries_missing_is_macos_too_old():
     assert [f.code for f in findings] == ["log.macos-too-old"] and findings[0].severity.name == "ERROR"
 
 
+def test_libsystems_stack_probe_missing_is_macos_too_old(tmp_path):
+    """Liubsyy/HotSecondsIDEA#25 (macOS 10.13.6): ____chkstk_darwin, the stack probe clang calls in
+    code built for macOS 10.15, is libSystem's: no 'Expected in' line is needed to know the OS is
+    too old. A paste that joined dyld's lines keeps the version note beside the symbol."""
+    findings = diagnose(apple_silicon(host={"macos_version": "10.13.6"}), "dyld_chkstk_darwin_stack_probe.txt")
+    assert [f.code for f in findings] == ["log.macos-too-old"] and "____chkstk_darwin" in findings[0].title
+    (tmp_path / "posted.txt").write_text("at runtime : dyld: Symbol not found: ____chkstk_darwin (which was "
+                                         "built for Mac OS X 10.15)\n", encoding="utf-8")
+    s = snap(apple_silicon(host={"macos_version": "10.13.6"}))
+    s.log = keep.read(tmp_path / "posted.txt", identity=WHO)
+    (finding,) = check.run(s)
+    assert finding.code == "log.macos-too-old" and "built for macOS 10.15 or later" in finding.title
+
+
 def test_a_tensorflow_symbol_stays_the_pair_whatever_dyld_says_of_the_os(tmp_path):
     # dyld's template filled: a custom op missing a TensorFlow C++ symbol, built for a newer macOS too
     text = ("tensorflow.python.framework.errors_impl.NotFoundError: dlopen(/x/site-packages/tensorflow_text/python/ops/"

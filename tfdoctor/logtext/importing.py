@@ -47,11 +47,12 @@ APPLE_CLASS = re.compile(r"_OBJC_(?:META)?CLASS_\$_(?:MPS|MTL|MTK|NS|CA|CI|AV|ML
 and MPSGraph, Metal, MetalKit, Foundation, Core Animation and Image, AVFoundation, Core ML): only
 macOS provides it, so a binary missing one was built for a newer macOS, wherever dyld looked."""
 APPLE_FUNCTION = re.compile(r"_(?:k?Sec|SSL|k?CF)[A-Z][a-z]|_(?:dispatch|xpc)_[a-z]|_os_(?:log|unfair_lock|signpost|activity)_"
-                            r"|_clock_gettime(?![\w$])")
+                            r"|_clock_gettime(?![\w$])|_{3,4}chkstk_darwin(?![\w$])")
 """A C function or constant of macOS's own libraries, by Apple's reserved prefixes: Security and
-Secure Transport (Sec, SSL), Core Foundation (CF), libdispatch, XPC, libSystem's os_ calls and
-clock_gettime (macOS 10.12): only macOS provides it, so a binary missing one was built for a newer
-macOS, wherever dyld looked."""
+Secure Transport (Sec, SSL), Core Foundation (CF), libdispatch, XPC, libSystem's os_ calls,
+clock_gettime (macOS 10.12) and ___chkstk_darwin (libSystem's stack probe, 10.15, which clang
+calls in code built for 10.15 on; dyld prints it with one more underscore): only macOS provides
+it, so a binary missing one was built for a newer macOS, wherever dyld looked."""
 _APPLE_CLASS_MISSING = re.compile(r"ymbol not found:? '?(?:" + APPLE_CLASS.pattern + "|" + APPLE_FUNCTION.pattern + ")")
 _SYSTEM_PROVIDER = re.compile(r"Expected in:\s*(?:<[0-9A-Fa-f-]+>\s*)?'?/(?:System/Library|usr/lib)/")
 
@@ -71,9 +72,10 @@ def _tensorflow_library(fields: Fields, text: str) -> bool:
     return bool(_TENSORFLOW_SYMBOL.search(symbol)) or "tensorflow" in text
 
 
-_DYLD_VERSION_NOTE = (r"(?:'?[ \t]{0,20}\n?[ \t]{0,20}Referenced from:[^\n(]{0,500}\(which was built for "
+_DYLD_VERSION_NOTE = (r"(?:'?[ \t]{0,20}(?:\n?[ \t]{0,20}Referenced from:[^\n(]{0,500})?\(which was built for "
                       r"(?:Mac OS X|macOS) (?P<built_for>\d+(?:\.\d+)*))?")
-"""dyld's "Referenced from" line with its version note, when the paste kept them."""
+"""dyld's "Referenced from" line with its version note, when the paste kept them (a paste that
+joined dyld's lines keeps the note beside the symbol)."""
 
 
 def _not_tensorflow_symbol(fields: Fields, text: str) -> bool:
@@ -318,7 +320,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # minimum macOS is above the running one. Said of a symbol not TensorFlow's, it is the cause.
     sig("log.macos-too-old", "image-too-new-for-os", "import",
         "dyld: a binary built for a newer macOS than this one misses a symbol of this one",
-        r"[Ss]ymbol not found:? '?(?P<symbol>[^'\s]{1,300})(?=['\s])'?\s{0,20}Referenced from:[ \t]{0,20}"
+        r"[Ss]ymbol not found:? '?(?P<symbol>[^'\s,，]{1,300})(?=['\s,，])'?[,，]?\s{0,20}Referenced from:[ \t]{0,20}"
         r"(?:<[0-9A-Fa-f-]{1,64}>[ \t]{0,20})?'?[^\n(']{1,1000}'?[ \t]{0,5}"
         r"\(which was built for (?:Mac OS X|macOS) (?P<built_for>\d{2}(?:\.\d{1,2}){0,2})\)",
         "ImportError: dlopen(/Users/LloydJones/anaconda2/envs/r-tensorflow/lib/python3.7/site-packages/tensorflow/"
