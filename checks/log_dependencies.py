@@ -37,6 +37,9 @@ from tfdoctor.model import Remediation, Severity, rule
 
 PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
 NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
+NUMPY_120_ISSUE = "https://github.com/tensorflow/tensorflow/issues/47691"
+"""'Numpy v1.20+ compatibility': 'Cannot convert a symbolic Tensor' building an LSTM with TensorFlow
+2.4 under NumPy 1.20+ (array_ops._constant_if_small's np.prod)."""
 WHICH_PYTHON = 'python3 -c "import sys, {module}; print(sys.executable, {module}.__version__)"'
 """Run where the error happened: which Python printed it, and its version of the module."""
 
@@ -46,7 +49,11 @@ WHICH_PYTHON = 'python3 -c "import sys, {module}; print(sys.executable, {module}
       "compiled using NumPy 1.x cannot be run in NumPy 2.0.0', '_ARRAY_API not found'); TensorFlow "
       "is built against NumPy 2 only from 2.18. A module built for a newer NumPy C API fails on an "
       "older NumPy ('module compiled against API version 0xf but this version of numpy is 0xe'). "
-      "A NumPy 2 message where NumPy 1.x is installed came from another environment (information).",
+      "A NumPy 2 message where NumPy 1.x is installed came from another environment (information). "
+      "TensorFlow's own 'Cannot convert a symbolic Tensor (...) to a numpy array' is NumPy 1.20+ under "
+      "a TensorFlow before 2.7, whose np.prod on layer shapes (LSTM, random layers) NumPy then "
+      "converts (tensorflow/tensorflow#47691); with NumPy before 1.20 or TensorFlow 2.7+ installed, "
+      "the code itself passed a symbolic tensor to NumPy (information).",
       "Install the NumPy the installed TensorFlow allows (the finding names the requirement).",
       NUMPY2_GUIDE, fix_answer=ABOUT_THE_LOG)
 def numpy_abi(s: Snapshot, d: Derived):
@@ -54,6 +61,8 @@ def numpy_abi(s: Snapshot, d: Derived):
     if not matches:
         return None
     match = matches[0]
+    if match.variant == "symbolic-tensor-to-numpy":  # TensorFlow's own message: it names TensorFlow
+        return _symbolic_tensor(s, d, match)
     if d.tf_main is None and not names_tensorflow(s):
         text = ("NumPy's ABI message in a text that never names TensorFlow, where no TensorFlow is "
                 "known: the module built for another NumPy is another project's (the traceback names it)")
@@ -98,6 +107,38 @@ def numpy_abi(s: Snapshot, d: Derived):
     return numpy_abi.finding(evidence(s, match, **facts),
                              Remediation(text.replace("  ", " "), (pip(s, *args),), NUMPY2_GUIDE),
                              title=text.replace("  ", " "))
+
+
+def _symbolic_tensor(s: Snapshot, d: Derived, match: Any):
+    """TensorFlow before 2.7 under NumPy 1.20+ (its np.prod on a shape holding a symbolic tensor),
+    unless the installed versions rule it out: then the code itself passed one to NumPy."""
+    numpy = s.package("numpy")
+    spec = tf_requirement(s, d, "numpy")
+    tensor = match.fields.get("tensor", "a symbolic tensor")
+    facts = {"numpy": numpy.version if numpy else None, "numpy_allowed_by_tensorflow": spec,
+             "tensorflow": d.tf_version, "tensor": tensor}
+    old_numpy = numpy is not None and _below(numpy.version, "1.20")
+    if old_numpy or _tf_at_least(d, "2.7"):
+        why = (f"NumPy {numpy.version} predates 1.20" if old_numpy
+               else f"TensorFlow {d.tf_version} no longer hands symbolic shapes to NumPy")
+        text = (f"{why}: the code passes the symbolic tensor {tensor} to a NumPy call (the traceback's "
+                "last frame of the code names it)")
+        return numpy_abi.finding(evidence(s, match, **facts), Remediation(
+            text + ". Use TensorFlow's ops on it (tf.shape, tf.reduce_prod) instead of NumPy's"),
+            title=text, severity=Severity.INFO)
+    req = f"numpy{spec}" if spec and not _allows(spec, "1.20.0") else "numpy<1.20"
+    minor = parse_version(s.python.minor) if s.python else None
+    newer_python = minor is not None and minor >= Version("3.10")  # NumPy 1.19 has no wheels for it
+    way = "install TensorFlow 2.7 or later (NumPy before 1.20 has no wheels for this Python)" if newer_python \
+        else f"install {req}, or TensorFlow 2.7 or later"
+    known = numpy is not None and d.tf_version is not None
+    said = (f"NumPy {numpy.version} is newer than TensorFlow {d.tf_version} allows ({req})" if known
+            else f"the symbolic tensor {tensor} reached NumPy")
+    text = (f"{said}: TensorFlow before 2.7 hands symbolic shapes to np.prod (LSTM and random layers), "
+            f"which NumPy 1.20+ converts and TensorFlow refuses: {way}")
+    commands = (pip(s, "install", "tensorflow>=2.7") if newer_python else pip(s, "install", req),)
+    return numpy_abi.finding(evidence(s, match, **facts), Remediation(text, commands, NUMPY_120_ISSUE),
+                             title=text, severity=Severity.ERROR if known else Severity.WARNING)
 
 
 def _below(version: str, bound: str) -> bool:

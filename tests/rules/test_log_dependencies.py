@@ -207,3 +207,24 @@ def test_pip_breaking_tensorflows_pin_is_its_pin_and_another_packages_is_not_ten
                      "platform_system != \"Darwin\", but you have tensorflow 2.19.1 which is incompatible.\n")
     assert companion.severity is Severity.WARNING and "made for another TensorFlow" in companion.title
     assert "requirement tensorflow<2.11,>=2.10.0:" in companion.title
+
+
+def test_a_symbolic_tensor_reaching_numpy_is_numpy_1_20_under_tensorflow_before_2_7():
+    """TensorFlow's own __array__ message (ianscottknight/...#1, an LSTM in February 2021). With
+    the versions known it is the pin they break; without them, the likely cause and its two ways
+    out; with NumPy before 1.20, or a TensorFlow that no longer calls np.prod on symbolic shapes,
+    the code's own NumPy call (information)."""
+    name = "numpy_symbolic_tensor_lstm.txt"
+    py38 = {"version": "3.8.10"}
+    unknown = one(diagnose(apple_silicon(packages=[], python=py38), name), "log.numpy-abi")
+    assert unknown.severity == Severity.WARNING and "lstm/strided_slice:0" in unknown.title
+    assert commands(unknown) == "/Users/ada/venvs/tf/bin/python -m pip install -- 'numpy<1.20'"
+    newer = one(diagnose(apple_silicon(packages=[]), name), "log.numpy-abi")  # Python 3.11: no NumPy 1.19
+    assert commands(newer).endswith("install -- 'tensorflow>=2.7'")
+    broken = [_pkg("tensorflow", "2.6.0", ARM, ["numpy~=1.19.2"]), _pkg("numpy", "1.21.4", ARM)]
+    f = one(diagnose(apple_silicon(packages=broken, python=py38), name), "log.numpy-abi")
+    assert f.severity == Severity.ERROR and "NumPy 1.21.4 is newer than TensorFlow 2.6.0 allows (numpy~=1.19.2)" in f.title
+    for packages in ([_pkg("tensorflow", "2.6.0", ARM), _pkg("numpy", "1.19.5", ARM)],
+                     [_pkg("tensorflow", "2.13.0", ARM), _pkg("numpy", "1.24.3", ARM)]):
+        f = one(diagnose(apple_silicon(packages=packages), name), "log.numpy-abi")
+        assert f.severity == Severity.INFO and "the code passes the symbolic tensor" in f.title

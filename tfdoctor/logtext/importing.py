@@ -376,6 +376,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "RuntimeError: module compiled against API version 0xe but this version of numpy is 0xd",
         "https://github.com/AI4EPS/PhaseNet/issues/32", needle="compiled against",
         key=(), head=r"module compiled against (?P<what>API|ABI) version"),
+    # TensorFlow's Tensor.__array__ (tensorflow/python/framework/ops.py): "Cannot convert a symbolic
+    # Tensor ({}) to a numpy array. This error may indicate that you're trying to pass a Tensor to a
+    # NumPy call, which is not supported". Before 2.7, TensorFlow's own array_ops._constant_if_small
+    # calls np.prod on a shape that may hold a symbolic tensor and catches only TypeError; NumPy 1.20
+    # made np.prod convert it, so building an LSTM or a random layer raises this under NumPy 1.20+
+    # (TensorFlow 2.4-2.6 pin numpy~=1.19.2).
+    sig("log.numpy-abi", "symbolic-tensor-to-numpy", "training",
+        "TensorFlow written for NumPy before 1.20 met a newer NumPy (or code passed a symbolic tensor to NumPy)",
+        r"Cannot convert a symbolic Tensor \((?!\{\}\))(?P<tensor>[^()\n]{1,300})\) to a numpy array",
+        "NotImplementedError: Cannot convert a symbolic Tensor (lstm/strided_slice:0) to a numpy array. This "
+        "error may indicate that you're trying to pass a Tensor to a NumPy call, which is not supported",
+        "https://github.com/ianscottknight/Predicting-Myers-Briggs-Type-Indicator-with-Recurrent-Neural-Networks/issues/1",
+        needle="symbolic Tensor", key=(), head=r"Cannot convert a symbolic Tensor(?! \(\{\}\))"),
     # Cython's __Pyx_ImportType: a ValueError (a RuntimeWarning in older Cython) when the module
     # was compiled against a NumPy whose structs have another size
     sig("log.numpy-abi", "numpy-size-changed", "import",
