@@ -46,6 +46,7 @@ BUILTIN_MODULES = (
     "probe_speed",
     "model_health",
     "model_speed",
+    "model_settings",
     "kernel_specs",
     "editor_settings",
 )
@@ -60,10 +61,11 @@ MODULE_NEEDS = {
     "log_companions": ("log",), "log_metal": ("log",), "log_network": ("log",), "log_era": ("log",),
     "runtime_import": ("runtime",), "runtime_crash": ("runtime",), "runtime_devices": ("runtime",),
     "probe_health": ("probes",), "probe_speed": ("probes",),
-    "model_health": ("model",), "model_speed": ("model",),
+    "model_health": ("model",), "model_speed": ("model|log",), "model_settings": ("model",),
     "kernel_specs": ("jupyter",), "editor_settings": ("editor",),
 }
-"""The snapshot sections every rule of a module needs, declared here once for all of them
-(tfdoctor.engine.registry.rules_of adds them to each rule's own `needs=`, which names only what
-that rule needs beyond them). A module is not even imported for a snapshot without them (a
-static check loads no log, runtime, probe or model rules), which keeps start-up fast."""
+"""The snapshot sections every rule of a module needs ("model|log": either one), declared here
+once for all of them (tfdoctor.engine.registry.rules_of adds them to each rule's own `needs=`,
+which names only what that rule needs beyond them). A module is not even imported for a
+snapshot without them (a static check loads no log, runtime, probe or model rules), which keeps
+start-up fast."""

@@ -23,6 +23,7 @@ from tfdoctor.advice.fork_exit import fork_in_play
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, matching_metal,
                                      pair_fix, recommended_requirements)
 from tfdoctor.derived import Derived
+from tfdoctor.derived.text_speed import text_speed
 from tfdoctor.advice.log_evidence import amd64_on_arm, emulated_x86_container, evidence, matches_of, names_tensorflow
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.logtext.importing import LINKER_SKIPPED
@@ -304,6 +305,11 @@ def no_gpu_listed(s: Snapshot, d: Derived):
         elif d.translated:
             text = "this Python runs as x86_64 under Rosetta 2: the Metal plugin is arm64 only (see arch.rosetta)"
             commands = ()
+        elif (speed := text_speed(s.log)) is not None:
+            text = (f"the same text gives timings of a run on the GPU ({speed.said('GPU')}) and of one on "
+                    f"the CPU ({speed.said('CPU')}): the empty list is of the run without the GPU")
+            commands = ()
+            severity = Severity.INFO
         elif fork_in_play(s, d):
             text = ("Apple's 2020-21 ML Compute fork lists no GPU by design: it runs on the GPU through "
                     "ML Compute, chosen with mlcompute.set_mlc_device(device_name='gpu') (see "

@@ -1,9 +1,9 @@
 """Does the user's model really run on the GPU, and faster? The ops of the model that have no GPU
 kernel (TensorFlow's own registry where a GPU is present, else predicted from the kernel table
 of a tensorflow-metal release), those that really ran on the CPU, the CPU-vs-GPU verdict on the
-model's own inference and training step, and the settings that break or slow Metal (XLA, the
-Keras 2.11+ optimizers, float16 without kernels, the cuDNN recurrent path). Reads only
-snapshot.model."""
+model's own inference and training step (checks/model_settings.py has the settings that break
+or slow Metal). Reads snapshot.model, and for the CPU-vs-GPU verdict without one, the timings
+a pasted text gives (tfdoctor.derived.text_speed)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,13 @@ from tfdoctor import codes
 from tfdoctor.advice.fix_answers import ABOUT_THE_CODE, ABOUT_THE_FACTS, NOTHING_WRONG
 from tfdoctor.advice.probe_evidence import probe_cmd, times
 from tfdoctor.derived import Derived
+from tfdoctor.derived.text_speed import APART, text_speed
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.facts.user_model import ModelFacts, OpFallback, SettingIssue, Timing
+from tfdoctor.facts.user_model import ModelFacts, OpFallback, Timing
 from tfdoctor.inside.shared.probe_stats import ALPHA, FASTER, MARGIN, SLOWER, UNCLEAR
 from tfdoctor.model import Finding, Remediation, Rule, Severity, rule
 
 OPTIMIZER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/59438"
-XLA_ISSUE = "https://github.com/NVlabs/sionna/issues/78"
-"""\"Could not find compiler for platform METAL\" on an M1 with jit_compile."""
 LSTM_ISSUE = "https://github.com/tensorflow/tensorflow/issues/56782"
 """An LSTM training far slower on the Metal GPU than on the CPU."""
 DECISION_RULE = (f"exact one-sided Mann-Whitney test on the raw repeats at p <= {ALPHA:g}, and a "
@@ -84,7 +83,7 @@ def _where(m: ModelFacts) -> str:
       "copied between the devices on every step. Integer shape arithmetic is kept in host "
       "memory on every GPU and is not counted.",
       "For each op the finding names the layer and the fix: a replacement with Metal kernels, "
-      "or that layer placed on the CPU.", fix_answer=ABOUT_THE_CODE)
+      "or that layer placed on the CPU.", fix_answer=ABOUT_THE_CODE, needs=("model",))
 def cpu_fallback(s: Snapshot, d: Derived):
     m = s.model
     if not m.fallbacks and not m.ran_on_cpu:
@@ -117,6 +116,28 @@ def cpu_fallback(s: Snapshot, d: Derived):
         title += f" (ran on the CPU with the model pinned to the GPU: {', '.join(ran)})"
     return cpu_fallback.finding(ev, fix, title=title, basis="observed" if observed else "table",
                                 explains=(codes.MODEL_GPU_SLOWER,) if m.ran_on_cpu else ())
+
+
+@rule(codes.MODEL_FLOAT16_FALLBACK, "Mixed precision: ops without float16 GPU kernels",
+      Severity.WARNING,
+      "The model computes in float16 (a mixed_float16 policy), and some of its ops have no "
+      "float16 kernel in the GPU plugin: they run on the CPU, casting and copying every step, "
+      "which can make mixed precision slower than float32.",
+      "Keep the layers named in float32 (dtype=\"float32\" on the layer), or drop the "
+      "mixed_float16 policy on Metal.", fix_answer=ABOUT_THE_CODE, needs=("model",))
+def float16_fallback(s: Snapshot, d: Derived):
+    m = s.model
+    found = [issue for issue in m.setting_issues if issue.code == "float16-fallback"]
+    if not found:
+        return None
+    half = [f for f in m.fallbacks if f.dtype in ("float16", "bfloat16")]
+    layers = sorted({f.layer for f in half})
+    fix = Remediation(f"Give these layers dtype=\"float32\": {', '.join(layers[:6])}; or train "
+                      "in float32 on Metal", (probe_cmd(s, *m.probe_args()),))
+    ev = {"setting": found[0].code, "source": found[0].source, "settings": m.settings,
+          "ops": _fallback_evidence(half)}
+    return float16_fallback.finding(ev, fix, title=found[0].message,
+                                    basis="observed" if m.fallback_source == "registry" else "table")
 
 
 def _timing(timings: list[Timing], device: str) -> Timing | None:
@@ -208,30 +229,74 @@ def _speed_fix(s: Snapshot, m: ModelFacts, decision: str, kind: str) -> Remediat
 @rule(codes.MODEL_GPU_SLOWER, "Your model is slower on the GPU than on the CPU", Severity.WARNING,
       "The model's own inference and training step were timed on the CPU and on the GPU (first "
       "call apart, autoranged repeats closed by reading a result back); the GPU's repeats were "
-      "clearly slower. Small batches are latency-bound on a GPU, ops without GPU kernels copy "
-      "data between the devices, recurrent layers launch kernels step by step "
-      "(tensorflow/tensorflow#56782), and Keras 2.11-2.15's optimizers run op by op on Metal "
-      "(tensorflow/tensorflow#59438). With --sweep the finding says from which batch the GPU wins.",
+      "clearly slower. Without the model probe, a pasted text's own timings say it: Keras' "
+      "progress lines or sentences that give a time per step or epoch on each device ('56 "
+      "minutes/epoch' with the GPU, '264 seconds/epoch' on the CPU; 'if I uninstall "
+      "tensorflow-metal, it takes only 20ms/step'), the GPU's median over 1.3 times the CPU's. "
+      "Small batches are latency-bound on a GPU, ops without GPU kernels copy data between the "
+      "devices, recurrent layers launch kernels step by step (tensorflow/tensorflow#56782), and "
+      "Keras 2.11-2.15's optimizers run op by op on Metal (tensorflow/tensorflow#59438). With "
+      "--sweep the finding says from which batch the GPU wins.",
       "Use larger batches, fix the ops that fall back to the CPU, train recurrent models on the "
       "CPU when they lose there, and use the legacy optimizers on Keras 2.11-2.15.",
       OPTIMIZER_ISSUE, fix_answer=ABOUT_THE_CODE)
 def gpu_slower(s: Snapshot, d: Derived):
-    return _speed_findings(s, gpu_slower, SLOWER)
+    if s.model is not None:
+        return _speed_findings(s, gpu_slower, SLOWER)
+    return _text_finding(s, gpu_slower, SLOWER)
 
 
 @rule(codes.MODEL_GPU_FASTER, "Your model is faster on the GPU", Severity.OK,
       "The model's inference or training step ran faster on the GPU than on the CPU beyond the "
-      "noise (an exact Mann-Whitney test on the raw repeats) and by more than 10%.",
+      "noise (an exact Mann-Whitney test on the raw repeats) and by more than 10%; or, without "
+      "the model probe, a pasted text's own timings on the two devices say so (the CPU's median "
+      "over 1.3 times the GPU's).",
       "Nothing to do.", fix_answer=NOTHING_WRONG)
 def gpu_faster(s: Snapshot, d: Derived):
-    return _speed_findings(s, gpu_faster, FASTER)
+    if s.model is not None:
+        return _speed_findings(s, gpu_faster, FASTER)
+    return _text_finding(s, gpu_faster, FASTER)
+
+
+def _text_finding(s: Snapshot, r: Rule, decision: str) -> Finding | None:
+    """The verdict of a pasted text's own timings (reported, not measured here)."""
+    speed = text_speed(s.log)
+    if speed is None or speed.decision != decision:
+        return None
+    unit = {"": "a run", "epoch": "an epoch"}.get(speed.per, f"a {speed.per}")
+    ratio = speed.gpu_seconds / speed.cpu_seconds
+    head = f"the GPU is {times(1 / ratio)} than the CPU"
+    title = (f"By the text's own timings, {head} (GPU {_duration(speed.gpu_seconds)}, CPU "
+             f"{_duration(speed.cpu_seconds)} {unit})")
+    ev = {"source": "the pasted text's timings", "per": speed.per or "run",
+          "gpu_median_s": speed.gpu_seconds, "cpu_median_s": speed.cpu_seconds,
+          "gpu_said": speed.said("GPU"), "cpu_said": speed.said("CPU"),
+          "decision_rule": f"medians apart by more than {APART}x (tfdoctor.derived.text_speed)"}
+    fix = None
+    if decision == SLOWER:
+        fix = Remediation(
+            "Time the model itself, op by op, on both devices: the probe names the ops that fall "
+            "back to the CPU and the batch from which the GPU wins. Small batches are "
+            "latency-bound on a GPU (train with larger ones); recurrent layers launch kernels "
+            "step by step and are often faster on the CPU (tensorflow/tensorflow#56782: train "
+            "them there); on Keras 2.11-2.15 use the legacy optimizers "
+            "(tensorflow/tensorflow#59438)",
+            (probe_cmd(s, "--model", "MODEL", "--sweep"),), LSTM_ISSUE)
+    return r.finding(ev, fix, title=title, basis="reported")
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 60:
+        return f"{seconds / 60:.3g} min"
+    return f"{seconds:.3g} s" if seconds >= 1 else _ms(seconds)
 
 
 @rule(codes.MODEL_NO_CLEAR_DIFFERENCE, "No clear speed difference for your model",
       Severity.INFO,
       "The repeats on the GPU and the CPU overlap, were too few, or differ by less than 10%: the "
       "measurement cannot tell them apart at this batch (a busy machine, a laptop on battery).",
-      "Measure again on an idle machine with the batch sweep (`--sweep`).", fix_answer=ABOUT_THE_CODE)
+      "Measure again on an idle machine with the batch sweep (`--sweep`).", fix_answer=ABOUT_THE_CODE,
+      needs=("model",))
 def no_clear_difference(s: Snapshot, d: Derived):
     return _speed_findings(s, no_clear_difference, UNCLEAR)
 
@@ -256,7 +321,7 @@ def _skipped(m: ModelFacts) -> list[str]:
       "machine the budget can run out before the timings or the memory steps, which are then "
       "skipped rather than overrun. No verdict is given on what was not measured.",
       "Give a larger --budget (a large model on a busy machine needs 60-120 s), or a smaller "
-      "--batch.", fix_answer=ABOUT_THE_FACTS)
+      "--batch.", fix_answer=ABOUT_THE_FACTS, needs=("model",))
 def not_measured(s: Snapshot, d: Derived):
     m = s.model
     skipped = _skipped(m)
@@ -266,101 +331,3 @@ def not_measured(s: Snapshot, d: Derived):
                       (probe_cmd(s, *m.probe_args(), "--budget", "120"),))
     return not_measured.finding({"skipped": skipped, "stage_reached": m.stage}, fix,
                                 title="Not measured, the budget ran out: " + ", ".join(skipped))
-
-
-def _issues(m: ModelFacts, *wanted: str) -> list[SettingIssue]:
-    return [i for i in m.setting_issues if i.code in wanted]
-
-
-def _setting_evidence(m: ModelFacts, issue: SettingIssue) -> dict[str, Any]:
-    return {"setting": issue.code, "source": issue.source, "settings": m.settings}
-
-
-@rule(codes.MODEL_XLA_ON_METAL, "The model is compiled with XLA, which has no Metal backend",
-      Severity.ERROR,
-      "The model was compiled with jit_compile=True. XLA has no Metal backend: on a Mac's GPU "
-      "the step fails with \"Could not find compiler for platform METAL\" "
-      "(NVlabs/sionna#78). With a GPU present the probe tried an XLA function on it "
-      "and reports what happened; without one the failure is predicted (a warning). Keras 3's "
-      "jit_compile=\"auto\" already leaves XLA off on an Apple-silicon Mac with a GPU listed "
-      "(keras/src/trainers/trainer.py, model_supports_jit): this is about an explicit True.",
-      "Compile with jit_compile=False.", XLA_ISSUE, fix_answer=ABOUT_THE_CODE)
-def xla_on_metal(s: Snapshot, d: Derived):
-    m = s.model
-    found = _issues(m, "xla-unsupported", "jit-compile-on-metal")
-    if not found:
-        return None
-    issue = found[0]
-    observed = issue.code == "xla-unsupported"
-    fix = Remediation("Compile the model with model.compile(..., jit_compile=False)", (), XLA_ISSUE)
-    return xla_on_metal.finding(_setting_evidence(m, issue), fix, title=issue.message,
-                                severity=None if observed else Severity.WARNING,
-                                basis="observed" if observed else "reported")
-
-
-@rule(codes.MODEL_OPTIMIZER_SLOW, "The model uses a Keras optimizer reported slow on Metal",
-      Severity.WARNING,
-      "TensorFlow 2.11+ warns that \"the v2.11+ optimizer ... runs slowly on M1/M2 Macs\": "
-      "tensorflow-metal has fused kernels for the legacy optimizers only, so the new ones run "
-      "op by op (tensorflow/tensorflow#59438). On Keras 3 there are no legacy optimizers: "
-      "information only.",
-      "On Keras 2.11-2.15 use tf.keras.optimizers.legacy (e.g. legacy.Adam); on Keras 3, "
-      "tf-keras with TF_USE_LEGACY_KERAS=1 keeps them.", OPTIMIZER_ISSUE,
-      explains=(codes.MODEL_GPU_SLOWER,), fix_answer=ABOUT_THE_CODE)
-def optimizer_slow(s: Snapshot, d: Derived):
-    m = s.model
-    found = _issues(m, "optimizer-slow")
-    if not found:
-        return None
-    keras3 = str(m.settings.get("keras_version") or "").startswith("3.")
-    text = ("Keras 3 has no legacy optimizers; if training on the GPU is slow, tf-keras with "
-            "TF_USE_LEGACY_KERAS=1 and tf.keras.optimizers.legacy.Adam keep the fused kernels"
-            if keras3 else "Compile with tf.keras.optimizers.legacy.Adam (or the legacy "
-            "version of your optimizer)")
-    return optimizer_slow.finding(_setting_evidence(m, found[0]),
-                                  Remediation(text, (), OPTIMIZER_ISSUE), title=found[0].message,
-                                  severity=Severity.INFO if keras3 else None, basis="reported")
-
-
-@rule(codes.MODEL_FLOAT16_FALLBACK, "Mixed precision: ops without float16 GPU kernels",
-      Severity.WARNING,
-      "The model computes in float16 (a mixed_float16 policy), and some of its ops have no "
-      "float16 kernel in the GPU plugin: they run on the CPU, casting and copying every step, "
-      "which can make mixed precision slower than float32.",
-      "Keep the layers named in float32 (dtype=\"float32\" on the layer), or drop the "
-      "mixed_float16 policy on Metal.", fix_answer=ABOUT_THE_CODE)
-def float16_fallback(s: Snapshot, d: Derived):
-    m = s.model
-    found = _issues(m, "float16-fallback")
-    if not found:
-        return None
-    half = [f for f in m.fallbacks if f.dtype in ("float16", "bfloat16")]
-    layers = sorted({f.layer for f in half})
-    fix = Remediation(f"Give these layers dtype=\"float32\": {', '.join(layers[:6])}; or train "
-                      "in float32 on Metal", (probe_cmd(s, *m.probe_args()),))
-    ev = dict(_setting_evidence(m, found[0]), ops=_fallback_evidence(half))
-    return float16_fallback.finding(ev, fix, title=found[0].message,
-                                    basis="observed" if m.fallback_source == "registry" else "table")
-
-
-@rule(codes.MODEL_CUDNN_RNN, "A recurrent layer's cuDNN path failed on the GPU",
-      Severity.ERROR,
-      "Keras 3 runs LSTM and GRU layers with the cuDNN op whenever a GPU is listed "
-      "(keras/src/backend/tensorflow/rnn.py). tensorflow-metal registers a CudnnRNNV3 GPU kernel "
-      "(float32 from 0.2.0, float16 and bfloat16 from 1.1.0: its kernel table, `tfdoctor ops "
-      "CudnnRNNV3`), but not for every attribute the cuDNN path asks for: on a Mac the step can "
-      "fail with \"No OpKernel was registered to support Op 'CudnnRNNV3'\" "
-      "(lewagon/data-setup#137). The finding needs the model probe to have seen that op fail; the "
-      "kernel table alone never raises it.",
-      "Build the layer with use_cudnn=False (Keras 3), or train the recurrent model on the CPU.",
-      "https://github.com/lewagon/data-setup/issues/137",
-      explains=(codes.MODEL_NO_GPU_KERNEL,), fix_answer=ABOUT_THE_CODE)
-def cudnn_rnn(s: Snapshot, d: Derived):
-    m = s.model
-    found = _issues(m, "cudnn-rnn")
-    if not found:
-        return None
-    fix = Remediation("Create the LSTM/GRU with use_cudnn=False, e.g. "
-                      "keras.layers.LSTM(64, use_cudnn=False), or train it on the CPU",
-                      (probe_cmd(s, *m.probe_args()),), "https://github.com/lewagon/data-setup/issues/137")
-    return cudnn_rnn.finding(_setting_evidence(m, found[0]), fix, title=found[0].message)

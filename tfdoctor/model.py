@@ -194,7 +194,8 @@ class Rule:
     func: Callable[["Snapshot", "Derived"], Any]
     explains: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
-    """Snapshot sections the rule reads (e.g. "runtime"): skipped when they were not gathered."""
+    """Snapshot sections the rule reads (e.g. "runtime"): skipped when they were not gathered. A
+    need of alternatives ("model|log") is met by any one of them."""
     summary: bool = False
 
     @property

@@ -114,3 +114,23 @@ def test_a_static_check_loads_only_the_static_rules():
     static = {r.area for r in builtin_rules({"python"})}
     assert static == {"target", "arch", "install", "compat"}
     assert {r.code for r in builtin_rules({"python"})} < {r.code for r in RULES}
+
+
+def test_a_need_of_alternatives_is_met_by_either_section():
+    """model_speed needs "model|log": its speed verdicts read the model probe or a pasted text's
+    timings, so it loads for either and is skipped with neither."""
+    from snapshots import apple_silicon, snap
+
+    from tfdoctor.engine.registry import Registry, builtin_rules
+    from tfdoctor.engine.run import applicable
+    from tfdoctor.logtext import keep
+
+    def speed(sections):
+        return {r.code for r in builtin_rules(sections) if r.code in ("model.gpu-slower", "model.gpu-faster")}
+
+    assert speed({"python"}) == set() and speed({"python", "log"}) == speed({"python", "model"}) != set()
+    s = snap(apple_silicon())
+    registry = Registry(rules=[r for r in RULES if r.code == "model.gpu-slower"])
+    assert not applicable(s, registry).rules
+    s.log = keep.from_bytes(b"GPU: 10 s\n", "-")
+    assert [r.code for r in applicable(s, registry).rules] == ["model.gpu-slower"]

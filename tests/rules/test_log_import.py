@@ -277,3 +277,20 @@ def test_the_crash_pasted_beside_a_dead_kernel_is_the_diagnosis(tmp_path):
     s = snap(apple_silicon())
     s.log = keep.read(tmp_path / "posted.txt", identity=WHO)
     assert whole(s).diagnosis().code != "log.kernel-died"
+
+
+def test_an_empty_gpu_list_in_a_text_that_times_a_gpu_run_against_a_cpu_run_is_the_cpu_runs(tmp_path):
+    """The tensorflow.org guide's GPU count printed twice, around Keras' progress lines (its
+    Progbar template): once with the plugin, once without it. The empty list is the comparison's
+    CPU run, not a missing plugin; without the timings it stays the error it is."""
+    steps = "1875/1875 [==============================] - {} - loss: 0.2980"
+    text = ("with tensorflow-metal (GPU)\nNum GPUs Available:  1\n" + steps.format("16s 8ms/step")
+            + "\nwith tensorflow-macos alone (CPU)\nNum GPUs Available:  0\n" + steps.format("1s 481us/step") + "\n")
+    (tmp_path / "posted.md").write_text(text, encoding="utf-8")
+    s = snap(apple_silicon(packages=pair("2.13.0", "1.0.0")))
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    f = one(check.run(s), "log.no-gpu-listed")
+    assert f.severity == Severity.INFO and "the empty list is of the run without the GPU" in f.title
+    (tmp_path / "posted.md").write_text("Num GPUs Available:  0\n", encoding="utf-8")
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    assert one(check.run(s), "log.no-gpu-listed").severity == Severity.ERROR

@@ -1,5 +1,5 @@
-"""The model's CPU fallbacks, speed verdicts and Metal-hostile settings as findings
-(checks/model_speed.py), on recorded facts (no TensorFlow).
+"""The model's CPU fallbacks and speed verdicts as findings (checks/model_speed.py), on recorded
+facts (no TensorFlow), and the verdict of a pasted text's own timings.
 
 Kernel facts come from the shipped table of tensorflow-metal 1.2.0 (read from
 tensorflow_metal-1.2.0-cp311-cp311-macosx_12_0_arm64.whl, tests/data/reference/
@@ -10,44 +10,18 @@ milliseconds, and judged by the child's own statistics (tfdoctor.inside.shared.p
 
 from __future__ import annotations
 
-import pytest
-from snapshots import RuleModules, apple_silicon
+from pathlib import Path
 
-from tfdoctor.facts import typed
-from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.facts.user_model import ModelFacts
-from tfdoctor.gather import model_result
+import pytest
+from model_cases import codes_of, facts, op, snapshot
+from snapshots import RuleModules, apple_silicon, snap
+
 from tfdoctor.inside.shared import probe_stats
+from tfdoctor.logtext import keep
 from tfdoctor.knowledge import kernels
 from tfdoctor.model import Severity
 
 speed_rules = RuleModules("model_speed")
-both = RuleModules("model_health", "model_speed")
-
-
-def snapshot(facts: ModelFacts) -> Snapshot:
-    data = apple_silicon()
-    data["model"] = facts.to_json()
-    return Snapshot.loads(typed.json_text(data))
-
-
-def facts(doc: dict, plugin: str | None = None, gpus=("/physical_device:GPU:0",)) -> ModelFacts:
-    doc = {"source": {"kind": "preset", "spec": "attention", "workload": True}, "complete": True,
-           "stage": "done", "gpus": list(gpus),
-           "inputs": [{"name": "tokens", "shape": [8, 32, 64], "dtype": "float32"}], **doc}
-    return model_result.facts_from_document(doc, plugin)
-
-
-def op(name, dtype="float32", layer="dense", graph="inference", gpu_kernel=None):
-    return {"graph": graph, "layer": layer, "op": name, "dtype": dtype, "count": 1,
-            "example": f"model/{layer}/{name}", "gpu_kernel": gpu_kernel}
-
-
-def codes_of(found) -> dict:
-    out: dict = {}
-    for f in found:
-        out.setdefault(f.code, []).append(f)
-    return out
 
 
 ATTENTION_OPS = [op("Einsum", layer="mha"), op("BatchMatMulV2", layer="mha"),
@@ -159,30 +133,6 @@ def test_where_the_gpu_starts_to_win(rows, wins):
     assert wins_at([sweep_row(*r) for r in rows]) == wins
 
 
-def test_xla_observed_failing_on_the_gpu_is_an_error_and_predicted_a_warning():
-    # The message TensorFlow gives on an M1 with jit_compile=True (NVlabs/sionna#78).
-    failed = {"ok": False, "error": "UNIMPLEMENTED: Could not find compiler for platform METAL: "
-              "NOT_FOUND: could not find registered compiler for platform METAL -- check target "
-              "linkage"}
-    f = facts({"settings": {"jit_compile": True, "xla_on_gpu": failed}})
-    (finding,) = speed_rules.run(snapshot(f))
-    assert finding.code == "model.xla-on-metal" and finding.severity == Severity.ERROR
-    assert "platform METAL" in finding.title and finding.basis == "observed"
-    f = facts({"settings": {"jit_compile": True}}, gpus=())
-    (finding,) = speed_rules.run(snapshot(f))
-    assert finding.code == "model.xla-on-metal" and finding.severity == Severity.WARNING
-    assert finding.basis == "reported"
-
-
-def test_the_new_keras_optimizers_are_a_warning_on_keras_2_and_information_on_keras_3():
-    base = {"optimizer": "keras.src.optimizers.adam.Adam", "optimizer_legacy": False}
-    (finding,) = speed_rules.run(snapshot(facts({"settings": dict(base, keras_version="2.15.0")})))
-    assert finding.code == "model.optimizer-slow" and finding.severity == Severity.WARNING
-    assert "legacy.Adam" in finding.remediation.text and "59438" in finding.remediation.link
-    (finding,) = speed_rules.run(snapshot(facts({"settings": dict(base, keras_version="3.10.0")})))
-    assert finding.code == "model.optimizer-slow" and finding.severity == Severity.INFO
-
-
 def test_float16_without_kernels_names_the_layers():
     doc = {"settings": {"compute_dtypes": ["float16"], "keras_version": "3.10.0"},
            "ops": {"ops": [op("Softplus", dtype="float16", layer="head"),
@@ -192,19 +142,6 @@ def test_float16_without_kernels_names_the_layers():
     assert "Softplus" in finding.title and "MatMul" not in finding.title
     assert 'dtype="float32": head' in finding.remediation.text
     assert "model.cpu-fallback" in found
-
-
-def test_the_cudnn_lstm_is_the_root_cause_of_the_missing_kernel():
-    # What the LSTM preset records with a GPU listed (tests/gather/test_model_probe_tf.py): Keras 3
-    # takes the cuDNN path and the step fails on the GPU.
-    doc = {"errors": [{"stage": "placement", "kind": "no-gpu-kernel", "op": "CudnnRNNV3",
-                       "layer": "lstm", "message": "op CudnnRNNV3 (sequential_1/lstm/CudnnRNNV3) "
-                       "has no kernel on the device it must run on"}]}
-    report = both.report(snapshot(facts(doc)))
-    found = codes_of(report.findings)
-    assert {"model.cudnn-rnn", "model.no-gpu-kernel"} <= set(found)
-    assert report.diagnosis().code == "model.cudnn-rnn"
-    assert "use_cudnn=False" in found["model.cudnn-rnn"][0].remediation.text
 
 
 def test_what_the_budget_left_unmeasured_is_said_not_judged():
@@ -225,18 +162,27 @@ def test_what_the_budget_left_unmeasured_is_said_not_judged():
                                                       "--budget 120")
 
 
-def test_what_the_cudnn_finding_says_of_tensorflow_metal_is_what_its_kernel_table_says():
-    """The table read from the plugin binaries wins over any report (issue 19 class 4): the rule's
-    doc (what `tfdoctor explain` prints) names the releases `tfdoctor ops CudnnRNNV3` gives."""
-    from packaging.version import Version
+# --- a pasted text's own timings (no model probe) ----------------------------------------------
 
-    from tfdoctor.knowledge.kernels import kernel_table, releases
+SPEEDS = Path(__file__).resolve().parents[1] / "data" / "speeds"
 
-    def first(dtype: str) -> str:
-        return min((v for v in releases() if kernel_table(v).has_kernel("CudnnRNNV3", dtype)), key=Version)
 
-    (rule,) = [r for r in speed_rules.rules if r.code == "model.cudnn-rnn"]
-    why = " ".join(rule.doc.why.split())
-    assert "no such kernel" not in why and "only CUDA" not in rule.doc.title
-    assert f"float32 from {first('float32')}" in why
-    assert f"float16 and bfloat16 from {first('float16')}" in why
+def text_findings(name: str) -> dict:
+    s = snap(apple_silicon())
+    s.log = keep.read(SPEEDS / name)
+    return codes_of(speed_rules.run(s))
+
+
+def test_a_text_timing_the_gpu_slower_is_a_reported_warning_with_the_probe_that_measures_it():
+    (finding,) = text_findings("fork_device_name_epoch_times.txt")["model.gpu-slower"]
+    assert finding.severity == Severity.WARNING and finding.basis == "reported"
+    assert "6.7x slower" in finding.title and "GPU 10 min, CPU 1.5 min an epoch" in finding.title
+    assert finding.evidence["gpu_said"] == "600 seconds (line 7)"
+    assert finding.remediation.commands == ("tfdoctor probe --model MODEL --sweep --python /Users/ada/venvs/tf/bin/python",)
+
+
+def test_a_text_timing_the_gpu_faster_and_texts_that_compare_something_else():
+    (finding,) = text_findings("notebook_gpu_then_cpu_keras3.txt")["model.gpu-faster"]
+    assert finding.severity == Severity.OK and finding.basis == "reported" and "4.5x faster" in finding.title
+    for name in ("two_macs.txt", "two_packages.txt", "tables_two_models_two_frameworks.txt"):
+        assert not text_findings(name), name

@@ -77,7 +77,8 @@ def builtin_rules(sections: Collection[str] | None = None) -> list[Rule]:
     try:
         package = _checks_package()
         names = [n for n in package.BUILTIN_MODULES
-                 if sections is None or set(package.MODULE_NEEDS.get(n, ())) <= set(sections)]
+                 if sections is None or all(set(need.split("|")) & set(sections)
+                                            for need in package.MODULE_NEEDS.get(n, ()))]
         modules = [importlib.import_module(f"{BUILTIN_PACKAGE}.{name}") for name in names]
     except BuiltinsMissing:
         raise

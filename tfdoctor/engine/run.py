@@ -83,9 +83,11 @@ def select(registry: Registry, only: Iterable[str] = (), skip: Iterable[str] = (
 
 
 def _gathered(snapshot: Snapshot, needs: Sequence[str]) -> bool:
-    """Every section the rule reads was gathered, and every fact it needs is known."""
-    return all(n not in snapshot.unknown if n in KNOWABLE else getattr(snapshot, n, None) is not None
-               for n in needs)
+    """Every section the rule reads was gathered (one of them, for a need of alternatives:
+    "model|log"), and every fact it needs is known."""
+    return all(any(n not in snapshot.unknown if n in KNOWABLE else getattr(snapshot, n, None) is not None
+                   for n in need.split("|"))
+               for need in needs)
 
 
 def applicable(snapshot: Snapshot, registry: Registry) -> Registry:

@@ -45,6 +45,20 @@ class LogTextMatch:
 
 
 @dataclass
+class TextTiming:
+    """A duration the text gives for a run on one device (tfdoctor.logtext.speeds reads them)."""
+
+    device: str
+    """"GPU" or "CPU"."""
+    seconds: float
+    per: str
+    """"step", "sample", "epoch", or "" (the whole run)."""
+    line: int
+    said: str
+    """The figure as written: "8ms/step", "56 minutes/epoch"."""
+
+
+@dataclass
 class LogRead:
     """How a log was read (a file, standard input, a command's output): what was taken and what was
     left out. tfdoctor.logtext.reader fills it for the text it returns; the snapshot keeps it."""
@@ -116,6 +130,9 @@ class LogTextFacts(LogRead):
     """Whether the text, all of it as read, shows something failing: a Python traceback or
     exception line, a crash signal, an abort (tfdoctor.logtext.keep.FAILURE_WORDS). A report that
     shows none describes a setup, a question or a benchmark."""
+    timings: list[TextTiming] = field(default_factory=list)
+    """The durations the text gives for runs on the GPU and on the CPU (tfdoctor.logtext.speeds):
+    the first few per device and unit."""
 
     def of(self, *codes: str) -> list[LogTextMatch]:
         """The matches of these codes, in the order of the log."""

@@ -28,6 +28,7 @@ from tfdoctor.logtext.catalog import SIGNATURES
 from tfdoctor.logtext.reader import Reading, read_log, read_log_bytes
 from tfdoctor.logtext.scan import scan
 from tfdoctor.logtext.signature import LogMatch, Recogniser
+from tfdoctor.logtext.speeds import SpeedReader
 from tfdoctor.logtext.window import Window
 from tfdoctor.sanitize.redact import Identity, mask_secrets, redact
 
@@ -67,8 +68,11 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
     recogniser = Recogniser(SIGNATURES)
     window = Window(KEEP_LOG_CHARS if keep_log else 0, clean)
     names_tensorflow = shows_failure = False
+    speeds = SpeedReader()
     for block in scan(window.pieces(reading.pieces), recogniser):
         window.block(block)
+        for number, line in enumerate(block.lines.text.removesuffix("\n").split("\n"), block.lines.first):
+            speeds.feed(number, line)
         names_tensorflow = names_tensorflow or bool(TENSORFLOW_WORDS.search(block.lines.text))
         shows_failure = shows_failure or bool(FAILURE_WORDS.search(block.lines.text))
     log = reading.read
@@ -82,7 +86,8 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
     return LogTextFacts(**read, excerpt=clean(excerpt), matches=[_match(m, clean) for m in matches],
                         redacted=redacted, text=clean(text) if text is not None else None,
                         names_tensorflow=names_tensorflow and not log.binary,
-                        shows_failure=shows_failure and not log.binary)
+                        shows_failure=shows_failure and not log.binary,
+                        timings=[] if log.binary else speeds.kept)
 
 
 def _match(m: LogMatch, clean: Callable[[str], str]) -> LogTextMatch:

@@ -1,0 +1,194 @@
+"""What a text says of its own speed on the GPU and on the CPU.
+
+People who find the Mac's GPU slower (or faster) show it with their own timings, in two shapes:
+- Keras' progress lines under a line that says which device ran them: "with tensorflow-metal
+  (GPU)" then "1875/1875 [====] - 16s 8ms/step - loss: ...", "CPU only:" then "... 481us/step"
+  (Keras' Progbar prints the time per step, older releases per sample);
+- sentences: "the time is 56 minutes/epoch. When I am only using the CPU is 264 seconds/epoch",
+  "670ms/step. If I uninstall tensorflow-metal, it takes only 20ms/step".
+
+A figure takes the device its own sentence names: the one right after it ("8ms on the GPU"),
+else the nearest before it. Without one, it takes the device of the last line that named one
+device alone and gave no figure (a heading: "with tensorflow-metal (GPU)", "with
+tf.device('/CPU:0'):"). A sentence that takes the GPU away ("without tensorflow-metal",
+"uninstall the plugin", "disable the GPU") names the CPU, and the figures just before it that no
+device claims are the run it changed: the GPU's. TensorFlow's own log lines and the plugin's
+start-up lines name devices for their own reasons and are not read. Only a few figures per
+device and unit are kept; tfdoctor.derived.text_speed compares them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from tfdoctor.facts.pasted_log import TextTiming
+
+MAX_PER_KIND = 12
+"""Figures kept per device and unit: the first ones (a long log repeats the same epoch line)."""
+CHANGED_RUN_LINES = 8
+"""How far before a sentence that takes the GPU away its unclaimed figures are the GPU's run."""
+_LONGEST = 2000
+"""Characters of a line read at most (a longer one is not prose or a progress line)."""
+_HEADING = 120
+"""A line naming one device, no longer than this and without a figure, heads the lines after it."""
+
+_UNITS = {"us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
+          "second": 1.0, "seconds": 1.0, "min": 60.0, "mins": 60.0, "minute": 60.0,
+          "minutes": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hour": 3600.0, "hours": 3600.0}
+_PER = {"step": "step", "steps": "step", "it": "step", "iteration": "step", "batch": "step",
+        "sample": "sample", "epoch": "epoch"}
+FIGURE = re.compile(
+    r"(?<![\w.,/-])~?(?P<n>\d{1,6}(?:\.\d{1,6})?)[ \t]?"
+    r"(?P<unit>us|µs|μs|ms|secs?|[Ss]econds?|s|mins?|[Mm]inutes?|hrs?|[Hh]ours?|h)(?![\w])"
+    r"(?:[ \t]?(?:/|per[ \t])[ \t]?(?P<per>steps?|iteration|it|batch|sample|epoch)\b)?")
+"""A duration: "8ms/step", "481us/step", "56 minutes/epoch", "~140s per epoch", "2.5 s" (not a
+model number: "i7-9850H")."""
+_COMPOUND = re.compile(r"[ \t]{0,3}")
+"""What stands between the parts of one duration after its hours or minutes: "1min 25s", "2h 7min
+25s" (Keras' "16s 8ms/step" is two figures: the epoch's time and the step's)."""
+_EPOCH_WORDS = re.compile(r"\bepoch[ \t]times?\b|\btime[ \t]per[ \t]epoch\b|\b(?:each|every|an?|one)[ \t]epoch\b",
+                          re.IGNORECASE)
+"""A line whose figures without a unit of their own are the times of an epoch."""
+_PROGRESS = re.compile(r"^[ \t]{0,20}\d{1,9}/\d{1,9}[ \t]{0,4}(?:\[[=>.]{0,200}\]|━|─|\|)")
+"""A Keras progress line ("1875/1875 [====] - 16s 8ms/step", Keras 3's "━━━━ 3s 1ms/step"): only its
+figure per step or sample is read (the bare one is the epoch so far, or the ETA)."""
+_NOT_THE_USERS = re.compile(
+    r"^[ \t>]{0,10}(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?:?[ \t]{1,3}[IWEF][ \t]|"
+    r"[IWEF]\d{4}[ \t]\d\d:\d\d:\d\d|Metal device set to|Init (?:Plugin|Graph Optimizer|Kernel)|"
+    r"systemMemory|maxCacheSize|Num GPUs Available|\[?PhysicalDevice\b|Epoch \d)|\bCPU times:", re.IGNORECASE)
+"""TensorFlow's and absl's log lines, the Metal plugin's start-up lines, device lists, Keras' epoch
+headers and IPython's %time line ("CPU times: user 11.6 s", the process's CPU time, not a run on
+the CPU): they name devices whatever ran, so they neither head lines nor label figures."""
+_NO_GPU = re.compile(
+    r"\b(?:without|w/o|no|uninstall(?:ed|ing)?|remov(?:e|ed|ing)|disabl(?:e|ed|ing)|"
+    r"turn(?:ed|ing)?[ \t]off|deactivat(?:e|ed|ing))\b[^.!?\n]{0,30}?"
+    r"(?:\bGPUs?\b|tensorflow[-_]metal\b|\bmetal\b|\bplugin\b)|set_visible_devices\([ \t]{0,4}\[[ \t]{0,4}\]",
+    re.IGNORECASE)
+"""Words that take the GPU away: what they describe ran on the CPU."""
+_CPU = re.compile(r"\bCPUs?\b|/cpu:0|cpu[-_ ]only", re.IGNORECASE)
+_GPU = re.compile(r"\bGPUs?\b|tensorflow[-_]metal\b|\bmetal\b|\bmps\b|/gpu:0", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?;])[ \t]{1,20}|[ \t]{1,20}(?:vs\.?|versus|compared (?:to|with)|whereas|while|but)[ \t]{1,20}",
+                       re.IGNORECASE)
+_FOLLOWS = re.compile(r"[ \t]{0,3}(?:\(|(?:on|with|using|in|for|via|through|under)\b)[^,;:|()]{0,20}",
+                      re.IGNORECASE)
+"""What joins a figure to the device named right after it: "8ms/step on the GPU", "21 s (CPU)"."""
+
+
+@dataclass(frozen=True)
+class _Label:
+    device: str
+    start: int
+    end: int
+    takes_gpu_away: bool = False
+
+
+@dataclass
+class SpeedReader:
+    """Fed a text's lines in order (each once), keeps the figures it can give a device."""
+
+    heading: str | None = None
+    last_line: int = 0
+    kept: list[TextTiming] = field(default_factory=list)
+    unclaimed: list[TextTiming] = field(default_factory=list)
+    """Figures no device claimed, in the last CHANGED_RUN_LINES lines."""
+
+    def feed(self, number: int, line: str) -> None:
+        if number <= self.last_line:
+            return  # read already (blocks overlap)
+        self.last_line = number
+        line = line[line.rfind("\r") + 1:]  # a terminal's progress updates: the last one stands
+        if len(line) > _LONGEST or _NOT_THE_USERS.search(line):
+            return
+        progress = bool(_PROGRESS.search(line))
+        labels = [] if progress else _labels(line)
+        figures = [f for f in _figures(line) if not progress or f.per]
+        if not figures:
+            devices = {label.device for label in labels}
+            if len(devices) == 1 and len(line.strip()) <= _HEADING:
+                self.heading = devices.pop()
+            elif len(devices) > 1:
+                self.heading = None  # a line about both heads neither
+            return
+        self.unclaimed = [t for t in self.unclaimed if t.line > number - CHANGED_RUN_LINES][-MAX_PER_KIND:]
+        ends = _sentence_ends(line)
+        starts = [label.start for label in labels]
+        per_epoch = bool(_EPOCH_WORDS.search(line))
+        for figure in figures:
+            sentence = bisect.bisect_right(ends, figure.start)
+            begins = ends[sentence - 1] if sentence else 0
+            label = _claim(line, figure, labels, starts, begins, ends[min(sentence, len(ends) - 1)])
+            device = label.device if label else self.heading
+            timing = TextTiming(device or "", figure.seconds, figure.per or ("epoch" if per_epoch else ""),
+                                number, figure.said)
+            if not device:
+                self.unclaimed = self.unclaimed[-MAX_PER_KIND + 1:] + [timing]
+                continue
+            self._keep(timing)
+            if label and label.takes_gpu_away:
+                for earlier in self.unclaimed:
+                    self._keep(TextTiming("GPU", earlier.seconds, earlier.per, earlier.line, earlier.said))
+                self.unclaimed = []
+
+    def _keep(self, timing: TextTiming) -> None:
+        if sum(1 for t in self.kept if (t.device, t.per) == (timing.device, timing.per)) < MAX_PER_KIND:
+            self.kept.append(timing)
+
+
+def _labels(line: str) -> list[_Label]:
+    """The devices a line names, where: the GPU taken away first (its words name the GPU too)."""
+    found = [_Label("CPU", m.start(), m.end(), True) for m in _NO_GPU.finditer(line)]
+    taken = [(label.start, label.end) for label in found]
+    for device, words in (("CPU", _CPU), ("GPU", _GPU)):
+        found += [_Label(device, m.start(), m.end()) for m in words.finditer(line)
+                  if not any(start <= m.start() < end for start, end in taken)]
+    return sorted(found, key=lambda label: label.start)
+
+
+def _sentence_ends(line: str) -> list[int]:
+    """Where the line's sentences end (and the halves of a comparison: "8ms on the GPU vs 1ms on
+    the CPU"), the line's end last."""
+    return [cut.end() for cut in _SENTENCE.finditer(line)] + [len(line)]
+
+
+@dataclass(frozen=True)
+class _Figure:
+    start: int
+    end: int
+    seconds: float
+    per: str
+    said: str
+    unit: str
+    """The unit of its last part, lower case (what a following part must be smaller than)."""
+
+
+def _figures(line: str) -> list[_Figure]:
+    """The durations of a line, the parts of one ("1min 25s") added up."""
+    out: list[_Figure] = []
+    for match in FIGURE.finditer(line):
+        unit = match.group("unit").lower()
+        seconds = float(match.group("n")) * _UNITS[unit]
+        per = _PER.get((match.group("per") or "").lower(), "")
+        last = out[-1] if out else None
+        if (last and not last.per and _UNITS[last.unit] >= 60 and _UNITS[last.unit] > _UNITS[unit]
+                and _COMPOUND.fullmatch(line[last.end:match.start()])):
+            out[-1] = _Figure(last.start, match.end(), last.seconds + seconds, per,
+                              line[last.start:match.end()].strip()[:40], unit)
+        elif seconds > 0:
+            out.append(_Figure(match.start(), match.end(), seconds, per, match.group(0).strip()[:40], unit))
+    return out
+
+
+def _claim(line: str, figure: _Figure, labels: list[_Label], starts: list[int], begins: int,
+           ends: int) -> _Label | None:
+    """The device a figure's sentence (from `begins` to `ends`) gives it: named right after it
+    ("8ms/step on the GPU"), else the nearest before it."""
+    after = bisect.bisect_left(starts, figure.end)
+    if (after < len(labels) and labels[after].start < ends and labels[after].start - figure.end <= 40
+            and _FOLLOWS.fullmatch(line, figure.end, labels[after].start)):
+        return labels[after]
+    before = bisect.bisect_right(starts, figure.start) - 1
+    if before >= 0 and labels[before].end > figure.start:
+        before -= 1  # a label around the figure ("without 2 GPUs") is not before it
+    return labels[before] if before >= 0 and labels[before].start >= begins else None
