@@ -88,3 +88,25 @@ def test_rows_under_a_grepped_conda_list():
     assert {("conda_package:tensorflow-deps", "2.9.0 0 apple", "conda list"),
             ("package:tensorflow-macos", "2.9.2", "conda list")} <= got
     assert report.package_list is False
+
+
+def test_rows_of_a_conda_list_pasted_without_its_header():
+    """An excerpt of `conda list`: the rows alone, in a fence (conda's row format: name, version,
+    build, channel). Read as rows, never as a whole listing; fewer than HEADERLESS_ROWS such rows,
+    or rows outside a fence, are not."""
+    from tfdoctor.triage.read_conda import HEADERLESS_ROWS
+
+    rows = ["tensorflow                2.6.0            py38h44df477_1    conda-forge",
+            "tensorflow-deps           2.6.0                         0    apple",
+            "tensorflow-metal          0.6.0                    pypi_0    pypi",
+            "tensorflow-probability    0.8.0                      py_0    conda-forge"]
+    report = read_report("My environment:\n```\n" + "\n".join(rows) + "\n```\n")
+    got = {(f.name, f.value, f.source) for f in report.facts}
+    assert {("package:tensorflow", "2.6.0", "conda list"), ("package:tensorflow-metal", "0.6.0", "conda list"),
+            ("conda_package:tensorflow-deps", "2.6.0 0 apple", "conda list"),
+            ("package:tensorflow-probability", "0.8.0", "conda list")} <= got
+    assert report.package_list is False
+    few = read_report("```\n" + "\n".join(rows[:HEADERLESS_ROWS - 1]) + "\n```\n")
+    assert not [f for f in few.facts if f.source == "conda list"]
+    unfenced = read_report("\n".join(rows) + "\n")
+    assert not [f for f in unfenced.facts if f.source == "conda list"]

@@ -44,11 +44,17 @@ _LONGEST_ROW = 4000
 MAX_FILTERED = 500
 """Rows read under a `conda list | grep ...` at most."""
 _CONDA_LIST = re.compile(r"(?<![\w-])(?:conda|mamba|micromamba)[ \t]{1,5}list\b")
+_CONDA_BUILD = re.compile(r"(?:py\w{0,40}|h[0-9a-f]{7}_\d{1,4}|[\w.]{0,40}_\d{1,4}|\d{1,4}|<pip>)")
+"""A conda build string: "py38h44df477_1", "pyhd8ed1ab_0", "h39c3846_1", "pypi_0", "0" (an apple
+channel package), "<pip>" (conda before 4.6 listing a pip install)."""
+HEADERLESS_ROWS = 3
+"""Rows of `conda list`'s shape in a row, in one fenced block, that are read without its header."""
 
 
 def read(doc: Document, found: Found) -> None:
     _conda_list(doc, found)
     _filtered(doc.lines, found)
+    _headerless(doc.lines, found)
     _conda_info(doc.lines, found)
     _env_export(doc, found)
 
@@ -123,6 +129,26 @@ def _filtered(lines: Sequence[Line], found: Found) -> None:
                 break
             conda_row(row, cells, "conda list", found)
             found.claim(row)
+
+
+def _headerless(lines: Sequence[Line], found: Found) -> None:
+    """`conda list` rows pasted without their header (an excerpt of the listing): at least
+    HEADERLESS_ROWS consecutive rows of one fenced block, each "name version build [channel]"
+    with a conda build string. Never a whole listing."""
+    run: list[tuple[Line, list[str]]] = []
+    for line in (*lines, None):
+        cells = line.text.split() if line is not None and len(line.text) < _LONGEST_ROW else []
+        shaped = (line is not None and line.fenced and line.number not in found.claimed and 3 <= len(cells) <= 4
+                  and is_distribution_name(cells[0]) and version_at(cells[1]) == cells[1]
+                  and _CONDA_BUILD.fullmatch(cells[2]) is not None)
+        if shaped and (not run or run[-1][0].block == line.block):
+            run.append((line, cells))
+            continue
+        if len(run) >= HEADERLESS_ROWS:
+            for row_line, row_cells in run:
+                conda_row(row_line, row_cells, "conda list", found)
+                found.claim(row_line)
+        run = [(line, cells)] if shaped else []
 
 
 def _subdir(line: Line, subdir: str, source: str, found: Found) -> None:
