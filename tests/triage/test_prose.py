@@ -85,6 +85,11 @@ def test_answer_facts(kind, answer, expected):
     assert expected in set(answer_facts(kind, answer))
 
 
+@pytest.mark.parametrize("answer", ["1.9-1.13", "2.9 to 2.12", "v2.10 - 2.12"])
+def test_a_range_of_tensorflow_versions_tried_is_no_single_version(answer):
+    assert not [fact for fact in answer_facts("tensorflow", answer) if fact[0] == "tensorflow_version"]
+
+
 def test_template_labels_are_not_the_reporters_words():
     text = ("- Installed using virtualenv? pip? conda?: conda\n"
             "- TensorFlow installed from (source or binary): binary\n"
@@ -97,3 +102,16 @@ def test_the_macos_a_binary_was_built_for_is_not_this_macs():
     # dyld's "Referenced from: PATH (which was built for Mac OS X 10.12)" (rstudio/keras3#791)
     said = set(statements("Referenced from: /x/libtensorflow_framework.so (which was built for Mac OS X 10.12)"))
     assert not [fact for fact in said if fact[0].startswith("macos_version")], said
+
+
+@pytest.mark.parametrize("text, mac", [
+    ("N.B. upgrading to macOS 10.12 is not really a suitable option for me right now", None),
+    ("tensorflow-metal requires macOS 12 or later", None),
+    ("the wheels need at least macOS 11.0", None),
+    ("I upgraded to macOS 13.4 yesterday and now it fails", "13.4"),
+    ("I'm on macOS 11.6, and the plugin requires macOS 12", "11.6"),
+])
+def test_a_macos_version_a_sentence_requires_or_plans_is_not_this_macs(text, mac):
+    said = [value for name, value in statements(text) if name == "macos_version"]
+    assert said == ([mac] if mac else [])
+

@@ -57,6 +57,14 @@ def read(doc: Document, found: Found) -> None:
             found.add(line, name, value, "stated", "prose")
 
 
+_NOT_THIS_MAC = re.compile(
+    r"(?:built for|upgrade to|upgrading to|update to|updating to|requires?|required|needs?|at least|"
+    r"newer than|older than|supports?|supported on|only on)[ \t]{1,3}$", re.IGNORECASE)
+"""Words before a macOS version that make it another one than the Mac's own: dyld's "(which was
+built for Mac OS X 10.12)", "requires macOS 12", "upgrading to macOS 10.12 is not an option" (an
+upgrade done says "upgraded to": that one is the Mac's)."""
+
+
 def statements(text: str) -> Iterator[tuple[str, str]]:
     """(fact name, value) of what a line of prose states. Each pattern runs only on a line that
     holds a word it needs (a substring test), so ordinary prose costs a few scans."""
@@ -98,8 +106,8 @@ def _python(text: str) -> Iterator[tuple[str, str]]:
 
 def _macos(text: str) -> Iterator[tuple[str, str]]:
     for match in _MACOS.finditer(text):
-        if text[max(0, match.start() - 12):match.start()].lower().rstrip().endswith("built for"):
-            continue  # dyld's "(which was built for Mac OS X 10.12)": a binary's floor, not this Mac
+        if _NOT_THIS_MAC.search(text, max(0, match.start() - 30), match.start()):
+            continue  # a binary's floor, a requirement or a way out: not the Mac's own version
         after = match.end()
         named = _NAMES.match(text, after)
         if named:  # "macOS Ventura 13.2", "macOS Monterey version 12.5": the number after the name

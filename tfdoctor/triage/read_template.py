@@ -93,10 +93,16 @@ def _answer_below(lines: Sequence[Line], index: int, kind: str, found: Found) ->
             found.add(line, name, value, "stated", SOURCE)
 
 
+_RANGE = re.compile(r"\d\.\d{1,2}(?:\.\d{1,3})?[ \t]{0,2}(?:-|–|to|through)[ \t]{0,2}v?\d\.\d{1,2}\b")
+
+
 def _tensorflow_version(answer: str) -> str | None:
     """The version in a TensorFlow-version answer: the template's own command prints
     `tf.version.GIT_VERSION tf.version.VERSION` ("v2.12.0-rc1-12-g0db597d0d75 2.12.0"), where the
-    first is a git description and the last the release; else the first version written."""
+    first is a git description and the last the release; else the first version written. A
+    range ("1.9-1.13", "2.9 to 2.12": every one tried) says no single version."""
+    if _RANGE.search(answer):
+        return None
     whole = [word.lstrip("v") for word in answer.split()
              if "." in word and version_at(word.lstrip("v")) == word.lstrip("v")]
     return whole[-1] if whole else version_in(answer)
