@@ -71,8 +71,7 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
     speeds = SpeedReader()
     for block in scan(window.pieces(reading.pieces), recogniser):
         window.block(block)
-        for number, line in enumerate(block.lines.text.removesuffix("\n").split("\n"), block.lines.first):
-            speeds.feed(number, line)
+        speeds.feed_block(block.lines.text, block.lines.first)
         names_tensorflow = names_tensorflow or bool(TENSORFLOW_WORDS.search(block.lines.text))
         shows_failure = shows_failure or bool(FAILURE_WORDS.search(block.lines.text))
     log = reading.read

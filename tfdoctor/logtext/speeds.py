@@ -39,12 +39,16 @@ _UNITS = {"us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0
           "minutes": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hour": 3600.0, "hours": 3600.0}
 _PER = {"step": "step", "steps": "step", "it": "step", "iteration": "step", "batch": "step",
         "sample": "sample", "epoch": "epoch"}
-FIGURE = re.compile(
-    r"(?<![\w.,/-])~?(?P<n>\d{1,6}(?:\.\d{1,6})?)[ \t]?"
-    r"(?P<unit>us|µs|μs|ms|secs?|[Ss]econds?|s|mins?|[Mm]inutes?|hrs?|[Hh]ours?|h)(?![\w])"
-    r"(?:[ \t]?(?:/|per[ \t])[ \t]?(?P<per>steps?|iteration|it|batch|sample|epoch)\b)?")
+_AMOUNT = (r"(?<![\w.,/-])~?(?P<n>\d{1,6}(?:\.\d{1,6})?)[ \t]?"
+           r"(?P<unit>us|µs|μs|ms|secs?|[Ss]econds?|s|mins?|[Mm]inutes?|hrs?|[Hh]ours?|h)(?![\w])")
+_PER_UNIT = r"[ \t]?(?:/|per[ \t])[ \t]?(?P<per>steps?|iteration|it|batch|sample|epoch)\b"
+FIGURE = re.compile(f"{_AMOUNT}(?:{_PER_UNIT})?")
 """A duration: "8ms/step", "481us/step", "56 minutes/epoch", "~140s per epoch", "2.5 s" (not a
 model number: "i7-9850H")."""
+_PER_FIGURE = re.compile(_AMOUNT + _PER_UNIT)
+_PER_HINT = re.compile(r"/(?:st|it|ba|sa|ep)|per ")
+"""What a progress line's figure per step or sample holds (a quick test before _PER_FIGURE)."""
+"""A duration per step or sample, the one figure of a progress line that is read."""
 _COMPOUND = re.compile(r"[ \t]{0,3}")
 """What stands between the parts of one duration after its hours or minutes: "1min 25s", "2h 7min
 25s" (Keras' "16s 8ms/step" is two figures: the epoch's time and the step's)."""
@@ -57,7 +61,7 @@ figure per step or sample is read (the bare one is the epoch so far, or the ETA)
 _NOT_THE_USERS = re.compile(
     r"^[ \t>]{0,10}(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?:?[ \t]{1,3}[IWEF][ \t]|"
     r"[IWEF]\d{4}[ \t]\d\d:\d\d:\d\d|Metal device set to|Init (?:Plugin|Graph Optimizer|Kernel)|"
-    r"systemMemory|maxCacheSize|Num GPUs Available|\[?PhysicalDevice\b|Epoch \d)|\bCPU times:", re.IGNORECASE)
+    r"systemMemory|maxCacheSize|Num GPUs Available|\[?PhysicalDevice\b|Epoch \d)", re.IGNORECASE)
 """TensorFlow's and absl's log lines, the Metal plugin's start-up lines, device lists, Keras' epoch
 headers and IPython's %time line ("CPU times: user 11.6 s", the process's CPU time, not a run on
 the CPU): they name devices whatever ran, so they neither head lines nor label figures."""
@@ -71,6 +75,11 @@ _CPU = re.compile(r"\bCPUs?\b|/cpu:0|cpu[-_ ]only", re.IGNORECASE)
 _GPU = re.compile(r"\bGPUs?\b|tensorflow[-_]metal\b|\bmetal\b|\bmps\b|/gpu:0", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])[ \t]{1,20}|[ \t]{1,20}(?:vs\.?|versus|compared (?:to|with)|whereas|while|but)[ \t]{1,20}",
                        re.IGNORECASE)
+_CANDIDATE = re.compile(r"\d[ \t]?(?:[uµμm]s|s|sec|[Ss]econd|min|[Mm]inute|h|[Hh]our)|[CcGg][Pp][Uu]|[Mm]etal|METAL|[Mm][Pp][Ss]")
+"""What a line must hold to matter: a number with a unit's first letters, or a device word (a quick
+search over a whole block; only the lines it finds are read)."""
+_MARKS = (*"0123456789", "pu", "PU", "Pu", "etal", "ETAL", "ps", "PS")
+"""Substrings one of which every candidate holds (a digit, or the tail of cpu, gpu, metal, mps)."""
 _FOLLOWS = re.compile(r"[ \t]{0,3}(?:\(|(?:on|with|using|in|for|via|through|under)\b)[^,;:|()]{0,20}",
                       re.IGNORECASE)
 """What joins a figure to the device named right after it: "8ms/step on the GPU", "21 s (CPU)"."""
@@ -94,14 +103,31 @@ class SpeedReader:
     unclaimed: list[TextTiming] = field(default_factory=list)
     """Figures no device claimed, in the last CHANGED_RUN_LINES lines."""
 
+    def feed_block(self, text: str, first: int) -> None:
+        """A block of the text whose first line is line `first`: only its lines that could hold a
+        figure or name a device are read (a line without either changes nothing), each once."""
+        if not any(mark in text for mark in _MARKS):
+            return  # no digit and no device word: nothing to read (a quick test of the whole block)
+        number, counted, candidate = first, 0, _CANDIDATE.search(text)
+        while candidate is not None:
+            start = text.rfind("\n", counted, candidate.start()) + 1 or counted
+            number += text.count("\n", counted, start)
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            self.feed(number, text[start:end])
+            counted = start
+            candidate = _CANDIDATE.search(text, end + 1)
+
     def feed(self, number: int, line: str) -> None:
         if number <= self.last_line:
             return  # read already (blocks overlap)
         self.last_line = number
         line = line[line.rfind("\r") + 1:]  # a terminal's progress updates: the last one stands
-        if len(line) > _LONGEST or _NOT_THE_USERS.search(line):
+        if len(line) > _LONGEST or _NOT_THE_USERS.match(line) or "CPU times:" in line:
             return
-        progress = bool(_PROGRESS.search(line))
+        progress = _PROGRESS.match(line) is not None
+        if progress and (_PER_HINT.search(line) is None or _PER_FIGURE.search(line) is None):
+            return  # an update with its ETA only
         labels = [] if progress else _labels(line)
         figures = [f for f in _figures(line) if not progress or f.per]
         if not figures:
