@@ -46,9 +46,9 @@ FIGURE = re.compile(f"{_AMOUNT}(?:{_PER_UNIT})?")
 """A duration: "8ms/step", "481us/step", "56 minutes/epoch", "~140s per epoch", "2.5 s" (not a
 model number: "i7-9850H")."""
 _PER_FIGURE = re.compile(_AMOUNT + _PER_UNIT)
+"""A duration per step or sample, the one figure of a progress line that is read."""
 _PER_HINT = re.compile(r"/(?:st|it|ba|sa|ep)|per ")
 """What a progress line's figure per step or sample holds (a quick test before _PER_FIGURE)."""
-"""A duration per step or sample, the one figure of a progress line that is read."""
 _COMPOUND = re.compile(r"[ \t]{0,3}")
 """What stands between the parts of one duration after its hours or minutes: "1min 25s", "2h 7min
 25s" (Keras' "16s 8ms/step" is two figures: the epoch's time and the step's)."""
@@ -63,8 +63,9 @@ _NOT_THE_USERS = re.compile(
     r"[IWEF]\d{4}[ \t]\d\d:\d\d:\d\d|Metal device set to|Init (?:Plugin|Graph Optimizer|Kernel)|"
     r"systemMemory|maxCacheSize|Num GPUs Available|\[?PhysicalDevice\b|Epoch \d)", re.IGNORECASE)
 """TensorFlow's and absl's log lines, the Metal plugin's start-up lines, device lists, Keras' epoch
-headers and IPython's %time line ("CPU times: user 11.6 s", the process's CPU time, not a run on
-the CPU): they name devices whatever ran, so they neither head lines nor label figures."""
+headers (and, anywhere in a line, IPython's %time output "CPU times: user 11.6 s": the process's
+CPU time, not a run on the CPU): they name devices whatever ran, so they neither head lines nor
+label figures."""
 _NO_GPU = re.compile(
     r"\b(?:without|w/o|no|uninstall(?:ed|ing)?|remov(?:e|ed|ing)|disabl(?:e|ed|ing)|"
     r"turn(?:ed|ing)?[ \t]off|deactivat(?:e|ed|ing))\b[^.!?\n]{0,30}?"
@@ -73,9 +74,11 @@ _NO_GPU = re.compile(
 """Words that take the GPU away: what they describe ran on the CPU."""
 _CPU = re.compile(r"\bCPUs?\b|/cpu:0|cpu[-_ ]only", re.IGNORECASE)
 _GPU = re.compile(r"\bGPUs?\b|tensorflow[-_]metal\b|\bmetal\b|\bmps\b|/gpu:0", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?;])[ \t]{1,20}|[ \t]{1,20}(?:vs\.?|versus|compared (?:to|with)|whereas|while|but)[ \t]{1,20}",
+_SENTENCE = re.compile(r"(?<=[.!?;])[ \t]{1,20}|"
+                       r"[ \t]{1,20}(?:vs\.?|versus|compared (?:to|with)|whereas|while|but)[ \t]{1,20}",
                        re.IGNORECASE)
-_CANDIDATE = re.compile(r"\d[ \t]?(?:[uµμm]s|s|sec|[Ss]econd|min|[Mm]inute|h|[Hh]our)|[CcGg][Pp][Uu]|[Mm]etal|METAL|[Mm][Pp][Ss]")
+_CANDIDATE = re.compile(r"\d[ \t]?(?:[uµμm]s|s|sec|[Ss]econd|min|[Mm]inute|h|[Hh]our)|"
+                        r"[CcGg][Pp][Uu]|[Mm]etal|METAL|[Mm][Pp][Ss]")
 """What a line must hold to matter: a number with a unit's first letters, or a device word (a quick
 search over a whole block; only the lines it finds are read)."""
 _MARKS = (*"0123456789", "pu", "PU", "Pu", "etal", "ETAL", "ps", "PS")
@@ -164,11 +167,14 @@ class SpeedReader:
 
 def _labels(line: str) -> list[_Label]:
     """The devices a line names, where: the GPU taken away first (its words name the GPU too)."""
-    found = [_Label("CPU", m.start(), m.end(), True) for m in _NO_GPU.finditer(line)]
-    taken = [(label.start, label.end) for label in found]
+    away = [_Label("CPU", m.start(), m.end(), True) for m in _NO_GPU.finditer(line)]
+    ends = [label.end for label in away]  # in order, as the labels do not overlap
+    found = list(away)
     for device, words in (("CPU", _CPU), ("GPU", _GPU)):
-        found += [_Label(device, m.start(), m.end()) for m in words.finditer(line)
-                  if not any(start <= m.start() < end for start, end in taken)]
+        for m in words.finditer(line):
+            inside = bisect.bisect_right(ends, m.start())  # the first taken-away span ending after it
+            if inside == len(away) or away[inside].start > m.start():
+                found.append(_Label(device, m.start(), m.end()))
     return sorted(found, key=lambda label: label.start)
 
 
