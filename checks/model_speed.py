@@ -271,7 +271,8 @@ def _text_finding(s: Snapshot, r: Rule, decision: str) -> Finding | None:
     ev = {"source": "the pasted text's timings", "per": speed.per or "run",
           "gpu_median_s": speed.gpu_seconds, "cpu_median_s": speed.cpu_seconds,
           "gpu_said": speed.said("GPU"), "cpu_said": speed.said("CPU"),
-          "decision_rule": f"medians apart by more than {APART}x (tfdoctor.derived.text_speed)"}
+          "decision_rule": (f"every figure of one side beyond every figure of the other, medians more "
+                            f"than {APART}x apart (tfdoctor.derived.text_speed)")}
     fix = None
     if decision == SLOWER:
         fix = Remediation(

@@ -3,8 +3,8 @@
 A text's figures are compared only like for like: per step with per step (Keras' progress lines
 print that), else per sample, per epoch, or whole runs; the median of each side, so one slow
 first epoch does not decide. A verdict needs every figure of one side above every figure of the
-other, and the medians APART: a person's
-figures are rounded, from runs on a busy laptop, and carry no repeats to test.
+other, and the medians APART: a person's figures are rounded, from runs on a busy laptop, and
+carry no repeats to test.
 """
 
 from __future__ import annotations
