@@ -353,7 +353,7 @@ def diagnosed(facts: ModelFacts):
     data = linux_cpu()
     data["model"] = facts.to_json()
     snapshot = Snapshot.loads(typed.json_text(data))
-    return RuleModules("model_health", "model_speed").report(snapshot)
+    return RuleModules("model_health", "model_speed", "model_settings").report(snapshot)
 
 
 def test_wrong_convolutions_diagnose_to_gpu_wrong_naming_the_first_conv_layer(runs):
