@@ -131,14 +131,14 @@ def _symbolic_tensor(s: Snapshot, d: Derived, match: Any):
     newer_python = minor is not None and minor >= Version("3.10")  # NumPy 1.19 has no wheels for it
     way = "install TensorFlow 2.7 or later (NumPy before 1.20 has no wheels for this Python)" if newer_python \
         else f"install {req}, or TensorFlow 2.7 or later"
-    known = numpy is not None and d.tf_version is not None
-    said = (f"NumPy {numpy.version} is newer than TensorFlow {d.tf_version} allows ({req})" if known
+    broken = numpy is not None and bool(spec) and not _allows(spec, numpy.version)  # its own pin, observed
+    said = (f"NumPy {numpy.version} is newer than TensorFlow {d.tf_version} allows (numpy{spec})" if broken
             else f"the symbolic tensor {tensor} reached NumPy")
     text = (f"{said}: TensorFlow before 2.7 hands symbolic shapes to np.prod (LSTM and random layers), "
             f"which NumPy 1.20+ converts and TensorFlow refuses: {way}")
     commands = (pip(s, "install", "tensorflow>=2.7") if newer_python else pip(s, "install", req),)
     return numpy_abi.finding(evidence(s, match, **facts), Remediation(text, commands, NUMPY_120_ISSUE),
-                             title=text, severity=Severity.ERROR if known else Severity.WARNING)
+                             title=text, severity=Severity.ERROR if broken else Severity.WARNING)
 
 
 def _below(version: str, bound: str) -> bool:

@@ -224,6 +224,9 @@ def test_a_symbolic_tensor_reaching_numpy_is_numpy_1_20_under_tensorflow_before_
     broken = [_pkg("tensorflow", "2.6.0", ARM, ["numpy~=1.19.2"]), _pkg("numpy", "1.21.4", ARM)]
     f = one(diagnose(apple_silicon(packages=broken, python=py38), name), "log.numpy-abi")
     assert f.severity == Severity.ERROR and "NumPy 1.21.4 is newer than TensorFlow 2.6.0 allows (numpy~=1.19.2)" in f.title
+    loose = [_pkg("tensorflow", "2.4.1", ARM, ["numpy>=1.19"]), _pkg("numpy", "1.21.4", ARM)]  # a pin that lets it in
+    f = one(diagnose(apple_silicon(packages=loose, python=py38), name), "log.numpy-abi")
+    assert f.severity == Severity.WARNING and "allows" not in f.title
     for packages in ([_pkg("tensorflow", "2.6.0", ARM), _pkg("numpy", "1.19.5", ARM)],
                      [_pkg("tensorflow", "2.13.0", ARM), _pkg("numpy", "1.24.3", ARM)]):
         f = one(diagnose(apple_silicon(packages=packages), name), "log.numpy-abi")
