@@ -138,9 +138,9 @@ def _headerless(lines: Sequence[Line], found: Found) -> None:
     run: list[tuple[Line, list[str]]] = []
     for line in (*lines, None):
         cells = line.text.split() if line is not None and len(line.text) < _LONGEST_ROW else []
-        shaped = (line is not None and line.fenced and line.number not in found.claimed and 3 <= len(cells) <= 4
-                  and is_distribution_name(cells[0]) and version_at(cells[1]) == cells[1]
-                  and _CONDA_BUILD.fullmatch(cells[2]) is not None)
+        shaped = (line is not None and line.fenced and line.number not in found.claimed
+                  and 3 <= len(cells) <= 4 and is_distribution_name(cells[0])
+                  and version_at(cells[1]) == cells[1] and _CONDA_BUILD.fullmatch(cells[2]) is not None)
         if shaped and (not run or run[-1][0].block == line.block):
             run.append((line, cells))
             continue
