@@ -20,7 +20,7 @@ from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, move_python,
                                      recommended_requirements, tf_requirement)
-from tfdoctor.derived import Derived
+from tfdoctor.derived import Derived, pip_arch
 from tfdoctor.advice.log_evidence import evidence, matches_of, said
 from tfdoctor.advice.pip_refusal import (PIP_WITH_MACOS_11_TAGS, TF_DISTS, pip_verdict, prerelease,
                                          python_came_later, refusal, then_versus_now, version_key)
@@ -46,9 +46,8 @@ Older h5py (tensorflow-macos 2.5/2.6 pin h5py~=3.1.0) is built from source and n
 
 def _where(s: Snapshot, d: Derived) -> dict[str, Any]:
     """The facts pip's choice depends on: Python, the architecture pip runs as, macOS."""
-    known_hardware = d.hardware_arch if s.host.hw_arm64 is not None else None  # not stated: not x86_64
     return {"python": s.python.minor if s.python else None,
-            "pip_arch": d.process_arch or known_hardware, "macos": d.macos,
+            "pip_arch": pip_arch(s), "macos": d.macos,
             "translated": d.translated or None}
 
 

@@ -20,9 +20,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from tfdoctor.derived import derive
+from tfdoctor.derived import derive, pip_arch
 from tfdoctor.derived.markers import marker_env
-from tfdoctor.facts.archnames import normalise
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, BinaryInfo, PackageFacts, PluginBinary, Snapshot
 from tfdoctor.facts.versions import parse_version
 from tfdoctor.knowledge.keras_releases import KerasRelease
@@ -124,9 +123,7 @@ class _Installer:
         py = s.python
         self.python = py.minor if py else ""
         self.mac = s.host.system == "Darwin"
-        # pip picks wheels for what it runs as; where a report does not say, the Mac's own (as the
-        # recommendation assumes: tfdoctor.advice.installs.recommended_requirements)
-        self.arch = normalise(py.process_arch if py else "") or {True: "arm64", False: "x86_64"}.get(s.host.hw_arm64, "")
+        self.arch = pip_arch(s) or ""  # pip picks wheels for what it runs as
         env = marker_env(s)
         self.env = dict(env, platform_machine=self.arch or env["platform_machine"])
 

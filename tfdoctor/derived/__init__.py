@@ -122,6 +122,14 @@ class Derived:
         return judge(self.probes)
 
 
+def pip_arch(s: Snapshot) -> str | None:
+    """The architecture pip picks wheels for, where known: the diagnosed process's, else the Mac's
+    own when the report states the hardware (as the recommendation assumes); None when neither is
+    known, for an unstated chip is not an Intel one (unlike hardware_arch, which must name one)."""
+    process = normalise(s.python.process_arch) if s.python else None
+    return process or {True: ARM64, False: X86_64}.get(s.host.hw_arm64)
+
+
 def derive(s: Snapshot) -> Derived:
     """Work out the derived facts of a snapshot."""
     host, py = s.host, s.python
