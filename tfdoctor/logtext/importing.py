@@ -309,12 +309,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # class of Apple's frameworks: a paste without its "Expected in" line still names the system
     sig("log.macos-too-old", "system-class-missing", "import",
         "a binary needs a class this macOS's own frameworks lack: it was built for a newer macOS",
-        r"[Ss]ymbol not found:? '?(?P<symbol>_OBJC_(?:META)?CLASS_\$_(?:MPS|MTL|MTK|NS|CA|CI|AV|ML)[A-Z][A-Za-z0-9_]{0,200})"
-        + _DYLD_VERSION_NOTE,
+        r"[Ss]ymbol not found:? '?(?P<symbol>(?:" + APPLE_CLASS.pattern + r")[A-Za-z0-9_]{0,200})" + _DYLD_VERSION_NOTE,
         "Symbol not found: _OBJC_CLASS_$_MPSGraphCompilationDescriptor\n  Referenced from: /Users/zhangjing/"
         "miniforge3/envs/tf3.7/lib/python3.8/site-packages/tensorflow-plugins/libmetal_plugin.dylib (which "
         "was built for Mac OS X 12.0)", "https://github.com/tensorflow/tensorflow/issues/53309",
-        needle="ymbol not found", key=("symbol",), head=r"[Ss]ymbol not found:? '?_OBJC_(?:META)?CLASS_\$_(?:MPS|MTL|MTK|NS|CA|CI|AV|ML)[A-Z]"),
+        needle="ymbol not found", key=("symbol",), head=r"[Ss]ymbol not found:? '?(?:" + APPLE_CLASS.pattern + ")"),
     # dyld 2 (ImageLoaderMachOCompressed.cpp, "check if maybe this image is too new for this OS"):
     # " (which was built for Mac OS X %d.%d)" follows "Referenced from" only when the image's
     # minimum macOS is above the running one. Said of a symbol not TensorFlow's, it is the cause.
