@@ -24,7 +24,7 @@ from tfdoctor.facts.archnames import normalise
 from tfdoctor.triage.evidence import CONDA_PACKAGE, Found, package_fact
 from tfdoctor.triage.layout import Document, Line
 from tfdoctor.triage.platforms import ARCHSPEC
-from tfdoctor.triage.vocabulary import is_distribution_name, is_elision, macos_version, version_at
+from tfdoctor.triage.vocabulary import is_distribution_name, is_elision, is_package_row, macos_version, version_at
 
 SUBDIR_ARCH = {"osx-64": "x86_64", "osx-arm64": "arm64", "linux-64": "x86_64",
                "linux-aarch64": "arm64", "win-64": "x86_64"}
@@ -104,7 +104,7 @@ def _conda_list(doc: Document, found: Found) -> None:
                 break
             else:
                 cells = text.split("=") if export else text.split()
-                if len(cells) < 2 or not is_distribution_name(cells[0]) or version_at(cells[1]) != cells[1]:
+                if not is_package_row(cells):
                     complete = complete and end < len(lines) - 1  # the report's last line: a cut row
                     break
                 conda_row(line, cells, "conda list", found)
@@ -124,8 +124,7 @@ def _filtered(lines: Sequence[Line], found: Found) -> None:
             continue
         for row in (lines[i] for i in range(index + 1, min(len(lines), index + 1 + MAX_FILTERED))):
             cells = row.text.split() if len(row.text) < _LONGEST_ROW else []
-            if (row.block != command.block or len(cells) < 3 or not is_distribution_name(cells[0])
-                    or version_at(cells[1]) != cells[1]):
+            if row.block != command.block or len(cells) < 3 or not is_package_row(cells):
                 break
             conda_row(row, cells, "conda list", found)
             found.claim(row)
@@ -139,8 +138,7 @@ def _headerless(lines: Sequence[Line], found: Found) -> None:
     for line in (*lines, None):
         cells = line.text.split() if line is not None and len(line.text) < _LONGEST_ROW else []
         shaped = (line is not None and line.fenced and line.number not in found.claimed
-                  and 3 <= len(cells) <= 4 and is_distribution_name(cells[0])
-                  and version_at(cells[1]) == cells[1] and _CONDA_BUILD.fullmatch(cells[2]) is not None)
+                  and 3 <= len(cells) <= 4 and is_package_row(cells) and _CONDA_BUILD.fullmatch(cells[2]) is not None)
         if shaped and (not run or run[-1][0].block == line.block):
             run.append((line, cells))
             continue
@@ -283,7 +281,7 @@ def _export_row(line: Line, spec: str, pip: bool, found: Found) -> bool:
             return True
         return False
     cells = spec.split("=")
-    if len(cells) < 3 or not is_distribution_name(cells[0]) or version_at(cells[1]) != cells[1]:
+    if len(cells) < 3 or not is_package_row(cells):
         return False
     conda_row(line, [cells[0], cells[1], cells[2]], "conda env export", found)
     return True

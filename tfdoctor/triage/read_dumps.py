@@ -24,7 +24,7 @@ from tfdoctor.triage.evidence import Found, package_fact
 from tfdoctor.triage.layout import Document, Line
 from tfdoctor.triage.platforms import PLATFORM, kernel_hardware, read_platform
 from tfdoctor.triage.read_conda import conda_row
-from tfdoctor.triage.vocabulary import (chip_name, is_distribution_name, macos_from_darwin,
+from tfdoctor.triage.vocabulary import (chip_name, is_distribution_name, is_package_row, macos_from_darwin,
                                         macos_version, version_at)
 
 WINDOW = 120
@@ -167,7 +167,7 @@ def _package_row(line: Line, text: str, found: Found) -> None:
             found.add(line, package_fact(name), version, "read", COLLECT_ENV)
     elif tag == "conda":
         cells = row.split()
-        if len(cells) >= 2 and is_distribution_name(cells[0]) and version_at(cells[1]) == cells[1]:
+        if is_package_row(cells):
             conda_row(line, cells, COLLECT_ENV, found)
 
 
@@ -200,7 +200,7 @@ def _tf_env_line(line: Line, text: str, section: str, found: Found) -> None:
         found.add(line, "python_version", version, "read", TF_ENV)
     elif section == "check pips":
         cells = text.split()
-        if len(cells) >= 2 and is_distribution_name(cells[0]) and version_at(cells[1]) == cells[1]:
+        if is_package_row(cells):
             found.add(line, package_fact(cells[0]), cells[1], "read", TF_ENV)
     else:
         return

@@ -8,6 +8,7 @@ A report says "Ventura", "macOS 13.2", "Darwin 22.3.0" or "M1 Max"; the snapshot
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 VERSION = r"\d{1,4}(?:\.\d{1,8}){0,4}(?:-?(?:a|b|rc)\d{0,12}|\.?post\d{0,12}|\.?dev\d{0,12})?(?:\+[\w.]{1,40})?"
 """A release version as pip, conda and TensorFlow print them (2.16.0rc0, 2.4.0-rc0,
@@ -112,6 +113,12 @@ _DISTRIBUTION = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,200}[A-Za-z0-9])?")
 
 def is_distribution_name(text: str) -> bool:
     return _DISTRIBUTION.fullmatch(text) is not None
+
+
+def is_package_row(cells: Sequence[str]) -> bool:
+    """Cells that begin with a distribution's name and its whole version ("numpy 1.26.2 ...", as
+    conda's and tf_env_collect's listings print a package)."""
+    return len(cells) >= 2 and is_distribution_name(cells[0]) and version_at(cells[1]) == cells[1]
 
 
 def is_elision(text: str) -> bool:
