@@ -23,9 +23,10 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, BINARIES, good_metal_re
                                      tensorflow_macos_floors)
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
 from tfdoctor.advice.pip_refusal import fork_unbuilt_for, refused_for_macos, unbuilt_for_python
-from tfdoctor.derived import Derived
+from tfdoctor.derived import Derived, pip_arch
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
-from tfdoctor.knowledge import best_pair, eras
+from tfdoctor.facts.versions import parse_version
+from tfdoctor.knowledge import best_pair, eras, macos_floors
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import version_of
 from tfdoctor.model import Finding, Remediation, Severity, rule
@@ -319,8 +320,8 @@ def no_metal(s: Snapshot, d: Derived):
       "Update macOS, or install the older pair that supports this macOS when one exists. An "
       "error that shows a binary missing a symbol of macOS's own libraries is log.macos-too-old: "
       "observed, it outranks what the tables say here. pip finding no TensorFlow where every "
-      "release the requirement admits for this Python needs a newer macOS is this finding, the "
-      "cause of that refusal.",
+      "release the requirement admits for this Python needs a newer macOS is this finding (the refusal's "
+      "cause); so is a macOS below every release for this Python where none is installed (information otherwise).",
       APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES, fix_answer=NEWER_MACOS_OR_PYTHON_FIRST)
 def macos_too_old(s: Snapshot, d: Derived):
     if judgeable(s, d) and (found := _macos(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor,
@@ -333,7 +334,27 @@ def macos_too_old(s: Snapshot, d: Derived):
                 Remediation(f"Update macOS: {facts['why']}", ("sw_vers -productVersion",), APPLE_PLUGIN_PAGE),
                 title=f"macOS {d.macos} is too old for {facts['requested']}: {facts['why']}",
                 explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION,))
-    return None
+    return _below_every_release(s, d)
+
+
+def _below_every_release(s: Snapshot, d: Derived) -> Finding | None:
+    """Every release with a wheel for this Python needs a newer macOS, and no installed version is known (none
+    is, or a report names a range it tried); a binary's own floor in the text (log.macos-too-old) says more."""
+    installed = d.tensorflow is not None and parse_version(d.tensorflow.version) is not None  # _macos judges it
+    if installed or not d.is_mac or not d.macos or not (s.python and s.python.minor) or matches_of(s, codes.LOG_MACOS_TOO_OLD):
+        return None
+    arch = pip_arch(s) or ("x86_64" if version_of(d.macos) < version_of("11.0") else None)  # before 11: Intel
+    if not arch or not (facts := macos_floors.below_every_release(d.macos, s.python.minor, arch)):
+        return None
+    text = f"Update macOS to {facts['needs']} or later"
+    if (other := facts.get("runs_on_this_macos")) is not None:
+        text += (f", or stay on this macOS with {other['package']} {other['version']} in a Python "
+                 f"{other['python']} environment, the newest release whose wheels run on it")
+    title = (f"macOS {d.macos} is too old for any TensorFlow for Python {s.python.minor} ({arch}): "
+             f"the one that asks least, {facts['least_demanding']}, needs {facts['needs']} ({facts['by']})")
+    absent = d.tensorflow is None and listing_read(s)  # else which TensorFlow, from where, is unknown
+    return macos_too_old.finding({**facts, "macos": d.macos, "python": s.python.minor, "arch": arch}, Remediation(text),
+                                 title=title, basis="table", severity=Severity.WARNING if absent else Severity.INFO)
 
 
 @rule(codes.COMPAT_OK, "TensorFlow, tensorflow-metal, Python and macOS go together",

@@ -136,3 +136,17 @@ def test_python_arrival_is_the_first_release_with_a_wheel_for_it():
     assert never.release is None and never.before
     assert macos_floors.python_arrival("tensorflow-gpu", "cp38", "arm64") is None
 
+
+
+def test_a_macos_below_every_release_for_a_python_names_the_one_that_asks_least():
+    """Python 3.7 wheels start at 1.13.1, tagged macosx_10_11 with binaries built for 10.12 (so
+    10.11 runs none); 1.4.0's cp36 binaries are
+    built for 10.11. On Apple silicon Python 3.12 wheels start at 2.16.1, tagged 12.0."""
+    facts = macos_floors.below_every_release("10.11.6", "3.7", "x86_64")
+    assert (facts["least_demanding"], facts["needs"]) == ("tensorflow 1.13.1", "10.12")
+    assert facts["by"] == "binaries built for it; wheel tag 10.11"
+    assert facts["runs_on_this_macos"] == {"package": "tensorflow", "version": "1.4.0", "python": "3.6"}
+    assert macos_floors.below_every_release("10.12.6", "3.7", "x86_64") is None
+    arm = macos_floors.below_every_release("11.7", "3.12", "arm64")
+    assert (arm["least_demanding"], arm["needs"], arm["by"]) == ("tensorflow 2.16.1", "12.0", "wheel tag")
+    assert macos_floors.below_every_release("10.11.6", "3.14", "x86_64") is None  # no wheel at all: not a floor

@@ -453,3 +453,24 @@ def test_the_ml_compute_forks_installer_refusing_a_python_that_is_not_3_8():
     found = diagnose(s).diagnosis()
     assert found.code == "compat.no-wheel-for-python" and "Python 3.9" in found.title and "3.8" in found.title
     assert "log.mlcompute-fork" in found.explains
+
+
+def test_a_macos_below_every_release_for_its_python_is_too_old_whatever_the_version():
+    """macOS 10.11.6 and Python 3.7: every release with a cp37 wheel was built for 10.12 or later,
+    so which one does not matter. A warning for an environment read without TensorFlow (what pip
+    can install will not run); information where a report names a range it tried ("1.9-1.13"),
+    for then where its TensorFlow came from is unknown (conda and community builds have other floors)."""
+    for tf, severity in ((None, Severity.WARNING), ("1.9-1.13", Severity.INFO)):
+        f = macos_finding(merge(mac(tf, None, python="3.7.0", macos="10.11.6"), INTEL))
+        assert f is not None and f.severity is severity and f.basis == "table"
+        assert f.title == ("macOS 10.11.6 is too old for any TensorFlow for Python 3.7 (x86_64): the one that "
+                           "asks least, tensorflow 1.13.1, needs 10.12 (binaries built for it; wheel tag 10.11)")
+        assert f.remediation.text == ("Update macOS to 10.12 or later, or stay on this macOS with tensorflow 1.4.0 "
+                                      "in a Python 3.6 environment, the newest release whose wheels run on it")
+    assert macos_finding(merge(mac(None, None, python="3.7.0", macos="10.12.6"), INTEL)) is None
+    no_arch = mac(None, None, python="3.12.0", macos="11.7")
+    no_arch["python"].pop("process_arch", None)
+    no_arch["host"]["hw_arm64"] = None  # macOS 11 or later on an unstated chip: which wheels pip takes is unknown
+    assert macos_finding(no_arch) is None
+    assert macos_finding(mac(None, None, python="3.12.0", macos="11.7")).title.startswith(
+        "macOS 11.7 is too old for any TensorFlow for Python 3.12 (arm64)")

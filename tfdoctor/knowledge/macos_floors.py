@@ -124,6 +124,37 @@ def registry_wheels(package: str, raw: Mapping[str, Any] | None = None) -> dict[
     return out
 
 
+def python_floors(python: str, arch: str, raw: Mapping[str, Any] | None = None) -> list[WheelFloor]:
+    """The floor of every final release, of every distribution the section lists, with a macOS
+    wheel for `python` ('3.7') on `arch`."""
+    tag = "cp" + python.replace(".", "")
+    releases = bundled_section(SECTION, raw).get("releases", {})
+    return [floor for package in RELEASE_PACKAGES for version in releases.get(package, {})
+            if not _key(version).is_prerelease and _key(version) > Version("0")
+            and tag in wheel_pythons(package, version, raw).get(arch, ())
+            and (floor := wheel_floor(package, version, arch, python, raw=raw)) is not None]
+
+
+def below_every_release(macos: str, python: str, arch: str, raw: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """Facts of a macOS older than every release with a wheel for `python` on `arch` asks (on
+    10.11 with Python 3.7 the one that asks least, tensorflow 1.13.1, was built for 10.12), with
+    the newest release for another Python that runs on it; None when one for `python` does."""
+    floors = python_floors(python, arch, raw)
+    if not floors or any(_key(macos) >= _key(f.needs) for f in floors):
+        return None
+    least = min(floors, key=lambda f: _key(f.needs))
+    facts: dict[str, Any] = {
+        "needs": least.needs, "least_demanding": f"{least.package} {least.version}",
+        "by": "wheel tag" if least.built_for is None else f"binaries built for it; wheel tag {least.tag}",
+        "releases_judged": len(floors), "source": source()}
+    others = [(_key(f.version), minor, f) for minor in range(5, 15) if f"3.{minor}" != python
+              for f in python_floors(f"3.{minor}", arch, raw) if _key(macos) >= _key(f.needs)]
+    if others:
+        _v, minor, newest = max(others, key=lambda o: (o[0], o[1]))
+        facts["runs_on_this_macos"] = {"package": newest.package, "version": newest.version, "python": f"3.{minor}"}
+    return facts
+
+
 @dataclass(frozen=True)
 class Arrival:
     """When wheels for one Python came to one architecture, in a package's final releases."""
