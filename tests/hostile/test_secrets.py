@@ -146,3 +146,12 @@ def test_a_home_in_parentheses_or_before_a_comma_is_replaced_and_the_punctuation
     who = Identity("/Users/ada", "ada", "ada-mbp")
     text = "(in /Users/ada) and /Users/ada/x) y; /home/bob) x, /home/bob, [/Users/alice]"
     assert redact(text, who) == "(in ~) and ~/x) y; /home/<user>) x, /home/<user>, [/Users/<user>]"
+
+
+def test_masking_masked_text_changes_nothing():
+    """A fact read from text already masked (triage's python_prefix from a traceback path) is
+    masked again on its way out: "/Users/<user>/venv" must not become "/Users/<user>>/venv"."""
+    who = Identity(home="/Users/ada", user="ada", host="m1")
+    once = redact("File \"/Users/bob/venv/lib/python3.9/site-packages/x.py\" and C:\\Users\\bob\\env", who)
+    assert once == "File \"/Users/<user>/venv/lib/python3.9/site-packages/x.py\" and C:\\Users\\<user>\\env"
+    assert redact(once, who) == once

@@ -19,9 +19,10 @@ from typing import Any
 
 MASK = "<redacted>"
 
-_OTHER_HOMES = re.compile(r"(/Users/|/home/|/var/home/|\b[A-Za-z]:\\+Users\\+)[^/\\\s\"'`),;>\]]+")
+_OTHER_HOMES = re.compile(r"(/Users/|/home/|/var/home/|\b[A-Za-z]:\\+Users\\+)(?!<user>)[^/\\\s\"'`),;>\]]+")
 """Another user's home: the user part ends where a path part would, or at the punctuation prose
-puts after a path ("(in /home/bob)", "/home/bob,")."""
+puts after a path ("(in /home/bob)", "/home/bob,"); one already masked stays as it is, so that
+masking twice (a fact read from masked text) changes nothing."""
 _TOO_COMMON_TO_REPLACE = {"root", "user", "admin", "runner", "ubuntu", "home", "users", "local"}
 """User and host names that are also ordinary words in reports ("conda root"); a home under
 such a name is still hidden."""
