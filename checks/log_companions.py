@@ -84,6 +84,7 @@ def op_not_registered(s: Snapshot, d: Derived):
 
 
 INTERNAL_IMPORT = "imports-tensorflow-internal"
+PROBABILITY_ARG_SPECS = "probability-arg-specs"
 INTERNALS_USERS = ("tensorflow-probability", "keras", "tf-keras", "tensorflow-addons", "tensorflow-text",
                    "tensorflow-io", "tensorflow-decision-forests", "tensorflow-model-optimization",
                    "tf-models-official", "tensorflow-hub")
@@ -120,7 +121,10 @@ def _internal_import(s: Snapshot, d: Derived, match):
       "TensorFlow Probability refuses to import below the TensorFlow it needs ('This version of "
       "TensorFlow Probability requires TensorFlow version >= 2.4; Detected an installation of "
       "version 2.3.0', its _ensure_tf_install): pip installs the newest release, and TFP's pins do "
-      "not name TensorFlow. Python's 'cannot import name X from tensorflow.python.M' is a package "
+      "not name TensorFlow; its twins of TensorFlow functions must take that TensorFlow's arguments, "
+      "so another one fails its import too ('Arg specs do not match: original=FullArgSpec(...), "
+      "new=FullArgSpec(...), fn=<function ones_like_v2>', its prefer_static). "
+      "Python's 'cannot import name X from tensorflow.python.M' is a package "
       "(TFP, Keras 2, the custom-op loaders) importing internals another TensorFlow had. "
       "The companion's mismatch is the cause of what fails after it; "
       "tensorflow-addons itself ended with 0.23.0.",
@@ -135,7 +139,10 @@ def companion_mismatch(s: Snapshot, d: Derived):
         needs = match.fields.get("needs")
         printed = match.fields.get("tensorflow")
         here = d.tf_version
-        if match.fields.get("built_for"):
+        if match.variant == PROBABILITY_ARG_SPECS:
+            what = (f"{package}'s twin of {match.fields.get('function') or 'a TensorFlow function'} takes other "
+                    f"arguments than {f'TensorFlow {here}' if here else 'the TensorFlow it ran with'}")
+        elif match.fields.get("built_for"):
             what = (f"{package} compiled its custom ops against TensorFlow {match.fields['built_for']} "
                     f"and was loaded into {printed or here or 'another TensorFlow'}")
         else:
@@ -143,6 +150,9 @@ def companion_mismatch(s: Snapshot, d: Derived):
         last, date, _source = ADDONS_LAST
         text = (f"{what}: install TensorFlow {needs}" if needs else what) + (
             f", or the {package} release made for TensorFlow {printed or here}" if printed or here else "")
+        if match.variant == PROBABILITY_ARG_SPECS:  # its release notes name the TensorFlow each release needs
+            text = (f"Install the {package} release made for {f'TensorFlow {here}' if here else 'the installed TensorFlow'}"
+                    f" (`pip show tensorflow` names it), or the TensorFlow this {package} was made for")
         if package == "tensorflow-addons":
             text += f" ({package} ended with {last}, {date}; its features moved to Keras and TF-Text)"
         # compiled against another TensorFlow, or a version check that raises: the import failed

@@ -83,3 +83,17 @@ def test_a_package_importing_an_internal_this_tensorflow_lacks_is_the_companions
     assert "pip index versions tensorflow-probability" in commands(f)
     alone = one(diagnose(apple_silicon(), "import_tensorflow_internal_probability.txt"), "log.companion-mismatch")
     assert alone.title.startswith("a package that uses TensorFlow's internals imports naming") and not alone.remediation.commands
+
+
+def test_tensorflow_probabilitys_twin_of_a_tensorflow_function_with_other_arguments_is_the_mismatch():
+    """tensorflow/probability#1752: TensorFlow 2.14's tf.ones_like gained `layout`, TFP 0.21's twin
+    (prefer_static._copy_docstring) did not, and importing TFP raises: the companion was written
+    for another TensorFlow. The installed TensorFlow is named in the fix where it is known."""
+    with_tf = apple_silicon(packages=[_pkg("tensorflow", "2.14.0", ARM), _pkg("tensorflow-probability", "0.21.0", [])])
+    f = one(diagnose(with_tf, "probability_arg_specs.txt"), "log.companion-mismatch")
+    assert f.severity is Severity.ERROR
+    assert f.title == ("tensorflow-probability's twin of ones_like_v2 takes other arguments than TensorFlow 2.14.0: "
+                       "the companion is built for another TensorFlow")
+    assert f.remediation.text.startswith("Install the tensorflow-probability release made for TensorFlow 2.14.0")
+    unknown = one(diagnose(apple_silicon(packages=[]), "probability_arg_specs.txt"), "log.companion-mismatch")
+    assert "than the TensorFlow it ran with" in unknown.title and "`pip show tensorflow`" in unknown.remediation.text

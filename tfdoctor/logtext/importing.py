@@ -119,6 +119,11 @@ def _probability(fields: Fields) -> Fields:
     return out
 
 
+def _probability_specs(fields: Fields) -> Fields:
+    """TensorFlow Probability's signature check fails its import: a failure, of which function."""
+    return {**fields, "package": "tensorflow-probability", "fails": "ValueError"}
+
+
 _METRIC_NAME = re.compile(r"same name: (/[^\s'\"`]{1,300})", re.IGNORECASE)
 
 
@@ -264,6 +269,22 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/GPflow/GPflow/blob/develop/README.md", needle="TensorFlow Probability requires",
         derive=_probability, key=("package",), outputs=("package", "needs", "tensorflow", "fails"),
         head=r"This version of TensorFlow Probability requires TensorFlow"),
+    # tensorflow/probability tensorflow_probability/python/internal/prefer_static.py: TFP's numpy
+    # twins of TensorFlow functions must have the signature of the TensorFlow TFP was written for
+    # (_copy_docstring: "..., new=..., fn=...", _prefer_static: "..., static=..., fn=..."); another
+    # TensorFlow's function has other arguments, and importing TFP raises
+    sig("log.companion-mismatch", "probability-arg-specs", "import",
+        "TensorFlow Probability's twin of a TensorFlow function takes other arguments: written for another TensorFlow",
+        r"Arg specs do not match: original=FullArgSpec\([\s\S]{0,1500}?\),\s*(?:new|static)=FullArgSpec\("
+        r"[\s\S]{0,1500}?\),\s*fn=<function (?P<function>\w{1,100})",
+        "ValueError: Arg specs do not match: original=FullArgSpec(args=['input', 'dtype', 'name', 'layout'], "
+        "varargs=None, varkw=None, defaults=(None, None, None), kwonlyargs=[], kwonlydefaults=None, "
+        "annotations={}), new=FullArgSpec(args=['input', 'dtype', 'name'], varargs=None, varkw=None, "
+        "defaults=(None, None), kwonlyargs=[], kwonlydefaults=None, annotations={}), "
+        "fn=<function ones_like_v2 at 0x7fce4da0e480>",
+        "https://github.com/tensorflow/probability/issues/1752", needle="Arg specs do not match",
+        derive=_probability_specs, key=("package",), outputs=("package", "function", "fails"),
+        head=r"Arg specs do not match: original="),
     sig("log.symbol-not-found-plugin", "dlopen-symbol-not-found", "import",
         "a shared library needs a symbol the installed TensorFlow does not export",
         _DLOPEN_SYMBOL,
