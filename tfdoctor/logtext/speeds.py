@@ -13,8 +13,9 @@ device alone and gave no figure (a heading: "with tensorflow-metal (GPU)", "with
 tf.device('/CPU:0'):"). A sentence that takes the GPU away ("without tensorflow-metal",
 "uninstall the plugin", "disable the GPU") names the CPU, and the figures just before it that no
 device claims are the run it changed: the GPU's. TensorFlow's own log lines and the plugin's
-start-up lines name devices for their own reasons and are not read. Only a few figures per
-device and unit are kept; tfdoctor.derived.text_speed compares them.
+start-up lines name devices for their own reasons and are not read (the device words are
+tfdoctor.logtext.devices'). Only a few figures per device and unit are kept;
+tfdoctor.derived.text_speed compares them.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from tfdoctor.facts.pasted_log import TextTiming
+from tfdoctor.logtext.devices import NOT_THE_USERS, Label, labels, sentence_ends
 
 MAX_PER_KIND = 12
 """Figures kept per device and unit: the first ones (a long log repeats the same epoch line)."""
@@ -58,25 +60,6 @@ _EPOCH_WORDS = re.compile(r"\bepoch[ \t]times?\b|\btime[ \t]per[ \t]epoch\b|\b(?
 _PROGRESS = re.compile(r"^[ \t]{0,20}\d{1,9}/\d{1,9}[ \t]{0,4}(?:\[[=>.]{0,200}\]|━|─|\|)")
 """A Keras progress line ("1875/1875 [====] - 16s 8ms/step", Keras 3's "━━━━ 3s 1ms/step"): only its
 figure per step or sample is read (the bare one is the epoch so far, or the ETA)."""
-_NOT_THE_USERS = re.compile(
-    r"^[ \t>]{0,10}(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?:?[ \t]{1,3}[IWEF][ \t]|"
-    r"[IWEF]\d{4}[ \t]\d\d:\d\d:\d\d|Metal device set to|Init (?:Plugin|Graph Optimizer|Kernel)|"
-    r"systemMemory|maxCacheSize|Num GPUs Available|\[?PhysicalDevice\b|Epoch \d)", re.IGNORECASE)
-"""TensorFlow's and absl's log lines, the Metal plugin's start-up lines, device lists, Keras' epoch
-headers (and, anywhere in a line, IPython's %time output "CPU times: user 11.6 s": the process's
-CPU time, not a run on the CPU): they name devices whatever ran, so they neither head lines nor
-label figures."""
-_NO_GPU = re.compile(
-    r"\b(?:without|w/o|no|uninstall(?:ed|ing)?|remov(?:e|ed|ing)|disabl(?:e|ed|ing)|"
-    r"turn(?:ed|ing)?[ \t]off|deactivat(?:e|ed|ing))\b[^.!?\n]{0,30}?"
-    r"(?:\bGPUs?\b|tensorflow[-_]metal\b|\bmetal\b|\bplugin\b)|set_visible_devices\([ \t]{0,4}\[[ \t]{0,4}\]",
-    re.IGNORECASE)
-"""Words that take the GPU away: what they describe ran on the CPU."""
-_CPU = re.compile(r"\bCPUs?\b|/cpu:0|cpu[-_ ]only", re.IGNORECASE)
-_GPU = re.compile(r"\bGPUs?\b|tensorflow[-_]metal\b|\bmetal\b|\bmps\b|/gpu:0", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?;])[ \t]{1,20}|"
-                       r"[ \t]{1,20}(?:vs\.?|versus|compared (?:to|with)|whereas|while|but)[ \t]{1,20}",
-                       re.IGNORECASE)
 _CANDIDATE = re.compile(r"\d[ \t]?(?:[uµμm]s|s|sec|[Ss]econd|min|[Mm]inute|h|[Hh]our)|"
                         r"[CcGg][Pp][Uu]|[Mm]etal|METAL|[Mm][Pp][Ss]")
 """What a line must hold to matter: a number with a unit's first letters, or a device word (a quick
@@ -86,14 +69,6 @@ _MARKS = (*"0123456789", "pu", "PU", "Pu", "etal", "ETAL", "ps", "PS")
 _FOLLOWS = re.compile(r"[ \t]{0,3}(?:\(|(?:on|with|using|in|for|via|through|under)\b)[^,;:|()]{0,20}",
                       re.IGNORECASE)
 """What joins a figure to the device named right after it: "8ms/step on the GPU", "21 s (CPU)"."""
-
-
-@dataclass(frozen=True)
-class _Label:
-    device: str
-    start: int
-    end: int
-    takes_gpu_away: bool = False
 
 
 @dataclass
@@ -126,28 +101,28 @@ class SpeedReader:
             return  # read already (blocks overlap)
         self.last_line = number
         line = line[line.rfind("\r") + 1:]  # a terminal's progress updates: the last one stands
-        if len(line) > _LONGEST or _NOT_THE_USERS.match(line) or "CPU times:" in line:
+        if len(line) > _LONGEST or NOT_THE_USERS.match(line) or "CPU times:" in line:
             return
         progress = _PROGRESS.match(line) is not None
         if progress and (_PER_HINT.search(line) is None or _PER_FIGURE.search(line) is None):
             return  # an update with its ETA only
-        labels = [] if progress else _labels(line)
+        found = [] if progress else labels(line)
         figures = [f for f in _figures(line) if not progress or f.per]
         if not figures:
-            devices = {label.device for label in labels}
+            devices = {label.device for label in found}
             if len(devices) == 1 and len(line.strip()) <= _HEADING:
                 self.heading = devices.pop()
             elif len(devices) > 1:
                 self.heading = None  # a line about both heads neither
             return
         self.unclaimed = [t for t in self.unclaimed if t.line > number - CHANGED_RUN_LINES][-MAX_PER_KIND:]
-        ends = _sentence_ends(line)
-        starts = [label.start for label in labels]
+        ends = sentence_ends(line)
+        starts = [label.start for label in found]
         per_epoch = bool(_EPOCH_WORDS.search(line))
         for figure in figures:
             sentence = bisect.bisect_right(ends, figure.start)
             begins = ends[sentence - 1] if sentence else 0
-            label = _claim(line, figure, labels, starts, begins, ends[min(sentence, len(ends) - 1)])
+            label = _claim(line, figure, found, starts, begins, ends[min(sentence, len(ends) - 1)])
             device = label.device if label else self.heading
             timing = TextTiming(device or "", figure.seconds, figure.per or ("epoch" if per_epoch else ""),
                                 number, figure.said)
@@ -163,25 +138,6 @@ class SpeedReader:
     def _keep(self, timing: TextTiming) -> None:
         if sum(1 for t in self.kept if (t.device, t.per) == (timing.device, timing.per)) < MAX_PER_KIND:
             self.kept.append(timing)
-
-
-def _labels(line: str) -> list[_Label]:
-    """The devices a line names, where: the GPU taken away first (its words name the GPU too)."""
-    away = [_Label("CPU", m.start(), m.end(), True) for m in _NO_GPU.finditer(line)]
-    ends = [label.end for label in away]  # in order, as the labels do not overlap
-    found = list(away)
-    for device, words in (("CPU", _CPU), ("GPU", _GPU)):
-        for m in words.finditer(line):
-            inside = bisect.bisect_right(ends, m.start())  # the first taken-away span ending after it
-            if inside == len(away) or away[inside].start > m.start():
-                found.append(_Label(device, m.start(), m.end()))
-    return sorted(found, key=lambda label: label.start)
-
-
-def _sentence_ends(line: str) -> list[int]:
-    """Where the line's sentences end (and the halves of a comparison: "8ms on the GPU vs 1ms on
-    the CPU"), the line's end last."""
-    return [cut.end() for cut in _SENTENCE.finditer(line)] + [len(line)]
 
 
 @dataclass(frozen=True)
@@ -212,8 +168,8 @@ def _figures(line: str) -> list[_Figure]:
     return out
 
 
-def _claim(line: str, figure: _Figure, labels: list[_Label], starts: list[int], begins: int,
-           ends: int) -> _Label | None:
+def _claim(line: str, figure: _Figure, labels: list[Label], starts: list[int], begins: int,
+           ends: int) -> Label | None:
     """The device a figure's sentence (from `begins` to `ends`) gives it: named right after it
     ("8ms/step on the GPU"), else the nearest before it."""
     after = bisect.bisect_left(starts, figure.end)
