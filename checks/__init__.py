@@ -61,7 +61,7 @@ MODULE_NEEDS = {
     "log_companions": ("log",), "log_metal": ("log",), "log_network": ("log",), "log_era": ("log",),
     "runtime_import": ("runtime",), "runtime_crash": ("runtime",), "runtime_devices": ("runtime",),
     "probe_health": ("probes",), "probe_speed": ("probes",),
-    "model_health": ("model",), "model_speed": ("model|log",), "model_settings": ("model",),
+    "model_health": ("model|log",), "model_speed": ("model|log",), "model_settings": ("model",),
     "kernel_specs": ("jupyter",), "editor_settings": ("editor",),
 }
 """The snapshot sections every rule of a module needs ("model|log": either one), declared here

@@ -2,7 +2,7 @@
 (`tfdoctor probe --model`, tfdoctor/inside/model/) records every bad input and failure as
 a ModelError (never a traceback); these rules state each family of them with its fix, the first
 layer whose GPU output differs from the CPU's, and memory that grows step after step. Reads
-only snapshot.model."""
+snapshot.model, and for a GPU that computes wrong also a pasted text's own words (snapshot.log)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,10 @@ KINDS = {
 KNOWN_KINDS = frozenset(k for kinds in KINDS.values() for k in kinds)
 
 
-def _errors(m: ModelFacts, code: str) -> list[ModelError]:
+def _errors(m: ModelFacts | None, code: str) -> list[ModelError]:
+    """The probe's errors of this rule's kinds (none without a model probe: a pasted text alone)."""
+    if m is None:
+        return []
     found = [e for e in m.errors if e.kind in KINDS[code]]
     if code == codes.MODEL_FUNCTION_FAILED:  # importing the user's module, not TensorFlow
         found += [e for e in m.errors if e.kind == "import-failed" and e.stage == "load"]
@@ -59,6 +62,8 @@ def _evidence(m: ModelFacts, errors: list[ModelError]) -> dict[str, Any]:
 
 def _error_finding(r: Rule, s: Snapshot, fix_text: str, *extra_args: str) -> Finding | None:
     m = s.model
+    if m is None:
+        return None
     errors = _errors(m, r.code) if r.code in KINDS else _other_errors(m)
     if not errors:
         return None
@@ -224,6 +229,8 @@ def no_gpu_kernel(s: Snapshot, d: Derived):
       "`--model module:function` to measure it at that size.", fix_answer=ABOUT_THE_CODE)
 def assumed_inputs(s: Snapshot, d: Derived):
     m = s.model
+    if m is None:
+        return None
     shaped = [a for a in m.assumptions if "axis" in a]
     if not shaped and not [a for a in m.assumptions if "input" in a]:
         return None
@@ -257,12 +264,16 @@ def _first_bad(m: ModelFacts) -> tuple[str | None, float | None]:
       "whose relative L2 error exceeds 1e-3 is named: float32 rounding in another kernel order "
       "gives about 1e-6 per layer, a kernel bug 1e-2 and more (tensorflow/tensorflow#92686, "
       "#71577). Layers after it inherit its error. The loss after a few training steps on each "
-      "device says how far training drifts.",
+      "device says how far training drifts. A pasted text that says it in its own words (a NaN "
+      "loss, divergence or wrong outputs on the GPU beside a CPU run that trains right) is this "
+      "finding as reported: a warning, with the probe that measures it.",
       "Run the named layer on the CPU (`with tf.device('/CPU:0'):` around it) or replace it, try "
       "another tensorflow-metal release, and report the layer with the evidence to Apple.",
       WRONG_ISSUE, fix_answer=ABOUT_THE_CODE)
 def gpu_wrong(s: Snapshot, d: Derived):
     m = s.model
+    if m is None:
+        return _reported_wrong(s)
     layer, err = _first_bad(m)
     if layer is None:
         return None
@@ -287,6 +298,27 @@ def gpu_wrong(s: Snapshot, d: Derived):
     return gpu_wrong.finding(ev, fix, title=f"The GPU computes the model wrong: {what}")
 
 
+def _reported_wrong(s: Snapshot) -> Finding | None:
+    """A pasted text's own words: a run on the GPU wrong beside a run on the CPU right, and no
+    CPU run wrong (tfdoctor.logtext.outcomes reads them). Reported, not measured here."""
+    said = s.log.outcomes if s.log is not None else []
+    wrong = [o for o in said if o.device == "GPU" and not o.right]
+    right = [o for o in said if o.device == "CPU" and o.right]
+    if not wrong or not right or any(o.device == "CPU" and not o.right for o in said):
+        return None
+    ev = {"source": "the pasted text's results", "gpu_said": [f"line {o.line}: {o.said}" for o in wrong],
+          "cpu_said": [f"line {o.line}: {o.said}" for o in right],
+          "decision_rule": "a run on the GPU said wrong (a NaN loss, diverging, wrong outputs, not learning) "
+                           "beside a run on the CPU said right, and no CPU run said wrong"}
+    fix = Remediation("Compare the model on both devices: the probe names the first layer whose GPU output "
+                      "differs from the CPU's. Meanwhile train on the CPU (`with tf.device('/CPU:0'):`) or "
+                      "try another tensorflow-metal release, and report the layer to Apple",
+                      (probe_cmd(s, "--model", "MODEL"),), WRONG_ISSUE)
+    return gpu_wrong.finding(ev, fix, severity=Severity.WARNING, basis="reported",
+                             title=f"By the text's own words, the GPU computes wrong where the CPU is right "
+                                   f"(GPU: \"{wrong[0].said}\"; CPU: \"{right[0].said}\")")
+
+
 @rule(codes.MODEL_MEMORY_LEAK, "Memory grows with every training step", Severity.WARNING,
       "The process's memory (on macOS its footprint, which includes Metal's unified-memory "
       "buffers) was read after each training step: after the warm-up steps it kept growing "
@@ -298,7 +330,7 @@ def gpu_wrong(s: Snapshot, d: Derived):
       "keras.backend.clear_session() between experiments, and try another tensorflow-metal "
       "release if the growth stays.", LEAK_ISSUE, fix_answer=ABOUT_THE_CODE)
 def memory_leak(s: Snapshot, d: Derived):
-    mem = s.model.memory
+    mem = s.model.memory if s.model is not None else None
     if mem is None or not mem.leak or mem.slope_bytes_per_step is None:
         return None
     ev = {"device": mem.device, "source": mem.source,
@@ -317,7 +349,7 @@ def memory_leak(s: Snapshot, d: Derived):
       "Nothing to do.", summary=True, fix_answer=NOTHING_WRONG)
 def model_ok(s: Snapshot, d: Derived):
     m = s.model
-    if m.errors or not m.model:
+    if m is None or m.errors or not m.model:
         return None
     info = m.model
     parts = [f"{info.get('class')} ({info.get('kind')}), {info.get('layers')} layers, "

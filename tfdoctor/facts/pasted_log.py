@@ -59,6 +59,19 @@ class TextTiming:
 
 
 @dataclass
+class TextOutcome:
+    """A result the text gives for a run on one device (tfdoctor.logtext.outcomes reads them)."""
+
+    device: str
+    """"GPU" or "CPU"."""
+    right: bool
+    """True: it trained or computed right ("converges", "works fine"); False: wrong ("loss: nan")."""
+    line: int
+    said: str
+    """The words that say it: "the loss becomes nan", "converges"."""
+
+
+@dataclass
 class LogRead:
     """How a log was read (a file, standard input, a command's output): what was taken and what was
     left out. tfdoctor.logtext.reader fills it for the text it returns; the snapshot keeps it."""
@@ -133,6 +146,9 @@ class LogTextFacts(LogRead):
     timings: list[TextTiming] = field(default_factory=list)
     """The durations the text gives for runs on the GPU and on the CPU (tfdoctor.logtext.speeds):
     the first few per device and unit."""
+    outcomes: list[TextOutcome] = field(default_factory=list)
+    """The results the text gives for runs on the GPU and on the CPU (tfdoctor.logtext.outcomes):
+    the first few per device and verdict."""
 
     def of(self, *codes: str) -> list[LogTextMatch]:
         """The matches of these codes, in the order of the log."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import fields, replace
 
 from tfdoctor.facts.pasted_log import (
     DEFAULT_LIMIT,
@@ -28,6 +28,7 @@ from tfdoctor.logtext.catalog import SIGNATURES
 from tfdoctor.logtext.reader import Reading, read_log, read_log_bytes
 from tfdoctor.logtext.scan import scan
 from tfdoctor.logtext.signature import LogMatch, Recogniser
+from tfdoctor.logtext.outcomes import OutcomeReader
 from tfdoctor.logtext.speeds import SpeedReader
 from tfdoctor.logtext.window import Window
 from tfdoctor.sanitize.redact import Identity, mask_secrets, redact
@@ -68,10 +69,11 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
     recogniser = Recogniser(SIGNATURES)
     window = Window(KEEP_LOG_CHARS if keep_log else 0, clean)
     names_tensorflow = shows_failure = False
-    speeds = SpeedReader()
+    speeds, outcomes = SpeedReader(), OutcomeReader()
     for block in scan(window.pieces(reading.pieces), recogniser):
         window.block(block)
         speeds.feed_block(block.lines.text, block.lines.first)
+        outcomes.feed_block(block.lines.text, block.lines.first)
         names_tensorflow = names_tensorflow or bool(TENSORFLOW_WORDS.search(block.lines.text))
         shows_failure = shows_failure or bool(FAILURE_WORDS.search(block.lines.text))
     log = reading.read
@@ -86,7 +88,8 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
                         redacted=redacted, text=clean(text) if text is not None else None,
                         names_tensorflow=names_tensorflow and not log.binary,
                         shows_failure=shows_failure and not log.binary,
-                        timings=[] if log.binary else speeds.kept)
+                        timings=[] if log.binary else speeds.kept,
+                        outcomes=[] if log.binary else [replace(o, said=clean(o.said)) for o in outcomes.kept])
 
 
 def _match(m: LogMatch, clean: Callable[[str], str]) -> LogTextMatch:

@@ -1,0 +1,97 @@
+"""tfdoctor.logtext.outcomes: what a text says of its own results on the GPU and on the CPU, and
+model.gpu-wrong drawn from it (checks/model_health.py). Real texts (tests/data/outcomes/, each
+with its public source) and the shapes the module documents, built from Keras' progress-line
+template."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from snapshots import RuleModules, apple_silicon, snap
+
+from tfdoctor.logtext import keep
+from tfdoctor.logtext.outcomes import MAX_PER_KIND
+from tfdoctor.model import Severity
+
+OUTCOMES = Path(__file__).resolve().parents[1] / "data" / "outcomes"
+TEXTS = json.loads((OUTCOMES / "SOURCES.json").read_text(encoding="utf-8"))["texts"]
+health = RuleModules("model_health")
+
+
+def said(text: str) -> list[tuple[str, bool, str]]:
+    return [(o.device, o.right, o.said) for o in keep.from_bytes(text.encode("utf-8"), "posted.md").outcomes]
+
+
+def wrong_on_the_gpu(log) -> list:
+    s = snap(apple_silicon())
+    s.log = log
+    return [f for f in health.run(s) if f.code == "model.gpu-wrong"]
+
+
+@pytest.mark.parametrize("entry", TEXTS, ids=[t["file"] for t in TEXTS])
+def test_real_texts(entry):
+    found = wrong_on_the_gpu(keep.read(OUTCOMES / entry["file"]))
+    assert bool(found) == (entry.get("reader", entry["expect"]) == "gpu-wrong")
+    if found:
+        assert found[0].severity is Severity.WARNING and found[0].basis == "reported"
+
+
+def test_a_sentence_gives_its_result_to_the_one_device_it_names():
+    assert said("With tensorflow-metal the loss becomes nan after two epochs, while on the CPU it converges.") == [
+        ("GPU", False, "loss becomes nan"), ("CPU", True, "converges")]
+    assert said("Without the GPU it trains fine.") == [("CPU", True, "trains fine")]  # the GPU taken away
+    assert said("On the GPU the predictions are all wrong.") == [("GPU", False, "predictions are all wrong")]
+
+
+def test_a_right_result_negated_is_wrong_and_a_wrong_one_outranks_a_right_one():
+    assert said("On the GPU the model does not converge.") == [("GPU", False, "does not converge")]
+    assert said("On the CPU the loss does not become nan.") == []  # a wrong result denied says no result
+    assert said("On the GPU it converges at first, then the loss becomes nan.") == [
+        ("GPU", False, "loss becomes nan")]
+
+
+def test_the_other_half_of_a_contrast_without_its_verb_is_the_verb_undone():
+    """tensorflow/tensorflow#61772's words: "GPU does not minimize loss and CPU does"."""
+    assert said("With all other factors the same, GPU does not minimize loss and CPU does.") == [
+        ("GPU", False, "does not minimize"), ("CPU", True, "CPU does")]
+    assert said("The CPU does.") == []  # no contrast before it
+
+
+def test_a_result_with_both_devices_or_none_says_nothing_of_either():
+    assert said("The loss is nan on both the CPU and the GPU.") == []
+    assert said("My loss becomes nan after a few steps.") == []
+
+
+def test_progress_lines_take_the_device_of_their_heading():
+    text = ("with tensorflow-metal (GPU)\n"
+            "1875/1875 [==============================] - 16s 8ms/step - loss: nan - accuracy: 0.0987\n"
+            "CPU only:\n"
+            "1875/1875 [==============================] - 9s 5ms/step - loss: 0.2934 - accuracy: 0.9143\n")
+    assert said(text) == [("GPU", False, "loss: nan"), ("CPU", True, "loss: 0.2934")]
+    assert said(text.replace("with tensorflow-metal (GPU)\n", "")) == [("CPU", True, "loss: 0.2934")]
+
+
+def test_the_gpu_wrong_needs_the_cpu_right_and_no_cpu_run_wrong():
+    both = keep.from_bytes(b"On the GPU the loss becomes nan. On the CPU it trains fine.", "posted.md")
+    (f,) = wrong_on_the_gpu(both)
+    assert f.title == ('By the text\'s own words, the GPU computes wrong where the CPU is right '
+                       '(GPU: "loss becomes nan"; CPU: "trains fine")')
+    assert f.remediation.commands[0].startswith("tfdoctor probe --model MODEL")
+    alone = keep.from_bytes(b"On the GPU the loss becomes nan.", "posted.md")
+    assert wrong_on_the_gpu(alone) == []
+    mixed = keep.from_bytes(b"On the GPU the loss becomes nan. On the CPU it trains fine. "
+                            b"With a larger learning rate the CPU diverges too.", "posted.md")
+    assert wrong_on_the_gpu(mixed) == []
+
+
+def test_a_gpu_not_found_beside_a_cpu_that_works_is_no_wrong_result():
+    assert wrong_on_the_gpu(keep.from_bytes(
+        b"What am I doing wrong? The GPU is not found, but the CPU works fine.", "posted.md")) == []
+
+
+def test_only_the_first_results_per_device_and_verdict_are_kept():
+    lines = "CPU only:\n" + "\n".join(
+        f"100/100 [==============================] - 1s 5ms/step - loss: 0.{i}" for i in range(50))
+    assert len(said(lines)) == MAX_PER_KIND

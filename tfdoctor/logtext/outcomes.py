@@ -1,0 +1,150 @@
+"""What a text says of its own results on the GPU and on the CPU.
+
+A GPU that computes wrong shows in a report as a contrast: the same code whose loss turns to NaN,
+which diverges, stops learning or gives other outputs on the GPU trains or predicts right on the
+CPU ("with tensorflow-metal the loss becomes nan, while on the CPU it converges", "without the
+GPU it trains fine"). Two shapes say it:
+- sentences (and the halves of a comparison: "..., but on the CPU ...") that name one device
+  (tfdoctor.logtext.devices: words that take the GPU away name the CPU) and a result: wrong
+  (a NaN or infinite loss or output, diverges, wrong / different / garbage results, does not
+  learn or converge, a loss or accuracy stuck) or right (converges, trains or works fine or
+  correctly, correct results);
+- Keras' progress lines under a line that names one device alone (a heading, as
+  tfdoctor.logtext.speeds reads them): "loss: nan" is a wrong run, a finite loss a run that
+  trained.
+A result with no device, or with both, says nothing of either. Only the contrast is a verdict,
+and checks/model_health.py draws it: a GPU run wrong beside a CPU run right (a model's own NaN
+fails everywhere). Only a few results per device and verdict are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tfdoctor.facts.pasted_log import TextOutcome
+from tfdoctor.logtext.devices import NOT_THE_USERS, labels, sentence_ends
+
+MAX_PER_KIND = 6
+"""Results kept per device and verdict: the first ones (a long log repeats the same epoch line)."""
+_LONGEST = 2000
+"""Characters of a line read at most (a longer one is not prose or a progress line)."""
+_HEADING = 120
+"""A line naming one device, no longer than this and saying no result, heads the lines after it."""
+
+_THING = r"(?:loss(?:es)?|outputs?|predictions?|values?|weights?|gradients?|results?|logits)"
+_LEARN = r"(?:learn|converge|train|improve|minimi[sz]e)"
+WRONG = re.compile(
+    rf"\b{_THING}\b(?:(?!\bnot\b|n't|\bnever\b|\bno\b)[^.!?\n]){{0,40}}?\b(?:nan|inf)\b"
+    rf"|\bnans?\b[ \t]{{0,3}}(?:in[ \t]{{1,3}})?(?:the[ \t]{{1,3}})?{_THING}\b"
+    r"|\bdiverg(?:e|es|ed|ing|ence)\b"
+    rf"|\b(?:wrong|incorrect|garbage|nonsense|meaningless|different)[ \t]{{1,3}}{_THING}"
+    rf"|\b{_THING}[ \t]{{1,3}}(?:are|is|were|was)[ \t]{{1,3}}(?:all[ \t]{{1,3}})?(?:wrong|incorrect|garbage|nonsense|different)\b"
+    rf"|\b(?:does(?:n't|[ \t]not)|did(?:n't|[ \t]not)|won't|will[ \t]not|never|unable[ \t]to|fails?[ \t]to)[ \t]{{1,3}}{_LEARN}\b"
+    r"|\bnot[ \t]{1,3}(?:learning|converging|improving|minimi[sz]ing)\b"
+    r"|\b(?:loss|accuracy)\b[^.!?\n]{0,30}?\bstuck\b",
+    re.IGNORECASE)
+"""A run that computed wrong: "the loss becomes nan" (not "the loss does not become nan"), "NaN
+loss", "diverges", "wrong results", "the predictions are garbage", "doesn't learn", "does not
+minimize loss", "accuracy is stuck at 0.1"."""
+RIGHT = re.compile(
+    r"\bconverg(?:e|es|ed|ing)\b"
+    r"|\b(?:works?|worked|working|trains?|trained|training|learns?|learned|behaves?)[ \t]{1,3}(?:just[ \t]{1,3})?"
+    r"(?:fine|well|correctly|normal(?:ly)?|perfectly|properly|as[ \t]expected)\b"
+    rf"|\b(?:correct|expected|sensible|reasonable)[ \t]{{1,3}}{_THING}"
+    rf"|\b{_THING}[ \t]{{1,3}}(?:are|is|were|was|looks?)[ \t]{{1,3}}(?:correct|fine|ok|okay|as[ \t]expected|sensible)\b",
+    re.IGNORECASE)
+"""A run that computed right: "converges", "trains fine", "works as expected", "correct results"."""
+_ELLIPSIS = re.compile(r"[ \t,]{0,3}(?:(?:but|and|while|whereas)[ \t]{1,3})?(?:the[ \t]{1,3})?(?:on[ \t]{1,3}(?:the[ \t]{1,3})?)?"
+                       r"(?:CPUs?|GPUs?)[ \t]{1,3}(?:does|did|do|can|is|was|works?)[ \t]{0,3}[.!]?[ \t]{0,3}$",
+                       re.IGNORECASE)
+"""The other half of a contrast whose verb is left out: "GPU does not minimize loss and CPU does"."""
+_AND = re.compile(r"[ \t]{1,20}and[ \t]{1,20}(?=(?:on[ \t]{1,3})?(?:the[ \t]{1,3})?(?:CPU|GPU)s?\b)", re.IGNORECASE)
+"""An "and" that opens the other half of a comparison ("..., and the CPU does")."""
+_BOTH = re.compile(r"\bboth\b", re.IGNORECASE)
+"""What makes an "and" join two devices of one result ("nan on both the CPU and the GPU")."""
+_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bno[ \t]longer|\bfails?[ \t]to|\bunable[ \t]to|\bcannot)"
+                      r"[ \t]{1,3}(?:\w{1,20}[ \t]{1,3}){0,2}$", re.IGNORECASE)
+"""What turns a right result just after it around ("it does not converge")."""
+_PROGRESS = re.compile(r"^[ \t]{0,20}\d{1,9}/\d{1,9}[ \t]{0,4}(?:\[[=>.]{0,200}\]|━|─|\|)")
+"""A Keras progress line ("1875/1875 [====] - 16s 8ms/step - loss: nan - accuracy: 0.0987")."""
+_LOSS = re.compile(r"\bloss:[ \t]{0,3}(?P<value>nan|-?inf|-?\d{1,12}(?:\.\d{1,12})?(?:e[-+]?\d{1,3})?)\b",
+                   re.IGNORECASE)
+_CANDIDATE = re.compile(r"[CcGg][Pp][Uu]|[Mm]etal|METAL|[Mm][Pp][Ss]|loss:")
+"""What a line must hold to matter: a device word, or a progress line's loss (a quick search over
+a whole block; only the lines it finds are read)."""
+
+
+@dataclass
+class OutcomeReader:
+    """Fed a text's lines in order (each once), keeps the results it can give a device."""
+
+    heading: str | None = None
+    last_line: int = 0
+    kept: list[TextOutcome] = field(default_factory=list)
+
+    def feed_block(self, text: str, first: int) -> None:
+        """A block of the text whose first line is line `first`: only its lines that name a device
+        or give a loss are read, each once."""
+        number, counted, candidate = first, 0, _CANDIDATE.search(text)
+        while candidate is not None:
+            start = text.rfind("\n", counted, candidate.start()) + 1 or counted
+            number += text.count("\n", counted, start)
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            self.feed(number, text[start:end])
+            counted = start
+            candidate = _CANDIDATE.search(text, end + 1)
+
+    def feed(self, number: int, line: str) -> None:
+        if number <= self.last_line:
+            return  # read already (blocks overlap)
+        self.last_line = number
+        line = line[line.rfind("\r") + 1:]  # a terminal's progress updates: the last one stands
+        if len(line) > _LONGEST or NOT_THE_USERS.match(line):
+            return
+        if _PROGRESS.match(line):
+            loss = _LOSS.search(line)
+            if loss and self.heading:
+                value = loss.group("value").lower()
+                self._keep(TextOutcome(self.heading, value.lstrip("-") not in ("nan", "inf"), number, loss.group(0)))
+            return
+        said, previous = False, None
+        ends = sorted(set(sentence_ends(line)) | {m.end() for m in _AND.finditer(line)
+                                                  if not _BOTH.search(line, max(0, m.start() - 40), m.start())})
+        found = labels(line)
+        begins = 0
+        for end in ends:
+            devices = {label.device for label in found if begins <= label.start < end}
+            result = _result(line[begins:end])
+            if result is None and previous is False and _ELLIPSIS.match(line, begins, end):
+                result = (True, line[begins:end].strip(" \t,."))  # "... and CPU does": the negated verb, right
+            if result is not None:
+                said = True
+                if len(devices) == 1:
+                    self._keep(TextOutcome(devices.pop(), result[0], number, result[1]))
+            previous = None if result is None else result[0]
+            begins = end
+        devices = {label.device for label in found}
+        if not said and len(devices) == 1 and len(line.strip()) <= _HEADING:
+            self.heading = devices.pop()
+        elif len(devices) > 1:
+            self.heading = None  # a line about both heads neither
+
+    def _keep(self, outcome: TextOutcome) -> None:
+        if sum(1 for o in self.kept if (o.device, o.right) == (outcome.device, outcome.right)) < MAX_PER_KIND:
+            self.kept.append(outcome)
+
+
+def _result(sentence: str) -> tuple[bool, str] | None:
+    """(right, the words) of what one sentence says of a run's result, if it says one: a wrong
+    result outranks a right one in the same sentence."""
+    wrong = WRONG.search(sentence)
+    if wrong:
+        return False, wrong.group(0)
+    right = RIGHT.search(sentence)
+    if right is None:
+        return None
+    if _NEGATED.search(sentence, max(0, right.start() - 40), right.start()):
+        return False, sentence[max(0, right.start() - 40):right.end()].strip()
+    return True, right.group(0)
