@@ -31,6 +31,8 @@ from tfdoctor.triage.read_template import answer_facts
     ("gpflow does not install correctly on Mac because it depends on `tensorflow`", {("os", "Darwin")}),  # GPflow#1872 style
     ("Importing tensorflow breaks the kernel on my MacBook Air", {("os", "Darwin")}),
     ("the same script on macOS fails", {("os", "Darwin")}),
+    ("Maybe need to update my osx version? I'm on 10.10.5", {("macos_version", "10.10.5")}),  # said just after
+    ("Is macOS the problem? I am running 12.6 on an M1.", {("macos_version", "12.6"), ("chip", "Apple M1")}),
 ])
 def test_statements(text, expected):
     assert expected <= set(statements(text))
@@ -50,6 +52,11 @@ def test_statements(text, expected):
 def test_what_is_not_a_statement(text):
     said = set(statements(text))
     assert not said, said
+
+
+@pytest.mark.parametrize("text", ["macOS, I'm on TensorFlow 2.12", "Using macOS. I'm on 3.9"])
+def test_a_version_said_after_the_os_that_no_macos_was_called_is_not_the_macs(text):
+    assert not [v for k, v in statements(text) if k == "macos_version"]
 
 
 def test_prose_inside_fences_and_code_is_not_read_as_prose():

@@ -104,6 +104,11 @@ def _python(text: str) -> Iterator[tuple[str, str]]:
             yield "python_version", version
 
 
+_ON_VERSION = re.compile(r"(?i)[^\d\n]{0,30}?\b(?:I'?m|I[ \t]am|we'?re|we[ \t]are|currently)[ \t]{1,3}(?:on|running|using)"
+                         r"[ \t]{1,3}(?:version[ \t]{1,3})?(?=\d)")
+"""The Mac's version said just after the OS is named without one: "my osx version? I'm on 10.10.5"."""
+
+
 def _macos(text: str) -> Iterator[tuple[str, str]]:
     for match in _MACOS.finditer(text):
         if _NOT_THIS_MAC.search(text, max(0, match.start() - 30), match.start()):
@@ -113,6 +118,8 @@ def _macos(text: str) -> Iterator[tuple[str, str]]:
         if named:  # "macOS Ventura 13.2", "macOS Monterey version 12.5": the number after the name
             version_word = _VERSION_WORD.match(text, named.end())
             after = version_word.end() if version_word else named.end()
+        said = _ON_VERSION.match(text, after) if not text[after:after + 1].isdigit() else None
+        after = said.end() if said else after  # "update my osx version? I'm on 10.10.5"
         version = version_at(text, after) if text[after:after + 1].isdigit() else None
         if version and macos_version(version):
             yield "os", "Darwin"
