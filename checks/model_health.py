@@ -2,7 +2,8 @@
 (`tfdoctor probe --model`, tfdoctor/inside/model/) records every bad input and failure as
 a ModelError (never a traceback); these rules state each family of them with its fix, the first
 layer whose GPU output differs from the CPU's, and memory that grows step after step. Reads
-snapshot.model, and for a GPU that computes wrong also a pasted text's own words (snapshot.log)."""
+snapshot.model, and for a GPU that computes wrong or memory that grows also what a pasted text
+says of it (snapshot.log)."""
 
 from __future__ import annotations
 
@@ -325,12 +326,16 @@ def _reported_wrong(s: Snapshot) -> Finding | None:
       "steadily (least-squares slope of at least 64 KiB a step, on most steps, not slowing "
       "down), so a long training run ends in swapping or a kill. Leaks on Metal have been "
       "reported (tensorflow/tensorflow#60616); Python code that builds new tensors, models or "
-      "tf.functions every step leaks the same way.",
+      "tf.functions every step leaks the same way. A pasted text about TensorFlow that says its "
+      "memory grows with every epoch or step, in words or in sizes that only go up, is this "
+      "finding as reported, with the probe that measures it.",
       "Run the step as one tf.function, create models and datasets once, call "
       "keras.backend.clear_session() between experiments, and try another tensorflow-metal "
       "release if the growth stays.", LEAK_ISSUE, fix_answer=ABOUT_THE_CODE)
 def memory_leak(s: Snapshot, d: Derived):
-    mem = s.model.memory if s.model is not None else None
+    if s.model is None:
+        return _reported_leak(s)
+    mem = s.model.memory
     if mem is None or not mem.leak or mem.slope_bytes_per_step is None:
         return None
     ev = {"device": mem.device, "source": mem.source,
@@ -341,6 +346,23 @@ def memory_leak(s: Snapshot, d: Derived):
                       "release", (probe_cmd(s, *s.model.probe_args()),), LEAK_ISSUE)
     return memory_leak.finding(ev, fix, title=f"Memory leak on {mem.device.strip('/')}: "
                                f"{mem.message}")
+
+
+def _reported_leak(s: Snapshot) -> Finding | None:
+    """A pasted text about TensorFlow that says its memory grows as it runs, in words or sizes
+    (tfdoctor.logtext.growth reads them). Reported, not measured here."""
+    log = s.log
+    if log is None or not log.growth or not log.names_tensorflow:
+        return None
+    first = log.growth[0]
+    how = "figures" if first.sizes_mb else "words"
+    ev = {"source": f"the pasted text's {how}", "said": [f"line {g.line}: {g.said}" for g in log.growth]}
+    fix = Remediation("Measure it: the probe reads the process's memory after each training step and says "
+                      "whether it keeps growing. Look for what is created on every step (models, datasets, "
+                      "tf.functions); try another tensorflow-metal release", (probe_cmd(s, "--model", "MODEL"),),
+                      LEAK_ISSUE)
+    return memory_leak.finding(ev, fix, basis="reported",
+                               title=f"By the text's own {how}, memory grows as it runs: {first.said}")
 
 
 @rule(codes.MODEL_OK, "The model was examined", Severity.OK,

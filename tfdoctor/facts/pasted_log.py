@@ -72,6 +72,17 @@ class TextOutcome:
 
 
 @dataclass
+class TextGrowth:
+    """What a text says of its process's memory growing (tfdoctor.logtext.growth reads it)."""
+
+    line: int
+    said: str
+    """The words ("memory usage keeps increasing every epoch") or the sizes ("1771 MB → 2377 MB → 2984 MB")."""
+    sizes_mb: list[float]
+    """The sizes in MB, where figures say it (empty for words)."""
+
+
+@dataclass
 class LogRead:
     """How a log was read (a file, standard input, a command's output): what was taken and what was
     left out. tfdoctor.logtext.reader fills it for the text it returns; the snapshot keeps it."""
@@ -149,6 +160,8 @@ class LogTextFacts(LogRead):
     outcomes: list[TextOutcome] = field(default_factory=list)
     """The results the text gives for runs on the GPU and on the CPU (tfdoctor.logtext.outcomes):
     the first few per device and verdict."""
+    growth: list[TextGrowth] = field(default_factory=list)
+    """What the text says of its memory growing as it runs (tfdoctor.logtext.growth): the first few."""
 
     def of(self, *codes: str) -> list[LogTextMatch]:
         """The matches of these codes, in the order of the log."""
