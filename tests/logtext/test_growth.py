@@ -51,6 +51,8 @@ def test_sizes_that_only_go_up_in_a_line_or_in_nearby_lines():
     assert growth("memory after each epoch: 1771 MB, 2377 MB, 2984 MB") == grew
     assert growth("Epoch 1: memory 1771 MB\nEpoch 2: memory 2377 MB\nEpoch 3: memory 2984 MB") == grew
     assert growth("memory 3000 MB, 2900 MB, 3100 MB") == []  # it fell
+    assert growth("| **Memory (RAM)** | 16GB | 16GB | 64GB |") == []  # a table of three Macs, not one run
+    assert growth("The Mac comes with 8GB, 16GB or 32GB of memory") == []  # sizes side by side
     assert growth("memory 3000 MB, 3010 MB, 3020 MB") == []  # noise, not a fifth more
     far = "memory 1771 MB\n" + "\n".join(["words"] * 4) + "\nmemory 2377 MB\nmemory 2984 MB"
     assert growth(far) == []  # too far apart to be one series
@@ -73,3 +75,14 @@ def test_a_leak_needs_a_text_about_tensorflow():
 def test_only_the_first_sayings_are_kept():
     text = "\n".join("the memory keeps growing every epoch" for _ in range(20))
     assert len(growth(text)) == MAX_KEPT
+
+
+def test_keras_progress_bar_says_the_text_is_about_tensorflow_and_sizes_keep_their_decimals():
+    """A training log that names neither TensorFlow nor Keras but prints Keras' progress bar and
+    the process's memory after each epoch (psutil's bytes / 1e6: six decimals)."""
+    text = "\n".join(f"300/300 [==============================] - 3s 10ms/step - loss: 0.5382\nMemory used: {mb} MB"
+                     for mb in ("1771.257856", "2377.908224", "2984.542208"))
+    log = keep.from_bytes(text.encode(), "posted.md")
+    assert log.names_tensorflow
+    assert [g.sizes_mb for g in log.growth] == [[1771.3, 2377.9, 2984.5]]
+    assert keep.from_bytes(b"Downloading 300/300 files", "p").names_tensorflow is False

@@ -6,8 +6,9 @@ A leak shows in a report in two shapes:
   continuously, keeps) in any order ("in each epoch the memory usage is increasing", "when
   calling model.predict in a loop memory grows"), and "memory leak" itself; a negation before
   the growth takes it back ("the memory does not increase");
-- figures: three or more sizes (MB, GB) in a row, in one line or in nearby lines that each name
-  memory and give one size ("Current memory usage: 904.02 MB", ...), that go up (a dip of 1% is
+- figures: three or more sizes (MB, GB) in a row, in one line that says they follow in time (an
+  arrow, epochs, steps, "after"; not a table's row, which compares machines) or in nearby lines
+  that each name memory and give one size ("Current memory usage: 904.02 MB", ...), that go up (a dip of 1% is
   a collection's), by a tenth or more, and still in their second half (a cache filled once then
   flat is no leak).
 TensorFlow's own log lines (its allocator, the Metal plugin's systemMemory / maxCacheSize) give
@@ -21,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from tfdoctor.facts.pasted_log import TextGrowth
+from tfdoctor.logtext.scan import lines_with
 
 MAX_KEPT = 4
 """Sayings kept: the first ones."""
@@ -51,8 +53,12 @@ _WORK = re.compile(
 ("memory grows until it crashes" says no more than that it is large)."""
 _LEAK = re.compile(r"\bmemory[ \t]{1,3}leak(?:s|ing|age)?\b|\bleak(?:s|ing|ed)?[ \t]{1,3}(?:GPU[ \t]{1,3}|host[ \t]{1,3})?memory\b",
                    re.IGNORECASE)
+_OVER_TIME = re.compile(r"→|->|=>|\b(?:epochs?|steps?|iterations?|batch(?:es)?|calls?|predictions?|after|then)\b",
+                        re.IGNORECASE)
+"""What makes the sizes of one line a run over time ("after each epoch: 1771 MB, 2377 MB, ...",
+"1771 → 2377 → 2984 MB"), not sizes side by side (a table's row, "8GB, 16GB or 32GB of RAM")."""
 _SENTENCE = re.compile(r"(?<=[.!?;])[ \t]{1,20}")
-_SIZE = re.compile(r"(?<![\w.])(?P<n>\d{1,7}(?:\.\d{1,4})?)[ \t]?(?P<unit>[KMG]i?B)\b")
+_SIZE = re.compile(r"(?<![\w.])(?P<n>\d{1,7}(?:\.\d{1,9})?)[ \t]?(?P<unit>[KMG]i?B)\b")
 _UNIT_MB = {"kb": 1 / 1024, "kib": 1 / 1024, "mb": 1.0, "mib": 1.0, "gb": 1024.0, "gib": 1024.0}
 _NAMES_MEMORY = re.compile(r"\b(?:memory|RAM|footprint|RSS|mem)\b", re.IGNORECASE)
 _NOT_THE_USERS = re.compile(
@@ -75,20 +81,13 @@ class GrowthReader:
     def feed_block(self, text: str, first: int) -> None:
         """A block of the text whose first line is line `first`: only its lines that name memory
         are read, each once."""
-        number, counted, candidate = first, 0, _CANDIDATE.search(text)
-        while candidate is not None:
-            start = text.rfind("\n", counted, candidate.start()) + 1 or counted
-            number += text.count("\n", counted, start)
-            end = text.find("\n", start)
-            end = len(text) if end < 0 else end
-            self.feed(number, text[start:end])
-            counted = start
-            candidate = _CANDIDATE.search(text, end + 1)
+        for number, line in lines_with(text, first, _CANDIDATE, self.last_line):
+            self.last_line = number
+            self.feed(number, line)
 
     def feed(self, number: int, line: str) -> None:
-        if number <= self.last_line or len(self.kept) >= MAX_KEPT:
+        if len(self.kept) >= MAX_KEPT:
             return
-        self.last_line = number
         if len(line) > _LONGEST or _NOT_THE_USERS.search(line) or not _NAMES_MEMORY.search(line):
             return
         words = _said_growing(line)
@@ -97,7 +96,8 @@ class GrowthReader:
             return
         sizes = [(m.group(0), float(m.group("n")) * _UNIT_MB[m.group("unit").lower()]) for m in _SIZE.finditer(line)]
         if len(sizes) >= 3:
-            self._keep_if_growing([(number, mb, said) for said, mb in sizes])
+            if line.count("|") < 2 and (_OVER_TIME.search(line) or _UP.search(line)):  # one run, over time
+                self._keep_if_growing([(number, mb, said) for said, mb in sizes])
         elif len(sizes) == 1:
             said, mb = sizes[0]
             if self.series and (number - self.series[-1][0] > SERIES_GAP or mb < DIP * self.series[-1][1]):

@@ -34,8 +34,10 @@ from tfdoctor.logtext.speeds import SpeedReader
 from tfdoctor.logtext.window import Window
 from tfdoctor.sanitize.redact import Identity, mask_secrets, redact
 
-TENSORFLOW_WORDS = re.compile(r"tensorflow|\bkeras\b|\btf\.", re.IGNORECASE)
-"""Words that say a text is about TensorFlow (one search per block of the text as it is read)."""
+TENSORFLOW_WORDS = re.compile(r"tensorflow|\bkeras\b|\btf\.|^[ \t]{0,20}\d{1,9}/\d{1,9}[ \t]{1,4}\[[=>.]{1,200}\][ \t]{1,4}-[ \t]",
+                              re.IGNORECASE | re.MULTILINE)
+"""Words that say a text is about TensorFlow, and Keras' own progress bar ("300/300 [=====] - 3s
+10ms/step - loss: ..."): one search per block of the text as it is read."""
 FAILURE_WORDS = re.compile(
     r"Traceback \(most recent call last\)|^[ \t]{0,40}[\w.]{0,200}(?:Error|Exception):|[Ss]egmentation fault|[Bb]us error|"
     r"Abort trap|Illegal instruction|illegal hardware instruction|terminating (?:with|due to) uncaught exception|"

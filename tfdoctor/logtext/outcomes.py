@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from tfdoctor.facts.pasted_log import TextOutcome
 from tfdoctor.logtext.devices import NOT_THE_USERS, labels, sentence_ends
+from tfdoctor.logtext.scan import lines_with
 
 MAX_PER_KIND = 6
 """Results kept per device and verdict: the first ones (a long log repeats the same epoch line)."""
@@ -70,6 +71,7 @@ _PROGRESS = re.compile(r"^[ \t]{0,20}\d{1,9}/\d{1,9}[ \t]{0,4}(?:\[[=>.]{0,200}\
 """A Keras progress line ("1875/1875 [====] - 16s 8ms/step - loss: nan - accuracy: 0.0987")."""
 _LOSS = re.compile(r"\bloss:[ \t]{0,3}(?P<value>nan|-?inf|-?\d{1,12}(?:\.\d{1,12})?(?:e[-+]?\d{1,3})?)\b",
                    re.IGNORECASE)
+_DEVICE_WORD = re.compile(r"[CcGg][Pp][Uu]|[Mm]etal|METAL|[Mm][Pp][Ss]")
 _CANDIDATE = re.compile(r"[CcGg][Pp][Uu]|[Mm]etal|METAL|[Mm][Pp][Ss]|loss:")
 """What a line must hold to matter: a device word, or a progress line's loss (a quick search over
 a whole block; only the lines it finds are read)."""
@@ -86,21 +88,13 @@ class OutcomeReader:
     def feed_block(self, text: str, first: int) -> None:
         """A block of the text whose first line is line `first`: only its lines that name a device
         or give a loss are read, each once."""
-        number, counted, candidate = first, 0, _CANDIDATE.search(text)
-        while candidate is not None:
-            start = text.rfind("\n", counted, candidate.start()) + 1 or counted
-            number += text.count("\n", counted, start)
-            end = text.find("\n", start)
-            end = len(text) if end < 0 else end
-            self.feed(number, text[start:end])
-            counted = start
-            candidate = _CANDIDATE.search(text, end + 1)
+        if self.heading is None and not _DEVICE_WORD.search(text):
+            return  # no heading to give a loss to and no device named: nothing to read (a quick test)
+        for number, line in lines_with(text, first, _CANDIDATE, self.last_line):
+            self.last_line = number
+            self.feed(number, line)
 
     def feed(self, number: int, line: str) -> None:
-        if number <= self.last_line:
-            return  # read already (blocks overlap)
-        self.last_line = number
-        line = line[line.rfind("\r") + 1:]  # a terminal's progress updates: the last one stands
         if len(line) > _LONGEST or NOT_THE_USERS.match(line):
             return
         if _PROGRESS.match(line):

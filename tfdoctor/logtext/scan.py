@@ -56,6 +56,25 @@ def scan(pieces: Iterable[str], recogniser: Recogniser) -> Iterator[Block]:
     yield Block(LineIndex(text, first), recogniser.added)
 
 
+def lines_with(text: str, first: int, pattern: re.Pattern[str], after: int) -> Iterator[tuple[int, str]]:
+    """The lines of a block whose first line is line `first` that hold `pattern` and come after
+    line `after` (blocks overlap: a line is read once), with their numbers, in order; of a line a
+    terminal redrew (progress updates joined by carriage returns) the last version. One search over
+    the whole block finds them, and only they are cut out (the readers of a text's own timings,
+    results and memory look at few of its lines)."""
+    number, counted, candidate = first, 0, pattern.search(text)
+    while candidate is not None:
+        start = text.rfind("\n", counted, candidate.start()) + 1 or counted
+        number += text.count("\n", counted, start)
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if number > after:
+            line = text[start:end]
+            yield number, line[line.rfind("\r") + 1:]
+        counted = start
+        candidate = pattern.search(text, end + 1)
+
+
 def pieces_of(text: str) -> Iterator[str]:
     """A text in memory as pieces of about a block, cut at line ends, its lines longer than
     LONGEST_LINE cut into lines of that length."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from tfdoctor.facts.pasted_log import TextTiming
 from tfdoctor.logtext.devices import NOT_THE_USERS, Label, labels, sentence_ends
+from tfdoctor.logtext.scan import lines_with
 
 MAX_PER_KIND = 12
 """Figures kept per device and unit: the first ones (a long log repeats the same epoch line)."""
@@ -86,21 +87,11 @@ class SpeedReader:
         figure or name a device are read (a line without either changes nothing), each once."""
         if not any(mark in text for mark in _MARKS):
             return  # no digit and no device word: nothing to read (a quick test of the whole block)
-        number, counted, candidate = first, 0, _CANDIDATE.search(text)
-        while candidate is not None:
-            start = text.rfind("\n", counted, candidate.start()) + 1 or counted
-            number += text.count("\n", counted, start)
-            end = text.find("\n", start)
-            end = len(text) if end < 0 else end
-            self.feed(number, text[start:end])
-            counted = start
-            candidate = _CANDIDATE.search(text, end + 1)
+        for number, line in lines_with(text, first, _CANDIDATE, self.last_line):
+            self.last_line = number
+            self.feed(number, line)
 
     def feed(self, number: int, line: str) -> None:
-        if number <= self.last_line:
-            return  # read already (blocks overlap)
-        self.last_line = number
-        line = line[line.rfind("\r") + 1:]  # a terminal's progress updates: the last one stands
         if len(line) > _LONGEST or NOT_THE_USERS.match(line) or "CPU times:" in line:
             return
         progress = _PROGRESS.match(line) is not None
