@@ -300,9 +300,10 @@ def gpu_wrong(s: Snapshot, d: Derived):
 
 
 def _reported_wrong(s: Snapshot) -> Finding | None:
-    """A pasted text's own words: a run on the GPU wrong beside a run on the CPU right, and no
-    CPU run wrong (tfdoctor.logtext.outcomes reads them). Reported, not measured here."""
-    said = s.log.outcomes if s.log is not None else []
+    """A pasted text about TensorFlow in its own words: a run on the GPU wrong beside a run on the
+    CPU right, and no CPU run wrong (tfdoctor.logtext.outcomes reads them; PyTorch's MPS says the
+    same of its own). Reported, not measured here."""
+    said = s.log.outcomes if s.log is not None and s.log.names_tensorflow else []
     wrong = [o for o in said if o.device == "GPU" and not o.right]
     right = [o for o in said if o.device == "CPU" and o.right]
     if not wrong or not right or any(o.device == "CPU" and not o.right for o in said):

@@ -74,21 +74,23 @@ def test_progress_lines_take_the_device_of_their_heading():
 
 
 def test_the_gpu_wrong_needs_the_cpu_right_and_no_cpu_run_wrong():
-    both = keep.from_bytes(b"On the GPU the loss becomes nan. On the CPU it trains fine.", "posted.md")
+    both = keep.from_bytes(b"With TensorFlow on the GPU the loss becomes nan. On the CPU it trains fine.", "posted.md")
     (f,) = wrong_on_the_gpu(both)
     assert f.title == ('By the text\'s own words, the GPU computes wrong where the CPU is right '
                        '(GPU: "loss becomes nan"; CPU: "trains fine")')
     assert f.remediation.commands[0].startswith("tfdoctor probe --model MODEL")
+    torch = keep.from_bytes(b"With torch on mps the loss becomes nan. On the CPU it trains fine.", "posted.md")
+    assert wrong_on_the_gpu(torch) == []  # PyTorch's GPU, not TensorFlow's
     alone = keep.from_bytes(b"On the GPU the loss becomes nan.", "posted.md")
     assert wrong_on_the_gpu(alone) == []
-    mixed = keep.from_bytes(b"On the GPU the loss becomes nan. On the CPU it trains fine. "
+    mixed = keep.from_bytes(b"With tf.keras on the GPU the loss becomes nan. On the CPU it trains fine. "
                             b"With a larger learning rate the CPU diverges too.", "posted.md")
     assert wrong_on_the_gpu(mixed) == []
 
 
 def test_a_gpu_not_found_beside_a_cpu_that_works_is_no_wrong_result():
     assert wrong_on_the_gpu(keep.from_bytes(
-        b"What am I doing wrong? The GPU is not found, but the CPU works fine.", "posted.md")) == []
+        b"What am I doing wrong? TensorFlow does not find the GPU, but the CPU works fine.", "posted.md")) == []
 
 
 def test_only_the_first_results_per_device_and_verdict_are_kept():
