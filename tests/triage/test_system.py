@@ -97,7 +97,18 @@ def test_tensorflow_metal_and_tensorflow_logs():
                  "I tensorflow/core/platform/cpu_feature_guard.cc:142] Your CPU supports instructions that this TensorFlow binary was not compiled to use: AVX2 FMA\n")
     assert ("chip", "Apple M3", "read", "tensorflow-metal log") in got
     assert ("python_arch", "x86_64", "inferred", "tensorflow log") in got
-    assert ("hw_arm64", "false", "inferred", "tensorflow-metal log") in _facts("Metal device set to: AMD Radeon Pro 5500M\n")
+    assert ("hw_arm64", "false", "read", "tensorflow-metal log") in _facts("Metal device set to: AMD Radeon Pro 5500M\n")
+
+
+def test_the_gpu_the_plugin_opened_outranks_a_chip_a_sentence_names():
+    """A README for an M1 Max and an Intel MacBook Pro with an AMD 555X, then the Intel one's log:
+    the printed device says which Mac the log and its x86_64 Python come from."""
+    from tfdoctor.triage.facts import read_report
+    from tfdoctor.triage.snapshot import to_snapshot
+
+    report = read_report("Install it on:\n* M1 Max Macbook pro 2021\n* Intel Macbook pro 2019 with AMD 555X\n\n"
+                         "Metal device set to: AMD Radeon Pro 555X\n")
+    assert to_snapshot(report).host.hw_arm64 is False
 
 
 @pytest.mark.parametrize(("wording", "arch"), [

@@ -2,7 +2,8 @@
 the machine are, pasted in a log.
 
 tensorflow-metal names the GPU it opened ("Metal device set to: Apple M1 Pro"; an AMD Radeon on
-an Intel Mac); TensorFlow's x86 builds name x86 instructions ("To enable the following
+an Intel Mac: what the machine printed, it outranks a chip a sentence names, as when a report
+describes an Apple-silicon Mac and an Intel one); TensorFlow's x86 builds name x86 instructions ("To enable the following
 instructions: AVX2 FMA", "compiled to use AVX instructions, but these aren't available"), which
 only an x86_64 process prints; dyld refuses a library "(mach-o file, but is an incompatible
 architecture (have 'x86_64', need 'arm64'))", where "need" is the process's own architecture.
@@ -52,5 +53,5 @@ def _metal_device(line: Line, text: str, found: Found) -> None:
     chip = chip_name(device)
     if chip and chip.startswith("Apple M"):
         found.add(line, "chip", chip, "read", METAL_LOG)
-    elif device.startswith(("AMD", "Intel")):  # Metal GPUs of Intel Macs only
-        found.add(line, "hw_arm64", "false", "inferred", METAL_LOG)
+    elif device.startswith(("AMD", "Intel")):  # Metal GPUs of Intel Macs only (no eGPU on Apple silicon)
+        found.add(line, "hw_arm64", "false", "read", METAL_LOG)  # printed: it outranks a chip a sentence names
