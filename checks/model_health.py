@@ -328,7 +328,7 @@ def _reported_wrong(s: Snapshot) -> Finding | None:
       "down), so a long training run ends in swapping or a kill. Leaks on Metal have been "
       "reported (tensorflow/tensorflow#60616); Python code that builds new tensors, models or "
       "tf.functions every step leaks the same way. A pasted text about TensorFlow that says its "
-      "memory grows with every epoch or step, in words or in sizes that only go up, is this "
+      "memory grows with every epoch or step, in words or in sizes that keep going up, is this "
       "finding as reported, with the probe that measures it.",
       "Run the step as one tf.function, create models and datasets once, call "
       "keras.backend.clear_session() between experiments, and try another tensorflow-metal "
