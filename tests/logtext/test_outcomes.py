@@ -57,6 +57,8 @@ def test_the_other_half_of_a_contrast_without_its_verb_is_the_verb_undone():
     assert said("With all other factors the same, GPU does not minimize loss and CPU does.") == [
         ("GPU", False, "does not minimize"), ("CPU", True, "CPU does")]
     assert said("The CPU does.") == []  # no contrast before it
+    assert said("On the GPU the loss becomes nan and the CPU does.") == [  # the same result again
+        ("GPU", False, "loss becomes nan"), ("CPU", False, "the CPU does")]
 
 
 def test_a_result_with_both_devices_or_none_says_nothing_of_either():

@@ -60,6 +60,8 @@ _ELLIPSIS = re.compile(r"[ \t,]{0,3}(?:(?:but|and|while|whereas)[ \t]{1,3})?(?:t
                        r"(?:CPUs?|GPUs?)[ \t]{1,3}(?:does|did|do|can|is|was|works?)[ \t]{0,3}[.!]?[ \t]{0,3}$",
                        re.IGNORECASE)
 """The other half of a contrast whose verb is left out: "GPU does not minimize loss and CPU does"."""
+_DENIAL = re.compile(r"\bnot\b|n't\b|\bnever\b|\bunable\b|\bfails?\b", re.IGNORECASE)
+"""A wrong result said by denying a right one ("does not minimize"), which an ellipsis undoes."""
 _AND = re.compile(r"[ \t]{1,20}and[ \t]{1,20}(?=(?:on[ \t]{1,3})?(?:the[ \t]{1,3})?(?:CPU|GPU)s?\b)", re.IGNORECASE)
 """An "and" that opens the other half of a comparison ("..., and the CPU does")."""
 _BOTH = re.compile(r"\bboth\b", re.IGNORECASE)
@@ -72,7 +74,7 @@ _PROGRESS = re.compile(r"^[ \t]{0,20}\d{1,9}/\d{1,9}[ \t]{0,4}(?:\[[=>.]{0,200}\
 _LOSS = re.compile(r"\bloss:[ \t]{0,3}(?P<value>nan|-?inf|-?\d{1,12}(?:\.\d{1,12})?(?:e[-+]?\d{1,3})?)\b",
                    re.IGNORECASE)
 _DEVICE_WORD = re.compile(r"[CcGg][Pp][Uu]|[Mm]etal|METAL|[Mm][Pp][Ss]")
-_CANDIDATE = re.compile(r"[CcGg][Pp][Uu]|[Mm]etal|METAL|[Mm][Pp][Ss]|loss:")
+_CANDIDATE = re.compile(_DEVICE_WORD.pattern + "|loss:")
 """What a line must hold to matter: a device word, or a progress line's loss (a quick search over
 a whole block; only the lines it finds are read)."""
 
@@ -103,7 +105,7 @@ class OutcomeReader:
                 value = loss.group("value").lower()
                 self._keep(TextOutcome(self.heading, value.lstrip("-") not in ("nan", "inf"), number, loss.group(0)))
             return
-        said, previous = False, None
+        said, previous = False, None  # previous: the result of the sentence before, when one was said
         ends = sorted(set(sentence_ends(line)) | {m.end() for m in _AND.finditer(line)
                                                   if not _BOTH.search(line, max(0, m.start() - 40), m.start())})
         found = labels(line)
@@ -111,13 +113,16 @@ class OutcomeReader:
         for end in ends:
             devices = {label.device for label in found if begins <= label.start < end}
             result = _result(line[begins:end])
-            if result is None and previous is False and _ELLIPSIS.match(line, begins, end):
-                result = (True, line[begins:end].strip(" \t,."))  # "... and CPU does": the negated verb, right
+            if result is None and previous is not None and _ELLIPSIS.match(line, begins, end):
+                # "GPU does not minimize loss and CPU does": the verb denied before, done here;
+                # "GPU gives a nan loss and CPU does": the same result again
+                undone = not previous[0] and _DENIAL.search(previous[1]) is not None
+                result = (previous[0] or undone, line[begins:end].strip(" \t,."))
             if result is not None:
                 said = True
                 if len(devices) == 1:
                     self._keep(TextOutcome(devices.pop(), result[0], number, result[1]))
-            previous = None if result is None else result[0]
+            previous = result
             begins = end
         devices = {label.device for label in found}
         if not said and len(devices) == 1 and len(line.strip()) <= _HEADING:
