@@ -24,6 +24,7 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, BINARIES, good_metal_re
 from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
 from tfdoctor.advice.pip_refusal import fork_unbuilt_for, refused_for_macos, unbuilt_for_python
 from tfdoctor.derived import Derived, pip_arch
+from tfdoctor.facts.archnames import X86_64
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
 from tfdoctor.facts.versions import parse_version
 from tfdoctor.knowledge import best_pair, eras, macos_floors
@@ -338,12 +339,11 @@ def macos_too_old(s: Snapshot, d: Derived):
 
 
 def _below_every_release(s: Snapshot, d: Derived) -> Finding | None:
-    """Every release with a wheel for this Python needs a newer macOS, and no installed version is known (none
-    is, or a report names a range it tried); a binary's own floor in the text (log.macos-too-old) says more."""
+    """Every release for this Python needs a newer macOS, no installed version known (none, or a range tried)."""
     installed = d.tensorflow is not None and parse_version(d.tensorflow.version) is not None  # _macos judges it
     if installed or not d.is_mac or not d.macos or not (s.python and s.python.minor) or matches_of(s, codes.LOG_MACOS_TOO_OLD):
-        return None
-    arch = pip_arch(s) or ("x86_64" if version_of(d.macos) < version_of("11.0") else None)  # before 11: Intel
+        return None  # a binary's own floor in the text (log.macos-too-old) is observed: it says more
+    arch = pip_arch(s) or (X86_64 if version_of(d.macos) < version_of("11.0") else None)  # before 11: Intel
     if not arch or not (facts := macos_floors.below_every_release(d.macos, s.python.minor, arch)):
         return None
     text = f"Update macOS to {facts['needs']} or later"

@@ -1,7 +1,8 @@
 """Which device a line of a report speaks of: the words that name the GPU or the CPU, the words
-that take the GPU away (what they describe ran on the CPU), and the lines that name devices for
-their own reasons. tfdoctor.logtext.speeds (the text's timings) and tfdoctor.logtext.outcomes (its
-results) read a report's sentences with them.
+that take the GPU away (what they describe ran on the CPU), the lines that name devices for their
+own reasons, a heading that gives its device to the lines after it, and Keras' progress lines.
+tfdoctor.logtext.speeds (the text's timings) and tfdoctor.logtext.outcomes (its results) read a
+report's sentences with them.
 """
 
 from __future__ import annotations
@@ -10,9 +11,16 @@ import bisect
 import re
 from dataclasses import dataclass
 
+LONGEST = 2000
+"""Characters of a line read at most (a longer one is not prose or a progress line)."""
+HEADING = 120
+"""A line naming one device alone, no longer than this and saying nothing else the reader wants,
+heads the lines after it."""
+TF_LOG_LINE = (r"^[ \t>]{0,10}(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?:?[ \t]{1,3}[IWEF][ \t]|"
+               r"[IWEF]\d{4}[ \t]\d\d:\d\d:\d\d)")
+"""The start of a TensorFlow or absl log line ("2021-07-27 14:56:50.639552: I ...", "I0727 14:56:50")."""
 NOT_THE_USERS = re.compile(
-    r"^[ \t>]{0,10}(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?:?[ \t]{1,3}[IWEF][ \t]|"
-    r"[IWEF]\d{4}[ \t]\d\d:\d\d:\d\d|Metal device set to|Init (?:Plugin|Graph Optimizer|Kernel)|"
+    TF_LOG_LINE + r"|^[ \t>]{0,10}(?:Metal device set to|Init (?:Plugin|Graph Optimizer|Kernel)|"
     r"systemMemory|maxCacheSize|Num GPUs Available|\[?PhysicalDevice\b|Epoch \d)", re.IGNORECASE)
 """TensorFlow's and absl's log lines, the Metal plugin's start-up lines, device lists, Keras' epoch
 headers (and, anywhere in a line, IPython's %time output "CPU times: user 11.6 s": the process's
@@ -30,6 +38,8 @@ SENTENCE = re.compile(r"(?<=[.!?;])[ \t]{1,20}|"
                       r"[ \t]{1,20}(?:vs\.?|versus|compared (?:to|with)|whereas|while|but)[ \t]{1,20}",
                       re.IGNORECASE)
 """Where a sentence ends, and where a comparison's halves meet ("8ms on the GPU vs 1ms on the CPU")."""
+PROGRESS = re.compile(r"^[ \t]{0,20}\d{1,9}/\d{1,9}[ \t]{0,4}(?:\[[=>.]{0,200}\]|━|─|\|)")
+"""A Keras progress line ("1875/1875 [====] - 16s 8ms/step - loss: 0.29", Keras 3's "━━━━ 3s 1ms/step")."""
 
 
 @dataclass(frozen=True)
@@ -58,3 +68,13 @@ def labels(line: str) -> list[Label]:
 def sentence_ends(line: str) -> list[int]:
     """Where the line's sentences end (and the halves of a comparison), the line's end last."""
     return [cut.end() for cut in SENTENCE.finditer(line)] + [len(line)]
+
+
+def heading_after(line: str, found: list[Label], heading: str | None) -> str | None:
+    """The heading in force after a line that says nothing else the reader wants: the device it
+    names alone when it is short ("with tensorflow-metal (GPU)", "CPU only:"), none after a line
+    about both, the one before otherwise."""
+    devices = {label.device for label in found}
+    if len(devices) == 1 and len(line.strip()) <= HEADING:
+        return devices.pop()
+    return None if len(devices) > 1 else heading

@@ -22,12 +22,11 @@ import re
 from dataclasses import dataclass, field
 
 from tfdoctor.facts.pasted_log import TextGrowth
+from tfdoctor.logtext.devices import LONGEST, TF_LOG_LINE
 from tfdoctor.logtext.scan import lines_with
 
 MAX_KEPT = 4
 """Sayings kept: the first ones."""
-_LONGEST = 2000
-"""Characters of a line read at most."""
 SERIES_GAP = 3
 """Lines at most between two sizes of one series."""
 GROWTH = 1.1
@@ -61,9 +60,7 @@ _SENTENCE = re.compile(r"(?<=[.!?;])[ \t]{1,20}")
 _SIZE = re.compile(r"(?<![\w.])(?P<n>\d{1,7}(?:\.\d{1,9})?)[ \t]?(?P<unit>[KMG]i?B)\b")
 _UNIT_MB = {"kb": 1 / 1024, "kib": 1 / 1024, "mb": 1.0, "mib": 1.0, "gb": 1024.0, "gib": 1024.0}
 _NAMES_MEMORY = re.compile(r"\b(?:memory|RAM|footprint|RSS|mem)\b", re.IGNORECASE)
-_NOT_THE_USERS = re.compile(
-    r"^[ \t>]{0,10}(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?:?[ \t]{1,3}[IWEF][ \t]|"
-    r"[IWEF]\d{4}[ \t]\d\d:\d\d:\d\d)|systemMemory|maxCacheSize|Allocator|ran out of memory", re.IGNORECASE)
+_NOT_THE_USERS = re.compile(TF_LOG_LINE + r"|systemMemory|maxCacheSize|Allocator|ran out of memory", re.IGNORECASE)
 """TensorFlow's and absl's log lines, its allocator's and the Metal plugin's sizes."""
 _CANDIDATE = re.compile(r"[Mm][Ee][Mm]|RAM|[Ff]ootprint|[Ll]eak|RSS")
 """What a line must hold to matter (a quick search over a whole block)."""
@@ -88,7 +85,7 @@ class GrowthReader:
     def feed(self, number: int, line: str) -> None:
         if len(self.kept) >= MAX_KEPT:
             return
-        if len(line) > _LONGEST or _NOT_THE_USERS.search(line) or not _NAMES_MEMORY.search(line):
+        if len(line) > LONGEST or _NOT_THE_USERS.search(line) or not _NAMES_MEMORY.search(line):
             return
         words = _said_growing(line)
         if words:

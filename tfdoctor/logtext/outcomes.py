@@ -23,15 +23,11 @@ import re
 from dataclasses import dataclass, field
 
 from tfdoctor.facts.pasted_log import TextOutcome
-from tfdoctor.logtext.devices import NOT_THE_USERS, labels, sentence_ends
+from tfdoctor.logtext.devices import LONGEST, NOT_THE_USERS, PROGRESS, heading_after, labels, sentence_ends
 from tfdoctor.logtext.scan import lines_with
 
 MAX_PER_KIND = 6
 """Results kept per device and verdict: the first ones (a long log repeats the same epoch line)."""
-_LONGEST = 2000
-"""Characters of a line read at most (a longer one is not prose or a progress line)."""
-_HEADING = 120
-"""A line naming one device, no longer than this and saying no result, heads the lines after it."""
 
 _THING = r"(?:loss(?:es)?|outputs?|predictions?|values?|weights?|gradients?|results?|logits)"
 _LEARN = r"(?:learn|converge|train|improve|minimi[sz]e)"
@@ -69,8 +65,6 @@ _BOTH = re.compile(r"\bboth\b", re.IGNORECASE)
 _NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bno[ \t]longer|\bfails?[ \t]to|\bunable[ \t]to|\bcannot)"
                       r"[ \t]{1,3}(?:\w{1,20}[ \t]{1,3}){0,2}$", re.IGNORECASE)
 """What turns a right result just after it around ("it does not converge")."""
-_PROGRESS = re.compile(r"^[ \t]{0,20}\d{1,9}/\d{1,9}[ \t]{0,4}(?:\[[=>.]{0,200}\]|━|─|\|)")
-"""A Keras progress line ("1875/1875 [====] - 16s 8ms/step - loss: nan - accuracy: 0.0987")."""
 _LOSS = re.compile(r"\bloss:[ \t]{0,3}(?P<value>nan|-?inf|-?\d{1,12}(?:\.\d{1,12})?(?:e[-+]?\d{1,3})?)\b",
                    re.IGNORECASE)
 _DEVICE_WORD = re.compile(r"[CcGg][Pp][Uu]|[Mm]etal|METAL|[Mm][Pp][Ss]")
@@ -97,9 +91,9 @@ class OutcomeReader:
             self.feed(number, line)
 
     def feed(self, number: int, line: str) -> None:
-        if len(line) > _LONGEST or NOT_THE_USERS.match(line):
+        if len(line) > LONGEST or NOT_THE_USERS.match(line):
             return
-        if _PROGRESS.match(line):
+        if PROGRESS.match(line):
             loss = _LOSS.search(line)
             if loss and self.heading:
                 value = loss.group("value").lower()
@@ -124,10 +118,9 @@ class OutcomeReader:
                     self._keep(TextOutcome(devices.pop(), result[0], number, result[1]))
             previous = result
             begins = end
-        devices = {label.device for label in found}
-        if not said and len(devices) == 1 and len(line.strip()) <= _HEADING:
-            self.heading = devices.pop()
-        elif len(devices) > 1:
+        if not said:
+            self.heading = heading_after(line, found, self.heading)
+        elif len({label.device for label in found}) > 1:
             self.heading = None  # a line about both heads neither
 
     def _keep(self, outcome: TextOutcome) -> None:

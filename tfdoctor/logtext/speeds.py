@@ -25,17 +25,13 @@ import re
 from dataclasses import dataclass, field
 
 from tfdoctor.facts.pasted_log import TextTiming
-from tfdoctor.logtext.devices import NOT_THE_USERS, Label, labels, sentence_ends
+from tfdoctor.logtext.devices import LONGEST, NOT_THE_USERS, PROGRESS, Label, heading_after, labels, sentence_ends
 from tfdoctor.logtext.scan import lines_with
 
 MAX_PER_KIND = 12
 """Figures kept per device and unit: the first ones (a long log repeats the same epoch line)."""
 CHANGED_RUN_LINES = 8
 """How far before a sentence that takes the GPU away its unclaimed figures are the GPU's run."""
-_LONGEST = 2000
-"""Characters of a line read at most (a longer one is not prose or a progress line)."""
-_HEADING = 120
-"""A line naming one device, no longer than this and without a figure, heads the lines after it."""
 
 _UNITS = {"us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
           "second": 1.0, "seconds": 1.0, "min": 60.0, "mins": 60.0, "minute": 60.0,
@@ -58,9 +54,6 @@ _COMPOUND = re.compile(r"[ \t]{0,3}")
 _EPOCH_WORDS = re.compile(r"\bepoch[ \t]times?\b|\btime[ \t]per[ \t]epoch\b|\b(?:each|every|an?|one)[ \t]epoch\b",
                           re.IGNORECASE)
 """A line whose figures without a unit of their own are the times of an epoch."""
-_PROGRESS = re.compile(r"^[ \t]{0,20}\d{1,9}/\d{1,9}[ \t]{0,4}(?:\[[=>.]{0,200}\]|━|─|\|)")
-"""A Keras progress line ("1875/1875 [====] - 16s 8ms/step", Keras 3's "━━━━ 3s 1ms/step"): only its
-figure per step or sample is read (the bare one is the epoch so far, or the ETA)."""
 _CANDIDATE = re.compile(r"\d[ \t]?(?:[uµμm]s|s|sec|[Ss]econd|min|[Mm]inute|h|[Hh]our)|"
                         r"[CcGg][Pp][Uu]|[Mm]etal|METAL|[Mm][Pp][Ss]")
 """What a line must hold to matter: a number with a unit's first letters, or a device word (a quick
@@ -92,19 +85,15 @@ class SpeedReader:
             self.feed(number, line)
 
     def feed(self, number: int, line: str) -> None:
-        if len(line) > _LONGEST or NOT_THE_USERS.match(line) or "CPU times:" in line:
+        if len(line) > LONGEST or NOT_THE_USERS.match(line) or "CPU times:" in line:
             return
-        progress = _PROGRESS.match(line) is not None
+        progress = PROGRESS.match(line) is not None  # only its figure per step or sample is read
         if progress and (_PER_HINT.search(line) is None or _PER_FIGURE.search(line) is None):
             return  # an update with its ETA only
         found = [] if progress else labels(line)
         figures = [f for f in _figures(line) if not progress or f.per]
         if not figures:
-            devices = {label.device for label in found}
-            if len(devices) == 1 and len(line.strip()) <= _HEADING:
-                self.heading = devices.pop()
-            elif len(devices) > 1:
-                self.heading = None  # a line about both heads neither
+            self.heading = heading_after(line, found, self.heading)
             return
         self.unclaimed = [t for t in self.unclaimed if t.line > number - CHANGED_RUN_LINES][-MAX_PER_KIND:]
         ends = sentence_ends(line)
