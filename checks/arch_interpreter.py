@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from packaging.version import InvalidVersion, Version
+
 from tfdoctor import codes
 from tfdoctor.advice.commands import arm64_image, python_cmd, venv_command
 from tfdoctor.advice.fix_answers import (
@@ -19,7 +21,7 @@ from tfdoctor.advice.log_evidence import emulated_x86_container, matches_of, nam
 from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64, X86_64
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.knowledge import best_pair, macos_floors
+from tfdoctor.knowledge import best_pair, eras, macos_floors
 from tfdoctor.model import Remediation, Severity, rule
 
 ROSETTA_CONSEQUENCES = (
@@ -60,8 +62,9 @@ def _x86_shown(s: Snapshot, d: Derived) -> str | None:
     it ran x86_64 code: TensorFlow's CPU guard naming the x86 instructions it found, a crash
     line of a command started with `arch -x86_64`, or an x86 crash (illegal instruction, the AVX
     message) with an installed TensorFlow the registry has macOS wheels of for x86_64 only (pip
-    installs only wheels that fit the interpreter). Outside a container only Rosetta 2 runs x86_64
-    code on Apple silicon. A bare crash says no more than log.illegal-instruction does."""
+    installs only wheels that fit the interpreter), or, crash or not, an installed TensorFlow older
+    than every arm64 build. Outside a container only Rosetta 2 runs x86_64 code on Apple silicon.
+    A bare crash says no more than log.illegal-instruction does."""
     if not d.apple_silicon or d.process_arch or (s.python and s.python.translated is not None) \
             or emulated_x86_container(s):  # an amd64 container's x86 code, not Rosetta 2's
         return None
@@ -76,7 +79,30 @@ def _x86_shown(s: Snapshot, d: Derived) -> str | None:
     if crashes and x86_only:
         return (f"{crashes[0].text} ({x86_only[0].label} has macOS wheels for "
                 "x86_64 only)")
+    return _older_than_arm64(d)
+
+
+def _older_than_arm64(d: Derived) -> str | None:
+    """An installed TensorFlow older than every arm64 build (Apple's fork of 2.4.0rc0 came first,
+    the registry's first is tensorflow-macos 2.5.0): on Apple silicon only an x86_64 Python can
+    hold one, crash or no crash. The fork itself, conda's own builds and versions older than
+    TensorFlow's first release (the fork numbers itself 0.1aN) are not judged."""
+    registry, oldest = macos_floors.first_release_for(ARM64), macos_floors.first_release_for(X86_64)
+    first = min((eras.FORK_BASE, *(registry[1:] if registry else ())), key=Version)
+    for p in d.providers:
+        if p.version and p.installer != "conda" and not eras.installed_fork(p) \
+                and _older(p.version, first) and not (oldest and _older(p.version, oldest[1])):
+            registry_first = f"; on the registry {registry[0]} {registry[1]}" if registry else ""
+            return (f"{p.label} is installed, and no TensorFlow before {first} (Apple's fork"
+                    f"{registry_first}) was built for arm64")
     return None
+
+
+def _older(version: str, than: str) -> bool:
+    try:
+        return Version(version) < Version(than)
+    except InvalidVersion:
+        return False
 
 
 def _started_as_x86(s: Snapshot) -> str | None:
@@ -232,7 +258,10 @@ def universal2_as_x86(s: Snapshot, d: Derived):
       "platform.machine() says x86_64). tensorflow-metal has had x86_64 wheels only up to "
       "1.0.0 (for Intel Macs), and TensorFlow's x86_64 macOS builds need AVX, which Rosetta 2 "
       "does not advertise, so importing them dies with 'Illegal instruction' or the AVX "
-      "message, and the Apple GPU goes unused.",
+      "message, and the Apple GPU goes unused. A report that does not say what its Python runs "
+      "as on Apple silicon shows it by TensorFlow's CPU guard naming x86 instructions, a crash of "
+      "a command started with `arch -x86_64`, an x86 crash under a TensorFlow with x86_64 macOS "
+      "wheels only, or an installed TensorFlow older than every arm64 build (before 2.4).",
       "Use an arm64 Python: the finding that names the route (Homebrew, conda, pyenv, Terminal) "
       "gives the exact commands.",
       ROSETTA_LINK, explains=ROSETTA_CONSEQUENCES, fix_answer=ARM64_PYTHON_FIRST)

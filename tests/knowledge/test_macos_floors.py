@@ -138,6 +138,19 @@ def test_python_arrival_is_the_first_release_with_a_wheel_for_it():
 
 
 
+def test_the_first_release_for_an_architecture_is_the_oldest_with_its_wheel(ref):
+    """Of every TensorFlow distribution, the registry's first macOS arm64 wheel is tensorflow-macos
+    2.5.0 and its first x86_64 one tensorflow 0.12.0; the reference's own file lists agree."""
+    assert macos_floors.first_release_for("arm64") == ("tensorflow-macos", "2.5.0")
+    assert macos_floors.first_release_for("x86_64") == ("tensorflow", "0.12.0")
+    assert macos_floors.first_release_for("ppc") is None
+    from packaging.version import Version
+    arm64 = [Version(r["version"]) for r in ref["records"] if r["package"] in macos_floors.RELEASE_PACKAGES
+             and not r["is_prerelease"] and any(t.startswith("macosx_") and t.endswith("_arm64")
+                                                for t in r["platform_tags"])]
+    assert min(arm64) == Version("2.5.0")
+
+
 def test_a_macos_below_every_release_for_a_python_names_the_one_that_asks_least():
     """Python 3.7 wheels start at 1.13.1, tagged macosx_10_11 with binaries built for 10.12 (so
     10.11 runs none); 1.4.0's cp36 binaries are

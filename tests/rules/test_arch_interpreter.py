@@ -237,6 +237,29 @@ def test_an_x86_crash_of_a_tensorflow_with_x86_64_wheels_only_is_rosetta(tmp_pat
     assert "arch.rosetta" not in {f.code for f in _reported(tmp_path, crash, native).findings}
 
 
+def test_a_tensorflow_older_than_every_arm64_build_is_rosetta_without_a_crash(tmp_path):
+    """The first arm64 TensorFlow was Apple's fork of 2.4.0rc0 (tfdoctor.knowledge.eras); the
+    registry's first macOS arm64 wheel is tensorflow-macos 2.5.0 (compat_matrix.json macos_floors,
+    from its file list). A report from Apple silicon with TensorFlow 1.15 installed (pip's wheels
+    for it are macosx_10_11_x86_64) speaks of an x86_64 Python. The fork (tensorflow-macos 0.1a3,
+    whose TensorFlow calls itself 2.4.0rc0, which reports give as "2.4" or as its own 0.1aN, below
+    TensorFlow's first release 0.12.0), conda's own builds and arm64 releases are not judged; an
+    unreadable version says nothing."""
+    from snapshots import _pkg
+
+    old = _reported(tmp_path, "", [_pkg("tensorflow", "1.15.0", ["cp37-cp37m-macosx_10_11_x86_64"])])
+    assert old.diagnosis().code == "arch.rosetta"
+    assert "before 2.4.0rc0 (Apple's fork; on the registry tensorflow-macos 2.5.0)" in old.diagnosis().evidence["shown_by"]
+    conda = {"name": "tensorflow", "version": "1.15.0", "installer": "conda"}
+    for packages in ([_pkg("tensorflow-macos", "0.1a3", [])], [_pkg("tensorflow", "2.4.0rc0", [])], [_pkg("tensorflow", "2.4", [])],
+                     [_pkg("tensorflow", "0.1a0", [])],
+                     [_pkg("tensorflow", "not-a-version", [])], [conda],
+                     [_pkg("tensorflow-macos", "2.5.0", ["cp38-cp38-macosx_11_0_arm64"])]):
+        assert "arch.rosetta" not in {f.code for f in _reported(tmp_path, "", packages).findings}, packages
+    intel = {"system": "Darwin", "chip": "Intel Core i7", "hw_arm64": False}
+    assert "arch.rosetta" not in {f.code for f in _reported(tmp_path, "", [conda | {"installer": "pip"}], intel).findings}
+
+
 def test_a_command_started_with_arch_x86_64_is_the_launch_route(tmp_path):
     """zsh names the job that died: `arch -x86_64 python` picked the x86_64 slice of the binary
     (arch(1)), so the process ran under Rosetta 2 by the user's own launch."""

@@ -102,6 +102,20 @@ def wheel_archs(package: str, version: str, raw: Mapping[str, Any] | None = None
     return frozenset(wheel_pythons(package, version, raw))
 
 
+def first_release_for(arch: str, raw: Mapping[str, Any] | None = None) -> tuple[str, str] | None:
+    """The first final release of any TensorFlow distribution with a macOS wheel for `arch`
+    (package, version): for arm64 tensorflow-macos 2.5.0, so no TensorFlow before 2.5 was ever
+    built for Apple silicon on the registry (Apple's 2020-21 fork came from GitHub, see eras)."""
+    releases = bundled_section(SECTION, raw).get("releases", {})
+    firsts = [(_key(version), package, version) for package in RELEASE_PACKAGES
+              for version in releases.get(package, {})
+              if not _key(version).is_prerelease and arch in wheel_pythons(package, version, raw)]
+    if not firsts:
+        return None
+    _v, package, version = min(firsts)
+    return package, version
+
+
 def registry_wheels(package: str, raw: Mapping[str, Any] | None = None) -> dict[str, dict[str, tuple[frozenset[str], str]]]:
     """Release -> architecture -> (the Pythons, '3.5', it has macOS wheels for; the oldest macOS
     one of them runs on: its tag, or on x86_64 its binaries' floor where that binds, as
