@@ -97,6 +97,18 @@ def test_a_range_of_tensorflow_versions_tried_is_no_single_version(answer):
     assert not [fact for fact in answer_facts("tensorflow", answer) if fact[0] == "tensorflow_version"]
 
 
+@pytest.mark.parametrize("text", [
+    "running TensorFlow 2.3 and TensorFlow 2.4 on a MacBook Pro with an Intel chip",
+    "it worked with tensorflow 2.8, tf 2.9 broke it",
+])
+def test_a_line_naming_two_tensorflow_versions_states_neither(text):
+    """A comparison or a history does not say which TensorFlow is in use; one version said twice
+    is still said, and a named distribution keeps its own version."""
+    assert not [v for k, v in statements(text) if k == "tensorflow_version"]
+    assert ("tensorflow_version", "2.4") in set(statements("TensorFlow 2.4 here, TensorFlow 2.4 there"))
+    assert ("package:tensorflow-metal", "0.5.0") in set(statements(text + " with tensorflow-metal 0.5.0"))
+
+
 def test_template_labels_are_not_the_reporters_words():
     text = ("- Installed using virtualenv? pip? conda?: conda\n"
             "- TensorFlow installed from (source or binary): binary\n"

@@ -141,16 +141,21 @@ def _macos(text: str) -> Iterator[tuple[str, str]]:
 
 def _packages(text: str) -> Iterator[tuple[str, str]]:
     """TensorFlow and its companions with a version, and any `name==version` pin. A bare
-    "TensorFlow 2.12" names no distribution: it is tensorflow_version."""
+    "TensorFlow 2.12" names no distribution: it is tensorflow_version, unless the line names
+    another one too ("running TensorFlow 2.3 and TensorFlow 2.4"): a comparison or a history
+    does not say which one is in use."""
+    tensorflow = set()
     for match in _PACKAGE.finditer(text):
         version = version_at(text, match.end())
         if not version or "." not in version:
             continue
         name = match.group("name").lower()
         if name in _TF_NAMES and "==" not in match.group("sep"):
-            yield "tensorflow_version", version
+            tensorflow.add(version)
         elif name != "tf":
             yield package_fact(name), version
+    if len(tensorflow) == 1:
+        yield "tensorflow_version", tensorflow.pop()
     for match in _PIN.finditer(text):
         version = version_at(text, match.end())
         if version and "." in version:
