@@ -72,6 +72,15 @@ def test_what_a_script_printed_about_its_environment():
     assert not [f for f in got if f[0] == "package:keras"]  # tf.keras.__version__ is no distribution
 
 
+def test_what_r_tensorflow_prints_of_its_python():
+    """R's tensorflow package, `tensorflow::tf_config()` (print.tensorflow_config in
+    rstudio/tensorflow R/tf_config.R: cat("TensorFlow v", version_str, " (", location, ")"))."""
+    text = ("```R\n> tensorflow::tf_config()\nTensorFlow v2.15.1 (~/.virtualenvs/r-tensorflow/lib/python3.10/"
+            "site-packages/tensorflow)\nPython v3.10 (~/.virtualenvs/r-tensorflow/bin/python)\n```\n")
+    assert {("tensorflow_version", "2.15.1", "read", "printed"), ("python_version", "3.10", "read", "printed")} <= _facts(text)
+    assert not [f for f in read_report("TensorFlow v2.15.1 (see the notes)").facts if f.source == "printed"]
+
+
 def test_printed_keys_outside_fences_or_in_code_are_not_output():
     assert not [f for f in read_report("Machine: arm64").facts if f.source == "printed"]
     assert not [f for f in read_report("```python\nplatform = 'macOS-13.2-arm64-arm-64bit'\n```").facts

@@ -1,7 +1,8 @@
 """What the reporter's own script printed about its environment, pasted as output:
 "TensorFlow version: 2.12.0", "Tensor Flow Version: 2.5.0", "Python version: 3.9.7",
 "Platform: macOS-13.2-arm64-arm-64bit", "Machine: arm64" (the lines install guides and
-notebooks print with f"... {tf.__version__}", platform.machine(), platform.platform()).
+notebooks print with f"... {tf.__version__}", platform.machine(), platform.platform()), and R's
+`tensorflow::tf_config()`: "TensorFlow v2.15.1 (PATH)".
 
 Only `key: value` lines inside a fence, not code and not already read by another reader, and
 only keys that name a fact with a value of that fact's shape; the value is what Python printed,
@@ -34,13 +35,18 @@ _KEYS = {
     "numpyversion": "package:numpy", "numpy": "package:numpy", "np.__version__": "package:numpy",
 }
 """Printed keys (lower case, spaces and underscores out, but in Python names) -> the fact."""
+_R_CONFIG = re.compile(r"[ \t]{0,8}(?P<key>TensorFlow|Python) v(?P<value>\d[^\s()]{0,60}) \([^()\n]{1,1000}\)")
+"""R's tensorflow package prints its Python's versions so (print.tensorflow_config, R/tf_config.R):
+`tensorflow::tf_config()` gives "TensorFlow v2.15.1 (~/.virtualenvs/r-tensorflow/lib/python3.10/
+site-packages/tensorflow)" and "Python v3.10 (~/.virtualenvs/r-tensorflow/bin/python)"."""
 
 
 def read(doc: Document, found: Found) -> None:
     for line in doc.lines:
         if not line.fenced or line.code or line.number in found.claimed or len(line.text) > 400:
             continue
-        match = _LINE.fullmatch(line.text.rstrip(" \t"))
+        text = line.text.rstrip(" \t")
+        match = _LINE.fullmatch(text) or _R_CONFIG.fullmatch(text)
         name = _KEYS.get(_key(match.group("key"))) if match else None
         if name and _printed(line, name, match.group("value").strip("'\""), found):
             found.claim(line)
