@@ -83,9 +83,11 @@ def test_every_pattern_is_linear_in_its_own_pieces(found: Found):
 def _mixed(size: int) -> str:
     """`size` characters of every pattern's sample (support.redos.sample: the same pieces at every
     size, their runs as long as the size allows), in a fixed shuffled order: half as lines, half
-    as one long line."""
+    as one long line. Each piece is cut to its share, so that every size holds every kind of
+    piece: uncut, the smaller texts lost whichever pieces the shuffle put last (a secret word,
+    say, and with it the redaction's whole work), and a ratio compared unlike texts."""
     share = size // (2 * len(PATTERNS))
-    pieces = [piece for piece in (sample(found.pattern, share) for found in PATTERNS) if piece]
+    pieces = [piece[:share] for piece in (sample(found.pattern, share) for found in PATTERNS) if piece]
     random.Random(28).shuffle(pieces)
     lines = "\n".join(pieces)
     text = lines + "\n" + lines.replace("\n", " ") + "\n"

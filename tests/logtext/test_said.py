@@ -95,3 +95,16 @@ def test_a_reports_words_are_read_in_its_first_block_only() -> None:
     filler = "step 1 loss 0.1 accuracy 0.9\n" * (2 * BLOCK // 29)
     assert [m.variant for m in recognise(words + filler)] == ["said-no-wheel"]
     assert not [m for m in recognise(filler + words) if m.variant.startswith("said-")]
+
+
+def test_a_phrase_in_a_string_argument_of_a_call_is_code_not_words() -> None:
+    """A tutorial's `print("No GPU detected ...")` is that code's message: no report said it. The
+    same words in a person's sentence, quoted or not, are read; so is the line after the call."""
+    code = ('physical_devices = tf.config.list_physical_devices("GPU")\n'
+            'if not physical_devices:\n'
+            '    print("No GPU detected. Please ensure MPS is enabled and TF was built with MPS support.")\n')
+    assert not [m for m in recognise(code) if m.variant.startswith("said-")]
+    for words in ('With TensorFlow on my M1 no GPU detected, as "No GPU detected" says.\n',
+                  'print(x)  # no GPU detected by TensorFlow here\n',
+                  code + 'TensorFlow: no GPU detected on my Mac\n'):
+        assert [m.variant for m in recognise(words) if m.variant.startswith("said-")] == ["said-no-gpu"], words

@@ -6,7 +6,8 @@ screenshot; a maintainer reads the words. These are not
 messages a program prints, so each one is written over the family of phrasings (negations,
 either word order, the usual synonyms), never one user's sentence, and a finding that rests on
 one is "reported", not "observed" (the engine ranks what was observed first). They are read
-in a text's first block only (tfdoctor.logtext.signature.Signature.prose). Each needs a
+in a text's first block only, and never inside a string argument of a call, which is code's
+message (tfdoctor.logtext.signature.Signature.prose). Each needs a
 TensorFlow word near it: the same phrase about another project is that project's (h5py names
 itself, as its printed messages do).
 """

@@ -72,7 +72,8 @@ class Signature:
         """A person's words, not a program's message (tfdoctor.logtext.said, its variant says so):
         read in a text's first block only (BLOCK characters), where a report's own words stand; the
         rest of a long log is a program's, and prose patterns over all of it would cost more than
-        every message."""
+        every message. Nor inside a string argument of a call (`print("No GPU detected")`): code's
+        message, whoever pasted it."""
         return self.variant.startswith(SAID)
 
     @property
@@ -160,7 +161,7 @@ class Recogniser:
         matched = 0
         for m in _matches(signature, view, regex):
             line = view.number(m.start())
-            if line not in owned:
+            if line not in owned or (signature.prose and _in_code_string(view, m.start(), line)):
                 continue
             fields = {k: v for k, v in m.groupdict().items() if v}
             if signature.derive is not None:
@@ -199,6 +200,18 @@ def _cut(head: str) -> re.Pattern[str]:
     captures it, a back-reference consumes it): a head ending in a repetition is not tried again
     at every shorter length, each time looking CUT_AFTER characters ahead."""
     return tolerant(re.compile(f"(?=({head}))\\1(?=.{{0,{CUT_AFTER}}}?(?:…|\\.\\.\\.|\\Z))", re.DOTALL))
+
+
+_CODE_STRING = re.compile(r"[\w\])]\([ \t]{0,20}[rfbuRFBU]{0,2}[\"'][^\"'\n]{0,2000}$")
+"""An open string argument of a call, up to the end of what precedes a match: the phrase stands in
+`print("No GPU detected ...")`, which is that code's message, not the words of the person who
+pasted it."""
+
+
+def _in_code_string(view: View, at: int, line: int) -> bool:
+    """Whether offset `at` is inside a string argument of a call on its own line."""
+    start = view.index.start(line)
+    return bool(_CODE_STRING.search(view.index.text, max(start, at - 2000), at))
 
 
 WINDOW = 4000
