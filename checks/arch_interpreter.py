@@ -79,14 +79,18 @@ def _x86_shown(s: Snapshot, d: Derived) -> str | None:
     if crashes and x86_only:
         return (f"{crashes[0].text} ({x86_only[0].label} has macOS wheels for "
                 "x86_64 only)")
-    return _older_than_arm64(d)
+    return _older_than_arm64(s, d)
 
 
-def _older_than_arm64(d: Derived) -> str | None:
+def _older_than_arm64(s: Snapshot, d: Derived) -> str | None:
     """An installed TensorFlow older than every arm64 build (Apple's fork of 2.4.0rc0 came first,
     the registry's first is tensorflow-macos 2.5.0): on Apple silicon only an x86_64 Python can
-    hold one, crash or no crash. The fork itself, conda's own builds and versions older than
-    TensorFlow's first release (the fork numbers itself 0.1aN) are not judged."""
+    hold one, crash or no crash. Only when the snapshot's packages are what is installed: a
+    version a report states in prose may be one it wants ("I need TensorFlow 1.15 on my M1"). The
+    fork itself, conda's own builds and versions older than TensorFlow's first release (the fork
+    numbers itself 0.1aN) are not judged."""
+    if "packages" in s.unknown:
+        return None
     registry, oldest = macos_floors.first_release_for(ARM64), macos_floors.first_release_for(X86_64)
     first = min((eras.FORK_BASE, *(registry[1:] if registry else ())), key=Version)
     for p in d.providers:

@@ -256,6 +256,10 @@ def test_a_tensorflow_older_than_every_arm64_build_is_rosetta_without_a_crash(tm
                      [_pkg("tensorflow", "not-a-version", [])], [conda],
                      [_pkg("tensorflow-macos", "2.5.0", ["cp38-cp38-macosx_11_0_arm64"])]):
         assert "arch.rosetta" not in {f.code for f in _reported(tmp_path, "", packages).findings}, packages
+    stated = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "unknown": ["packages"],
+                   "host": {"system": "Darwin", "chip": "Apple M1", "hw_arm64": True},
+                   "packages": [_pkg("tensorflow", "1.15.0", [])]})
+    assert "arch.rosetta" not in {f.code for f in architecture.run(stated)}  # a report's words: maybe wanted
     intel = {"system": "Darwin", "chip": "Intel Core i7", "hw_arm64": False}
     assert "arch.rosetta" not in {f.code for f in _reported(tmp_path, "", [conda | {"installer": "pip"}], intel).findings}
 
