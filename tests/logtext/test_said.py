@@ -33,6 +33,9 @@ SAID = {
         "The package depends on `tensorflow` but on macOS the distribution is `tensorflow-macos`, so the "
         "upgrade fails",
         "its setup.py requires tensorflow>=2.4, while the M1 needs tensorflow-macos",
+        "on Apple silicon TensorFlow is `tensorflow-macos`, which the package's requirement does not recognise",
+        "the package does not recognize tensorflow-macos as TensorFlow on my M1",
+        "its tensorflow>=2.4 requirement is not satisfied by tensorflow-macos on the Mac",
     ],
     "log.no-gpu-listed": ["TensorFlow can't find any local GPUs, so the models take a long time to fit",
                           "the GPU is not detected by tensorflow-macos"],
@@ -49,6 +52,7 @@ NOT_SAID = [
     "pip install tensorflow instead of tensorflow-macos since 2.13",
     "the tensorflow package dependency fails to resolve on Linux",  # no Mac in it: not the name
     "keras requires tensorflow, so I installed tensorflow-macos and tensorflow-metal on my M1",
+    "tensorflow-macos was not found by pip on my Mac",
 ]
 
 
@@ -108,3 +112,10 @@ def test_a_phrase_in_a_string_argument_of_a_call_is_code_not_words() -> None:
                   'print(x)  # no GPU detected by TensorFlow here\n',
                   code + 'TensorFlow: no GPU detected on my Mac\n'):
         assert [m.variant for m in recognise(words) if m.variant.startswith("said-")] == ["said-no-gpu"], words
+
+
+def test_a_gpu_tensorflow_macos_does_not_recognise_is_the_gpus_story_not_the_names() -> None:
+    """"Not recognised" is said of a requirement that does not take tensorflow-macos for tensorflow
+    (pip-depends-on-tensorflow) and of a GPU tensorflow-macos does not see (no-gpu-listed): which
+    one is told by what is not recognised."""
+    assert [m.code for m in recognise("the GPU is not recognized by tensorflow-macos on my M1")] == ["log.no-gpu-listed"]

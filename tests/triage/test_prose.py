@@ -21,7 +21,9 @@ from tfdoctor.triage.read_template import answer_facts
     ("I'm on Apple Silicon", {("hw_arm64", "true")}),
     ("I am using a fish shell via Rosetta (`uname -m` gives me x86_64)", {("hw_arm64", "true")}),  # Rosetta 2: Apple silicon only
     ("it works in a Terminal opened with Rosetta 2", {("hw_arm64", "true")}),
-    ("TensorFlow 2.12 with tensorflow-metal 0.8.0", {("tensorflow_version", "2.12"), ("package:tensorflow-metal", "0.8.0")}),
+    ("TensorFlow 2.12 with tensorflow-metal 0.8.0", {("tensorflow_version", "2.12"), ("package:tensorflow-metal", "0.8.0"),
+                                                     ("os", "Darwin")}),  # a distribution made for macOS only
+    ("arm64 needs tensorflow-macos, which the package does not recognise", {("os", "Darwin"), ("python_arch", "arm64")}),
     ("tf version: 2.8", {("tensorflow_version", "2.8")}),
     ("pip install tensorflow==2.13.0 keras==2.13.1", {("package:tensorflow", "2.13.0"), ("package:keras", "2.13.1")}),
     ("tensorflow_macos (2.9.0)", {("package:tensorflow-macos", "2.9.0")}),
@@ -48,6 +50,7 @@ def test_statements(text, expected):
     "the Rosetta Stone of error messages",
     "the MAC address of the device",             # a network address, not a Mac
     "pip install macholib",
+    "see tensorflow-metal-plugin-docs for more",   # a longer name than the distribution's
 ])
 def test_what_is_not_a_statement(text):
     said = set(statements(text))

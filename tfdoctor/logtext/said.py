@@ -97,7 +97,13 @@ SIGNATURES: tuple[Signature, ...] = (
           rf"\b(?:does not|doesn't|won't|can't|cannot|fails? to)\s(?:\w+\s){{0,2}}?(?:work|install)\w*\s(?:\w+\s){{0,2}}?"
           rf"with\s{_MARK}tensorflow[-_]macos\b|"
           rf"\b(?:depends?\s(?:on|upon)|requires?|includes?|lists?|pins?)\s{_MARK}tensorflow\b(?![-_.]\w){_MARK}"
-          rf"{_SENTENCE}{{0,12}}?\b(?:but|while|whereas|though|although|yet)\b{_SENTENCE}{{0,80}}?\btensorflow[-_]macos\b",
+          rf"{_SENTENCE}{{0,12}}?\b(?:but|while|whereas|though|although|yet)\b{_SENTENCE}{{0,80}}?\btensorflow[-_]macos\b|"
+          # a requirement that does not take tensorflow-macos for tensorflow, either word order
+          rf"\btensorflow[-_]macos\b{_MARK}{_SENTENCE}{{0,40}}?\b(?:isn't|is not|aren't|are not|not|never)\s"
+          r"(?:\w+\s){0,2}?(?:recogni[sz]e[ds]?|accept(?:ed|s)?)\b|"
+          r"\b(?:doesn't|does not|don't|do not|didn't|did not|won't|can't|cannot|fails? to)\s(?:\w+\s){0,2}?"
+          rf"(?:recogni[sz]e|accept)\s{_MARK}tensorflow[-_]macos\b|"
+          rf"\bnot\s(?:\w+\s){{0,2}}?satisfied\sby\s{_MARK}tensorflow[-_]macos\b",
           "To install on an Apple Silicon machine, you will need [tensorflow-macos]"
           "(https://developer.apple.com/metal/tensorflow-plugin/) instead of tensorflow.",
           "https://github.com/logictensornetworks/logictensornetworks/issues/32", applies=_about_apple_silicon),

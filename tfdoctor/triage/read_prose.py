@@ -2,7 +2,8 @@
 and tensorflow-metal 0.5".
 
 Prose is read only outside fences and code, and only for the few things people state in it:
-versions of Python, macOS (by number or by name; a Mac named without one says the OS), TensorFlow and its companion packages, the
+versions of Python, macOS (by number or by name; a Mac named without one says the OS, and so does
+tensorflow-macos or tensorflow-metal, made for macOS only), TensorFlow and its companion packages, the
 chip (or Rosetta named: it runs only on Apple silicon), the architecture they believe they run,
 an `arm64`/`x86_64` word, a Docker platform and the installer they used. Everything read here is
 "stated": what the person believes, which a pasted output can contradict. `statements` is also how issue-template fields are read.
@@ -44,6 +45,8 @@ _MANAGER_NAMES = {"miniforge": "miniforge", "miniforge3": "miniforge", "mambafor
                   "miniconda3": "miniconda", "pyenv": "pyenv", "venv": "venv", "virtualenv": "venv",
                   "python.org": "python.org"}
 _TF_NAMES = ("tensorflow", "tf")
+_MAC_ONLY = re.compile(r"(?i)(?<![\w/.-])tensorflow[-_](?:macos|metal)(?![\w/-])")
+"""Distributions made for macOS only: a report that needs, uses or misses them is about a Mac."""
 _CHIP_HINT = re.compile(r"m[1-9]")
 _PACKAGE_HINTS = ("tensorflow", "tf", "keras", "numpy", "protobuf", "h5py", "dtypes", "==")
 _MANAGER_HINTS = ("forge", "conda", "pyenv", "venv", "python.org")
@@ -77,6 +80,8 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
         yield from _macos(text)
         if _A_MAC.search(text):
             yield "os", "Darwin"
+    if ("macos" in low or "metal" in low) and _MAC_ONLY.search(text):
+        yield "os", "Darwin"
     if _CHIP_HINT.search(low) or "intel" in low:
         for _, chip in chips_in(text):
             yield "chip", chip
