@@ -51,6 +51,7 @@ def test_statements(text, expected):
     "the MAC address of the device",             # a network address, not a Mac
     "pip install macholib",
     "see tensorflow-metal-plugin-docs for more",   # a longer name than the distribution's
+    "On Ubuntu 22.04 I cannot pip install tensorflow-metal",  # another system named: not a Mac
 ])
 def test_what_is_not_a_statement(text):
     said = set(statements(text))

@@ -46,7 +46,9 @@ _MANAGER_NAMES = {"miniforge": "miniforge", "miniforge3": "miniforge", "mambafor
                   "python.org": "python.org"}
 _TF_NAMES = ("tensorflow", "tf")
 _MAC_ONLY = re.compile(r"(?i)(?<![\w/.-])tensorflow[-_](?:macos|metal)(?![\w/-])")
-"""Distributions made for macOS only: a report that needs, uses or misses them is about a Mac."""
+"""Distributions made for macOS only: a report that needs, uses or misses them is about a Mac,
+unless the same line names another system ("on Ubuntu I cannot install tensorflow-metal")."""
+_OTHER_SYSTEM = re.compile(r"(?i)\b(?:linux|ubuntu|debian|fedora|centos|windows|wsl2?|colab)\b")
 _CHIP_HINT = re.compile(r"m[1-9]")
 _PACKAGE_HINTS = ("tensorflow", "tf", "keras", "numpy", "protobuf", "h5py", "dtypes", "==")
 _MANAGER_HINTS = ("forge", "conda", "pyenv", "venv", "python.org")
@@ -80,7 +82,7 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
         yield from _macos(text)
         if _A_MAC.search(text):
             yield "os", "Darwin"
-    if ("macos" in low or "metal" in low) and _MAC_ONLY.search(text):
+    if ("macos" in low or "metal" in low) and _MAC_ONLY.search(text) and not _OTHER_SYSTEM.search(text):
         yield "os", "Darwin"
     if _CHIP_HINT.search(low) or "intel" in low:
         for _, chip in chips_in(text):
