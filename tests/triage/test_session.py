@@ -81,6 +81,18 @@ def test_what_r_tensorflow_prints_of_its_python():
     assert not [f for f in read_report("TensorFlow v2.15.1 (see the notes)").facts if f.source == "printed"]
 
 
+def test_the_build_r_says_it_is_is_the_embedded_pythons():
+    """R's sessionInfo() prints R.version$platform ("x86_64-apple-darwin17.0": CRAN's Intel build;
+    "aarch64-apple-darwin20": the arm64 one). reticulate loads libpython into R's process, so the
+    Python it runs has R's architecture: an Intel R on an M1 is a Python under Rosetta 2."""
+    intel = "```\nR version 4.0.3 (2020-10-10)\nPlatform: x86_64-apple-darwin17.0 (64-bit)\n```\n"
+    arm = "```\nR version 4.2.2 (2022-10-31)\nPlatform: aarch64-apple-darwin20 (64-bit)\n```\n"
+    assert ("python_arch", "x86_64", "inferred", "R sessionInfo()") in _facts(intel)
+    assert ("python_arch", "arm64", "inferred", "R sessionInfo()") in _facts(arm)
+    assert not [f for f in read_report("```\nPlatform: x86_64-pc-linux-gnu (64-bit)\n```\n").facts
+                if f.name == "python_arch"]
+
+
 def test_printed_keys_outside_fences_or_in_code_are_not_output():
     assert not [f for f in read_report("Machine: arm64").facts if f.source == "printed"]
     assert not [f for f in read_report("```python\nplatform = 'macOS-13.2-arm64-arm-64bit'\n```").facts

@@ -2,7 +2,8 @@
 "TensorFlow version: 2.12.0", "Tensor Flow Version: 2.5.0", "Python version: 3.9.7",
 "Platform: macOS-13.2-arm64-arm-64bit", "Machine: arm64" (the lines install guides and
 notebooks print with f"... {tf.__version__}", platform.machine(), platform.platform()), and R's
-`tensorflow::tf_config()`: "TensorFlow v2.15.1 (PATH)".
+`tensorflow::tf_config()` ("TensorFlow v2.15.1 (PATH)") and `sessionInfo()` ("Platform:
+x86_64-apple-darwin17.0 (64-bit)": the Python reticulate embeds in R runs as R was built).
 
 Only `key: value` lines inside a fence, not code and not already read by another reader, and
 only keys that name a fact with a value of that fact's shape; the value is what Python printed,
@@ -35,6 +36,10 @@ _KEYS = {
     "numpyversion": "package:numpy", "numpy": "package:numpy", "np.__version__": "package:numpy",
 }
 """Printed keys (lower case, spaces and underscores out, but in Python names) -> the fact."""
+R_SESSION = "R sessionInfo()"
+_R_PLATFORM = re.compile(r"(?P<arch>x86_64|aarch64|arm64)-apple-darwin\d")
+"""R's `sessionInfo()` names the build R is ("Platform: x86_64-apple-darwin17.0 (64-bit)", an
+Intel R that Rosetta 2 runs on Apple silicon; "aarch64-apple-darwin20" the arm64 one)."""
 _R_CONFIG = re.compile(r"[ \t]{0,8}(?P<key>TensorFlow|Python) v(?P<value>\d[^\s()]{0,60}) \([^()\n]{1,1000}\)")
 """R's tensorflow package prints its Python's versions so (print.tensorflow_config, R/tf_config.R):
 `tensorflow::tf_config()` gives "TensorFlow v2.15.1 (~/.virtualenvs/r-tensorflow/lib/python3.10/
@@ -63,9 +68,15 @@ def _printed(line: Line, name: str, value: str, found: Found) -> bool:
     """Record what a printed value says, if it has the shape of that fact."""
     if name == "platform":
         match = PLATFORM.search(value)
-        if not match:
+        if match:
+            read_platform(match).record(line, SOURCE, found)
+            return True
+        built = _R_PLATFORM.match(value)
+        if not built:
             return False
-        read_platform(match).record(line, SOURCE, found)
+        # reticulate loads libpython into R's own process: the Python runs as R was built
+        found.add(line, "os", "Darwin", "read", R_SESSION)
+        found.add(line, "python_arch", normalise(built.group("arch")), "inferred", R_SESSION)
         return True
     if name == "python_arch":
         arch = normalise(value)
