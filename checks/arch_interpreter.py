@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import arm64_image, python_cmd, venv_command
@@ -21,6 +21,7 @@ from tfdoctor.advice.log_evidence import emulated_x86_container, matches_of, nam
 from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64, X86_64
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.versions import parse_version
 from tfdoctor.knowledge import best_pair, eras, macos_floors
 from tfdoctor.model import Remediation, Severity, rule
 
@@ -93,20 +94,16 @@ def _older_than_arm64(s: Snapshot, d: Derived) -> str | None:
         return None
     registry, oldest = macos_floors.first_release_for(ARM64), macos_floors.first_release_for(X86_64)
     first = min((eras.FORK_BASE, *(registry[1:] if registry else ())), key=Version)
+    since = Version(oldest[1]) if oldest else None
     for p in d.providers:
-        if p.version and p.installer != "conda" and not eras.installed_fork(p) \
-                and _older(p.version, first) and not (oldest and _older(p.version, oldest[1])):
-            registry_first = f"; on the registry {registry[0]} {registry[1]}" if registry else ""
-            return (f"{p.label} is installed, and no TensorFlow before {first} (Apple's fork"
-                    f"{registry_first}) was built for arm64")
+        version = parse_version(p.version)
+        if version is None or p.installer == "conda" or eras.installed_fork(p) \
+                or version >= Version(first) or (since is not None and version < since):
+            continue
+        registry_first = f"; on the registry {registry[0]} {registry[1]}" if registry else ""
+        return (f"{p.label} is installed, and no TensorFlow before {first} (Apple's fork"
+                f"{registry_first}) was built for arm64")
     return None
-
-
-def _older(version: str, than: str) -> bool:
-    try:
-        return Version(version) < Version(than)
-    except InvalidVersion:
-        return False
 
 
 def _started_as_x86(s: Snapshot) -> str | None:

@@ -16,7 +16,7 @@ from typing import Iterator
 
 from tfdoctor.triage.evidence import Found, package_fact
 from tfdoctor.triage.layout import Document
-from tfdoctor.triage.vocabulary import MACOS_NAMES, chips_in, macos_version, version_at
+from tfdoctor.triage.vocabulary import MACOS_NAMES, SYSTEMS, chips_in, macos_version, version_at
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S{1,2000}")
 _PYTHON = re.compile(r"(?i)(?<![\w/.-])python[ \t]{0,3}(?:version[ \t:]{0,3})?v?(?=[23]\.\d)")
@@ -48,7 +48,8 @@ _TF_NAMES = ("tensorflow", "tf")
 _MAC_ONLY = re.compile(r"(?i)(?<![\w/.-])tensorflow[-_](?:macos|metal)(?![\w/-])")
 """Distributions made for macOS only: a report that needs, uses or misses them is about a Mac,
 unless the same line names another system ("on Ubuntu I cannot install tensorflow-metal")."""
-_OTHER_SYSTEM = re.compile(r"(?i)\b(?:linux|ubuntu|debian|fedora|centos|windows|wsl2?|colab)\b")
+_OTHER_SYSTEM = re.compile(r"(?i)\b(?:" + "|".join(word for word, system in SYSTEMS if system != "Darwin")
+                           + r"|wsl2?|colab)\b")
 _CHIP_HINT = re.compile(r"m[1-9]")
 _PACKAGE_HINTS = ("tensorflow", "tf", "keras", "numpy", "protobuf", "h5py", "dtypes", "==")
 _MANAGER_HINTS = ("forge", "conda", "pyenv", "venv", "python.org")

@@ -20,7 +20,7 @@ from typing import Iterator, Sequence
 from tfdoctor.triage.evidence import Found
 from tfdoctor.triage.layout import Document, Line
 from tfdoctor.triage.read_prose import statements
-from tfdoctor.triage.vocabulary import version_at, version_in
+from tfdoctor.triage.vocabulary import SYSTEMS, version_at, version_in
 
 SOURCE = "issue template"
 FIELDS = {
@@ -51,9 +51,6 @@ _NO_ANSWER = ("_no response_", "n/a", "na", "none", "-", "no")
 _HEADING = re.compile(r"#{3,4}[ \t]{1,3}(?P<label>[^#]{1,80}?)[ \t]{0,3}#{0,4}[ \t]*")
 _BULLET = re.compile(r"[ \t]{0,8}[-*+][ \t]{1,3}(?:\*\*)?(?P<label>[A-Za-z][A-Za-z/ .?]{1,60}?)(?:\*\*)?"
                      r"[ \t]{0,2}(?:\([^()]{0,120}\))?[ \t]{0,2}(?:\*\*)?:(?:\*\*)?[ \t]{0,3}(?P<answer>.{0,400})")
-_SYSTEMS = (("ubuntu", "Linux"), ("debian", "Linux"), ("linux", "Linux"), ("centos", "Linux"),
-            ("fedora", "Linux"), ("windows", "Windows"), ("macos", "Darwin"), ("mac os", "Darwin"),
-            ("osx", "Darwin"), ("os x", "Darwin"), ("mac", "Darwin"))
 
 
 def read(doc: Document, found: Found) -> None:
@@ -133,6 +130,6 @@ def answer_facts(kind: str, answer: str) -> Iterator[tuple[str, str]]:
             "os", "macos_version", "macos_version_reported", "chip", "hw_arm64", "container"))
         if kind == "os":
             low = answer.lower()
-            system = next((name for word, name in _SYSTEMS if word in low), None)
+            system = next((name for word, name in SYSTEMS if word in low), None)
             if system:
                 yield "os", system

@@ -22,6 +22,11 @@ MACOS_NAMES = {
 }
 """Apple's names of macOS releases (Apple's "macOS version history" support page, HT201260)."""
 
+SYSTEMS = (("ubuntu", "Linux"), ("debian", "Linux"), ("linux", "Linux"), ("centos", "Linux"),
+           ("fedora", "Linux"), ("windows", "Windows"), ("macos", "Darwin"), ("mac os", "Darwin"),
+           ("osx", "Darwin"), ("os x", "Darwin"), ("mac", "Darwin"))
+"""Words that name a system (lower case) -> platform.system()'s name for it, the first that fits
+winning ("macos" before "mac")."""
 _DARWIN_MACOS = {18: "10.14", 19: "10.15", 20: "11", 21: "12", 22: "13", 23: "14", 24: "15",
                  25: "26"}
 """Darwin kernel major -> macOS major (XNU releases: Darwin 20 shipped with macOS 11 Big Sur,
