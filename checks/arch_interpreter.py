@@ -264,15 +264,16 @@ def universal2_as_x86(s: Snapshot, d: Derived):
       "a command started with `arch -x86_64`, an x86 crash under a TensorFlow with x86_64 macOS "
       "wheels only, or an installed TensorFlow older than every arm64 build (before 2.4).",
       "Use an arm64 Python: the finding that names the route (Homebrew, conda, pyenv, Terminal) "
-      "gives the exact commands.",
+      "gives the exact commands. From R (reticulate), install CRAN's arm64 build of R: its "
+      "Python runs inside R's process, as R was built.",
       ROSETTA_LINK, explains=ROSETTA_CONSEQUENCES, fix_answer=ARM64_PYTHON_FIRST)
 def rosetta(s: Snapshot, d: Derived):
     shown_by = _x86_shown(s, d)
     if not d.translated and shown_by is None:
         return None
-    fix = Remediation("Use an arm64 Python; check with the command below that it prints arm64",
-                      (f"{python_cmd(s)} -c \"import platform; print(platform.machine())\"",),
-                      ROSETTA_LINK)
+    fix = _in_r(s) or Remediation("Use an arm64 Python; check with the command below that it prints arm64",
+                                  (f"{python_cmd(s)} -c \"import platform; print(platform.machine())\"",),
+                                  ROSETTA_LINK)
     if d.translated and d.tf_main is None and not listing_read(s) and s.log and not names_tensorflow(s):
         return rosetta.finding(  # a report about another program: true, and not TensorFlow's problem
             _evidence(s), fix, severity=Severity.INFO,
@@ -284,6 +285,24 @@ def rosetta(s: Snapshot, d: Derived):
         title=f"Python ran as x86_64 under Rosetta 2 on Apple silicon (shown by: {shown_by})",
         detail="The snapshot does not say what this Python runs as; on Apple silicon only Rosetta 2 "
                "runs x86_64 code outside a container, and it has no AVX, which x86_64 TensorFlow needs.")
+
+
+CRAN_MACOS = "https://cran.r-project.org/bin/macosx/"
+
+
+def _in_r(s: Snapshot) -> Remediation | None:
+    """The fix when the Python runs inside R (reticulate): R's build decides its architecture, so
+    an arm64 Python is not enough; R itself must be CRAN's arm64 build."""
+    host = s.python.host_program if s.python else None
+    if not host or not host.startswith("R "):
+        return None
+    return Remediation(
+        f"This Python runs inside R ({host}), and reticulate's Python runs as R was built: install "
+        "CRAN's arm64 R for Apple silicon (the R-x.y.z-arm64.pkg installer), check that it prints "
+        "aarch64, then install TensorFlow for it from R",
+        ("Rscript -e 'cat(R.version$arch, \"\\n\")'",
+         "Rscript -e 'install.packages(\"tensorflow\"); tensorflow::install_tensorflow()'"),
+        CRAN_MACOS)
 
 
 @rule(codes.ARCH_EMULATED_CONTAINER, "An x86_64 (amd64) container runs emulated on an ARM host",

@@ -90,6 +90,20 @@ def test_translated_without_binary_facts_still_rosetta():
     assert codes(architecture.run(snap(data))) == ["arch.rosetta"]
 
 
+def test_a_python_inside_an_intel_r_is_fixed_by_an_arm64_r():
+    """reticulate loads libpython into R's process: an arm64 Python cannot be loaded by an Intel
+    R, so the fix names CRAN's arm64 R and a check that prints aarch64, not an arm64 Python."""
+    inside_r = {**ROSETTA_PROCESS, "binary": {"path": "", "format": None, "archs": []},
+                "host_program": "R x86_64-apple-darwin17.0"}
+    finding = next(f for f in architecture.run(snap(apple_silicon(python=inside_r))) if f.code == "arch.rosetta")
+    assert "R x86_64-apple-darwin17.0" in finding.remediation.text and "arm64 R" in finding.remediation.text
+    assert finding.remediation.link == "https://cran.r-project.org/bin/macosx/"
+    assert "Rscript -e 'cat(R.version$arch, \"\\n\")'" in finding.remediation.commands
+    plain = next(f for f in architecture.run(snap(apple_silicon(python={**inside_r, "host_program": None})))
+                 if f.code == "arch.rosetta")
+    assert "platform.machine()" in plain.remediation.commands[0] and "R" not in plain.remediation.text.split()
+
+
 def test_intel_mac_is_native():
     data = apple_silicon(host={"hw_arm64": False, "chip": "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz"},
                          python={"process_arch": "x86_64", "translated": False})

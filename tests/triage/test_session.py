@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tfdoctor.triage.facts import read_report
+from tfdoctor.triage.snapshot import to_snapshot
 
 
 def _facts(text: str) -> set[tuple[str, str, str, str]]:
@@ -89,8 +90,20 @@ def test_the_build_r_says_it_is_is_the_embedded_pythons():
     arm = "```\nR version 4.2.2 (2022-10-31)\nPlatform: aarch64-apple-darwin20 (64-bit)\n```\n"
     assert ("python_arch", "x86_64", "inferred", "R sessionInfo()") in _facts(intel)
     assert ("python_arch", "arm64", "inferred", "R sessionInfo()") in _facts(arm)
+    assert ("python_host", "R x86_64-apple-darwin17.0", "read", "R sessionInfo()") in _facts(intel)
+    assert to_snapshot(read_report(intel)).python.host_program == "R x86_64-apple-darwin17.0"
     assert not [f for f in read_report("```\nPlatform: x86_64-pc-linux-gnu (64-bit)\n```\n").facts
                 if f.name == "python_arch"]
+
+
+def test_the_system_r_runs_under_is_the_macos_version():
+    """sessionInfo()'s "Running under:" names macOS with its version on a Mac (R's own template,
+    osVersion), and a Linux distribution elsewhere, whose numbers are no macOS version."""
+    for named, version in (("macOS Monterey 12.1", "12.1"), ("macOS Sonoma 14.2.1", "14.2.1"),
+                           ("macOS 13.4", "13.4"), ("OS X El Capitan 10.11.6", "10.11.6")):
+        assert ("macos_version", version, "read", "printed") in _facts(f"```\nRunning under: {named}\n```\n")
+    for other in ("Ubuntu 20.04.6 LTS", "Windows 10 x64 (build 19045)", "macOS"):
+        assert not [f for f in read_report(f"```\nRunning under: {other}\n```\n").facts if f.name == "macos_version"]
 
 
 def test_printed_keys_outside_fences_or_in_code_are_not_output():

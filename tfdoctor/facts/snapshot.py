@@ -131,6 +131,10 @@ class PythonFacts:
     """"glibc 2.36" (platform.libc_ver()); None on macOS, which has no glibc."""
     platform: str | None = None
     """platform.platform(), PyTorch's collect_env's "Python platform"."""
+    host_program: str | None = None
+    """The program that runs this Python inside its own process, when a report shows one ("R
+    x86_64-apple-darwin17.0": reticulate loads libpython into R): its build decides what the
+    Python runs as, so the fix for a wrong architecture is that program's."""
 
     @property
     def in_venv(self) -> bool:

@@ -42,6 +42,7 @@ FACT_NAMES = (
     "python_binary_archs",     # the interpreter binary's architectures: "x86_64 arm64"
     "python_path",             # the interpreter's path
     "python_prefix",           # sys.prefix: the environment's directory
+    "python_host",             # the program the Python runs inside: "R x86_64-apple-darwin17.0"
     "env_manager",             # conda, miniforge, anaconda, miniconda, venv, pyenv, homebrew-arm64,
                                # homebrew-intel, python.org, system
     "conda_subdir",            # "osx-arm64", "osx-64"

@@ -3,7 +3,8 @@
 "Platform: macOS-13.2-arm64-arm-64bit", "Machine: arm64" (the lines install guides and
 notebooks print with f"... {tf.__version__}", platform.machine(), platform.platform()), and R's
 `tensorflow::tf_config()` ("TensorFlow v2.15.1 (PATH)") and `sessionInfo()` ("Platform:
-x86_64-apple-darwin17.0 (64-bit)": the Python reticulate embeds in R runs as R was built).
+x86_64-apple-darwin17.0 (64-bit)": the Python reticulate embeds in R runs as R was built;
+"Running under: macOS Monterey 12.1").
 
 Only `key: value` lines inside a fence, not code and not already read by another reader, and
 only keys that name a fact with a value of that fact's shape; the value is what Python printed,
@@ -34,12 +35,16 @@ _KEYS = {
     "machine": "python_arch", "platform.machine()": "python_arch", "architecture": "python_arch",
     "macosversion": "macos_version", "macversion": "macos_version", "platform.mac_ver()": "macos_version",
     "numpyversion": "package:numpy", "numpy": "package:numpy", "np.__version__": "package:numpy",
+    "runningunder": "running_under",
 }
 """Printed keys (lower case, spaces and underscores out, but in Python names) -> the fact."""
 R_SESSION = "R sessionInfo()"
 _R_PLATFORM = re.compile(r"(?P<arch>x86_64|aarch64|arm64)-apple-darwin\d")
 """R's `sessionInfo()` names the build R is ("Platform: x86_64-apple-darwin17.0 (64-bit)", an
 Intel R that Rosetta 2 runs on Apple silicon; "aarch64-apple-darwin20" the arm64 one)."""
+_MACOS_NAMED = re.compile(r"(?:macOS|Mac OS X|OS X)(?: [A-Z][a-z]{1,12}){0,2} (?P<version>\d{2}\.\d{1,2}(?:\.\d{1,2})?)")
+"""The systems R's sessionInfo() names on a Mac ("Running under: macOS Sonoma 14.2.1", "OS X El
+Capitan 10.11.6"); on Linux it names the distribution, whose numbers are no macOS version."""
 _R_CONFIG = re.compile(r"[ \t]{0,8}(?P<key>TensorFlow|Python) v(?P<value>\d[^\s()]{0,60}) \([^()\n]{1,1000}\)")
 """R's tensorflow package prints its Python's versions so (print.tensorflow_config, R/tf_config.R):
 `tensorflow::tf_config()` gives "TensorFlow v2.15.1 (~/.virtualenvs/r-tensorflow/lib/python3.10/
@@ -66,6 +71,11 @@ def _key(text: str) -> str:
 
 def _printed(line: Line, name: str, value: str, found: Found) -> bool:
     """Record what a printed value says, if it has the shape of that fact."""
+    if name == "running_under":  # R's sessionInfo(): "Running under: macOS Monterey 12.1"
+        named = _MACOS_NAMED.match(value)
+        if not named:
+            return False
+        name, value = "macos_version", named.group("version")
     if name == "platform":
         match = PLATFORM.search(value)
         if match:
@@ -76,6 +86,7 @@ def _printed(line: Line, name: str, value: str, found: Found) -> bool:
             return False
         # reticulate loads libpython into R's own process: the Python runs as R was built
         found.add(line, "os", "Darwin", "read", R_SESSION)
+        found.add(line, "python_host", f"R {value.split()[0]}", "read", R_SESSION)
         found.add(line, "python_arch", normalise(built.group("arch")), "inferred", R_SESSION)
         return True
     if name == "python_arch":

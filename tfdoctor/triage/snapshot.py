@@ -73,7 +73,7 @@ def _host(facts: ReportFacts) -> HostFacts:
 
 def _python(facts: ReportFacts) -> PythonFacts | None:
     names = ("python_version", "python_arch", "python_path", "python_prefix", "python_binary_archs",
-             "conda_subdir", "conda_prefix", "translated")
+             "conda_subdir", "conda_prefix", "translated", "python_host")
     if not any(_value(facts, name) for name in names) and not _packages(facts):
         return None
     path = _value(facts, "python_path") or ""
@@ -88,6 +88,7 @@ def _python(facts: ReportFacts) -> PythonFacts | None:
         translated=_flag(facts, "translated", SETTLING),
         binary=BinaryInfo(path=path if archs else "", archs=archs),
         conda=_conda(facts),
+        host_program=_value(facts, "python_host"),
     )
 
 
