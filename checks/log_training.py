@@ -205,6 +205,8 @@ _KERAS3_PORT = {
     "Model.fit_generator": "call model.fit(generator) instead",
     "keras.layers.experimental": "use the layers from keras.layers (keras.layers.RandomFlip, ...)",
     "KerasTensor in a TensorFlow function": "wrap the TensorFlow call in a keras.layers.Layer or use keras.ops",
+    "transformers' TensorFlow models": "they need Keras 2: transformers imports tf-keras before keras, or use "
+                                       "its PyTorch models",
     "keras.src.engine": "import the public names (keras.Model, keras.layers.Layer) instead of Keras 2's private "
                         "engine, or run the code with Keras 2 (tf-keras)",
 }
@@ -213,7 +215,8 @@ _KERAS3_PORT = {
 @rule(codes.LOG_KERAS3_API, "Keras 2 code failed under Keras 3", Severity.ERROR,
       "TensorFlow 2.16+ ships Keras 3, which removed or renamed Keras 2 APIs: legacy optimizers, "
       "SavedModel through model.save, `lr=`, fit_generator, layers.experimental, the private "
-      "keras.src.engine that code reached into, TensorFlow ops on symbolic tensors "
+      "keras.src.engine that code reached into, TensorFlow ops on symbolic tensors; "
+      "transformers 4.41+ refuses Keras 3 for its TensorFlow models "
       "(amaiya/ktrain#525, adriangb/scikeras#314, philipperemy/keras-tcn#284, ...). tf-keras "
       "(Keras 2) with TF_USE_LEGACY_KERAS=1 keeps old code running; it must be the "
       "tf-keras of the installed TensorFlow's minor. Where the environment has Keras 2 only, the "

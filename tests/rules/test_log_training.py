@@ -206,7 +206,8 @@ def test_device_configuration_too_late(name):
 KERAS3 = [("keras3_legacy_optimizer.txt", "keras.optimizers.Adam"), ("keras3_save_extension.txt", "model.export"),
           ("keras3_checkpoint_extension.txt", ".weights.h5"), ("keras3_lr_argument.txt", "learning_rate="),
           ("keras3_fit_generator.txt", "model.fit(generator)"), ("keras3_layers_experimental_attr.txt", "keras.layers"),
-          ("keras3_layers_experimental_module.txt", "keras.layers"), ("keras3_kerastensor_tf_function.txt", "keras.ops")]
+          ("keras3_layers_experimental_module.txt", "keras.layers"), ("keras3_kerastensor_tf_function.txt", "keras.ops"),
+          ("keras3_transformers_tf_keras.txt", "transformers imports tf-keras")]
 
 
 @pytest.mark.parametrize("name,port", KERAS3)

@@ -394,4 +394,14 @@ SIGNATURES: tuple[Signature, ...] = (
         "ValueError: A KerasTensor cannot be used as input to a TensorFlow function.",
         "https://github.com/taipingeric/yolo-v4-tf.keras/issues/27", needle="KerasTensor",
         derive=_keras3("KerasTensor in a TensorFlow function"), key=("api",), outputs=("api",)),
+    # transformers 4.41+ (activations_tf.py, modeling_tf_utils.py): its TensorFlow models import
+    # tf_keras first and refuse a Keras 3 `keras`
+    sig("log.keras3-api", "keras3-transformers", "training",
+        "transformers' TensorFlow models refuse Keras 3",
+        r"Your currently installed version of Keras is Keras 3, but this is not yet supported in Transformers",
+        "ValueError: Your currently installed version of Keras is Keras 3, but this is not yet supported in "
+        "Transformers. Please install the backwards-compatible tf-keras package with `pip install tf-keras`.",
+        "https://github.com/huggingface/transformers/issues/36410", needle="version of Keras is Keras 3",
+        derive=_keras3("transformers' TensorFlow models"), key=("api",), outputs=("api",),
+        head=r"Your currently installed version of Keras is Keras 3"),
 )
