@@ -17,7 +17,7 @@ from typing import Any
 
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import arm64_image, pip, unset_variable
+from tfdoctor.advice.commands import arm64_image, pip, python_cmd, unset_variable
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.fork_exit import fork_in_play
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, matching_metal,
@@ -273,6 +273,12 @@ def plugin_registered_twice(s: Snapshot, d: Derived):
             commands = [unset_variable("TF_PLUGGABLE_DEVICE_LIBRARY_PATH")]
         elif len(libraries) > 1:
             text = f"{len(libraries)} plugin libraries are installed: keep the one for {platform}"
+        elif "plugins" in s.unknown:  # a report: what it loaded is not listed, not absent
+            text = (f"two libraries registering {platform} were loaded: a second tensorflow-metal in "
+                    "another site-packages on the path (the user site ~/Library/Python, a system "
+                    "Python's) or one named by TF_PLUGGABLE_DEVICE_LIBRARY_PATH; list them and keep one")
+            commands = [f"{python_cmd(s)} -c \"import glob, sys; [print(p) for d in sys.path "
+                        "for p in glob.glob(d + '/tensorflow-plugins/*')]\""]
         else:
             text = (f"two libraries registering {platform} were loaded; this environment shows "
                     f"{len(libraries)} plugin file(s), so the log came from another environment or "

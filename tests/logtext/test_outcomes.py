@@ -66,6 +66,32 @@ def test_a_result_with_both_devices_or_none_says_nothing_of_either():
     assert said("My loss becomes nan after a few steps.") == []
 
 
+def test_noise_for_outputs_is_a_wrong_result_and_not_just_noise_is_none():
+    assert said("On tensorflow-metal, model.predict() returns random noise.") == [
+        ("GPU", False, "returns random noise")]
+    assert said("The predictions are pure noise on the GPU.") == [("GPU", False, "predictions are pure noise")]
+    assert said("On the CPU the output is not just noise.") == []
+    assert said("On the GPU there is a lot of noise in the fan.") == []
+
+
+def test_a_comparisons_half_without_a_device_speaks_of_the_half_before():
+    assert said("On the CPU it is very slow, but the results are consistent.") == [
+        ("CPU", True, "results are consistent")]
+    assert said("On the GPU it is fast, but the loss becomes nan.") == [("GPU", False, "loss becomes nan")]
+    assert said("On the GPU it is fast, but on the CPU it converges.") == [("CPU", True, "converges")]
+    assert said("On the GPU it is fast. The results are consistent.") == []  # a new sentence, not a half
+    assert said("On the GPU the loss is nan, but the model still converges.") == [("GPU", False, "loss is nan")]
+
+
+def test_another_machines_gpu_is_no_device_of_the_report():
+    """A Mac report compares with the GPU of another machine: it is the reference, not Metal."""
+    assert said("I trained the same model on an Nvidia GPU and it trains fine.") == []
+    assert said("On my RTX 3090 GPU it works fine, while with tensorflow-metal the outputs are garbage.") == [
+        ("GPU", False, "outputs are garbage")]
+    assert said("With Colab's GPU it converges.") == []
+    assert said("On my M1 GPU it converges.") == [("GPU", True, "converges")]
+
+
 def test_progress_lines_take_the_device_of_their_heading():
     text = ("with tensorflow-metal (GPU)\n"
             "1875/1875 [==============================] - 16s 8ms/step - loss: nan - accuracy: 0.0987\n"

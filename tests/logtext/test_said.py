@@ -37,6 +37,13 @@ SAID = {
         "the package does not recognize tensorflow-macos as TensorFlow on my M1",
         "its tensorflow>=2.4 requirement is not satisfied by tensorflow-macos on the Mac",
     ],
+    "log.plugin-registered-twice": [
+        "I get the error about the METAL plugin having been already registered",
+        "importing tensorflow fails because the tensorflow-metal plugin is registered twice",
+        "with Metal the platform was already registered, so the import aborts",
+        "pip installs tensorflow-metal into two places, which registers the plugin twice",
+        "an already-registered METAL platform error on import",
+    ],
     "log.no-gpu-listed": ["TensorFlow can't find any local GPUs, so the models take a long time to fit",
                           "the GPU is not detected by tensorflow-macos"],
 }
@@ -53,6 +60,11 @@ NOT_SAID = [
     "the tensorflow package dependency fails to resolve on Linux",  # no Mac in it: not the name
     "keras requires tensorflow, so I installed tensorflow-macos and tensorflow-metal on my M1",
     "tensorflow-macos was not found by pip on my Mac",
+    "the tensorflow-metal plugin is registered and the GPU is listed",
+    "the Metal plugin is not registered twice, only once",
+    "Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been "
+    "registered",  # TensorFlow's CUDA build at every start: no Metal, and harmless
+    "I already registered for the Apple developer program to get tensorflow-metal",
 ]
 
 

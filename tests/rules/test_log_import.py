@@ -180,6 +180,18 @@ def test_registered_twice_through_the_environment_variable():
     assert commands(f) == "unset TF_PLUGGABLE_DEVICE_LIBRARY_PATH"
 
 
+def test_registered_twice_in_a_report_that_lists_no_plugins_asks_for_them():
+    """A report's unlisted plugins are unknown, not absent: no "0 plugin files" verdict, but the
+    command that lists every copy on the path."""
+    data = apple_silicon()
+    data["unknown"] = ["plugins", "packages"]
+    f = one(diagnose(data, "metal_registered_twice.txt"), "log.plugin-registered-twice")
+    assert "0 plugin file" not in f.remediation.text and "keep one" in f.remediation.text
+    assert "glob.glob(d + '/tensorflow-plugins/*')" in commands(f)
+    known = one(diagnose(apple_silicon(), "metal_registered_twice.txt"), "log.plugin-registered-twice")
+    assert "this environment shows 1 plugin file(s)" in known.remediation.text  # tfdoctor read this one
+
+
 # --- no GPU --------------------------------------------------------------------------------------------
 
 

@@ -32,6 +32,10 @@ NO_GPU = re.compile(
     r"(?:\bGPUs?\b|tensorflow[-_]metal\b|\bmetal\b|\bplugin\b)|set_visible_devices\([ \t]{0,4}\[[ \t]{0,4}\]",
     re.IGNORECASE)
 """Words that take the GPU away: what they describe ran on the CPU."""
+OTHER_GPU = re.compile(r"\b(?:nvidia|cuda|geforce|rtx|gtx|quadro|tesla|radeon|amd|colab(?:'s)?)\b"
+                       r"(?:[ \t]{1,3}[\w-]{1,12}){0,2}?[ \t]{1,3}GPUs?\b", re.IGNORECASE)
+"""Another machine's GPU ("an Nvidia GPU", "my RTX 3090 GPU", "Colab's GPU"): the reference a Mac
+report compares with, not the GPU tensorflow-metal runs on, so it names no device of the report."""
 CPU = re.compile(r"\bCPUs?\b|/cpu:0|cpu[-_ ]only", re.IGNORECASE)
 GPU = re.compile(r"\bGPUs?\b|tensorflow[-_]metal\b|\bmetal\b|\bmps\b|/gpu:0", re.IGNORECASE)
 SENTENCE = re.compile(r"(?<=[.!?;])[ \t]{1,20}|"
@@ -53,21 +57,32 @@ class Label:
 
 
 def labels(line: str) -> list[Label]:
-    """The devices a line names, where: the GPU taken away first (its words name the GPU too)."""
+    """The devices a line names, where: the GPU taken away first (its words name the GPU too);
+    another machine's GPU (OTHER_GPU) names none."""
     away = [Label("CPU", m.start(), m.end(), True) for m in NO_GPU.finditer(line)]
-    ends = [label.end for label in away]  # in order, as the labels do not overlap
+    other = [(m.start(), m.end()) for m in OTHER_GPU.finditer(line)]
     found = list(away)
     for device, words in (("CPU", CPU), ("GPU", GPU)):
         for m in words.finditer(line):
-            inside = bisect.bisect_right(ends, m.start())  # the first taken-away span ending after it
-            if inside == len(away) or away[inside].start > m.start():
+            if not _inside(m.start(), [(label.start, label.end) for label in away]) and not _inside(m.start(), other):
                 found.append(Label(device, m.start(), m.end()))
     return sorted(found, key=lambda label: label.start)
+
+
+def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether `at` lies in one of the spans (in order, not overlapping)."""
+    index = bisect.bisect_right([end for _, end in spans], at)  # the first span ending after it
+    return index < len(spans) and spans[index][0] <= at
 
 
 def sentence_ends(line: str) -> list[int]:
     """Where the line's sentences end (and the halves of a comparison), the line's end last."""
     return [cut.end() for cut in SENTENCE.finditer(line)] + [len(line)]
+
+
+def comparison_halves(line: str) -> set[int]:
+    """Where a comparison's second half begins ("..., but ..."), as opposed to a new sentence."""
+    return {cut.end() for cut in SENTENCE.finditer(line) if cut.group().strip()}
 
 
 def heading_after(line: str, found: list[Label], heading: str | None) -> str | None:

@@ -12,7 +12,10 @@ GPU it trains fine"). Two shapes say it:
 - Keras' progress lines under a line that names one device alone (a heading, as
   tfdoctor.logtext.speeds reads them): "loss: nan" is a wrong run, a finite loss a run that
   trained.
-A result with no device, or with both, says nothing of either. Only the contrast is a verdict,
+A half of a comparison that names no device speaks of the one the half before it named without
+a result ("on the CPU it is slow, but the results are right"). Another machine's GPU ("an Nvidia
+GPU") is no device of the report (tfdoctor.logtext.devices.OTHER_GPU). A result with no device, or
+with both, says nothing of either. Only the contrast is a verdict,
 and checks/model_health.py draws it: a GPU run wrong beside a CPU run right (a model's own NaN
 fails everywhere). Only a few results per device and verdict are kept.
 """
@@ -23,7 +26,8 @@ import re
 from dataclasses import dataclass, field
 
 from tfdoctor.facts.pasted_log import TextOutcome
-from tfdoctor.logtext.devices import LONGEST, NOT_THE_USERS, PROGRESS, heading_after, labels, sentence_ends
+from tfdoctor.logtext.devices import (LONGEST, NOT_THE_USERS, PROGRESS, comparison_halves, heading_after, labels,
+                                      sentence_ends)
 from tfdoctor.logtext.scan import lines_with
 
 MAX_PER_KIND = 6
@@ -37,21 +41,26 @@ WRONG = re.compile(
     r"|\bdiverg(?:e|es|ed|ing|ence)\b"
     rf"|\b(?:wrong|incorrect|garbage|nonsense|meaningless|different)[ \t]{{1,3}}{_THING}"
     rf"|\b{_THING}[ \t]{{1,3}}(?:are|is|were|was)[ \t]{{1,3}}(?:all[ \t]{{1,3}})?(?:wrong|incorrect|garbage|nonsense|different)\b"
+    r"|\b(?:returns?|returned|returning|gives?|gave|giving|produces?|produced|outputs?|predicts?)[ \t]{1,3}"
+    r"(?:(?:just|only|pure|random)[ \t]{1,3}){0,2}noise\b"
+    rf"|\b{_THING}[ \t]{{1,3}}(?:are|is|were|was)[ \t]{{1,3}}(?:(?:just|only|pure|random)[ \t]{{1,3}}){{0,2}}noise\b"
     rf"|\b(?:does(?:n't|[ \t]not)|did(?:n't|[ \t]not)|won't|will[ \t]not|never|unable[ \t]to|fails?[ \t]to)[ \t]{{1,3}}{_LEARN}\b"
     r"|\bnot[ \t]{1,3}(?:learning|converging|improving|minimi[sz]ing)\b"
     r"|\b(?:loss|accuracy)\b[^.!?\n]{0,30}?\bstuck\b",
     re.IGNORECASE)
 """A run that computed wrong: "the loss becomes nan" (not "the loss does not become nan"), "NaN
-loss", "diverges", "wrong results", "the predictions are garbage", "doesn't learn", "does not
-minimize loss", "accuracy is stuck at 0.1"."""
+loss", "diverges", "wrong results", "the predictions are garbage", "predict() returns random
+noise" (not "not just noise"), "doesn't learn", "does not minimize loss", "accuracy is stuck at
+0.1"."""
 RIGHT = re.compile(
     r"\bconverg(?:e|es|ed|ing)\b"
     r"|\b(?:works?|worked|working|trains?|trained|training|learns?|learned|behaves?)[ \t]{1,3}(?:just[ \t]{1,3})?"
     r"(?:fine|well|correctly|normal(?:ly)?|perfectly|properly|as[ \t]expected)\b"
     rf"|\b(?:correct|expected|sensible|reasonable)[ \t]{{1,3}}{_THING}"
-    rf"|\b{_THING}[ \t]{{1,3}}(?:are|is|were|was|looks?)[ \t]{{1,3}}(?:correct|fine|ok|okay|as[ \t]expected|sensible)\b",
+    rf"|\b{_THING}[ \t]{{1,3}}(?:are|is|were|was|looks?)[ \t]{{1,3}}(?:correct|fine|ok|okay|as[ \t]expected|sensible|consistent)\b",
     re.IGNORECASE)
-"""A run that computed right: "converges", "trains fine", "works as expected", "correct results"."""
+"""A run that computed right: "converges", "trains fine", "works as expected", "correct results",
+"the results are consistent"."""
 _ELLIPSIS = re.compile(r"[ \t,]{0,3}(?:(?:but|and|while|whereas)[ \t]{1,3})?(?:the[ \t]{1,3})?(?:on[ \t]{1,3}(?:the[ \t]{1,3})?)?"
                        r"(?:CPUs?|GPUs?)[ \t]{1,3}(?:does|did|do|can|is|was|works?)[ \t]{0,3}[.!]?[ \t]{0,3}$",
                        re.IGNORECASE)
@@ -103,10 +112,15 @@ class OutcomeReader:
         ends = sorted(set(sentence_ends(line)) | {m.end() for m in _AND.finditer(line)
                                                   if not _BOTH.search(line, max(0, m.start() - 40), m.start())})
         found = labels(line)
-        begins = 0
+        halves = comparison_halves(line)
+        begins, carried = 0, set()
         for end in ends:
             devices = {label.device for label in found if begins <= label.start < end}
             result = _result(line[begins:end])
+            if not devices and begins in halves:
+                # "On the CPU it is slow, but the results are right": the half names no device of
+                # its own, so it speaks of the one the half before named without a result
+                devices = set(carried)
             if result is None and previous is not None and _ELLIPSIS.match(line, begins, end):
                 # "GPU does not minimize loss and CPU does": the verb denied before, done here;
                 # "GPU gives a nan loss and CPU does": the same result again
@@ -117,6 +131,7 @@ class OutcomeReader:
                 if len(devices) == 1:
                     self._keep(TextOutcome(devices.pop(), result[0], number, result[1]))
             previous = result
+            carried = devices if result is None and len(devices) == 1 else set()
             begins = end
         if not said:
             self.heading = heading_after(line, found, self.heading)

@@ -1,7 +1,7 @@
 """What a report says the cause is, in its own words: the phrases people use for causes tfdoctor
 knows (no arm64 wheel, a macOS too old for the plugin, h5py that would not build, a GPU
 TensorFlow does not find, a package that requires `tensorflow` where the Mac's TensorFlow is
-tensorflow-macos). A bug report often states the cause in prose, or shows the error only in a
+tensorflow-macos, the Metal plugin registered twice). A bug report often states the cause in prose, or shows the error only in a
 screenshot; a maintainer reads the words. These are not
 messages a program prints, so each one is written over the family of phrasings (negations,
 either word order, the usual synonyms), never one user's sentence, and a finding that rests on
@@ -60,6 +60,20 @@ def _said(variant: str, code: str, stage: str, title: str, pattern: str, example
                example, source, key=(), **kwargs)
 
 
+_METAL = re.compile(r"\bmetal\b|tensorflow[-_]metal", re.IGNORECASE)
+
+
+def _about_metal(fields: Fields, text: str) -> bool:
+    """A plugin registered twice is the Metal plugin's story only where the window names Metal
+    (TensorFlow's CUDA build logs "... for plugin cuDNN when one has already been registered"
+    at every start, harmlessly)."""
+    return bool(_METAL.search(text))
+
+
+def _metal_platform(fields: Fields) -> Fields:
+    return {"platform": "METAL"}
+
+
 SIGNATURES: tuple[Signature, ...] = (
     _said("no-wheel", "log.pip-no-matching-distribution", "install",
           "no wheel of the package exists for this platform",
@@ -107,6 +121,16 @@ SIGNATURES: tuple[Signature, ...] = (
           "To install on an Apple Silicon machine, you will need [tensorflow-macos]"
           "(https://developer.apple.com/metal/tensorflow-plugin/) instead of tensorflow.",
           "https://github.com/logictensornetworks/logictensornetworks/issues/32", applies=_about_apple_silicon),
+    _said("plugin-registered-twice", "log.plugin-registered-twice", "import",
+          "the Metal plugin is registered twice",
+          r"(?<!factory for )\b(?:plugin|platform)s?\b(?:(?!\bnot\b|n't\b)[^.\n]){0,40}?"
+          r"\b(?:already\s(?:been\s)?registered|registered\s(?:twice|two times|more than once))\b|"
+          r"\b(?:registers?|registered|registering)\s(?:the\s)?(?:metal\s|gpu\s)?(?:plugin|platform)\s"
+          r"(?:twice|two times|more than once)\b|"
+          r"\b(?:already|double)[- ]registered\s(?:metal\s|gpu\s)?(?:plugin|platform)\b",
+          "then I get the error about the METAL plugin having been already registered.",
+          "https://stackoverflow.com/questions/67912944", needle="register", applies=_about_metal,
+          derive=_metal_platform, outputs=("platform",)),
     _said("no-gpu", "log.no-gpu-listed", "import", "TensorFlow does not find the GPU",
           r"\b(?:can't|cannot|can not|doesn't|does not|didn't|did not|won't|unable to|fails? to|not able to)\s"
           r"(?:\w+\s){0,2}?(?:find|detect|see|recogni[sz]e|list)\s(?:any\s|the\s|my\s|a\s)?"
