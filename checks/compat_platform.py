@@ -164,9 +164,9 @@ _TABLE = "Apple's table"
 
 
 def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
-           metal: PackageFacts | None, py: str, arch: str) -> Finding | None:
+           metal: PackageFacts | None, py: str | None, arch: str) -> Finding | None:
     """macOS older than the installed TensorFlow's or plugin's minimum: wheel tag, the macOS the
-    binaries were built for, or Apple's table."""
+    binaries were built for, or Apple's table; with `py` unknown, the floor every wheel shares."""
     macos = d.macos
     if macos is None:
         return None
@@ -200,16 +200,16 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
     evidence = {"macos": macos, "macos_reported": s.host.macos_version_reported, "arch": arch,
                 "requirements": [{"needs": n, "by": w, "source": x} for n, w, x in floors],
                 "too_old_for": [{"needs": n, "by": w, "source": x} for n, w, x in short]}
-    rec = best_pair.recommended_install(m, py, arch, macos)
+    rec = best_pair.recommended_install(m, py, arch, macos) if py else None  # which fits: the Python's
     commands = []
     text = f"Update macOS to {need} or later (System Settings > General > Software Update)"
-    if rec.requirements and tuple(rec.requirements) != _installed_reqs(tf, metal):
+    if rec is not None and rec.requirements and tuple(rec.requirements) != _installed_reqs(tf, metal):
         text += f", or install {' + '.join(rec.requirements)}, which supports macOS {macos}"
         commands = install_commands(s, rec.requirements)
     elif all(w.startswith("tensorflow-metal ") for _, w, _ in short):
         text += "; meanwhile TensorFlow works on the CPU without the plugin"
         commands = [pip(s, "uninstall", "-y", "tensorflow-metal")]
-    evidence["recommended_for_this_macos"] = list(rec.requirements) or rec.reason
+    evidence["recommended_for_this_macos"] = (list(rec.requirements) or rec.reason) if rec else "Python unknown"
     severity = None
     if all(src.startswith((_TABLE, BINARIES)) for _, _, src in short):
         # pip installs these on this macOS: whether they fail here is evidence, not a tag
@@ -313,11 +313,11 @@ def no_metal(s: Snapshot, d: Derived):
       "binaries: TensorFlow 1.15-2.4's Intel wheels are tagged 10.6-10.11 while their libraries "
       "are built for 10.14 (LC_BUILD_VERSION), and on Intel Macs such builds installed on an "
       "older macOS failed at import with a system symbol missing (a warning; information once it "
-      "imported here; on Apple silicon they were seen running below it, so there only the tag "
-      "counts). "
+      "imported here; on Apple silicon they were seen running below it, so there only the tag counts). "
       "Apple's tensorflow-metal table asks for more than the tags: 12.0+ for 0.1.2-0.4.0 and "
       "12.1+ from 0.5.0, while the wheels from 0.5.1 on are tagged 12.0, so pip installs them "
-      "on 12.0 and cannot enforce 12.1. The finding says which sets the floor.",
+      "on 12.0 and cannot enforce 12.1. The finding says which sets the floor; where the Python "
+      "is unknown (a report that does not state it), the floor all the release's wheels share.",
       "Update macOS, or install the older pair that supports this macOS when one exists. An "
       "error that shows a binary missing a symbol of macOS's own libraries is log.macos-too-old: "
       "observed, it outranks what the tables say here. pip finding no TensorFlow where every "
@@ -325,8 +325,8 @@ def no_metal(s: Snapshot, d: Derived):
       "cause); so is a macOS below every release for this Python where none is installed (information otherwise).",
       APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES, fix_answer=NEWER_MACOS_OR_PYTHON_FIRST)
 def macos_too_old(s: Snapshot, d: Derived):
-    if judgeable(s, d) and (found := _macos(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor,
-                                            d.hardware_arch)) is not None:
+    python = s.python.minor if judgeable(s, d) else None
+    if judgeable(s, d, python=False) and (found := _macos(s, d, d.matrix, d.tensorflow, d.metal, python, d.hardware_arch)):
         return found
     for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION):
         if (facts := refused_for_macos(s, d, match)) is not None:  # pip refused it: this macOS is why

@@ -336,6 +336,24 @@ def test_old_releases_at_or_above_their_floor_get_no_macos_finding():
     assert macos_finding(intel("1.0.0", "3.6", "10.11")) is None
 
 
+def test_an_unknown_python_is_judged_by_the_floor_every_wheel_of_the_release_shares():
+    """A report that states no Python version: its Python is unknown, not without wheels. Below the
+    floor all of a release's wheels share, macOS is too old whatever the Python (no pair is
+    recommended: which fits depends on it); between the floors of different Pythons it is unknown."""
+    def unknown_python(data: dict) -> dict:
+        data["python"]["version"] = ""
+        data["unknown"] = ["packages"]
+        return data
+    f = macos_finding(unknown_python(mac("2.12.0", "1.0.0", dist="tensorflow-macos", macos="11.6")))
+    assert f is not None and "tensorflow-macos 2.12.0 needs 12.0 (wheel tag)" in f.title
+    assert f.evidence["recommended_for_this_macos"] == "Python unknown" and f.remediation.commands == ()
+    # tensorflow 1.15.4 on x86_64: tagged macosx_10_6 for cp35 and 10_9 for cp36/cp37, all built for 10.14
+    assert macos_finding(intel("1.15.4", "3.7", "10.8")).severity is Severity.ERROR  # below 3.7's tag
+    shared = macos_finding(unknown_python(intel("1.15.4", "3.7", "10.8")))  # above cp35's tag: binaries only
+    assert shared.severity is Severity.WARNING and "its wheel tag allows 10.6" in shared.title
+    assert macos_finding(unknown_python(intel("1.15.4", "3.7", "10.5"))).severity is Severity.ERROR
+
+
 def test_a_build_made_for_a_newer_macos_that_imported_here_is_information():
     data = intel("2.2.0", "3.7", "10.13.6", ["cp37-cp37m-macosx_10_11_x86_64"])
     data["runtime"] = {"outcome": "ok", "message": "TensorFlow 2.2.0 imported", "stage": "done",

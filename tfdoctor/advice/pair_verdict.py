@@ -50,11 +50,14 @@ class PairVerdict:
     problem: PairProblem | None = None
 
 
-def judgeable(s: Snapshot, d: Derived) -> bool:
+def judgeable(s: Snapshot, d: Derived, python: bool = True) -> bool:
     """On macOS, with readable versions (a corrupt METADATA is the target rules' business; a
     Python version a report does not state is unknown, not a Python with no wheels) and a matrix
-    to judge by."""
-    if not d.is_mac or d.matrix is None or s.python is None or parse_version(s.python.version) is None:
+    to judge by. `python=False`: for a judgement that holds for every Python (a floor no wheel of
+    the release goes below), an unknown Python version does not stop it."""
+    if not d.is_mac or d.matrix is None:
+        return False
+    if python and (s.python is None or parse_version(s.python.version) is None):
         return False
     return all(parse_version(p.version or "") is not None for p in (d.tensorflow, d.metal) if p is not None)
 
