@@ -60,19 +60,20 @@ def labels(line: str) -> list[Label]:
     """The devices a line names, where: the GPU taken away first (its words name the GPU too);
     another machine's GPU (OTHER_GPU) names none."""
     away = [Label("CPU", m.start(), m.end(), True) for m in NO_GPU.finditer(line)]
+    taken = [(label.start, label.end) for label in away]
     other = [(m.start(), m.end()) for m in OTHER_GPU.finditer(line)]
     found = list(away)
     for device, words in (("CPU", CPU), ("GPU", GPU)):
         for m in words.finditer(line):
-            if not _inside(m.start(), [(label.start, label.end) for label in away]) and not _inside(m.start(), other):
+            if not _inside(m.start(), taken) and not _inside(m.start(), other):
                 found.append(Label(device, m.start(), m.end()))
     return sorted(found, key=lambda label: label.start)
 
 
 def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
     """Whether `at` lies in one of the spans (in order, not overlapping)."""
-    index = bisect.bisect_right([end for _, end in spans], at)  # the first span ending after it
-    return index < len(spans) and spans[index][0] <= at
+    index = bisect.bisect_right(spans, (at, float("inf"))) - 1  # the last span starting at or before it
+    return index >= 0 and at < spans[index][1]
 
 
 def sentence_ends(line: str) -> list[int]:
