@@ -10,7 +10,7 @@ from __future__ import annotations
 from tfdoctor import codes
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED
 from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE
-from tfdoctor.advice.pair_verdict import LOAD_FAILURES, judge_pair, judgeable
+from tfdoctor.advice.pair_verdict import LOAD_FAILURES, judge_pair, judge_pair_any_python, judgeable
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
@@ -29,7 +29,7 @@ from tfdoctor.model import Remediation, Severity, rule
       "TensorFlow, else the recommended TensorFlow + tensorflow-metal).",
       APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES, fix_answer=GOAL_INSTALLED)
 def tf_metal_mismatch(s: Snapshot, d: Derived):
-    if not judgeable(s, d) or d.metal is None:
+    if not judgeable(s, d, python=False) or d.metal is None:
         return None
     metal, real = d.metal, d.providers
     if len(real) > 1:
@@ -44,7 +44,8 @@ def tf_metal_mismatch(s: Snapshot, d: Derived):
                    "neither version.", severity=Severity.WARNING)
     if d.tensorflow is None:
         return None
-    problem = judge_pair(s, d, d.matrix, d.tensorflow, metal, s.python.minor, d.hardware_arch).problem
+    problem = (judge_pair(s, d, d.matrix, d.tensorflow, metal, s.python.minor, d.hardware_arch) if judgeable(s, d)
+               else judge_pair_any_python(s, d, d.matrix, d.tensorflow, metal, d.hardware_arch)).problem
     if problem is None:
         return None
     return tf_metal_mismatch.finding(problem.evidence, problem.fix, title=problem.title,

@@ -210,6 +210,22 @@ def test_metal_newer_than_tensorflow_fix_depends_on_python():
                                             f"{PIP} install -- 'tensorflow==2.19.*' tensorflow-metal==1.2.0")
 
 
+def test_a_pair_judged_where_the_python_is_unknown_is_the_verdict_every_python_shares():
+    """A report that states the pair but not the Python: its Python is unknown, not one without
+    wheels. A verdict the same for every Python the release has wheels for stands; an install is
+    named only when one pair fits them all."""
+    def unknown_python(data: dict[str, Any]) -> dict[str, Any]:
+        data["python"]["version"] = ""
+        data["unknown"] = ["packages"]
+        return data
+    broken = [f for f in run(unknown_python(mac("2.18.0", "1.1.0"))) if f.code == "compat.tf-metal-mismatch"]
+    assert len(broken) == 1 and broken[0].evidence["python"] == "unknown: the same for Python 3.9-3.12"
+    assert "tensorflow==2.18.1 tensorflow-metal==1.2.0" in " ".join(broken[0].remediation.commands)
+    (newest,) = [f for f in run(unknown_python(mac("2.20.0", "1.2.0"))) if f.code == "compat.tf-metal-mismatch"]
+    assert newest.remediation.commands == () and "python3 --version" in newest.remediation.text  # 3.13: no pair
+    assert not [f for f in run(unknown_python(mac("2.16.1", "1.1.0"))) if f.code == "compat.tf-metal-mismatch"]
+
+
 def test_metal_version_unknown_to_the_matrix():
     f = one(mac("2.19.1", "1.3.0"))
     assert f.code == "compat.tf-metal-mismatch" and f.severity is Severity.WARNING

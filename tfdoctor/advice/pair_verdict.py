@@ -62,6 +62,26 @@ def judgeable(s: Snapshot, d: Derived, python: bool = True) -> bool:
     return all(parse_version(p.version or "") is not None for p in (d.tensorflow, d.metal) if p is not None)
 
 
+def judge_pair_any_python(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts, metal: PackageFacts,
+                          arch: str) -> PairVerdict:
+    """The verdict where the Python is unknown (a report that does not state it): a problem only
+    when it is the same for every Python the TensorFlow release has wheels for, and then an install
+    only when the same pair fits them all (else the way to learn the Python)."""
+    release = m.tf_release(tf.version)
+    wheels = release.wheels(release.code[arch], arch) if release and arch in release.code else None
+    verdicts = [judge_pair(s, d, m, tf, metal, py, arch) for py in (wheels.pythons if wheels else ())]
+    problems = [v.problem for v in verdicts]
+    if not problems or any(p is None or p.title != problems[0].title for p in problems):
+        return PairVerdict()
+    first = problems[0]
+    evidence = {**first.evidence, "python": f"unknown: the same for Python {span(list(wheels.pythons))}"}
+    fix = first.fix
+    if any(p.fix.commands != fix.commands for p in problems):
+        fix = Remediation("Install the pair documented or reported to work for your Python (`python3 "
+                          "--version` tells which; `tfdoctor matrix` lists them)", (), APPLE_PLUGIN_PAGE)
+    return PairVerdict(problem=PairProblem(first.title, first.detail, first.severity, first.basis, evidence, fix))
+
+
 def judge_pair(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts, metal: PackageFacts,
                py: str, arch: str) -> PairVerdict:
     """The matrix's verdict on the installed pair for this Python and architecture."""
