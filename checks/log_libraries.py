@@ -182,7 +182,7 @@ def log_macos_too_old(s: Snapshot, d: Derived):
             continue
         too_old = f"macOS {d.macos} is too old: " if d.macos else ""
         if not match.fields.get("symbol"):  # the report's words: no library, no symbol to name
-            text = (f"the report says TensorFlow or tensorflow-metal needs {needs}; this Mac runs "
+            text = (f"the report says a package it installs needs {needs}; this Mac runs "
                     f"{d.macos or 'a macOS it does not state'}. {_UPDATE_MACOS}")
             out.append(log_macos_too_old.finding(evidence(s, match, macos=d.macos),
                                                  Remediation(text, ("sw_vers -productVersion",)),

@@ -20,7 +20,10 @@ SAID = {
     ],
     "log.macos-too-old": ["tensorflow-metal requires macOS 12.0 or later",
                           "the metal plugin released above only works right now in macOS 12.0+",
-                          "the new procedure throws an error for tensorflow-metal if MacOS version <12.5.1"],
+                          "the new procedure throws an error for tensorflow-metal if MacOS version <12.5.1",
+                          "tensorflow-addons 0.8.2 is only compatible with Mac OS version 10.15",
+                          "the tensorflow-metal wheels only support macOS 12",
+                          "tensorflow-macos is only available for macOS 12.0 and later"],
     "log.h5py-build": ["I encountered a build problem with h5py at the last step"],
     "log.pip-depends-on-tensorflow": [
         "The `tensorflow` dependency doesn't work on Apple Silicon machines (which need `tensorflow-macos` ).",
@@ -61,6 +64,8 @@ NOT_SAID = [
     "keras requires tensorflow, so I installed tensorflow-macos and tensorflow-metal on my M1",
     "tensorflow-macos was not found by pip on my Mac",
     "the tensorflow-metal plugin is registered and the GPU is listed",
+    "tensorflow is compatible with macOS 12 and my Mac runs 14",
+    "only tested tensorflow-metal on macOS 14",
     "the Metal plugin is not registered twice, only once",
     "Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been "
     "registered",  # TensorFlow's CUDA build at every start: no Metal, and harmless

@@ -88,7 +88,9 @@ SIGNATURES: tuple[Signature, ...] = (
           "the macOS is older than TensorFlow or tensorflow-metal needs",
           r"\bmac ?os\s{0,3}(?:version\s{0,3})?(?:<=?|older than|earlier than|lower than|below|before|prior to)"
           r"\s{0,3}(?:mac ?os\s{0,3})?(?P<built_for>1\d(?:\.\d{1,2}){0,2})\b|"
-          r"\b(?:requires?|needs?|only (?:works|runs)(?:\s\w+){0,2}\s(?:on|in))\s(?:at least\s)?mac ?os\s{0,3}(?:version\s{0,3}|>=?\s{0,3})?"
+          r"\b(?:requires?|needs?|only (?:works|runs)(?:\s\w+){0,2}\s(?:on|in)|"
+          r"only (?:compatible with|supported on|available for|built for)|only supports?)"
+          r"\s(?:at least\s)?mac ?os\s{0,3}(?:version\s{0,3}|>=?\s{0,3})?"
           r"(?P<needs>1\d(?:\.\d{1,2}){0,2})\b",
           "# Tensorflow - Metal Support for Mac OS\n\nI believe you need macOS 12 Monterey and not macOS 11 Big Sur.",
           "https://github.com/tensorflow/tensorflow/issues/11085", derive=_floor, outputs=("built_for",)),
