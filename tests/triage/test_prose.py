@@ -35,6 +35,8 @@ from tfdoctor.triage.read_template import answer_facts
     ("the same script on macOS fails", {("os", "Darwin")}),
     ("Maybe need to update my osx version? I'm on 10.10.5", {("macos_version", "10.10.5")}),  # said just after
     ("Is macOS the problem? I am running 12.6 on an M1.", {("macos_version", "12.6"), ("chip", "Apple M1")}),
+    ("Predictions are cut off on Apple M1/macOS11/tensorflow-metal", {("macos_version", "11"), ("chip", "Apple M1")}),
+    ("works on OSX10.15, fails on macOS13.4", {("macos_version", "10.15"), ("macos_version", "13.4")}),  # titles squeeze
 ])
 def test_statements(text, expected):
     assert expected <= set(statements(text))
@@ -52,6 +54,8 @@ def test_statements(text, expected):
     "pip install macholib",
     "see tensorflow-metal-plugin-docs for more",   # a longer name than the distribution's
     "On Ubuntu 22.04 I cannot pip install tensorflow-metal",  # another system named: not a Mac
+    "the wheel is tagged macosx_11_0_arm64",     # a wheel tag, not the Mac's macOS
+    "it lives in /opt/macos/12",                 # a path
 ])
 def test_what_is_not_a_statement(text):
     said = set(statements(text))

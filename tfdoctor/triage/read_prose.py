@@ -20,7 +20,9 @@ from tfdoctor.triage.vocabulary import MACOS_NAMES, SYSTEMS, chips_in, macos_ver
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S{1,2000}")
 _PYTHON = re.compile(r"(?i)(?<![\w/.-])python[ \t]{0,3}(?:version[ \t:]{0,3})?v?(?=[23]\.\d)")
-_MACOS = re.compile(r"(?i)(?<![\w/-])(?:mac[ \t]{0,2}os(?:[ \t]{0,2}x)?|os[ \t]{0,2}x)(?![\w-])[ \t:,]{0,3}(?:version[ \t:]{0,3})?")
+_MACOS = re.compile(r"(?i)(?<![\w-])(?:mac[ \t]{0,2}os(?:[ \t]{0,2}x)?|os[ \t]{0,2}x)(?![a-z_-])[ \t:,]{0,3}(?:version[ \t:]{0,3})?")
+"""macOS, Mac OS X or OS X, then its version: "macOS 12.3", "macOS11" and "M1/macOS11" as titles
+squeeze them, "OSX10.15"."""
 _NAMES = re.compile(r"(?<![\w-])(Mojave|Catalina|Big[ \t]?Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe)(?![\w-])", re.I)
 _A_MAC = re.compile(r"(?i)(?<![\w/.-])(?:mac[ \t]?book(?:[ \t]?(?:pro|air))?|imac|mac[ \t]?(?:mini|studio|pro)|"
                     r"mac[ \t]?os(?:[ \t]?x)?|os[ \t]?x|(?:on|my|a|the|for|with)[ \t]{1,3}macs?)(?![\w/-])"
