@@ -205,6 +205,9 @@ _KERAS3_PORT = {
     "Model.fit_generator": "call model.fit(generator) instead",
     "keras.layers.experimental": "use the layers from keras.layers (keras.layers.RandomFlip, ...)",
     "KerasTensor in a TensorFlow function": "wrap the TensorFlow call in a keras.layers.Layer or use keras.ops",
+    "layer.input / layer.output": "give the model a keras.Input(shape=...) (Keras 3 defines them only for layers "
+                                  "called on symbolic inputs; a Sequential built with build() or loaded has none)",
+    "a package's Keras 2 models": "the package imports tf-keras for them: install it",
     "transformers' TensorFlow models": "they need Keras 2: transformers imports tf-keras before keras, or use "
                                        "its PyTorch models",
     "keras.src.engine": "import the public names (keras.Model, keras.layers.Layer) instead of Keras 2's private "
@@ -215,7 +218,9 @@ _KERAS3_PORT = {
 @rule(codes.LOG_KERAS3_API, "Keras 2 code failed under Keras 3", Severity.ERROR,
       "TensorFlow 2.16+ ships Keras 3, which removed or renamed Keras 2 APIs: legacy optimizers, "
       "SavedModel through model.save, `lr=`, fit_generator, layers.experimental, the private "
-      "keras.src.engine that code reached into, TensorFlow ops on symbolic tensors; "
+      "keras.src.engine that code reached into, TensorFlow ops on symbolic tensors, a layer's "
+      ".output read from a model never called on a keras.Input; packages whose Keras 2 models need "
+      "tf-keras (deepface, retinaface) and "
       "transformers 4.41+ refuses Keras 3 for its TensorFlow models "
       "(amaiya/ktrain#525, adriangb/scikeras#314, philipperemy/keras-tcn#284, ...). tf-keras "
       "(Keras 2) with TF_USE_LEGACY_KERAS=1 keeps old code running; it must be the "

@@ -207,7 +207,9 @@ KERAS3 = [("keras3_legacy_optimizer.txt", "keras.optimizers.Adam"), ("keras3_sav
           ("keras3_checkpoint_extension.txt", ".weights.h5"), ("keras3_lr_argument.txt", "learning_rate="),
           ("keras3_fit_generator.txt", "model.fit(generator)"), ("keras3_layers_experimental_attr.txt", "keras.layers"),
           ("keras3_layers_experimental_module.txt", "keras.layers"), ("keras3_kerastensor_tf_function.txt", "keras.ops"),
-          ("keras3_transformers_tf_keras.txt", "transformers imports tf-keras")]
+          ("keras3_transformers_tf_keras.txt", "transformers imports tf-keras"),
+          ("keras3_layer_never_called.txt", "keras.Input(shape=...)"),
+          ("keras3_requires_tf_keras.txt", "imports tf-keras for them")]
 
 
 @pytest.mark.parametrize("name,port", KERAS3)

@@ -394,6 +394,27 @@ SIGNATURES: tuple[Signature, ...] = (
         "ValueError: A KerasTensor cannot be used as input to a TensorFlow function.",
         "https://github.com/taipingeric/yolo-v4-tf.keras/issues/27", needle="KerasTensor",
         derive=_keras3("KerasTensor in a TensorFlow function"), key=("api",), outputs=("api",)),
+    # Keras 3's Operation._get_node_attribute_at_index (keras/src/ops/operation.py) names the layer;
+    # Keras 2's base_layer said "The layer has never been called ..." without a name, and also of
+    # an "output shape", which Keras 3 layers no longer have
+    sig("log.keras3-api", "keras3-never-called", "training",
+        "Keras 3 defines .input/.output only for a layer called on symbolic inputs",
+        r"[Tt]he layer (?!has\b)(?P<layer>[\w./-]{1,200}) has never been called and thus has no defined "
+        r"(?P<attribute>input|output)\b(?![ _]shape)",
+        "ValueError: The layer sequential has never been called and thus has no defined output.",
+        "https://github.com/keras-team/keras/issues/20116", needle="has never been called",
+        derive=_keras3("layer.input / layer.output"), key=("api", "layer"), outputs=("api", "layer", "attribute"),
+        head=r"[Tt]he layer (?!has\b)(?P<layer>[\w./-]{1,200}) has never been called and thus has no defined "
+             r"(?:input|output)\b(?![ _]shape)"),  # a named "output shape" is a Keras 2 patch's (TensorFlowASR)
+    # deepface and retinaface (commons/package_utils.py validate_for_keras3): their Keras 2 models
+    # need tf-keras once TensorFlow ships Keras 3 (2.16+)
+    sig("log.keras3-api", "keras3-requires-tf-keras", "training",
+        "a package's Keras 2 models need tf-keras beside TensorFlow 2.16+",
+        r"You have tensorflow (?P<tensorflow>\d[\w.+-]{0,40}) and this requires tf-keras package",
+        "ValueError: You have tensorflow 2.20.0 and this requires tf-keras package.",
+        "https://github.com/jordoh/ComfyUI-Deepface/issues/8", needle="requires tf-keras",
+        derive=_keras3("a package's Keras 2 models"), key=("api",), outputs=("api", "tensorflow"),
+        head=r"You have tensorflow (?P<tensorflow>\d[\w.+-]{0,40}) and this requires tf-keras"),
     # transformers 4.41+ (activations_tf.py, modeling_tf_utils.py): its TensorFlow models import
     # tf_keras first and refuse a Keras 3 `keras`
     sig("log.keras3-api", "keras3-transformers", "training",
