@@ -37,6 +37,11 @@ from tfdoctor.triage.read_template import answer_facts
     ("Is macOS the problem? I am running 12.6 on an M1.", {("macos_version", "12.6"), ("chip", "Apple M1")}),
     ("Predictions are cut off on Apple M1/macOS11/tensorflow-metal", {("macos_version", "11"), ("chip", "Apple M1")}),
     ("works on OSX10.15, fails on macOS13.4", {("macos_version", "10.15"), ("macos_version", "13.4")}),  # titles squeeze
+    ("I'm running OSX High Sierra 10.13.6", {("macos_version", "10.13.6")}),  # the names before Mojave too
+    ("still on El Capitan", {("macos_version", "10.11")}),
+    ("macOS Sierra 10.12.6 here", {("macos_version", "10.12.6")}),
+    ("OS X Yosemite on a 2014 iMac", {("macos_version", "10.10")}),
+    ("High Sierra 10.12", {("macos_version", "10.13")}),  # a number of another release: the name's
 ])
 def test_statements(text, expected):
     assert expected <= set(statements(text))
@@ -56,6 +61,8 @@ def test_statements(text, expected):
     "On Ubuntu 22.04 I cannot pip install tensorflow-metal",  # another system named: not a Mac
     "the wheel is tagged macosx_11_0_arm64",     # a wheel tag, not the Mac's macOS
     "it lives in /opt/macos/12",                 # a path
+    "hiking in the Sierra Nevada with tensorflow",  # places, unless macOS or OS X comes first
+    "a Yosemite photo dataset",
 ])
 def test_what_is_not_a_statement(text):
     said = set(statements(text))
@@ -137,6 +144,8 @@ def test_the_macos_a_binary_was_built_for_is_not_this_macs():
     ("the wheels need at least macOS 11.0", None),
     ("I upgraded to macOS 13.4 yesterday and now it fails", "13.4"),
     ("I'm on macOS 11.6, and the plugin requires macOS 12", "11.6"),
+    ("Are recent versions of this package only compatible with OSX 10.15?", None),
+    ("tensorflow-macos is only available for macOS 12 and later", None),
 ])
 def test_a_macos_version_a_sentence_requires_or_plans_is_not_this_macs(text, mac):
     said = [value for name, value in statements(text) if name == "macos_version"]

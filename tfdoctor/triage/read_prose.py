@@ -23,7 +23,10 @@ _PYTHON = re.compile(r"(?i)(?<![\w/.-])python[ \t]{0,3}(?:version[ \t:]{0,3})?v?
 _MACOS = re.compile(r"(?i)(?<![\w-])(?:mac[ \t]{0,2}os(?:[ \t]{0,2}x)?|os[ \t]{0,2}x)(?![a-z_-])[ \t:,]{0,3}(?:version[ \t:]{0,3})?")
 """macOS, Mac OS X or OS X, then its version: "macOS 12.3", "macOS11" and "M1/macOS11" as titles
 squeeze them, "OSX10.15"."""
-_NAMES = re.compile(r"(?<![\w-])(Mojave|Catalina|Big[ \t]?Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe)(?![\w-])", re.I)
+_NAMES = re.compile(r"(?<![\w-])(Mountain[ \t]?Lion|Mavericks|Yosemite|El[ \t]?Capitan|High[ \t]?Sierra|Sierra|Mojave|"
+                    r"Catalina|Big[ \t]?Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe)(?![\w-])", re.I)
+_PLACES = ("tahoe", "sierra", "yosemite", "mavericks")
+"""Names that are places (or a team) first: a macOS only with the word macOS, OS X or Mac OS X before them."""
 _A_MAC = re.compile(r"(?i)(?<![\w/.-])(?:mac[ \t]?book(?:[ \t]?(?:pro|air))?|imac|mac[ \t]?(?:mini|studio|pro)|"
                     r"mac[ \t]?os(?:[ \t]?x)?|os[ \t]?x|(?:on|my|a|the|for|with)[ \t]{1,3}macs?)(?![\w/-])"
                     r"(?![ \t]{1,3}address)")
@@ -67,7 +70,7 @@ def read(doc: Document, found: Found) -> None:
 
 _NOT_THIS_MAC = re.compile(
     r"(?:built for|upgrade to|upgrading to|update to|updating to|requires?|required|needs?|at least|"
-    r"newer than|older than|supports?|supported on|only on)[ \t]{1,3}$", re.IGNORECASE)
+    r"newer than|older than|supports?|supported on|only on|compatible with|available for)[ \t]{1,3}$", re.IGNORECASE)
 """Words before a macOS version that make it another one than the Mac's own: dyld's "(which was
 built for Mac OS X 10.12)", "requires macOS 12", "upgrading to macOS 10.12 is not an option" (an
 upgrade done says "upgraded to": that one is the Mac's)."""
@@ -135,15 +138,18 @@ def _macos(text: str) -> Iterator[tuple[str, str]]:
             yield "os", "Darwin"
             yield ("macos_version_reported" if version == "10.16" else "macos_version"), version
     for match in _NAMES.finditer(text):
-        name = " ".join(match.group(1).lower().split()).replace("bigsur", "big sur")
-        if name == "tahoe" and "macos" not in text[max(0, match.start() - 8):match.start()].lower():
-            continue  # Lake Tahoe, unless macOS says otherwise
+        name = " ".join(match.group(1).lower().split())
+        name = {"bigsur": "big sur", "highsierra": "high sierra", "elcapitan": "el capitan",
+                "mountainlion": "mountain lion"}.get(name, name)
+        if name in _PLACES and not re.search(r"(?:mac ?os|os ?x)[ \t]{0,3}$", text[max(0, match.start() - 12):match.start()],
+                                             re.IGNORECASE):
+            continue  # Lake Tahoe, the Sierra Nevada, the park, unless macOS says otherwise
         version_word = _VERSION_WORD.match(text, match.end())
         at = version_word.end() if version_word else match.end()
         version = version_at(text, at) if text[at:at + 1].isdigit() else None
         major = MACOS_NAMES[name]
         yield "os", "Darwin"
-        if version and macos_version(version) and version.split(".")[0] == major.split(".")[0]:
+        if version and macos_version(version) and (version == major or version.startswith(major + ".")):
             yield "macos_version", version
         else:
             yield "macos_version", major

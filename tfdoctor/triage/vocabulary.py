@@ -17,8 +17,9 @@ _VERSION = re.compile(VERSION)
 _CUT = ("…", "...")
 
 MACOS_NAMES = {
-    "mojave": "10.14", "catalina": "10.15", "big sur": "11", "monterey": "12", "ventura": "13",
-    "sonoma": "14", "sequoia": "15", "tahoe": "26",
+    "mountain lion": "10.8", "mavericks": "10.9", "yosemite": "10.10", "el capitan": "10.11",
+    "sierra": "10.12", "high sierra": "10.13", "mojave": "10.14", "catalina": "10.15", "big sur": "11",
+    "monterey": "12", "ventura": "13", "sonoma": "14", "sequoia": "15", "tahoe": "26",
 }
 """Apple's names of macOS releases (Apple's "macOS version history" support page, HT201260)."""
 
