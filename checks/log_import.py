@@ -24,7 +24,7 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listi
                                      pair_fix, recommended_requirements)
 from tfdoctor.derived import Derived
 from tfdoctor.derived.text_speed import text_speed
-from tfdoctor.advice.log_evidence import amd64_on_arm, emulated_x86_container, evidence, matches_of, names_tensorflow
+from tfdoctor.advice.log_evidence import amd64_on_arm, emulated_x86_container, evidence, matches_of, names_tensorflow, said
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.logtext.importing import LINKER_SKIPPED
 from tfdoctor.model import Finding, Remediation, Severity, rule
@@ -232,6 +232,14 @@ def arch_mismatch(s: Snapshot, d: Derived):
                                          title=f"Architecture mismatch: {text}")
         library = re.search(r"site-packages/([^/]+)/", match.text)
         package = library.group(1).replace("_", "-") if library else None
+        if said(match):  # the report's words: no binary, no architectures named
+            text = ("the report says an import fails because of the architecture: a binary of one "
+                    "architecture was loaded by a process of the other. An IDE or terminal running under "
+                    "Rosetta 2 starts even a universal2 Python as x86_64: check what Python runs as where it "
+                    "fails (an arm64 install needs arm64)")
+            return arch_mismatch.finding(evidence(s, match, **facts), Remediation(
+                text, (f"{python_cmd(s)} -c \"import platform; print(platform.machine())\"",)),
+                title=f"Architecture mismatch: {text}")
         if d.translated:
             text = ("this Python runs as x86_64 under Rosetta 2 and imports arm64 binaries: start it "
                     "natively (see arch.rosetta)")

@@ -47,6 +47,11 @@ SAID = {
         "pip installs tensorflow-metal into two places, which registers the plugin twice",
         "an already-registered METAL platform error on import",
     ],
+    "log.arch-mismatch": [
+        "the tensorflow still can't be imported for the architecture reason",
+        "importing tensorflow in PyCharm fails because of the CPU architecture",
+        "a tensorflow binary architecture mismatch between the venv and the IDE",
+    ],
     "log.no-gpu-listed": ["TensorFlow can't find any local GPUs, so the models take a long time to fit",
                           "the GPU is not detected by tensorflow-macos"],
 }
@@ -66,6 +71,9 @@ NOT_SAID = [
     "the tensorflow-metal plugin is registered and the GPU is listed",
     "tensorflow is compatible with macOS 12 and my Mac runs 14",
     "only tested tensorflow-metal on macOS 14",
+    "I imported the weights for the architecture of the model in tensorflow",  # a model's architecture
+    "loading the Keras weights fails because of the different architecture",   # a model's, not a CPU's
+    "tensorflow imports fine on arm64; the architecture of my network is a ResNet",
     "the Metal plugin is not registered twice, only once",
     "Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been "
     "registered",  # TensorFlow's CUDA build at every start: no Metal, and harmless

@@ -180,6 +180,12 @@ def test_registered_twice_through_the_environment_variable():
     assert commands(f) == "unset TF_PLUGGABLE_DEVICE_LIBRARY_PATH"
 
 
+def test_an_import_the_report_says_fails_for_the_architecture_asks_what_python_runs_as():
+    (f,) = [f for f in diagnose(apple_silicon(), "said_import_architecture.txt") if f.code == "log.arch-mismatch"]
+    assert f.evidence["said"] is True and "Rosetta 2 starts even a universal2 Python as x86_64" in f.remediation.text
+    assert commands(f).endswith("-c \"import platform; print(platform.machine())\"")
+
+
 def test_registered_twice_in_a_report_that_lists_no_plugins_asks_for_them():
     """A report's unlisted plugins are unknown, not absent: no "0 plugin files" verdict, but the
     command that lists every copy on the path."""

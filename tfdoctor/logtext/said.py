@@ -1,8 +1,9 @@
 """What a report says the cause is, in its own words: the phrases people use for causes tfdoctor
 knows (no arm64 wheel, a macOS too old for the plugin, h5py that would not build, a GPU
 TensorFlow does not find, a package that requires `tensorflow` where the Mac's TensorFlow is
-tensorflow-macos, the Metal plugin registered twice). A bug report often states the cause in
-prose, or shows the error only in a screenshot; a maintainer reads the words. These are not
+tensorflow-macos, the Metal plugin registered twice, an import that fails for the architecture).
+A bug report often states the cause in prose, or shows the error only in a screenshot; a
+maintainer reads the words. These are not
 messages a program prints, so each one is written over the family of phrasings (negations,
 either word order, the usual synonyms), never one user's sentence, and a finding that rests on
 one is "reported", not "observed" (the engine ranks what was observed first). They are read
@@ -133,6 +134,13 @@ SIGNATURES: tuple[Signature, ...] = (
           "then I get the error about the METAL plugin having been already registered.",
           "https://stackoverflow.com/questions/67912944", needle="register", applies=_about_metal,
           derive=_metal_platform, outputs=("platform",)),
+    _said("arch-mismatch", "log.arch-mismatch", "import",
+          "an import fails because of the architecture (x86_64 against arm64)",
+          r"\bimport(?:ed|ing|s)?\b[^.\n]{0,60}?\b(?:for|because of|due to)\s(?:the\s|a\s|an\s)?"
+          r"(?:cpu\s|wrong\s|different\s|processor\s)?architectures?\b(?!\s(?:of|for)\sthe\s(?:model|network))|"
+          r"\b(?:cpu|processor|binary)\sarchitectures?\s(?:mismatch|problem|issue|error|conflict)s?\b",
+          "the tensorflow still can't be imported for the architecture reason",
+          "https://github.com/apple/tensorflow_macos/issues/44", needle="architecture"),
     _said("no-gpu", "log.no-gpu-listed", "import", "TensorFlow does not find the GPU",
           r"\b(?:can't|cannot|can not|doesn't|does not|didn't|did not|won't|unable to|fails? to|not able to)\s"
           r"(?:\w+\s){0,2}?(?:find|detect|see|recogni[sz]e|list)\s(?:any\s|the\s|my\s|a\s)?"
