@@ -74,6 +74,17 @@ def test_protobuf_descriptors_where_protobuf_3_is_installed_came_from_another_en
     assert f.severity == Severity.INFO and "another environment printed it" in f.title
 
 
+def test_keras_decoding_an_hdf5_attribute_under_h5py_3_is_h5py_too_new():
+    """h5py 3 returns str attributes; Keras' loader before TensorFlow 2.4 decodes them as bytes."""
+    data = apple_silicon(packages=[_pkg("keras", "2.3.1", ARM), _pkg("h5py", "3.1.0", ARM)])
+    f = one(diagnose(data, "h5py3_keras_version_decode.txt"), "log.h5py-too-new")
+    assert f.severity is Severity.ERROR and f.evidence["h5py"] == "3.1.0" and f.evidence["log_attribute"] == "keras_version"
+    assert "install -- 'h5py<3'" in commands(f)
+    older = one(diagnose(apple_silicon(packages=[_pkg("h5py", "2.10.0", ARM)]), "h5py3_keras_version_decode.txt"),
+                "log.h5py-too-new")
+    assert older.severity is Severity.INFO and "another environment printed it" in older.title
+
+
 def test_protobuf_fatal_with_a_broken_metal_pair_includes_the_pair():
     data = apple_silicon(packages=[_pkg("tensorflow", "2.18.0", ARM), _pkg("tensorflow-metal", "1.1.0", ARM)])
     f = one(diagnose(data, "protobuf_fatal_tf216.txt"), "log.protobuf-fatal")

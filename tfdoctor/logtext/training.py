@@ -406,6 +406,18 @@ SIGNATURES: tuple[Signature, ...] = (
         derive=_keras3("layer.input / layer.output"), key=("api", "layer"), outputs=("api", "layer", "attribute"),
         head=r"[Tt]he layer (?!has\b)(?P<layer>[\w./-]{1,200}) has never been called and thus has no defined "
              r"(?:input|output)\b(?![ _]shape)"),  # a named "output shape" is a Keras 2 patch's (TensorFlowASR)
+    # Keras' HDF5 loader before TensorFlow 2.5 (tf.keras saving/hdf5_format.py, standalone Keras
+    # engine/saving.py and topology.py) decodes the file's attributes as bytes; h5py 3 (Nov 2020)
+    # returns them as str, and Python says "'str' object has no attribute 'decode'"
+    sig("log.h5py-too-new", "keras-hdf5-decode", "training",
+        "h5py 3 hands str to a Keras that decodes bytes (before TensorFlow 2.5)",
+        r"(?:f\.attrs\[['\"](?P<attribute>\w{1,40})['\"]\]|(?P<config>model_config|training_config))"
+        r"\.decode\(['\"]utf-?8['\"]\)[^\n]{0,10}\n(?:[^\n]{0,200}\n){0,4}?[ \t>]{0,10}(?:AttributeError: )?"
+        r"'str' object has no attribute 'decode'",
+        "original_keras_version = f.attrs['keras_version'].decode('utf8')\n> AttributeError: 'str' object has no "
+        "attribute 'decode'",
+        "https://github.com/vascofazza/indoor-outdoor-image-classifier/issues/4", needle=".decode(",
+        key=()),
     # deepface and retinaface (commons/package_utils.py validate_for_keras3): their Keras 2 models
     # need tf-keras once TensorFlow ships Keras 3 (2.16+)
     sig("log.keras3-api", "keras3-requires-tf-keras", "training",
