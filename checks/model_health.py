@@ -14,6 +14,7 @@ from typing import Any
 from tfdoctor import codes
 from tfdoctor.advice.commands import python_cmd
 from tfdoctor.advice.fix_answers import ABOUT_THE_CODE, NOTHING_WRONG
+from tfdoctor.advice.model_text import reported
 from tfdoctor.advice.probe_evidence import probe_cmd
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
@@ -107,9 +108,13 @@ def not_a_model(s: Snapshot, d: Derived):
 @rule(codes.MODEL_CORRUPT, "The model file is damaged or truncated", Severity.ERROR,
       "The file starts like a Keras archive or an HDF5 file but cannot be read to the end: a "
       "download or copy that stopped early, a file still being written, a damaged disk. "
-      "Nothing was written next to it.",
+      "Nothing was written next to it. A pasted text that loads a model and shows h5py's \"file "
+      "signature not found\" or \"truncated file\", or zipfile's \"File is not a zip file\", is this "
+      "finding as reported (a Git LFS pointer is the usual culprit).",
       "Save or copy the model again and compare its size with the original.", fix_answer=ABOUT_THE_CODE)
 def corrupt(s: Snapshot, d: Derived):
+    if s.model is None and (said := reported(s, "corrupt")):
+        return corrupt.finding(said[0], said[2], title=said[1], severity=Severity.WARNING, basis="reported")
     return _error_finding(corrupt, s, "Save the model again (model.save(...)) or copy it again "
                           "from where it was made, then examine it")
 
@@ -118,11 +123,14 @@ def corrupt(s: Snapshot, d: Derived):
       Severity.ERROR,
       "The saved model refers to layers, losses or other objects registered by the user's own "
       "code (their registered names are in the evidence); the probe cannot import them, so "
-      "Keras cannot rebuild the model.",
+      "Keras cannot rebuild the model. A pasted text with Keras' \"Unknown layer: X\" (Keras 2) or "
+      "\"Could not locate class 'X'\" (Keras 3) is this finding as reported.",
       "Give `--model module:function` with a function that imports the custom objects and "
       "loads (or builds) the model.", fix_answer=ABOUT_THE_CODE)
 def custom_objects(s: Snapshot, d: Derived):
     m = s.model
+    if m is None and (said := reported(s, "custom-objects")):
+        return custom_objects.finding(said[0], said[2], title=said[1], severity=Severity.WARNING, basis="reported")
     errors = _errors(m, custom_objects.code)
     if not errors:
         return None

@@ -83,6 +83,18 @@ class TextGrowth:
 
 
 @dataclass
+class TextModelError:
+    """A model that failed to load, as a text shows it (tfdoctor.logtext.model_errors reads it)."""
+
+    kind: str
+    """"corrupt" (not a whole HDF5 or .keras file) or "custom-objects" (a name Keras does not know)."""
+    line: int
+    said: str
+    name: str | None = None
+    """The custom object Keras could not find ("TrigPosEmbedding"), for "custom-objects"."""
+
+
+@dataclass
 class LogRead:
     """How a log was read (a file, standard input, a command's output): what was taken and what was
     left out. tfdoctor.logtext.reader fills it for the text it returns; the snapshot keeps it."""
@@ -162,6 +174,8 @@ class LogTextFacts(LogRead):
     the first few per device and verdict."""
     growth: list[TextGrowth] = field(default_factory=list)
     """What the text says of its memory growing as it runs (tfdoctor.logtext.growth): the first few."""
+    model_errors: list[TextModelError] = field(default_factory=list)
+    """A model the text failed to load, and why (tfdoctor.logtext.model_errors): the first few."""
 
     def of(self, *codes: str) -> list[LogTextMatch]:
         """The matches of these codes, in the order of the log."""

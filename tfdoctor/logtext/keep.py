@@ -29,6 +29,7 @@ from tfdoctor.logtext.reader import Reading, read_log, read_log_bytes
 from tfdoctor.logtext.scan import scan
 from tfdoctor.logtext.signature import LogMatch, Recogniser
 from tfdoctor.logtext.growth import GrowthReader
+from tfdoctor.logtext.model_errors import ModelErrorReader
 from tfdoctor.logtext.outcomes import OutcomeReader
 from tfdoctor.logtext.speeds import SpeedReader
 from tfdoctor.logtext.window import Window
@@ -72,12 +73,13 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
     recogniser = Recogniser(SIGNATURES)
     window = Window(KEEP_LOG_CHARS if keep_log else 0, clean)
     names_tensorflow = shows_failure = False
-    speeds, outcomes, growth = SpeedReader(), OutcomeReader(), GrowthReader()
+    speeds, outcomes, growth, models = SpeedReader(), OutcomeReader(), GrowthReader(), ModelErrorReader()
     for block in scan(window.pieces(reading.pieces), recogniser):
         window.block(block)
         speeds.feed_block(block.lines.text, block.lines.first)
         outcomes.feed_block(block.lines.text, block.lines.first)
         growth.feed_block(block.lines.text, block.lines.first)
+        models.feed_block(block.lines.text, block.lines.first)
         names_tensorflow = names_tensorflow or bool(TENSORFLOW_WORDS.search(block.lines.text))
         shows_failure = shows_failure or bool(FAILURE_WORDS.search(block.lines.text))
     log = reading.read
@@ -94,7 +96,8 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
                         shows_failure=shows_failure and not log.binary,
                         timings=[] if log.binary else speeds.kept,
                         outcomes=[] if log.binary else [replace(o, said=clean(o.said)) for o in outcomes.kept],
-                        growth=[] if log.binary else [replace(g, said=clean(g.said)) for g in growth.kept])
+                        growth=[] if log.binary else [replace(g, said=clean(g.said)) for g in growth.kept],
+                        model_errors=[] if log.binary else [replace(e, said=clean(e.said)) for e in models.kept])
 
 
 def _match(m: LogMatch, clean: Callable[[str], str]) -> LogTextMatch:
