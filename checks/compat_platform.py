@@ -172,13 +172,13 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
         return None
     floors = tensorflow_macos_floors(m, tf, py, arch) if tf is not None else []  # (needs, what, source)
     metal_floors = None
-    if metal is not None and (release := m.metal(metal.version)) is not None:
-        metal_floors = metal_macos_floors(m, release, arch)
+    if metal is not None:
+        metal_floors = metal_macos_floors(m, release := m.metal(metal.version), arch)
+        plugin = f"tensorflow-metal {metal.version}" if release else "tensorflow-metal (every release)"
         if metal_floors["wheel_tag"]:
-            floors.append((metal_floors["wheel_tag"], f"tensorflow-metal {metal.version}",
-                           f"wheel tag (compat_matrix.json: {metal_floors['wheel_tag_source']})"))
+            floors.append((metal_floors["wheel_tag"], plugin, f"wheel tag (compat_matrix.json: {metal_floors['wheel_tag_source']})"))
         if metal_floors["apple_table"]:
-            floors.append((metal_floors["apple_table"], f"tensorflow-metal {metal.version}",
+            floors.append((metal_floors["apple_table"], plugin,
                            f"{_TABLE} ({metal_floors['apple_table_how']}; compat_matrix.json apple_table)"))
     short = [(need, what, src) for need, what, src in floors if Version(macos) < Version(need)]
     if not short:
@@ -193,8 +193,7 @@ def _macos(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts | None,
             by += f"; its wheel tag allows {metal_floors['wheel_tag']}, so pip installed it anyway"
         if src.startswith(BINARIES):
             tag = next((f[0] for f in floors if f[1] == who and not f[2].startswith(BINARIES)), None)
-            by = f"{BINARIES} were built for it" + (f"; its wheel tag allows {tag}, so pip installs it"
-                                                     if tag else "")
+            by = f"{BINARIES} were built for it" + (f"; its wheel tag allows {tag}, so pip installs it" if tag else "")
         parts.append(f"{who} needs {n} ({by})")
     title = f"macOS {macos} is too old: " + ", ".join(parts)
     evidence = {"macos": macos, "macos_reported": s.host.macos_version_reported, "arch": arch,
@@ -317,7 +316,8 @@ def no_metal(s: Snapshot, d: Derived):
       "Apple's tensorflow-metal table asks for more than the tags: 12.0+ for 0.1.2-0.4.0 and "
       "12.1+ from 0.5.0, while the wheels from 0.5.1 on are tagged 12.0, so pip installs them "
       "on 12.0 and cannot enforce 12.1. The finding says which sets the floor; where the Python "
-      "is unknown (a report that does not state it), the floor all the release's wheels share.",
+      "is unknown, the floor every wheel of the release shares (of a tensorflow-metal version the "
+      "matrix does not know, what every release needs).",
       "Update macOS, or install the older pair that supports this macOS when one exists. An "
       "error that shows a binary missing a symbol of macOS's own libraries is log.macos-too-old: "
       "observed, it outranks what the tables say here. pip finding no TensorFlow where every "

@@ -354,6 +354,14 @@ def test_an_unknown_python_is_judged_by_the_floor_every_wheel_of_the_release_sha
     assert macos_finding(unknown_python(intel("1.15.4", "3.7", "10.5"))).severity is Severity.ERROR
 
 
+def test_a_metal_version_the_matrix_does_not_know_needs_what_every_release_needs():
+    """"tensorflow-metal 2.6" (a TensorFlow version said of the plugin) or a release newer than the
+    matrix: no release of it asks less than Apple's table's 12.0 (the lowest row; tags from 11.0)."""
+    f = macos_finding(mac("2.19.1", "2.6", macos="11.6"))
+    assert f is not None and "tensorflow-metal (every release) needs 12.0 (Apple's table" in f.title
+    assert macos_finding(mac("2.19.1", "2.6", macos="12.1")) is None
+
+
 def test_a_build_made_for_a_newer_macos_that_imported_here_is_information():
     data = intel("2.2.0", "3.7", "10.13.6", ["cp37-cp37m-macosx_10_11_x86_64"])
     data["runtime"] = {"outcome": "ok", "message": "TensorFlow 2.2.0 imported", "stage": "done",

@@ -257,8 +257,14 @@ def tensorflow_macos_floors(m: CompatMatrix, tf: PackageFacts, py: str, arch: st
     return out
 
 
-def metal_macos_floors(m: CompatMatrix, metal: MetalRelease, arch: str) -> dict[str, Any]:
-    """The macOS a tensorflow-metal needs, from its wheel tag and from Apple's table, apart."""
+def metal_macos_floors(m: CompatMatrix, metal: MetalRelease | None, arch: str) -> dict[str, Any]:
+    """The macOS a tensorflow-metal needs, from its wheel tag and from Apple's table, apart; for a
+    version the matrix does not know (None), what every release needs: the lowest of each."""
+    if metal is None:
+        tags = [w.min_macos for r in m.metal_releases.values() if (w := r.wheels.get(arch))]
+        rows = [r.apple_table_min_macos for r in m.metal_releases.values() if r.apple_table_min_macos]
+        return {"wheel_tag": min(tags, key=Version, default=None), "wheel_tag_source": "every release's wheel tags",
+                "apple_table": min(rows, key=Version, default=None), "apple_table_how": "every row"}
     wheels = metal.wheels.get(arch)
     tag = wheels.min_macos if wheels else None
     table, table_how = metal.apple_table_min_macos, "its own row"
