@@ -55,6 +55,7 @@ def test_the_templates_are_kept(text, expected):
     "unzip data.zip\nzipfile.BadZipFile: File is not a zip file",
     "TypeError: Could not locate class 'Functional'.",   # saved by another Keras, not a custom object
     "ValueError: Unknown layer:layers",
+    "ValueError: Unknown optimizer: Custom>Adam. Please ensure this object is passed to the `custom_objects` argument.",
     "Unable to open file (unable to open file: name = 'm.h5', errno = 2)",  # no such file: not a damaged one
 ])
 def test_near_misses_are_not(text):

@@ -8,8 +8,9 @@
   loads one or names Keras or TensorFlow.
 - A name Keras cannot rebuild: Keras 2's "Unknown layer: X" (and loss, metric, activation ...
   function) and Keras 3's "Could not locate class 'X'" / "Could not locate function 'X'". Keras'
-  own model classes (Functional, Sequential) and config keys ("Unknown layer:name") missing say
-  the file was saved by another Keras, not that a custom object is missing: not read.
+  own model classes (Functional, Sequential), config keys ("Unknown layer:name") and its registry's
+  names ("Unknown optimizer: Custom>Adam") missing say the file was saved by another Keras, not
+  that a custom object is missing: not read.
 checks/model_health.py turns what is kept into model.corrupt and model.custom-objects, as reported.
 """
 
@@ -65,7 +66,8 @@ class ModelErrorReader:
             return
         custom = _CUSTOM.search(line)
         name = (custom.group("name") or custom.group("located")) if custom else None
-        if name and name.split(".")[-1] not in _KERAS_OWN:
+        registered = custom is not None and line[custom.end():custom.end() + 1] == ">"  # "Custom>Adam": Keras' own
+        if name and name.split(".")[-1] not in _KERAS_OWN and not registered:
             self.kept.append(TextModelError("custom-objects", number, custom.group(0), name))
             return
         corrupt = _CORRUPT.search(line)
