@@ -10,7 +10,7 @@ import shlex
 from packaging.version import Version
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import arm64_image, python_cmd, venv_command
+from tfdoctor.advice.commands import arm64_image, machine_check, python_cmd, venv_command
 from tfdoctor.advice.fix_answers import (
     ABOUT_THE_MACHINE,
     ARM64_PYTHON_FIRST,
@@ -231,7 +231,7 @@ def universal2_as_x86(s: Snapshot, d: Derived):
             Remediation(f"The failing command was started as x86_64 (`{started}`), so it ran under Rosetta "
                         "2, which has no AVX. Start it natively (drop `arch -x86_64`, or use "
                         "`arch -arm64`) with arm64 packages in its environment",
-                        (f"arch -arm64 {python_cmd(s)} -c \"import platform; print(platform.machine())\"",),
+                        (machine_check(f"arch -arm64 {python_cmd(s)}"),),
                         ROSETTA_LINK),
             title=f"`{started}` started the process as x86_64: it ran under Rosetta 2")
     parent = s.shell.parent
@@ -246,7 +246,7 @@ def universal2_as_x86(s: Snapshot, d: Derived):
                "prints i386 in your shell, untick 'Open using Rosetta' for the Terminal app (Finder > "
                "Applications > Utilities > Terminal > Get Info) and open a new window")
     commands = ((f"arch -arm64 {shlex.quote(parent.executable)} -l",) if shell_arch == X86_64 and parent.executable
-                else ()) + (f"arch -arm64 {python_cmd(s)} -c \"import platform; print(platform.machine())\"",)
+                else ()) + (machine_check(f"arch -arm64 {python_cmd(s)}"),)
     return universal2_as_x86.finding(
         {**_evidence(s), "binary": s.python.binary.path, "binary_archs": s.python.binary.archs,
          "parent_shell": parent.executable if parent else None, "parent_shell_arch": shell_arch},
@@ -272,7 +272,7 @@ def rosetta(s: Snapshot, d: Derived):
     if not d.translated and shown_by is None:
         return None
     fix = _in_r(s) or Remediation("Use an arm64 Python; check with the command below that it prints arm64",
-                                  (f"{python_cmd(s)} -c \"import platform; print(platform.machine())\"",),
+                                  (machine_check(python_cmd(s)),),
                                   ROSETTA_LINK)
     if d.translated and d.tf_main is None and not listing_read(s) and s.log and not names_tensorflow(s):
         return rosetta.finding(  # a report about another program: true, and not TensorFlow's problem

@@ -17,7 +17,7 @@ from typing import Any
 
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import arm64_image, pip, python_cmd, unset_variable
+from tfdoctor.advice.commands import arm64_image, machine_check, pip, python_cmd, unset_variable
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.fork_exit import fork_in_play
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, matching_metal,
@@ -238,7 +238,7 @@ def arch_mismatch(s: Snapshot, d: Derived):
                     "Rosetta 2 starts even a universal2 Python as x86_64: check what Python runs as where it "
                     "fails (an arm64 install needs arm64)")
             return arch_mismatch.finding(evidence(s, match, **facts), Remediation(
-                text, (f"{python_cmd(s)} -c \"import platform; print(platform.machine())\"",)),
+                text, (machine_check(python_cmd(s)),)),
                 title=f"Architecture mismatch: {text}")
         if d.translated:
             text = ("this Python runs as x86_64 under Rosetta 2 and imports arm64 binaries: start it "

@@ -113,8 +113,8 @@ def not_a_model(s: Snapshot, d: Derived):
       "finding as reported (a Git LFS pointer is the usual culprit).",
       "Save or copy the model again and compare its size with the original.", fix_answer=ABOUT_THE_CODE)
 def corrupt(s: Snapshot, d: Derived):
-    if s.model is None and (said := reported(s, "corrupt")):
-        return corrupt.finding(said[0], said[2], title=said[1], severity=Severity.WARNING, basis="reported")
+    if s.model is None and (text := reported(s, "corrupt")):
+        return corrupt.finding(text.evidence, text.fix, title=text.title, severity=Severity.WARNING, basis="reported")
     return _error_finding(corrupt, s, "Save the model again (model.save(...)) or copy it again "
                           "from where it was made, then examine it")
 
@@ -129,8 +129,8 @@ def corrupt(s: Snapshot, d: Derived):
       "loads (or builds) the model.", fix_answer=ABOUT_THE_CODE)
 def custom_objects(s: Snapshot, d: Derived):
     m = s.model
-    if m is None and (said := reported(s, "custom-objects")):
-        return custom_objects.finding(said[0], said[2], title=said[1], severity=Severity.WARNING, basis="reported")
+    if m is None and (text := reported(s, "custom-objects")):
+        return custom_objects.finding(text.evidence, text.fix, title=text.title, severity=Severity.WARNING, basis="reported")
     errors = _errors(m, custom_objects.code)
     if not errors:
         return None

@@ -11,7 +11,7 @@ import os
 import shlex
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip, python_cmd, venv_command
+from tfdoctor.advice.commands import machine_check, pip, python_cmd, venv_command
 from tfdoctor.advice.fix_answers import (
     ARM64_PYTHON_FIRST,
     CAUSE_NOT_KNOWN,
@@ -57,7 +57,7 @@ def _arm64_fix(s: Snapshot, d: Derived) -> Remediation:
             except Exception:  # noqa: BLE001
                 pass
         python = "arch -arm64 python" + shlex.quote(minor)
-        check = f"{python} -c \"import platform; print(platform.machine())\""
+        check = machine_check(python)
         if why:
             return Remediation(f"An arm64 Python is the fix, but first: {why}", (check,), import_sigill.doc.link)
         return Remediation(

@@ -43,6 +43,11 @@ def python_cmd(snapshot: Snapshot) -> str:
     return shlex.quote(exe or "python3")
 
 
+def machine_check(python: str) -> str:
+    """The command that prints what `python` (a shell word or words) runs as: arm64 or x86_64."""
+    return f"{python} -c \"import platform; print(platform.machine())\""
+
+
 def _is_tfdoctors_own(snapshot: Snapshot) -> bool:
     target = snapshot.target
     if not target.tool_env:

@@ -4,7 +4,7 @@ would confirm it named. Rule modules import no other rule module; this one build
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from tfdoctor.advice.probe_evidence import probe_cmd
 from tfdoctor.facts.pasted_log import TextModelError
@@ -12,17 +12,24 @@ from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation
 
 
-def reported(s: Snapshot, kind: str) -> tuple[dict[str, Any], str, Remediation] | None:
-    """(evidence, title, fix) for the text's first model error of this kind, or None."""
+class Reported(NamedTuple):
+    evidence: dict[str, Any]
+    title: str
+    fix: Remediation
+
+
+def reported(s: Snapshot, kind: str) -> Reported | None:
+    """What the finding says of the text's model errors of this kind, or None without one."""
     errors = [e for e in (s.log.model_errors if s.log is not None else []) if e.kind == kind]
     if not errors:
         return None
     first = errors[0]
     evidence = {"source": "the pasted text", "said": [f"line {e.line}: {e.said}" for e in errors]}
     if kind == "corrupt":
-        return evidence, f"The text's model file is not a whole HDF5 or .keras file (\"{first.said}\")", _whole_file(s)
-    return ({**evidence, "names": sorted({e.name for e in errors if e.name})},
-            f"The text's model needs a custom object Keras does not know: {first.name}", _custom(s, first))
+        return Reported(evidence, f"The text's model file is not a whole HDF5 or .keras file (\"{first.said}\")",
+                        _whole_file(s))
+    return Reported({**evidence, "names": sorted({e.name for e in errors if e.name})},
+                    f"The text's model needs a custom object Keras does not know: {first.name}", _custom(s, first))
 
 
 def _whole_file(s: Snapshot) -> Remediation:
