@@ -16,6 +16,7 @@ from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge.keras_releases import keras_requirement
 from tfdoctor.model import Remediation, Severity, rule
 
 TEXT_FIRST_ARM64_WHEEL = {"3.9": "2.17.0", "3.10": "2.17.0", "3.11": "2.17.0", "3.12": "2.18.1",
@@ -83,7 +84,7 @@ def op_not_registered(s: Snapshot, d: Derived):
     return out
 
 
-INTERNAL_IMPORT = "imports-tensorflow-internal"
+INTERNAL_USE = ("imports-tensorflow-internal", "tensorflow-internal-attribute")
 PROBABILITY_ARG_SPECS = "probability-arg-specs"
 INTERNALS_USERS = ("tensorflow-probability", "keras", "tf-keras", "tensorflow-addons", "tensorflow-text",
                    "tensorflow-io", "tensorflow-decision-forests", "tensorflow-model-optimization",
@@ -91,23 +92,43 @@ INTERNALS_USERS = ("tensorflow-probability", "keras", "tf-keras", "tensorflow-ad
 """Packages whose code imports TensorFlow's private tensorflow.python modules (TFP's backend,
 Keras 2's engine, the custom-op loaders), so each release works with some TensorFlow minors only
 (Keras 3 does not: it is named only at 2.x)."""
+KERAS_SIDE = ("compat.v2", "__internal__")
+"""Keras 2 reaches TensorFlow as `import tensorflow.compat.v2 as tf` and through tf.__internal__,
+the API TensorFlow keeps for it: a missing name there is a Keras of another TensorFlow."""
 
 
-def _internal_import(s: Snapshot, d: Derived, match):
-    """Python's "cannot import name X from tensorflow.python.M": the importing package (the
-    traceback's frame says which; the installed candidates are named) was built for another
-    TensorFlow, whose internals had X."""
+def _internal_use(s: Snapshot, d: Derived, match):
+    """"cannot import name X from tensorflow.python.M" or "module tensorflow.compat.v2.__internal__
+    has no attribute X": the package that reached it (the traceback's frame says which; the
+    installed candidates are named) was built for another TensorFlow, whose internals had X."""
     candidates = [p for p in map(s.package, INTERNALS_USERS)  # Keras 3 uses only TensorFlow's public API
                   if p is not None and not (p.key == "keras" and (p.version or "").startswith("3"))]
-    who = " or ".join(p.label for p in candidates) or "a package that uses TensorFlow's internals"
+    internal, name = match.fields.get("internal", ""), match.fields.get("name")
+    keras_side = any(part in internal for part in KERAS_SIDE)
+    who = " or ".join(p.label for p in candidates) or (
+        "Keras 2 (or a package built like it)" if keras_side else "a package that uses TensorFlow's internals")
     here = f"TensorFlow {d.tf_version}" if d.tf_version else "the installed TensorFlow"
-    what = (f"{who} imports {match.fields.get('name')} from {match.fields.get('internal')}, which {here} "
-            "does not have")
-    text = (f"{what}: install the release of the importing package (the traceback's last frame before the "
-            f"ImportError names it) made for {here}, or the TensorFlow it was made for")
+    reached = (f"imports {name} from {internal}" if match.fields.get("fails") != "AttributeError"
+               else f"uses {internal}.{name}")
+    what = f"{who} {reached}, which {here} does not have"
+    own_keras = keras_requirement(d.matrix, d.tf_version) if d.matrix is not None and d.tf_version else None
+    commands = [pip(s, "index", "versions", p.key) for p in candidates[:1]]
+    if keras_side and own_keras:
+        text = (f"{what}: install the Keras made for {here}, its own pin (`{own_keras}`), or the TensorFlow "
+                "that Keras was made for")
+        commands = [pip(s, "install", own_keras)]
+    elif keras_side:
+        text = (f"{what}: keras 2.6 to 2.15 are each made for the TensorFlow of the same minor; install the "
+                "keras of the installed TensorFlow's minor (`pip show tensorflow keras` names both: "
+                "keras~=2.9.0 for TensorFlow 2.9), or the TensorFlow of the installed keras")
+        commands = [pip(s, "show", "tensorflow", "keras")]
+    else:
+        text = (f"{what}: install the release of the importing package (the traceback's last frame before the "
+                f"{match.fields.get('fails') or 'error'} names it) made for {here}, or the TensorFlow it was made for")
     return companion_mismatch.finding(
-        evidence(s, match, tensorflow_here=d.tf_version, candidates=[p.label for p in candidates]),
-        Remediation(text, tuple(pip(s, "index", "versions", p.key) for p in candidates[:1])),
+        evidence(s, match, tensorflow_here=d.tf_version, candidates=[p.label for p in candidates],
+                 own_keras=own_keras),
+        Remediation(text, tuple(commands)),
         title=f"{what}: it was built for another TensorFlow", severity=Severity.ERROR)
 
 
@@ -133,8 +154,8 @@ def _internal_import(s: Snapshot, d: Derived, match):
       "https://github.com/tensorflow/addons", fix_answer=ABOUT_THE_LOG)
 def companion_mismatch(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_COMPANION_MISMATCH):
-        if match.variant == INTERNAL_IMPORT:
-            return _internal_import(s, d, match)
+        if match.variant in INTERNAL_USE:
+            return _internal_use(s, d, match)
         package = match.fields.get("package", "tensorflow-addons")
         needs = match.fields.get("needs")
         printed = match.fields.get("tensorflow")

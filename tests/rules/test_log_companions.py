@@ -85,6 +85,23 @@ def test_a_package_importing_an_internal_this_tensorflow_lacks_is_the_companions
     assert alone.title.startswith("a package that uses TensorFlow's internals imports naming") and not alone.remediation.commands
 
 
+def test_keras_reaching_a_tensorflow_internal_its_tensorflow_lacks_is_keras_of_another_tensorflow():
+    """divamgupta/image-segmentation-keras#309: Keras 2.6's "module 'tensorflow.compat.v2.__internal__'
+    has no attribute 'tf2'" (tf.__internal__ came with TensorFlow 2.5), and spotify/basic-pitch#82:
+    keras 2.12's "cannot import name 'dtensor' from 'tensorflow.compat.v2.experimental'", pasted
+    without Python's prefix. Keras 2 reaches TensorFlow through tf.compat.v2 and tf.__internal__: with
+    the versions stated the fix is TensorFlow's own Keras; without them, the command that names both."""
+    keras29 = apple_silicon(packages=[_pkg("tensorflow-macos", "2.8.0", ARM), _pkg("keras", "2.9.0", ["py2.py3-none-any"])])
+    f = one(diagnose(keras29, "import_tensorflow_compat_dtensor.txt"), "log.companion-mismatch")
+    assert f.severity is Severity.ERROR and f.title.startswith(
+        "keras 2.9.0 imports dtensor from tensorflow.compat.v2.experimental, which TensorFlow 2.8.0 does not have")
+    assert "install -- 'keras~=2.8.0'" in commands(f) and f.evidence["own_keras"] == "keras~=2.8.0"
+    alone = one(diagnose(apple_silicon(packages=[]), "import_tensorflow_internal_attribute_keras.txt"),
+                "log.companion-mismatch")
+    assert alone.title.startswith("Keras 2 (or a package built like it) uses tensorflow.compat.v2.__internal__.tf2")
+    assert "pip show tensorflow keras" in commands(alone)
+
+
 def test_tensorflow_probabilitys_twin_of_a_tensorflow_function_with_other_arguments_is_the_mismatch():
     """tensorflow/probability#1752: TensorFlow 2.14's tf.ones_like gained `layout`, TFP 0.21's twin
     (prefer_static._copy_docstring) did not, and importing TFP raises: the companion was written

@@ -109,6 +109,20 @@ def _import_failed(fields: Fields) -> Fields:
     return {**fields, "fails": "ImportError"}
 
 
+def _attribute_missing(fields: Fields) -> Fields:
+    return {**fields, "fails": "AttributeError"}
+
+
+_INTERNAL = (r"(?P<internal>tensorflow(?:_core)?(?:\._api\.v[12])?\.(?:python|compat\.v2)(?:\.\w{1,60}){0,8}"
+             r"|tensorflow(?:_core)?(?:\.\w{1,60}){0,6}\.__internal__(?:\.\w{1,60}){0,6})")
+"""TensorFlow's modules that only packages built for one TensorFlow reach: its private tree
+(tensorflow.python), the namespace Keras 2 imports as `tf` (`import tensorflow.compat.v2 as tf`)
+and tf.__internal__, the API TensorFlow keeps for Keras alone. Printed with the tree's prefix
+where the module comes from it (tensorflow_core in 1.15, tensorflow._api.v1 / v2). Not the public
+API: "module 'tensorflow._api.v2.train' has no attribute 'GradientDescentOptimizer'" is a
+person's TensorFlow 1 code."""
+
+
 def _probability(fields: Fields) -> Fields:
     """TensorFlow Probability's floor as a specifier; its check raises ImportError: a failure."""
     out = {"package": "tensorflow-probability", "fails": "ImportError"}
@@ -256,10 +270,21 @@ SIGNATURES: tuple[Signature, ...] = (
     # package built against another TensorFlow's internals (TFP, Keras 2, addons reach into them)
     sig("log.companion-mismatch", "imports-tensorflow-internal", "import",
         "a package imports a TensorFlow internal this TensorFlow does not have: built for another TensorFlow",
-        r"ImportError: cannot import name '(?P<name>\w{1,100})' from '(?P<internal>tensorflow\.python(?:\.\w{1,60}){0,8})'",
+        r"(?:ImportError: )?cannot import name '(?P<name>\w{1,100})' from '" + _INTERNAL + "'",
         "_ImportError: cannot import name 'naming' from 'tensorflow.python.autograph.core'",
         "https://github.com/tensorflow/probability/issues/987", needle="cannot import name",
-        derive=_import_failed, key=("name",), outputs=("name", "internal", "fails")),
+        derive=_import_failed, key=("name",), outputs=("name", "internal", "fails"),
+        head=r"(?:ImportError: )?cannot import name '\w{1,100}' from 'tensorflow(?:_core)?\.(?:python|compat\.v2|_api\.v[12]\.compat\.v2)"),
+    # Python's "module M has no attribute X" (Objects/moduleobject.c module_getattro) where a
+    # package built for another TensorFlow reaches M.X: Keras 2.6+ calls tf.__internal__.tf2
+    # through `import tensorflow.compat.v2 as tf`, which TensorFlow 2.4 and 1.x lack
+    sig("log.companion-mismatch", "tensorflow-internal-attribute", "import",
+        "a package uses a TensorFlow internal this TensorFlow does not have: built for another TensorFlow",
+        r"AttributeError: module '" + _INTERNAL + r"' has no attribute '(?P<name>\w{1,100})'",
+        "AttributeError: module 'tensorflow.compat.v2.__internal__' has no attribute 'tf2'",
+        "https://github.com/divamgupta/image-segmentation-keras/issues/309", needle="AttributeError: module 'tensorflow",
+        derive=_attribute_missing, key=("name",), outputs=("name", "internal", "fails"),
+        head=r"AttributeError: module 'tensorflow(?:_core)?(?:\._api\.v[12])?\.(?:python|compat\.v2)"),
     # tensorflow/probability tensorflow_probability/python/__init__.py _ensure_tf_install
     sig("log.companion-mismatch", "probability-needs-tensorflow", "import",
         "TensorFlow Probability needs a newer TensorFlow than the installed one",
