@@ -10,8 +10,8 @@ from __future__ import annotations
 from tfdoctor import codes
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED
 from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE
-from tfdoctor.advice.pair_verdict import LOAD_FAILURES, judge_pair, judge_pair_any_python, judgeable
-from tfdoctor.derived import Derived
+from tfdoctor.advice.pair_verdict import LOAD_FAILURES, for_every_arch, judge_pair, judge_pair_any_python, judgeable
+from tfdoctor.derived import Derived, verdict_archs
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
 
@@ -44,8 +44,9 @@ def tf_metal_mismatch(s: Snapshot, d: Derived):
                    "neither version.", severity=Severity.WARNING)
     if d.tensorflow is None:
         return None
-    problem = (judge_pair(s, d, d.matrix, d.tensorflow, metal, s.python.minor, d.hardware_arch) if judgeable(s, d)
-               else judge_pair_any_python(s, d, d.matrix, d.tensorflow, metal, d.hardware_arch)).problem
+    problem = for_every_arch([(judge_pair(s, d, d.matrix, d.tensorflow, metal, s.python.minor, arch) if judgeable(s, d)
+                               else judge_pair_any_python(s, d, d.matrix, d.tensorflow, metal, arch)).problem
+                              for arch in verdict_archs(s, d)], lambda p: p.title, "fix")
     if problem is None:
         return None
     return tf_metal_mismatch.finding(problem.evidence, problem.fix, title=problem.title,

@@ -21,9 +21,9 @@ from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, BINARIES, good_metal_releases, install_commands,
                                      listing_read, metal_macos_floors, move_python, span,
                                      tensorflow_macos_floors)
-from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, judge_pair, judgeable
+from tfdoctor.advice.pair_verdict import LOAD_FAILURES, STATUS_WORDS, for_every_arch, judge_pair, judgeable
 from tfdoctor.advice.pip_refusal import fork_unbuilt_for, refused_for_macos, unbuilt_for_python
-from tfdoctor.derived import Derived, pip_arch
+from tfdoctor.derived import Derived, pip_arch, verdict_archs
 from tfdoctor.facts.archnames import X86_64
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
 from tfdoctor.facts.versions import parse_version
@@ -245,13 +245,12 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
         return None
     if d.tf_main is None and d.metal is None and not listing_read(s):  # nothing listed, nothing read
         return None
-    if d.metal is None and d.metal_plugins:  # a third-party Metal plugin: compat_third_party judges it
-        return None
-    if d.fork:  # no plugin in its era: compat_era judges it
-        return None
+    if (d.metal is None and d.metal_plugins) or d.fork:  # a third-party plugin (compat_third_party judges
+        return None  # it), or the fork's era, which had no plugin (compat_era)
     if d.tensorflow is not None and d.metal is None and not eras.plugin_era(d.tensorflow):
         return None  # a TensorFlow before 2.5 has no Metal plugin to miss: its wheels are the question
-    return _python_route(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, d.hardware_arch)
+    found = [_python_route(s, d, d.matrix, d.tensorflow, d.metal, s.python.minor, a) for a in verdict_archs(s, d)]
+    return for_every_arch(found, lambda f: f.code, "remediation")
 
 
 @rule(codes.COMPAT_NO_WHEEL_FOR_PYTHON, "No TensorFlow or tensorflow-metal wheel for this Python",

@@ -226,6 +226,19 @@ def test_a_pair_judged_where_the_python_is_unknown_is_the_verdict_every_python_s
     assert not [f for f in run(unknown_python(mac("2.16.1", "1.1.0"))) if f.code == "compat.tf-metal-mismatch"]
 
 
+def test_a_pair_judged_where_the_chip_is_unknown_names_no_intel_pair():
+    """tensorflow 2.18.0 + tensorflow-metal 1.1.0 does not load on any Mac, so the verdict stands
+    where the report names no chip; its fix is not the Intel pair (tensorflow 2.13 + metal 1.0.0,
+    the last with x86_64 wheels) that an unstated chip used to be taken for, but the way to learn
+    the architecture."""
+    unstated = merge(mac("2.18.0", "1.1.0"), {"host": {"hw_arm64": None, "chip": None},
+                                              "python": {"process_arch": "", "binary": {"archs": []}}})
+    f = one(unstated)
+    assert f.code == "compat.tf-metal-mismatch" and "known not to load" in f.title
+    assert not f.remediation.commands and "uname -m" in f.remediation.text
+    assert one(mac("2.18.0", "1.1.0")).remediation.commands[-1].endswith("tensorflow==2.18.1 tensorflow-metal==1.2.0")
+
+
 def test_metal_version_unknown_to_the_matrix():
     f = one(mac("2.19.1", "1.3.0"))
     assert f.code == "compat.tf-metal-mismatch" and f.severity is Severity.WARNING

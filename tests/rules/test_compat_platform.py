@@ -94,6 +94,25 @@ def test_intel_mac_metal_wheels_end_at_1_0_0():
     assert f.remediation.commands == (f"{PIP} install -- 'tensorflow==2.13.*' tensorflow-metal==1.0.0",)
 
 
+UNSTATED_CHIP = {"host": {"hw_arm64": None, "chip": None, "cpu_brand": None},
+                 "python": {"process_arch": "", "translated": None, "binary": {"archs": []}}}
+"""A report that names neither the chip nor the Python's architecture (tfdoctor diagnose of a
+snapshot built from it): unknown, not an Intel Mac."""
+
+
+def test_an_unstated_chip_is_not_an_intel_mac():
+    """A working setup as reported: tensorflow-macos 2.15.0, tensorflow-metal 1.1.0, Python 3.10,
+    no chip named. 1.1.0 has arm64 wheels only, so the Intel route's 'no x86_64 wheel' is
+    no verdict for an unstated chip; one every architecture shares still stands (Python 3.13: no
+    tensorflow-metal wheel on either), with the way to learn the architecture for its fix."""
+    assert not [f for f in run(merge(mac("2.15.0", "1.1.0", python="3.10", dist="tensorflow-macos"), UNSTATED_CHIP))
+                if f.severity in (Severity.WARNING, Severity.ERROR)]
+    intel = merge(mac("2.15.0", "1.1.0", python="3.10", dist="tensorflow-macos"), INTEL)
+    assert one(intel).code == "compat.no-wheel-for-python"  # stated: the Intel route holds
+    f = one(merge(mac(None, None, python="3.13"), UNSTATED_CHIP))
+    assert f.code == "compat.no-wheel-for-python" and "uname -m" in f.remediation.text and not f.remediation.commands
+
+
 def test_intel_mac_python_3_12_moves_to_3_11():
     f = one(merge(mac(None, None, python="3.12"), INTEL))
     assert f.title == "no tensorflow-metal wheel for Python 3.12 (x86_64): create a Python 3.11 environment"

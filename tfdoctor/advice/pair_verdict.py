@@ -6,8 +6,8 @@ modules never import each other; this module builds no finding, only what one sa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Sequence, TypeVar
 
 from tfdoctor import codes
 from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE, install_commands, short_source, span
@@ -48,6 +48,24 @@ class PairVerdict:
 
     headline: str = ""
     problem: PairProblem | None = None
+
+
+ARCH_UNSTATED = Remediation(
+    "Install the pair for this Mac's architecture: `uname -m` says which (arm64 on Apple silicon, x86_64 on "
+    "Intel), `tfdoctor matrix` lists the pairs", (), APPLE_PLUGIN_PAGE)
+T = TypeVar("T")
+
+
+def for_every_arch(found: Sequence[T | None], key: Callable[[T], object], fix: str) -> T | None:
+    """The verdict every architecture a report leaves open gets (tfdoctor.derived.verdict_archs),
+    else none; its fix (the attribute `fix`) only where theirs agree, else the way to learn the
+    architecture: the Intel pair is no fix for an unstated chip."""
+    first = found[0] if found else None
+    if first is None or any(f is None or key(f) != key(first) for f in found):
+        return None
+    if any(getattr(f, fix).commands != getattr(first, fix).commands for f in found):
+        return replace(first, **{fix: ARCH_UNSTATED})  # type: ignore[type-var]
+    return first
 
 
 def judgeable(s: Snapshot, d: Derived, python: bool = True) -> bool:

@@ -130,6 +130,13 @@ def pip_arch(s: Snapshot) -> str | None:
     return process or {True: ARM64, False: X86_64}.get(s.host.hw_arm64)
 
 
+def verdict_archs(s: Snapshot, d: Derived) -> tuple[str, ...]:
+    """The architectures a verdict about wheels must hold for: the one to install for where the
+    report states the chip or the Python's architecture, else both a Mac can have (an unstated
+    chip is unknown, not Intel: `hardware_arch` must name one, and names x86_64)."""
+    return (d.hardware_arch,) if s.host.hw_arm64 is not None or pip_arch(s) else (ARM64, X86_64)
+
+
 def derive(s: Snapshot) -> Derived:
     """Work out the derived facts of a snapshot."""
     host, py = s.host, s.python
