@@ -146,7 +146,11 @@ def _internal_use(s: Snapshot, d: Derived, match):
       "so another one fails its import too ('Arg specs do not match: original=FullArgSpec(...), "
       "new=FullArgSpec(...), fn=<function ones_like_v2>', its prefer_static). "
       "Python's 'cannot import name X from tensorflow.python.M' is a package "
-      "(TFP, Keras 2, the custom-op loaders) importing internals another TensorFlow had. "
+      "(TFP, Keras 2, the custom-op loaders) importing internals another TensorFlow had; "
+      "'module tensorflow.compat.v2.__internal__ has no attribute tf2' (or 'cannot import name "
+      "dtensor from tensorflow.compat.v2.experimental') is Keras 2, which reaches TensorFlow through "
+      "tf.compat.v2 and tf.__internal__, made for another TensorFlow (keras 2.6-2.15 each go with "
+      "the TensorFlow of their minor). "
       "The companion's mismatch is the cause of what fails after it; "
       "tensorflow-addons itself ended with 0.23.0.",
       "Install the TensorFlow the warning names, or the companion release made for the installed "
