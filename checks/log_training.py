@@ -210,6 +210,8 @@ _KERAS3_PORT = {
     "a package's Keras 2 models": "the package imports tf-keras for them: install it",
     "transformers' TensorFlow models": "they need Keras 2: transformers imports tf-keras before keras, or use "
                                        "its PyTorch models",
+    "keras3-tf-keras-shim": "Keras 3 (tf.keras from TensorFlow 2.16 on: keras/_tf_keras) has no such name: port "
+                            "the call, or move the package that made it to a release for Keras 3",
     "keras.src.engine": "import the public names (keras.Model, keras.layers.Layer) instead of Keras 2's private "
                         "engine, or run the code with Keras 2 (tf-keras)",
 }
@@ -218,7 +220,8 @@ _KERAS3_PORT = {
 @rule(codes.LOG_KERAS3_API, "Keras 2 code failed under Keras 3", Severity.ERROR,
       "TensorFlow 2.16+ ships Keras 3, which removed or renamed Keras 2 APIs: legacy optimizers, "
       "SavedModel through model.save, `lr=`, fit_generator, layers.experimental, the private "
-      "keras.src.engine that code reached into, TensorFlow ops on symbolic tensors, a layer's "
+      "keras.src.engine that code reached into, Keras 2 names reached through tf.keras (whose module, "
+      "keras._tf_keras, only Keras 3 has), TensorFlow ops on symbolic tensors, a layer's "
       ".output read from a model never called on a keras.Input; packages whose Keras 2 models need "
       "tf-keras (deepface, retinaface) and "
       "transformers 4.41+ refuses Keras 3 for its TensorFlow models "
@@ -240,7 +243,7 @@ def keras3_api(s: Snapshot, d: Derived):
                 text, ("python -c 'import keras; print(keras.__version__, keras.__file__)'",)),
                 title=text, severity=Severity.INFO))
             continue
-        port = _KERAS3_PORT.get(api, "port the call to Keras 3")
+        port = _KERAS3_PORT.get(api) or _KERAS3_PORT.get(match.variant, "port the call to Keras 3")
         text, commands, facts = _legacy_keras(s, d, f"{api} is Keras 2 API; {port}")
         out.append(keras3_api.finding(evidence(s, match, **facts),
                                       Remediation(text, commands, KERAS3_MIGRATION),

@@ -105,6 +105,17 @@ def _keras3(api: str, **extra: str):  # noqa: ANN202 - a small closure factory
     return derive
 
 
+def _shim_name(fields: Fields) -> Fields:
+    """The Keras 2 name reached through Keras 3's tf.keras, as the code wrote it (layers.experimental:
+    the api of its own form, so the two merge; a paste cut before the name: the shim alone)."""
+    module, name = fields.get("module", "").replace("keras._tf_keras.keras", "tf.keras", 1), fields.get("name")
+    if fields.get("imported"):
+        return {"api": f"{fields.get('source', 'tf.keras')}.{fields['imported']}"}
+    if name == "experimental" and module.endswith(".layers"):
+        return {"api": "keras.layers.experimental"}
+    return {"api": f"{module}.{name}" if name else "Keras 2 API through tf.keras"}
+
+
 def _mlc_op(fields: Fields) -> Fields:
     """The fork's op a graph holds, however the error named it."""
     return {"sign": "ML Compute op", "op": fields.get("op") or fields.get("op2") or fields.get("op3", "")}
@@ -378,6 +389,20 @@ SIGNATURES: tuple[Signature, ...] = (
         "AttributeError: module 'keras._tf_keras.keras.layers' has no attribute 'experimental'",
         "https://github.com/tensorflow/tensorflow/issues/64349", needle="experimental",
         derive=_keras3("keras.layers.experimental"), key=("api",), outputs=("api",)),
+    # Python's "module M has no attribute X" (Objects/moduleobject.c) and "cannot import name X
+    # from M (path)" (Python/ceval.c import_from) where M is Keras 3's tf.keras shim: the package
+    # keras/_tf_keras exists in Keras 3 only (TensorFlow 2.16+ points tf.keras at it), so Keras 2
+    # API reached through tf.keras failed under Keras 3 (layers.experimental, the form above, merges)
+    sig("log.keras3-api", "keras3-tf-keras-shim", "training",
+        "Keras 2 API reached through tf.keras, which Keras 3's shim (keras._tf_keras) lacks",
+        r"AttributeError: module '(?P<module>keras\._tf_keras\.keras(?:\.\w{1,60}){0,6})' has no attribute "
+        r"'(?P<name>\w{1,100})'"
+        r"|cannot import name '(?P<imported>\w{1,100})' from '(?P<source>[\w.]{1,200})' "
+        r"\([^)\n]{0,400}?[/\\]keras[/\\]_tf_keras[/\\]",
+        "AttributeError: module 'keras._tf_keras.keras.backend' has no attribute 'learning_phase'",
+        "https://github.com/shap/shap/issues/3672", needle="_tf_keras",
+        derive=_shim_name, key=("api",), outputs=("api",),
+        head=r"AttributeError: module 'keras\._tf_keras"),
     # CPython's import system ("No module named %R", Python/import.c) naming Keras 2's private
     # engine package: Keras 2.13-2.15 keep it at keras/src/engine (the model and layer base
     # classes), Keras 3's keras/src has no engine (models/, layers/, trainers/); before 2.13 there
