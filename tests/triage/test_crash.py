@@ -84,3 +84,13 @@ def test_a_command_started_with_arch_x86_64_is_the_cause():
     first = triage_text("report.md", text.encode()).report.diagnosis()
     assert first.code == "arch.universal2-as-x86"
     assert "arch -arm64" in " ".join(first.remediation.commands)
+
+
+def test_an_intel_r_on_apple_silicon_is_the_cause_with_cras_arm64_r_as_the_fix():
+    """A reticulate user on an M1 Pro whose tf_config() shows TensorFlow 1.14 in an Anaconda Python
+    and who quotes `R.version$arch` as "x86_64": the Python runs inside an Intel R, under Rosetta 2."""
+    text = ("I am using an Apple M1 Pro.\nOUTPUT from `tf_config()`\nTensorFlow v1.14.0 ()\n"
+            "Python v3.7 (~/anaconda3/bin/python)\n\nThe command `R.version$arch` returned \"x86_64\".\n")
+    first = triage_text("report.md", text.encode()).report.diagnosis()
+    assert first.code == "arch.rosetta" and "arm64 R" in first.remediation.text
+    assert "R.version$arch" in " ".join(first.remediation.commands)

@@ -126,3 +126,39 @@ def test_a_labelled_value_printed_by_a_one_liner():
     text = ('```shell\npython -c "import tensorflow as tf; print(\'TensorFlow version:\', tf.__version__)"\n'
             "TensorFlow version: 2.18.0\n```")
     assert ("tensorflow_version", "2.18.0", "read", "tf.__version__") in _facts(text)
+
+
+def test_the_arch_r_prints_is_the_embedded_pythons():
+    """`R.version$arch` at R's console prints `[1] "x86_64"` for CRAN's Intel build, which Rosetta 2
+    runs on Apple silicon, and `[1] "aarch64"` for the arm64 one (R's own R.version); reticulate's
+    Python runs inside R, so as R was built. `arch` alone is the shell's question, R's is asked first."""
+    intel = "```\n> R.version$arch\n[1] \"x86_64\"\n```\n"
+    arm = "```r\n> R.version$arch\n[1] \"aarch64\"\n```\n"
+    assert {("python_host", "R x86_64", "read", "R.version$arch"),
+            ("python_arch", "x86_64", "inferred", "R.version$arch")} <= _facts(intel)
+    assert ("python_arch", "arm64", "inferred", "R.version$arch") in _facts(arm)
+    assert not [f for f in read_report(intel).facts if f.name == "shell_arch"]
+
+
+@pytest.mark.parametrize("sentence,fact", [
+    ('The command `R.version$arch` returned "x86_64".', ("python_host", "R x86_64", "read", "R.version$arch")),
+    ("platform.machine() returns 'x86_64' in the notebook", ("python_arch", "x86_64", "read", "platform.machine()")),
+    ("`uname -m` gives arm64", ("shell_arch", "arm64", "read", "uname -m")),
+])
+def test_an_answer_quoted_in_a_sentence_is_read_as_the_commands(sentence, fact):
+    """A reporter who quotes what a command printed in a sentence gives its output all the same;
+    a sentence about the command that quotes no answer of its shape gives nothing."""
+    assert fact in _facts(sentence)
+
+
+@pytest.mark.parametrize("sentence", ["platform.machine() is what I ran next", "uname -m says nothing useful",
+                                      "`R.version$arch` shows the build"])
+def test_a_sentence_about_a_command_without_its_answer_is_no_fact(sentence):
+    assert not [f for f in read_report(sentence).facts if f.name in ("python_arch", "shell_arch", "python_host")]
+
+
+def test_tf_config_lines_are_read_outside_a_fence_with_a_path_or_nothing_in_parentheses():
+    """tf_config() pasted as plain text, its TensorFlow line with empty parentheses (the module
+    printed no location); a sentence's parentheses are no location."""
+    text = "OUTPUT from `tf_config()`\nTensorFlow v1.14.0 ()\nPython v3.7 (~/anaconda3/bin/python)\n"
+    assert {("tensorflow_version", "1.14.0", "read", "printed"), ("python_version", "3.7", "read", "printed")} <= _facts(text)

@@ -6,8 +6,9 @@ notebooks print with f"... {tf.__version__}", platform.machine(), platform.platf
 x86_64-apple-darwin17.0 (64-bit)": the Python reticulate embeds in R runs as R was built;
 "Running under: macOS Monterey 12.1").
 
-Only `key: value` lines inside a fence, not code and not already read by another reader, and
-only keys that name a fact with a value of that fact's shape; the value is what Python printed,
+Only `key: value` lines inside a fence (tf_config()'s lines anywhere, with a path or nothing in
+their parentheses: no sentence has that shape), not code and not already read by another reader, and only keys that name a fact with a
+value of that fact's shape; the value is what Python printed,
 so the fact is "read", from "printed".
 """
 
@@ -45,18 +46,22 @@ Intel R that Rosetta 2 runs on Apple silicon; "aarch64-apple-darwin20" the arm64
 _MACOS_NAMED = re.compile(r"(?:macOS|Mac OS X|OS X)(?: [A-Z][a-z]{1,12}){0,2} (?P<version>\d{2}\.\d{1,2}(?:\.\d{1,2})?)")
 """The systems R's sessionInfo() names on a Mac ("Running under: macOS Sonoma 14.2.1", "OS X El
 Capitan 10.11.6"); on Linux it names the distribution, whose numbers are no macOS version."""
-_R_CONFIG = re.compile(r"[ \t]{0,8}(?P<key>TensorFlow|Python) v(?P<value>\d[^\s()]{0,60}) \([^()\n]{1,1000}\)")
+_R_CONFIG = re.compile(r"[ \t]{0,8}(?P<key>TensorFlow|Python) v(?P<value>\d[^\s()]{0,60}) \([^()\n]{0,1000}\)")
 """R's tensorflow package prints its Python's versions so (print.tensorflow_config, R/tf_config.R):
 `tensorflow::tf_config()` gives "TensorFlow v2.15.1 (~/.virtualenvs/r-tensorflow/lib/python3.10/
-site-packages/tensorflow)" and "Python v3.10 (~/.virtualenvs/r-tensorflow/bin/python)"."""
+site-packages/tensorflow)" and "Python v3.10 (~/.virtualenvs/r-tensorflow/bin/python)"; the
+TensorFlow line's parentheses are empty where the module has no __file__ to print."""
+_R_CONFIG_BARE = re.compile(r"[ \t]{0,8}(?P<key>TensorFlow|Python) v(?P<value>\d[^\s()]{0,60}) \((?:[~/][^()\n]{0,1000})?\)")
+"""The same line outside a fence: only with a path or nothing in parentheses ("TensorFlow v2.15.1
+(see the notes)" is a sentence)."""
 
 
 def read(doc: Document, found: Found) -> None:
     for line in doc.lines:
-        if not line.fenced or line.code or line.number in found.claimed or len(line.text) > 400:
+        if line.code or line.number in found.claimed or len(line.text) > 400:
             continue
         text = line.text.rstrip(" \t")
-        match = _LINE.fullmatch(text) or _R_CONFIG.fullmatch(text)
+        match = (_LINE.fullmatch(text) or _R_CONFIG.fullmatch(text)) if line.fenced else _R_CONFIG_BARE.fullmatch(text)
         name = _KEYS.get(_key(match.group("key"))) if match else None
         if name and _printed(line, name, match.group("value").strip("'\""), found):
             found.claim(line)

@@ -9,7 +9,10 @@ reader takes as evidence. What each prints: `uname -m` and `arch` the terminal's
 (`arch` says i386 for x86_64; both say x86_64 under Rosetta), platform.machine() the Python
 process's (x86_64 when translated), platform.processor() "arm" or "i386", sys.executable the
 interpreter's path, `sysctl -n hw.optional.arm64` 1 on Apple silicon, `sysctl -n
-sysctl.proc_translated` 1 in a translated process (sysctl(8), Python's Lib/platform.py).
+sysctl.proc_translated` 1 in a translated process (sysctl(8), Python's Lib/platform.py), and R's
+`R.version$arch` (`[1] "x86_64"`) the build R is: reticulate's Python runs inside R, as R was built.
+A reporter who quotes the answer in a sentence ("`R.version$arch` returned "x86_64"",
+"platform.machine() gives x86_64") is read the same way, from that line.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ _QUOTED_CODE = r"[ \t]{1,3}-c[ \t]{1,3}(?P<q>['\"])(?P<code>(?:(?!(?P=q)).){1,40
 _ONE_LINER = re.compile(_PROMPT_END + _PY + _QUOTED_CODE + r"[ \t]*$")
 _PATH = re.compile(r"/\S{0,1000}(?:/python[\d.]{0,6}|/Python)")
 _HINTS = ("uname", "arch", "python", "which", "command", "type", "sw_vers", "sysctl", "platform.",
-          "sys.", "tf.")
+          "sys.", "tf.", "R.version")
 """Words one of the questions needs: a line without any is no question (a substring test)."""
 _BANNER = re.compile(r"\[(?:Clang|GCC|MSC)[^\]]{0,120}\](?: :: (?P<distributor>[^:]{1,60}))?[ \t]on[ \t](?P<platform>\w{1,20})")
 _TF_LOG = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
@@ -65,6 +68,17 @@ def _arch(name: str) -> Answer:
         found.add(line, name, arch, "read", source)
         return True
     return answer
+
+
+def _r_arch(line: Line, text: str, source: str, found: Found) -> bool:
+    """R's answer (`[1] "x86_64"` at its console): the build R is, and so what its Python runs as."""
+    value = text.removeprefix("[1]").strip().strip("'\"")
+    arch = {"aarch64": "arm64"}.get(value, normalise(value))
+    if arch not in ("arm64", "x86_64"):
+        return False
+    found.add(line, "python_host", f"R {value}", "read", source)
+    found.add(line, "python_arch", arch, "inferred", source)
+    return True
 
 
 def _python_version(line: Line, text: str, source: str, found: Found) -> bool:
@@ -137,6 +151,7 @@ def _shell(command: str) -> re.Pattern[str]:
 
 
 QUESTIONS = (
+    Question(_shell(r"(?:print\()?R\.version\$arch\)?"), "R.version$arch", _r_arch),  # before `arch`
     Question(_shell(r"uname[ \t]{1,3}-m"), "uname -m", _arch("shell_arch")),
     Question(_shell(r"arch"), "arch", _arch("shell_arch")),
     Question(_shell(_PY + r"[ \t]{1,3}(?:--version|-V)"), "python --version", _python_version),
@@ -161,14 +176,28 @@ CODE = (
 """Python expressions whose printed value is a fact: (text in the code, source, reader)."""
 
 
+QUOTED = {"uname -m": "uname -m", "platform.machine()": "platform.machine()",
+          "platform.processor()": "platform.processor()", "R.version$arch": "R.version$arch"}
+"""Commands whose answer a reporter quotes in a sentence, by the source that reads it."""
+_QUOTED = re.compile(r"`?(?P<asked>uname -m|platform\.machine\(\)|platform\.processor\(\)|R\.version\$arch)`?"
+                     r"(?: command)?[ \t]{1,3}(?:returned|returns|gives|gave|prints|printed|outputs|says|said|shows"
+                     r"|showed|is)[ \t]{1,3}(?P<value>[`'\"]?[\w.-]{1,20}[`'\"]?)")
+"""`platform.machine()` returns "x86_64": the command, a verb of its output, the value."""
+
+
 def read(doc: Document, found: Found) -> None:
     lines = doc.lines
+    answers = {q.source: q.answer for q in QUESTIONS} | {source: answer for _code, source, answer in CODE}
     for index, line in enumerate(lines):
         if len(line.text) > 2000:
             continue
         asked = _question(line)
+        quoted = None if asked or line.code else _QUOTED.search(line.text)
         if asked:
             _answer(lines, index, asked, found)
+        elif quoted and answers[QUOTED[quoted.group("asked")]](line, quoted.group("value").strip("`'\""),
+                                                              QUOTED[quoted.group("asked")], found):
+            found.claim(line)
         elif not line.code and line.text.startswith("Python ") and (line.fenced or "[" in line.text or "(" in line.text):
             _printed_version(lines, index, found)
 
