@@ -267,13 +267,13 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
       "gives the commands), or move to a TensorFlow whose plugin has a wheel for this Python.",
       explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK), fix_answer=NEWER_MACOS_OR_PYTHON_FIRST)
 def no_wheel_for_python(s: Snapshot, d: Derived):
-    if (found := _route(s, d)) is not None and found.code == no_wheel_for_python.code:
-        return found
     for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK):
-        if (facts := unbuilt_for_python(s, d, match)) is not None:  # refused: never built for it
+        if (facts := unbuilt_for_python(s, d, match)) is not None:  # refused, observed: never built for it
             title, text = facts.pop("title"), facts.pop("text")
             return no_wheel_for_python.finding({**facts, "refused": match.text}, Remediation(
                 text, (pip(s, "index", "versions", facts["package"]),)), title=title)
+    if (found := _route(s, d)) is not None and found.code == no_wheel_for_python.code:
+        return found
     if d.fork and s.python and s.python.minor and s.python.minor != eras.FORK_PYTHON:
         facts = fork_unbuilt_for(s.python.minor)  # the fork with another Python: never built for it
         title, text = facts.pop("title"), facts.pop("text")

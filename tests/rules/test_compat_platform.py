@@ -447,6 +447,29 @@ def test_uv_finding_no_wheel_with_this_pythons_abi_tag(tmp_path):
     assert "compat.no-wheel-for-python" not in {f.code for f in report(other).findings}
 
 
+def test_a_refusal_pip_printed_outranks_the_route_the_tables_infer(tmp_path):
+    """`pip install tensorflow-macos==2.12.0` on Python 3.12, refused: the report states the package
+    (the command names it) and the chip not. The tables' route speaks of the plugin each
+    architecture would lack; what pip printed says the package itself has no cp312 wheel (2.12.0:
+    cp38-cp311). Observed, it is the finding."""
+    from log_cases import WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+              "host": {"system": "Darwin", "macos_version": "13.4"}, "unknown": ["packages", "chip", "python-arch"],
+              "python": {"version": "3.12", "implementation": "cpython", "executable": "python3"},
+              "packages": [_pkg("tensorflow-macos", "2.12.0", [])]})
+    (tmp_path / "posted.md").write_text(
+        "ERROR: Could not find a version that satisfies the requirement tensorflow-macos==2.12.0 (from versions: "
+        "2.16.1, 2.16.2)\nERROR: No matching distribution found for tensorflow-macos==2.12.0\n", encoding="utf-8")
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    found = diagnose(s).diagnosis()
+    assert found.code == "compat.no-wheel-for-python"
+    assert found.title == "No tensorflow-macos 2.12.0 wheel for Python 3.12: it was built for 3.8-3.11"
+
+
 def test_pip_finding_no_release_at_all_ran_before_this_pythons_wheels(tmp_path):
     """pip's 'Could not find a version that satisfies the requirement {req} (from versions: none)':
     no release fitted at all. tensorflow-macos has arm64 wheels from 2.5.0 but cp311 ones only from
