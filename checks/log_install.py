@@ -16,11 +16,11 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip
+from tfdoctor.advice.commands import machine_check, pip, python_cmd
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, move_python,
                                      recommended_requirements, tf_requirement)
-from tfdoctor.derived import Derived, pip_arch
+from tfdoctor.derived import Derived, pip_arch, verdict_archs
 from tfdoctor.advice.log_evidence import evidence, matches_of, said
 from tfdoctor.advice.pip_refusal import (PIP_WITH_MACOS_11_TAGS, TF_DISTS, pip_verdict, prerelease,
                                          python_came_later, refusal, then_versus_now, version_key)
@@ -62,6 +62,9 @@ def _fix_for_machine(s: Snapshot, d: Derived, m: Any, what: str) -> Remediation:
     """Install the recommended pair for this Python, else a new environment with a Python that
     has one."""
     py = s.python.minor if s.python else None
+    if len(verdict_archs(s, d)) > 1:  # an unstated chip: which pair fits depends on it
+        return Remediation(f"{what}. Which applies depends on what this Python runs as",
+                           (machine_check(python_cmd(s)),), APPLE_PLUGIN_PAGE)
     rec = best_pair.recommended_install(m, py, d.hardware_arch, d.macos) if py else None
     if rec is not None and rec.requirements:
         text = f"{what}. Install a pair that exists for Python {py} on {d.hardware_arch}: {rec.reason}"
@@ -84,7 +87,8 @@ def _fix_for_machine(s: Snapshot, d: Derived, m: Any, what: str) -> Remediation:
       "wheel's tag. The same message on another machine can have another cause, so the version "
       "asked for is looked up in the matrix for this Python, architecture and macOS. poetry's "
       "'Unable to find installation candidates for tensorflow (2.12.0)' is the same refusal of "
-      "the release it locked.",
+      "the release it locked. Where the report does not say the architecture, an unstated chip is "
+      "not taken for Intel: what each architecture's wheels say is given, with the command that tells which.",
       "Install a version that exists here (the finding names it), or move to a Python that has one.",
       "https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/",
       fix_answer=ABOUT_THE_LOG)

@@ -45,6 +45,21 @@ def test_tensorflow_macos_2_12_on_python_3_12_exists_only_for_older_pythons():
     assert "tensorflow==2.19.*" in commands(f) and "tensorflow-metal==1.2.0" in commands(f)
 
 
+def test_an_unstated_chip_gets_what_each_architecture_says_and_the_question_that_decides():
+    """tensorflow 'from versions: none' on Python 3.13, neither the chip nor the Python's
+    architecture stated: tensorflow 2.20 has cp313 arm64 wheels (so an arm64 pip ran elsewhere), its
+    x86_64 wheels end at cp312. An unstated chip is not Intel: both are said, no Intel pair is
+    installed, and the fix asks what the Python runs as."""
+    unstated = apple_silicon(python={"version": "3.13.1", "process_arch": "", "translated": None,
+                                     "binary": {"archs": []}},
+                             host={"hw_arm64": None, "chip": None, "cpu_brand": None}, packages=[])
+    unstated["unknown"] = ["packages", "chip", "python-arch"]
+    f = one(diagnose(unstated, "pip_tensorflow_none_macos11.txt"), "log.pip-no-matching-distribution")
+    assert f.evidence["verdict"] == "depends-on-arch"
+    assert "as arm64, tensorflow has wheels for Python 3.13" in f.title and "as x86_64, tensorflow has x86_64" in f.title
+    assert "print(platform.machine())" in commands(f) and "tensorflow-metal==1.0.0" not in commands(f)
+
+
 def test_the_same_text_on_python_3_11_means_pip_ran_before_its_wheels():
     # tensorflow-macos has arm64 wheels from 2.5.0, for cp311 only from 2.12.0 (macos_floors)
     f = one(diagnose(apple_silicon(), "pip_tensorflow_macos_2120_none.txt"), "log.pip-no-matching-distribution")

@@ -16,6 +16,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor.codes import LOG_PIP_NO_MATCHING_DISTRIBUTION
+from tfdoctor.derived import verdict_archs
 from tfdoctor.logtext.install import UV_NO_MATCHING_WHEELS
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import eras, macos_floors
@@ -147,8 +148,24 @@ def pip_verdict(s: Snapshot, d: Any, match: Any) -> tuple[str, str, list[str]] |
         spec = SpecifierSet(match.fields.get("specifier", "") or "")
     except InvalidSpecifier:
         return None
-    return d.once(f"pip-verdict-{id(match)}", lambda: refusal(
-        d.matrix, package, spec, s.python.minor, d.process_arch or d.hardware_arch, d.macos))
+    archs = (d.process_arch,) if d.process_arch else verdict_archs(s, d)
+    return d.once(f"pip-verdict-{id(match)}", lambda: _on_every_arch(
+        {arch: refusal(d.matrix, package, spec, s.python.minor, arch, d.macos) for arch in archs}))
+
+
+ARCH_DEPENDS = "depends-on-arch"
+"""The verdict where the report does not say the architecture and the two say different things."""
+
+
+def _on_every_arch(judged: dict[str, tuple[str, str, list[str]]]) -> tuple[str, str, list[str]]:
+    """One architecture's verdict as it is; for an unstated one, the verdict both share, or
+    ARCH_DEPENDS, each with what each architecture's wheels say (an unstated chip is not Intel)."""
+    first = next(iter(judged.values()))
+    if len(judged) == 1 or all(j == first for j in judged.values()):
+        return first
+    verdict = first[0] if len({j[0] for j in judged.values()}) == 1 else ARCH_DEPENDS
+    return verdict, "the report does not say what pip runs as: " + "; ".join(
+        f"as {arch}, {why}" for arch, (_v, why, _here) in judged.items()), []
 
 
 def refused_for_macos(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None:
