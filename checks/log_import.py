@@ -164,10 +164,16 @@ def avx_missing(s: Snapshot, d: Derived):
     return None
 
 
+SAMPLER_CHECK = "sampler-bucket-limits"
+
+
 @rule(codes.LOG_QEMU_EMULATION, "A process ran under QEMU's emulation", Severity.WARNING,
       "QEMU's user-mode emulator prints its own lines when the process it runs dies: 'qemu: "
       "uncaught target signal 6 (Aborted) - core dumped', 'qemu-x86_64: QEMU internal SIGSEGV', "
-      "'qemu-x86_64: Could not open /lib64/ld-linux-x86-64.so.2' (QEMU linux-user). Docker runs "
+      "'qemu-x86_64: Could not open /lib64/ld-linux-x86-64.so.2' (QEMU linux-user); TensorFlow's "
+      "'Check failed: bucket_limits_[i] > bucket_limits_[i - 1]' (its sampler checking buckets it "
+      "computes itself, which come out unordered only where the x86 floating point is emulated "
+      "wrongly) is the same emulation seen from TensorFlow. Docker runs "
       "amd64 images that way on an ARM host (Docker Desktop on Apple silicon), where x86_64 "
       "TensorFlow lacks AVX (tensorflow/tensorflow#52972) and no GPU is reachable. "
       "arch.emulated-container is the cause when the emulated process is x86.",
@@ -178,10 +184,13 @@ def qemu_emulation(s: Snapshot, d: Derived):
         target = match.fields.get("target") or "x86_64 (amd64)"
         text = (f"QEMU emulated a {target} process: Docker runs an image of another architecture "
                 "on this host. Run an image built for the host's architecture")
+        title = f"The process ran under QEMU's emulation of {target}"
+        if match.variant == SAMPLER_CHECK:
+            title = ("TensorFlow's check of the buckets it computes itself failed, as it does only where "
+                     f"the x86 floating point is emulated: QEMU's emulation of {target}")
         return qemu_emulation.finding(
             evidence(s, match), Remediation(text, ("docker run --platform linux/arm64 IMAGE",),
-                                            "https://github.com/docker/for-mac/issues/5342"),
-            title=f"The process ran under QEMU's emulation of {target}")
+                                            "https://github.com/docker/for-mac/issues/5342"), title=title)
     return None
 
 

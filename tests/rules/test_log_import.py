@@ -130,6 +130,20 @@ def test_qemus_own_line_names_the_emulation():
     assert "QEMU's emulation of x86_64" in f.title and "--platform linux/arm64" in commands(f)
 
 
+def test_tensorflows_own_bucket_check_failing_is_the_emulation():
+    """tensorflow/tensorflow#52845: "F .../sampler.cc:42] Check failed: bucket_limits_[i] >
+    bucket_limits_[i - 1] (0 vs. 10)", the line a paste keeps when it stops before QEMU's own:
+    TensorFlow checks buckets it computes itself, unordered only under a wrong x86 emulation.
+    Beside QEMU's line it is one occurrence, not two."""
+    f = one(diagnose(linux_cpu(host={"container": "docker"}), "qemu_sampler_bucket_limits.txt"), "log.qemu-emulation")
+    assert f.title.startswith("TensorFlow's check of the buckets it computes itself failed")
+    assert "--platform linux/arm64" in commands(f)
+    s = snap(apple_silicon())
+    s.log = keep.from_bytes((LOGS / "qemu_sampler_bucket_limits.txt").read_bytes()
+                            + b"qemu: uncaught target signal 6 (Aborted) - core dumped\n", "paste", identity=WHO)
+    assert [f.code for f in check.run(s)].count("log.qemu-emulation") == 1
+
+
 def test_illegal_instruction_on_a_cpu_with_avx_came_from_elsewhere():
     f = one(diagnose(linux_cpu(), "illegal_instruction_4.txt"), "log.illegal-instruction")
     assert "has AVX" in f.title and f.evidence["cpu_flags_avx"] is True

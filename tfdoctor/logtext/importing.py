@@ -497,6 +497,16 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/tensorflow/tensorflow/issues/52972", needle="qemu", key=(),
         head=r"\bqemu(?:-(?P<target>[a-z0-9_]+?)(?:-static)?)?: (?:uncaught target signal|QEMU internal SIG|"
              r"Could not open)"),
+    # TensorFlow's monitoring sampler (tensorflow/core/lib/monitoring/sampler.cc, ExplicitBuckets:
+    # CHECK_GT(bucket_limits_[i], bucket_limits_[i - 1])) checks buckets TensorFlow computes itself at
+    # import; they come out unordered ("0 vs. 10", "-inf vs. -inf") only where an emulator gets the
+    # x86 floating point wrong: QEMU running an amd64 image on an ARM host (docker/for-mac#5342)
+    sig("log.qemu-emulation", "sampler-bucket-limits", "import",
+        "TensorFlow's check of its own histogram buckets failed, as it does under QEMU's x86 emulation",
+        r"Check failed: bucket_limits_\[i\] > bucket_limits_\[i ?- ?1\](?: \((?P<values>[^()\n]{1,80})\))?",
+        "Check failed: bucket_limits_[i] > bucket_limits_[i - 1] (0 vs. 10)",
+        "https://github.com/tensorflow/tensorflow/issues/52845", needle="bucket_limits_", key=(),
+        head=r"Check failed: bucket_limits_"),
     # the Docker CLI (cli/command/container/create.go) when an image has only another platform
     sig("log.amd64-image", "docker-platform-mismatch", "import",
         "Docker runs an image of another architecture than the host's (emulated)",
