@@ -53,7 +53,9 @@ WHICH_PYTHON = 'python3 -c "import sys, {module}; print(sys.executable, {module}
       "TensorFlow's own 'Cannot convert a symbolic Tensor (...) to a numpy array' is NumPy 1.20+ under "
       "a TensorFlow before 2.7, whose np.prod on layer shapes (LSTM, random layers) NumPy then "
       "converts (tensorflow/tensorflow#47691); with NumPy before 1.20 or TensorFlow 2.7+ installed, "
-      "the code itself passed a symbolic tensor to NumPy (information).",
+      "the code itself passed a symbolic tensor to NumPy (information). NumPy's own AttributeError for a "
+      "name it removed (1.24: the builtin aliases, np.object; 2.0: np.string_, np.float_) in TensorFlow's, "
+      "TensorBoard's or Keras' own frame is a NumPy newer than that code.",
       "Install the NumPy the installed TensorFlow allows (the finding names the requirement).",
       NUMPY2_GUIDE, fix_answer=ABOUT_THE_LOG)
 def numpy_abi(s: Snapshot, d: Derived):
@@ -63,6 +65,8 @@ def numpy_abi(s: Snapshot, d: Derived):
     match = matches[0]
     if match.variant == "symbolic-tensor-to-numpy":  # TensorFlow's own message: it names TensorFlow
         return _symbolic_tensor(s, d, match)
+    if match.variant == "numpy-removed-name":
+        return _removed_name(s, d, match)
     if d.tf_main is None and not names_tensorflow(s):
         text = ("NumPy's ABI message in a text that never names TensorFlow, where no TensorFlow is "
                 "known: the module built for another NumPy is another project's (the traceback names it)")
@@ -107,6 +111,24 @@ def numpy_abi(s: Snapshot, d: Derived):
     return numpy_abi.finding(evidence(s, match, **facts),
                              Remediation(text.replace("  ", " "), (pip(s, *args),), NUMPY2_GUIDE),
                              title=text.replace("  ", " "))
+
+
+def _removed_name(s: Snapshot, d: Derived, match: Any):
+    """TensorFlow's (TensorBoard's, Keras') own code used a NumPy name the installed NumPy removed:
+    a NumPy newer than that release; one older than the removal cannot have printed it."""
+    name, since = match.fields.get("name", ""), match.fields.get("removed_in", "2.0")
+    numpy, spec = s.package("numpy"), tf_requirement(s, d, "numpy")
+    facts = {"numpy": numpy.version if numpy else None, "numpy_allowed_by_tensorflow": spec,
+             "tensorflow": d.tf_version, "removed_name": f"np.{name}", "removed_in": since}
+    if numpy and _below(numpy.version, since):
+        text = f"NumPy {since} removed np.{name}, but this environment has NumPy {numpy.version}: another environment printed it"
+        return numpy_abi.finding(evidence(s, match, **facts), Remediation(
+            text, (WHICH_PYTHON.format(module="numpy"),), NUMPY2_GUIDE), title=text, severity=Severity.INFO)
+    allowed = f" (TensorFlow {d.tf_version} allows numpy{spec})" if spec and d.tf_version else ""
+    text = (f"TensorFlow's own code (or TensorBoard's, Keras') uses np.{name}, which NumPy {since} removed: "
+            f"install numpy<{since}{allowed}, or a TensorFlow made after NumPy {since}")
+    return numpy_abi.finding(evidence(s, match, **facts),
+                             Remediation(text, (pip(s, "install", f"numpy<{since}"),), NUMPY2_GUIDE), title=text)
 
 
 def _symbolic_tensor(s: Snapshot, d: Derived, match: Any):

@@ -34,6 +34,23 @@ def test_numpy_c_api_too_old():
         assert "newer NumPy C API" in f.title and "--upgrade -- 'numpy<2.2.0,>=1.26.0'" in commands(f)
 
 
+def test_a_name_numpy_removed_in_tensorflows_own_code_is_a_numpy_too_new_for_it():
+    """NumPy's own AttributeError for a name it removed, in TensorFlow's code (AnacondaRecipes/
+    repodata-hotfixes#215: conda's tensorflow-gpu 2.4.1 beside numpy 1.26, np.object removed in 1.24)
+    and TensorBoard's (tensorflow/tensorboard#6874: np.string_, removed in 2.0). A NumPy older than
+    the removal here cannot have printed it: another environment did."""
+    old_tf = apple_silicon(packages=[_pkg("tensorflow", "2.4.1", ARM), _pkg("numpy", "1.26.0", ARM)])
+    f = one(diagnose(old_tf, "numpy_removed_alias_tensorflow.txt"), "log.numpy-abi")
+    assert f.severity == Severity.ERROR and f.title.startswith("TensorFlow's own code (or TensorBoard's, Keras') uses "
+                                                               "np.object, which NumPy 1.24 removed")
+    assert "install -- 'numpy<1.24'" in commands(f) and f.evidence["removed_in"] == "1.24"
+    two = one(diagnose(apple_silicon(), "numpy_removed_string_tensorboard.txt"), "log.numpy-abi")
+    assert "np.string_, which NumPy 2.0 removed" in two.title and "'numpy<2.0'" in commands(two)
+    older = apple_silicon(packages=[_pkg("tensorflow", "2.4.1", ARM), _pkg("numpy", "1.19.5", ARM)])
+    here = one(diagnose(older, "numpy_removed_alias_tensorflow.txt"), "log.numpy-abi")
+    assert here.severity == Severity.INFO and "another environment printed it" in here.title
+
+
 def test_protobuf_4_with_tensorflow_macos_2_9():
     data = apple_silicon(python={"version": "3.9.13"},
                          packages=[_pkg("tensorflow-macos", "2.9.0", ["cp39-cp39-macosx_11_0_arm64"]),

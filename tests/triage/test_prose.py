@@ -63,6 +63,9 @@ def test_statements(text, expected):
     "it lives in /opt/macos/12",                 # a path
     "hiking in the Sierra Nevada with tensorflow",  # places, unless macOS or OS X comes first
     "a Yosemite photo dataset",
+    "The aliases was originally deprecated in NumPy 1.20; for more details",  # NumPy's message: a release
+    "`np.string_` was removed in the NumPy 2.0 release. Use `np.bytes_` instead.",
+    "as of Keras 2.4 the backend is TensorFlow",
 ])
 def test_what_is_not_a_statement(text):
     said = set(statements(text))

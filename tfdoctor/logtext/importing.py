@@ -123,6 +123,39 @@ API: "module 'tensorflow._api.v2.train' has no attribute 'GradientDescentOptimiz
 person's TensorFlow 1 code."""
 
 
+def _numpy_removed(fields: Fields) -> Fields:
+    """The NumPy name and the release that removed it (1.24 the builtin aliases, else 2.0)."""
+    if fields.get("alias"):
+        return {"name": fields["alias"], "removed_in": "1.24"}
+    return {"name": fields.get("expired", ""), "removed_in": "2.0"}
+
+
+NUMPY_REMOVED = re.compile(
+    r"AttributeError: (?:module 'numpy' has no attribute '(?P<alias>object|bool|int|float|complex|str|long|unicode)'"
+    r"|`np\.(?P<expired>\w{1,30})` was removed in the NumPy 2\.0 release)", re.MULTILINE)
+_FRAME_PACKAGE = re.compile(r"(?:site|dist)-packages[/\\](\w+)[/\\]")
+_FRAME_START = re.compile(r"\n|(?=File \")")
+"""Where a traceback's frame begins: a line, or `File "` where a paste joined its lines."""
+_IMPORTED = re.compile(r"\b(?:import|from)[ \t]{1,4}([\w.]{1,100})")
+_TENSORFLOWS_CODE = ("tensorflow", "tensorflow_core", "tensorboard", "keras", "tf_keras")
+
+
+def _in_tensorflows_code(fields: Fields, text: str) -> bool:
+    """Whether the code that reached the removed name is TensorFlow's: the traceback's last frame
+    before the error (NumPy's own __getattr__ aside) is in its (TensorBoard's, Keras', a tensorflow_*
+    companion's) package, or, where no frame was pasted, the last import before it is TensorFlow's.
+    A user's own code, or another library's, that used np.object is theirs."""
+    found = NUMPY_REMOVED.search(text)
+    before = text[:found.start()] if found else text
+    frames = [line for line in _FRAME_START.split(before) if ".py" in line and ("File " in line or " in " in line)]
+    frames = [line for line in frames if not re.search(r"[/\\]numpy[/\\]", line)]  # NumPy's __getattr__ raises it
+    if frames:
+        owner = _FRAME_PACKAGE.search(frames[-1])  # none: the user's own file
+        return bool(owner) and (owner.group(1) in _TENSORFLOWS_CODE or owner.group(1).startswith("tensorflow_"))
+    imported = _IMPORTED.findall(before)
+    return bool(imported) and imported[-1].split(".")[0] == "tensorflow"  # the last import made is TensorFlow's
+
+
 def _probability(fields: Fields) -> Fields:
     """TensorFlow Probability's floor as a specifier; its check raises ImportError: a failure."""
     out = {"package": "tensorflow-probability", "fails": "ImportError"}
@@ -434,6 +467,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "error may indicate that you're trying to pass a Tensor to a NumPy call, which is not supported",
         "https://github.com/ianscottknight/Predicting-Myers-Briggs-Type-Indicator-with-Recurrent-Neural-Networks/issues/1",
         needle="symbolic Tensor", key=(), head=r"Cannot convert a symbolic Tensor(?! \(\{\}\))"),
+    # NumPy's own AttributeError for a name it removed (numpy/__init__.py __getattr__): 1.24 dropped
+    # the aliases of builtins deprecated in 1.20 ("module 'numpy' has no attribute 'object'" over
+    # "`np.object` was a deprecated alias for the builtin `object`"), 2.0 its __expired_attributes__
+    # ("`np.string_` was removed in the NumPy 2.0 release. Use `np.bytes_` instead."). Only where
+    # TensorFlow's (TensorBoard's, Keras') own code used it: a NumPy newer than that release
+    sig("log.numpy-abi", "numpy-removed-name", "import",
+        "TensorFlow's own code used a name the installed NumPy removed",
+        NUMPY_REMOVED, ">>> import tensorflow\n...\nAttributeError: module 'numpy' has no attribute 'object'.",
+        "https://github.com/AnacondaRecipes/repodata-hotfixes/issues/215", needle="AttributeError: ",
+        derive=_numpy_removed, applies=_in_tensorflows_code, key=("name",), outputs=("name", "removed_in"),
+        head=r"AttributeError: (?:module 'numpy' has no attribute '(?:object|bool|int|float|complex|str|long|unicode)'"
+             r"|`np\.\w{1,30}` was removed in the NumPy 2\.0)"),
     # Cython's __Pyx_ImportType: a ValueError (a RuntimeWarning in older Cython) when the module
     # was compiled against a NumPy whose structs have another size
     sig("log.numpy-abi", "numpy-size-changed", "import",

@@ -155,15 +155,21 @@ def _macos(text: str) -> Iterator[tuple[str, str]]:
             yield "macos_version", major
 
 
+_A_RELEASE = re.compile(r"(?:deprecated|removed|introduced|added|dropped)[ \t]{1,3}in(?:[ \t]{1,3}the)?[ \t]{1,3}$"
+                        r"|as[ \t]{1,3}of[ \t]{1,3}$", re.IGNORECASE)
+"""Words before a package and its version that name a release, not what is installed: NumPy's own
+"deprecated in NumPy 1.20" and "was removed in the NumPy 2.0 release"."""
+
+
 def _packages(text: str) -> Iterator[tuple[str, str]]:
     """TensorFlow and its companions with a version, and any `name==version` pin. A bare
     "TensorFlow 2.12" names no distribution: it is tensorflow_version, unless the line names
     another one too ("running TensorFlow 2.3 and TensorFlow 2.4"): a comparison or a history
-    does not say which one is in use."""
+    does not say which one is in use; nor does a release a change came in (_A_RELEASE)."""
     tensorflow = set()
     for match in _PACKAGE.finditer(text):
         version = version_at(text, match.end())
-        if not version or "." not in version:
+        if not version or "." not in version or _A_RELEASE.search(text, max(0, match.start() - 30), match.start()):
             continue
         name = match.group("name").lower()
         if name in _TF_NAMES and "==" not in match.group("sep"):
