@@ -45,8 +45,8 @@ def _plugin_load_failures(s: Snapshot) -> list[LogTextMatch]:
       "Install the TensorFlow/tensorflow-metal pair that loads (the finding names it from the matrix).",
       APPLE_PLUGIN_PAGE, explains=(codes.LOG_NO_GPU_LISTED,), fix_answer=ABOUT_THE_LOG)
 def symbol_not_found_plugin(s: Snapshot, d: Derived):
-    return [_plugin_failure(symbol_not_found_plugin, s, d, match,
-                            f"{match.fields.get('plugin', 'the plugin')} needs {match.fields.get('symbol')}")
+    return [_plugin_failure(symbol_not_found_plugin, s, d, match, f"{match.fields.get('plugin', 'the plugin')} "
+                            f"needs {match.fields.get('symbol') or match.fields.get('missing') or 'a symbol it lacks'}")
             for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND_PLUGIN)]
 
 
@@ -120,7 +120,9 @@ def _owner(library: str) -> str | None:
       "Custom ops (tensorflow-text, tensorflow-addons, tensorflow-io, your own .so) link against "
       "TensorFlow's C++ symbols, which change between minors: a library built for another "
       "TensorFlow fails to load with 'undefined symbol' or 'Symbol not found' "
-      "(tensorflow/tensorflow#22432).",
+      "(tensorflow/tensorflow#22432), or with dyld's 'Library not loaded' where it links "
+      "TensorFlow's own library under another TensorFlow's name (libtensorflow_framework.1.dylib "
+      "is TensorFlow 1.x's: tensorflow/text#97).",
       "Reinstall the package at the version built for the installed TensorFlow minor, or rebuild "
       "the library against it.", fix_answer=ABOUT_THE_LOG)
 def symbol_not_found(s: Snapshot, d: Derived):
@@ -143,14 +145,18 @@ def symbol_not_found(s: Snapshot, d: Derived):
             text = (f"{owner} {installed.version if installed else ''} was not built for TensorFlow "
                     f"{d.tf_version}: install the release of the same minor ({want})").replace("  ", " ")
             commands: tuple[str, ...] = (pip(s, "install", want),)
+        elif owner:
+            text = (f"{owner} was built for another TensorFlow: install its release of the installed "
+                    "TensorFlow's minor (`pip show tensorflow` names it)")
+            commands = (pip(s, "show", "tensorflow", owner),)
         else:
             text = (f"{match.fields.get('plugin') or library or 'the library'} was built against another TensorFlow "
                     f"than {d.tf_version or 'the one installed'}: rebuild it against this TensorFlow")
             commands = ('python3 -c "import tensorflow as tf; print(tf.sysconfig.get_compile_flags(), '
                         'tf.sysconfig.get_link_flags())"',)
+        needs = match.fields.get("symbol") or match.fields.get("missing") or "a symbol it lacks"
         out.append(symbol_not_found.finding(evidence(s, match, **facts), Remediation(text, commands),
-                                            title=f"{match.fields.get('plugin') or 'A library'} needs "
-                                                  f"{match.fields.get('symbol') or 'a symbol it lacks'}: {text}"))
+                                            title=f"{match.fields.get('plugin') or 'A library'} needs {needs}: {text}"))
     return out
 
 

@@ -71,6 +71,30 @@ def test_a_custom_op_built_for_another_tensorflow():
 # --- the library a loader error names decides whose fault it is -------------------------------
 
 
+def test_a_companion_linking_another_tensorflows_library_name_is_built_for_another_tensorflow(tmp_path):
+    """tensorflow/text#97: tensorflow_text's op library cannot load @rpath/libtensorflow_framework.1.dylib
+    (TensorFlow 1.x's name) under TensorFlow 2.0: the companion is built for another TensorFlow,
+    named with the release of this TensorFlow's minor. The Metal plugin linking a library this
+    TensorFlow lacks is the pair's; TensorFlow's own library missing libgomp is neither."""
+    with_tf = apple_silicon(packages=[_pkg("tensorflow", "2.15.0", ARM), _pkg("tensorflow-text", "1.15.1", [])])
+    f = one(diagnose(with_tf, "library_not_loaded_text_framework1.txt"), "log.symbol-not-found")
+    assert f.title.startswith("_constrained_sequence_op.so needs @rpath/libtensorflow_framework.1.dylib")
+    assert "install -- 'tensorflow-text~=2.15.0'" in commands(f)
+    alone = one(diagnose(apple_silicon(packages=[]), "library_not_loaded_text_framework1.txt"), "log.symbol-not-found")
+    assert "tensorflow-text was built for another TensorFlow" in alone.title
+    assert "pip show tensorflow tensorflow-text" in commands(alone)
+    plugin = snap(apple_silicon())
+    plugin.log = keep.from_bytes(b"NotFoundError: dlopen(/Users/u/venv/lib/python3.11/site-packages/tensorflow-plugins/"
+                                 b"libmetal_plugin.dylib, 0x0006): Library not loaded: '@rpath/_pywrap_tensorflow_internal.so'\n",
+                                 "paste", identity=WHO)
+    assert "log.symbol-not-found-plugin" in [x.code for x in check.run(plugin)]
+    gomp = snap(apple_silicon())
+    gomp.log = keep.from_bytes(b"ImportError: dlopen(/Users/abc/Sites/tfgpu/lib/python3.6/site-packages/tensorflow/python/"
+                               b"_pywrap_tensorflow_internal.so, 6): Library not loaded: /usr/local/lib/libgomp.1.dylib\n",
+                               "paste", identity=WHO)
+    assert not [x for x in check.run(gomp) if x.code.startswith("log.symbol-not-found")]
+
+
 def test_a_symbol_expected_in_a_system_framework_means_the_macos_is_too_old():
     """dyld says where it expected the symbol: in macOS's own MetalPerformanceShadersGraph, so
     the plugin was built for a newer macOS (12.0, its "Referenced from" line says): not a

@@ -202,6 +202,25 @@ _DLOPEN_SYMBOL = re.compile(
     stderr.DLOPEN.regex.pattern + r":\s*" + stderr.SYMBOL_NOT_FOUND.regex.pattern)
 _UNDEFINED = stderr.UNDEFINED_SYMBOL.regex
 
+_TENSORFLOWS_OWN_LIBRARY = re.compile(r"libtensorflow_framework|_pywrap_tensorflow|libtensorflow_cc")
+_DEPENDENCY_MISSING = re.compile(
+    stderr.DLOPEN.regex.pattern + r":\s*Library not loaded: '?(?P<missing>[^'\s]{1,300})'?", re.MULTILINE)
+"""A library that could not load a library it links: dyld's "dlopen(LIB, 6): Library not loaded:
+@rpath/libtensorflow_framework.1.dylib" (dyld/dyld2.cpp's template, passed on by TensorFlow's
+load_op_library and by Python's import)."""
+
+
+def _links_tensorflow(fields: Fields, text: str) -> bool:
+    """The library that failed is a plugin's or a companion's (not TensorFlow's own: its broken
+    install is another story) and what it could not load is TensorFlow's own library, which a
+    release of another TensorFlow names differently (libtensorflow_framework.1 for 1.x, the
+    _pywrap_tensorflow_internal the plugin of a later layout links)."""
+    library, missing = fields.get("library", ""), fields.get("missing", "")
+    own = re.search(r"[/\\]tensorflow(?:_core)?[/\\]", library)
+    theirs = _TENSORFLOWS_OWN_LIBRARY.search(missing) if missing else True  # a paste cut before the name
+    return bool(theirs and _TENSORFLOW_LIBRARY.search(library) and not own)
+
+
 LINKER_SKIPPED = "ld-other-architecture"
 """The linker's form of the mismatch: a build skipped a library of the other architecture, and
 the symbols it then reports undefined are that library's."""
@@ -353,6 +372,17 @@ SIGNATURES: tuple[Signature, ...] = (
         key=("library", "symbol"),
         outputs=("library", "symbol", "plugin", "in_plugin_dir"),
         head=stderr.DLOPEN.regex.pattern + r":\s*[Ss]ymbol not found"),
+    # the same library failing on a library it links rather than a symbol: TensorFlow's own, named
+    # as another TensorFlow names it (dyld's "Library not loaded")
+    sig("log.symbol-not-found-plugin", "tensorflow-library-not-loaded", "import",
+        "a shared library links a TensorFlow library this TensorFlow does not have: built for another TensorFlow",
+        _DEPENDENCY_MISSING,
+        "tensorflow.python.framework.errors_impl.NotFoundError: dlopen(/Users/ethan/venv/nlp_env/lib/python3.7/"
+        "site-packages/tensorflow_text/python/ops/_constrained_sequence_op.so, 6): Library not loaded: "
+        "@rpath/libtensorflow_framework.1.dylib", "https://github.com/tensorflow/text/issues/97",
+        needle="Library not loaded", derive=_plugin, applies=_links_tensorflow, code_for=_plugin_code,
+        key=("library", "missing"), outputs=("library", "missing", "plugin", "in_plugin_dir"),
+        head=stderr.DLOPEN.regex.pattern + r":\s*Library not loaded"),
     # tensorflow/__init__.py (api_template.py, TF 2.5 on; read in tensorflow-cpu 2.19.1): the frame
     # of a traceback raised while TensorFlow loads site-packages/tensorflow-plugins. Python prints
     # the line indented; IPython marks the failing line "--> N" among numbered context lines.
