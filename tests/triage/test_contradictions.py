@@ -73,3 +73,22 @@ def test_conclusions():
     assert not [f for f in belief if f.name == "translated"]  # what it runs as is read, not believed
     container = conclusions([_fact("hw_arm64", "true"), _fact("python_arch", "x86_64"), _fact("container", "docker amd64")])
     assert not [f for f in container if f.name == "translated"]  # QEMU, not Rosetta 2
+
+
+def test_a_tensorflow_older_than_every_arm64_build_printed_on_apple_silicon_is_an_x86_64_python():
+    """No TensorFlow before 2.4.0rc0 (Apple's fork; the registry's first arm64 wheel is
+    tensorflow-macos 2.5.0) was built for arm64: one the environment printed there runs in an
+    x86_64 Python, under Rosetta 2. A version stated in prose may be one wanted; 2.4.1 may be the
+    fork's neighbour, and a printed architecture outranks the inference."""
+    printed = conclusions([_fact("chip", "Apple M1", 1, "stated", "prose"),
+                           _fact("tensorflow_version", "2.3.0", 5, "read", "tf.__version__")])
+    assert ("python_arch", "x86_64", "tensorflow version") in {(f.name, f.value, f.source) for f in printed}
+    assert ("translated", "true") in {(f.name, f.value) for f in printed}
+    wanted = conclusions([_fact("chip", "Apple M1", 1, "stated", "prose"),
+                          _fact("tensorflow_version", "1.15.0", 2, "stated", "prose")])
+    assert not [f for f in wanted if f.name in ("python_arch", "translated")]
+    newer = conclusions([_fact("hw_arm64", "true"), _fact("tensorflow_version", "2.4.1", 5, "read", "tf.__version__")])
+    assert not [f for f in newer if f.name == "python_arch"]
+    shown = conclusions([_fact("hw_arm64", "true"), _fact("python_arch", "arm64", 3),
+                         _fact("tensorflow_version", "2.3.0", 5, "read", "tf.__version__")])
+    assert not [f for f in shown if f.name == "python_arch"]

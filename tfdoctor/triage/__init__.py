@@ -23,6 +23,6 @@ reports and zsh's crash line),
 read_printed.py (what the reporter's script printed: "TensorFlow version: 2.12.0"),
 read_paths.py (what paths in tracebacks and pip output say), read_prose.py (what a person
 wrote). conclusions.py draws what follows from the facts (Rosetta from an arm64 Mac and an
-x86_64 Python); contradictions.py finds facts that disagree. Nothing here runs, opens or
+x86_64 Python; an x86_64 Python from a TensorFlow it printed that no arm64 build is as old as); contradictions.py finds facts that disagree. Nothing here runs, opens or
 fetches anything the report names.
 """

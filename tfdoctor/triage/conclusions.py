@@ -6,12 +6,18 @@ container named, a Mac running macOS); a Python binary with one
 architecture can only run as that architecture; and on Apple silicon a Python process running as
 x86_64 is running under Rosetta 2 (Apple, "About the Rosetta translation environment": the only
 way x86_64 code runs there), while an arm64 one runs natively; what the process runs as is taken
-from what it printed or what follows from it, never from what its user believes. Inside a Linux container the
+from what it printed or what follows from it, never from what its user believes. A TensorFlow it
+printed that is older than every arm64 build (before 2.4.0rc0, Apple's fork) can only be an
+x86_64 one there. Inside a Linux container the
 emulator is another (QEMU, or Rosetta for Linux), so that conclusion is drawn on macOS only.
 """
 
 from __future__ import annotations
 
+from packaging.version import InvalidVersion, Version
+
+from tfdoctor.facts.archnames import ARM64
+from tfdoctor.knowledge import eras, macos_floors
 from tfdoctor.triage.evidence import Fact, surest
 from tfdoctor.triage.vocabulary import is_apple_chip
 
@@ -37,6 +43,12 @@ def conclusions(facts: list[Fact]) -> list[Fact]:
     process = surest((f for f in known if f.how != "stated"), "python_arch")  # what ran, not a belief
     system = surest(known, "os")
     on_macos = surest(known, "container") is None and (system is None or system.value == "Darwin")
+    if on_macos and hardware and hardware.value == "true" and process is None:
+        older = _older_than_arm64(known)
+        if older is not None:  # only an x86_64 Python can hold it on Apple silicon
+            conclude("python_arch", "x86_64", older, "tensorflow version")
+            known = facts + out
+            process = surest((f for f in known if f.how != "stated"), "python_arch")
     if on_macos and hardware and process and hardware.value == "true" and process.value in ("arm64", "x86_64"):
         basis = max(hardware, process, key=lambda f: f.line)
         conclude("translated", "true" if process.value == "x86_64" else "false", basis,
@@ -45,3 +57,20 @@ def conclusions(facts: list[Fact]) -> list[Fact]:
     if system is None and surest(known, "container") is None and chip is not None and is_apple_chip(chip.value):
         conclude("os", "Darwin", chip, "chip")  # a Mac's own chip, with no container or other OS named
     return out
+
+
+def _older_than_arm64(facts: list[Fact]) -> Fact | None:
+    """A TensorFlow version the environment printed (read, never a version stated in prose: that
+    may be one wanted) older than every arm64 build (Apple's fork of 2.4.0rc0 came first, the
+    registry's first is tensorflow-macos 2.5.0)."""
+    registry = macos_floors.first_release_for(ARM64)
+    first = min((eras.FORK_BASE, *(registry[1:] if registry else ())), key=Version)
+    for fact in facts:
+        if fact.how != "read" or fact.quoted or fact.name not in ("tensorflow_version", "package:tensorflow"):
+            continue
+        try:
+            if Version(fact.value) < Version(first):
+                return fact
+        except InvalidVersion:
+            continue
+    return None
