@@ -200,6 +200,8 @@ def _legacy_keras(s: Snapshot, d: Derived, what: str) -> tuple[str, tuple[str, .
 _KERAS3_PORT = {
     "keras.optimizers.legacy": "use keras.optimizers.Adam (Keras 3 has no legacy optimizers)",
     "model.save": "save to a path ending in .keras, or model.export(DIR) for a SavedModel",
+    "load_model of a SavedModel": "load the SavedModel as keras.layers.TFSMLayer(path, call_endpoint='serving_default') "
+                                  "(inference only), or re-save it as .keras with the Keras that wrote it",
     "ModelCheckpoint": "end the filepath in .keras (or .weights.h5 with save_weights_only=True)",
     "optimizer lr": "pass learning_rate= instead of lr=",
     "Model.fit_generator": "call model.fit(generator) instead",

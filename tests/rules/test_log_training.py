@@ -211,7 +211,8 @@ KERAS3 = [("keras3_legacy_optimizer.txt", "keras.optimizers.Adam"), ("keras3_sav
           ("keras3_layer_never_called.txt", "keras.Input(shape=...)"),
           ("keras3_requires_tf_keras.txt", "imports tf-keras for them"),
           ("keras3_tf_keras_shim_attribute.txt", "(tf.keras.backend.learning_phase): Keras 3 (tf.keras from"),
-          ("keras3_tf_keras_shim_import.txt", "(tensorflow.keras.losses.mean_absolute_error): Keras 3")]
+          ("keras3_tf_keras_shim_import.txt", "(tensorflow.keras.losses.mean_absolute_error): Keras 3"),
+          ("keras3_load_savedmodel.txt", "keras.layers.TFSMLayer(path, call_endpoint='serving_default')")]
 
 
 @pytest.mark.parametrize("name,port", KERAS3)

@@ -350,6 +350,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/adriangb/scikeras/issues/314",
         needle="Invalid filepath extension", derive=_keras3("model.save"), key=("api",), outputs=("api",),
         head=r"Invalid filepath extension for saving"),
+    # keras/src/saving/saving_api.py load_model: "File format not supported: filepath={filepath}.
+    # Keras 3 only supports V3 `.keras` files and legacy H5 format files (`.h5` extension). Note that
+    # the legacy SavedModel format is not supported by `load_model()` in Keras 3..." (3.0-3.x; some
+    # releases word it "`.keras` and `.weights.h5` files, or legacy V1/V2 `.h5` files")
+    sig("log.keras3-api", "keras3-load-savedmodel", "training",
+        "Keras 3 loads only .keras and .h5 files: a SavedModel directory (or another file) given to load_model",
+        r"File format not supported:[ \t]{0,4}\n?[ \t]{0,8}filepath=[^\n]{0,300}?\.?[ \t]{0,4}\n?[ \t]{0,8}"
+        r"Keras 3 only supports",
+        "ValueError: File format not supported: \nfilepath=/home/srvk/Desktop/lstm_w/lstm_word_segmentation/"
+        "Models/Thai_graphclust_model4_heavy. \nKeras 3 only supports",
+        "https://github.com/unicode-org/lstm_word_segmentation/issues/28", needle="File format not supported",
+        derive=_keras3("load_model of a SavedModel"), key=("api",), outputs=("api",),
+        head=r"File format not supported:[ \t]{0,4}\n?[ \t]{0,8}filepath="),
     sig("log.keras3-api", "keras3-checkpoint-extension", "training",
         "Keras 3's ModelCheckpoint needs a .keras path (or .weights.h5 with save_weights_only)",
         r"[Tt]he filepath provided must end in `\.(?:keras|weights\.h5)`"
