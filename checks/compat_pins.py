@@ -25,7 +25,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable, marker_env, satisfies
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
 from tfdoctor.facts.versions import parse_version
-from tfdoctor.knowledge.keras_releases import keras_requirement
+from tfdoctor.knowledge.keras_releases import KERAS2_USERS, keras2_users, keras_requirement
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import PIN_NAMES
 from tfdoctor.model import Finding, Remediation, Severity, rule
@@ -165,9 +165,9 @@ def _expects_keras2(s: Snapshot, keras: PackageFacts | None) -> list[dict[str, s
     """Installed packages (not TensorFlow, not tf-keras) that require tf-keras, or a Keras the
     installed Keras 3 does not satisfy while a Keras 2 would."""
     env = marker_env(s)
-    out = []
+    out = keras2_users(s.packages)  # their TensorFlow code needs Keras 2, whatever their METADATA says
     for pkg in s.packages:
-        if pkg.key in TENSORFLOW_DISTRIBUTIONS or pkg.key in ("tf-keras", "keras"):
+        if pkg.key in TENSORFLOW_DISTRIBUTIONS or pkg.key in ("tf-keras", "keras") or pkg.key in KERAS2_USERS:
             continue
         if not any("keras" in text.lower() for text in pkg.requires_dist):
             continue  # parsing every requirement of 150,000 packages is the slow part
@@ -221,7 +221,8 @@ def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Findi
         "keras_major_source": f"compat_matrix.json tensorflow.{minor.minor}.keras_major ({minor.source})"
                               if minor else "TensorFlow 2.16+ ships Keras 3",
     }
-    keras_now = (f"tf.keras is Keras {keras.version}" if keras
+    keras_now = (f"tf.keras is Keras {keras.version}" if keras else "tf.keras is Keras 3 (TensorFlow 2.16+ "
+                 "requires it; the report lists no keras)" if "packages" in s.unknown
                  else "tf.keras has no Keras to load (keras is not installed)")
     export = export_variable("TF_USE_LEGACY_KERAS", "1")
     persist = []
@@ -273,8 +274,8 @@ def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Findi
             Severity.WARNING,
             f"{names} expect{'s' if len(dependents) == 1 else ''} Keras 2, but {keras_now}",
             evidence,
-            Remediation(f"Install tf-keras ({want}) and set TF_USE_LEGACY_KERAS=1",
-                        (pip(s, "install", want), export, *persist), KERAS_GUIDE),
+            Remediation(f"Install tf-keras ({want}) and set TF_USE_LEGACY_KERAS=1", (pip(s, "install", want, *(
+                d["with"] for d in dependents if d.get("with"))), export, *persist), KERAS_GUIDE),
         ), ""
     if raw is not None and not legacy and not deliberate_off:
         return _keras3(
@@ -363,11 +364,11 @@ def pin_violation(s: Snapshot, d: Derived):
 
 @rule(codes.COMPAT_KERAS3, "Keras 3 where the environment expects Keras 2",
       Severity.ERROR,
-      "TensorFlow 2.16+ ships Keras 3 as tf.keras. Keras 2 stays available only through the "
-      "tf-keras package *and* TF_USE_LEGACY_KERAS set to 1, true or True (the only values "
-      "TensorFlow honours). tf-keras installed without the variable leaves tf.keras on Keras 3 "
-      "(warning); the variable without tf-keras makes tf.keras raise 'Keras cannot be "
-      "imported' (error); a tf-keras of another minor than TensorFlow breaks its own pin.",
+      "TensorFlow 2.16+ ships Keras 3 as tf.keras. Keras 2 stays available only through the tf-keras package *and* "
+      "TF_USE_LEGACY_KERAS set to 1, true or True (the only values TensorFlow honours). tf-keras installed without "
+      "the variable leaves tf.keras on Keras 3 (warning); the variable without tf-keras makes tf.keras raise 'Keras "
+      "cannot be imported' (error); a tf-keras of another minor than TensorFlow breaks its own pin. A package whose "
+      "TensorFlow code needs Keras 2 (tf-keras required, or tensorflow-probability: Keras 2 only) is a warning.",
       "Install tf-keras of TensorFlow's minor (tf-keras~=2.19.0 for 2.19) and export "
       "TF_USE_LEGACY_KERAS=1, or drop both and use Keras 3.",
       KERAS_GUIDE, explains=(codes.LOG_KERAS3_API,), needs=("python",), fix_answer=GOAL_INSTALLED)

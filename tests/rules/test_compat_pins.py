@@ -275,6 +275,25 @@ def test_a_package_that_requires_tf_keras_expects_keras_2():
     assert f.evidence["expects_keras2"] == [{"package": "tensorflow-hub 0.16.1", "requires": "tf-keras>=2.14.1"}]
 
 
+def test_tensorflow_probability_expects_keras_2_whatever_its_metadata_says():
+    """TFP supports Keras 2 only (tensorflow/probability#2006): 0.24.0 reaches it through tf-keras
+    (its [tf] extra, so its METADATA requires nothing unconditionally), 0.23 and older fail at import
+    under Keras 3. A report that lists TensorFlow 2.16.1 and TFP 0.23.0 and no keras: TensorFlow
+    2.16+ requires Keras 3, so tf.keras is Keras 3; the fix moves TFP to 0.24+ with tf-keras of
+    TensorFlow's minor. With tf-keras honoured there is nothing to say."""
+    report = mac("2.16.1", [], _pkg("tensorflow-probability", "0.23.0", ["py2.py3-none-any"]))
+    report["unknown"] = ["packages"]
+    f = [f for f in run(report) if f.code == "compat.keras3"][0]
+    assert f.title == ("tensorflow-probability 0.23.0 expects Keras 2, but tf.keras is Keras 3 (TensorFlow 2.16+ "
+                       "requires it; the report lists no keras)")
+    assert f.remediation.commands[0] == f"{PIP} install -- 'tf-keras~=2.16.0' 'tensorflow-probability>=0.24'"
+    newer = one(keras_case(_pkg("tensorflow-probability", "0.25.0", ["py2.py3-none-any"])))
+    assert newer.code == "compat.keras3" and newer.remediation.commands[0] == f"{PIP} install -- 'tf-keras~=2.19.0'"
+    honoured = one(keras_case(_pkg("tensorflow-probability", "0.25.0", ["py2.py3-none-any"]),
+                              _pkg("tf-keras", "2.19.0", ["py3-none-any"], TF_KERAS_2_19_0), env={"TF_USE_LEGACY_KERAS": "1"}))
+    assert honoured.code == "compat.pins-ok"
+
+
 def test_keras_variable_is_irrelevant_before_tensorflow_2_16():
     data = apple_silicon(packages=[pkg("tensorflow", "2.15.1"), _pkg("keras", "2.15.0", ["py3-none-any"]),
                                    pkg("numpy", "1.26.4")], env={"TF_USE_LEGACY_KERAS": "1"})

@@ -15,10 +15,40 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
+from tfdoctor.facts.versions import parse_version
 from tfdoctor.knowledge.records import python_minor, version_of
 
 if TYPE_CHECKING:
     from tfdoctor.knowledge.matrix import CompatMatrix
+
+
+KERAS2_USERS = {
+    "tensorflow-probability": ("tensorflow-probability supports Keras 2 only: from TensorFlow 2.16 through "
+                               "tf-keras (its [tf] extra since 0.24.0; 0.23 and older fail at import under "
+                               "Keras 3); https://github.com/tensorflow/probability/releases/tag/v0.24.0, "
+                               "tensorflow/probability#2006"),
+}
+"""Packages whose TensorFlow code needs Keras 2 whatever their METADATA says (it names tf-keras in an
+extra at most): beside TensorFlow 2.16+ without tf-keras they meet Keras 3. Only packages that are
+TensorFlow's: transformers' TensorFlow models need Keras 2 too, but it is mostly run with PyTorch
+beside an unused TensorFlow, and says so itself when they are used (log.keras3-api)."""
+
+
+KERAS2_RELEASES = {"tensorflow-probability": "tensorflow-probability>=0.24"}
+"""The first release of a KERAS2_USERS package that works beside Keras 3 through tf-keras."""
+
+
+def keras2_users(packages: list[Any]) -> list[dict[str, str]]:
+    """The installed packages of KERAS2_USERS, each with why it needs Keras 2 and, where its
+    installed release predates tf-keras, the release to move to (`with`)."""
+    out = []
+    for p in (p for p in packages if p.key in KERAS2_USERS):
+        entry = {"package": p.label, "requires": "Keras 2 (tf-keras)", "source": KERAS2_USERS[p.key]}
+        first, installed = KERAS2_RELEASES.get(p.key), parse_version(p.version or "")
+        if first and installed and not SpecifierSet(first.split(p.key, 1)[1]).contains(installed, prereleases=True):
+            entry["with"] = first
+        out.append(entry)
+    return out
 
 
 @dataclass(frozen=True)
