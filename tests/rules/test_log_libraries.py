@@ -6,7 +6,7 @@ pair and what the snapshot knows of it."""
 from __future__ import annotations
 
 from log_cases import ARM, LOGS, WHO, LogRules, commands, one
-from snapshots import _pkg, apple_silicon, linux_cpu, snap
+from snapshots import _pkg, apple_silicon, linux_cpu, merge, snap
 
 from tfdoctor.logtext import keep
 
@@ -250,3 +250,19 @@ def test_the_plugin_frame_gives_way_to_the_reason_the_paste_shows(tmp_path):
     report = _reported(tmp_path, text, macos="11.6")
     assert report.diagnosis().code == "log.macos-too-old"
     assert not {"compat.tf-metal-mismatch", "log.plugin-load-failed"} & {f.code for f in report.findings}
+
+
+def test_dyld_s_note_told_in_words_is_the_macos_floor_the_report_says():
+    """A reporter telling dyld's '(which was built for Mac OS X 10.12)' in words ("the `.so` was
+    built for macOS 10.12") on macOS 10.11.6: the report's own floor, above this macOS. The same
+    words where the Mac runs a newer macOS came from elsewhere (information)."""
+    words = (b"I tried tensorflow 1.9 to 1.13 with pip; import tensorflow failed because the `.so` was built "
+             b"for macOS 10.12.\n")
+    old = snap(merge(apple_silicon(), {"host": {"hw_arm64": False, "macos_version": "10.11.6"}}))
+    old.log = keep.from_bytes(words, "paste", identity=WHO)
+    (f,) = [f for f in check.run(old) if f.code == "log.macos-too-old"]
+    assert f.severity.value == "error" and f.title == "macOS 10.11.6 is too old: the report says it needs macOS 10.12 or later"
+    newer = snap(apple_silicon(host={"macos_version": "13.0"}))
+    newer.log = keep.from_bytes(words, "paste", identity=WHO)
+    (g,) = [f for f in check.run(newer) if f.code == "log.macos-too-old"]
+    assert g.severity.value == "info"

@@ -50,7 +50,7 @@ def _about_apple_silicon(fields: Fields, text: str) -> bool:
 
 def _floor(fields: Fields) -> Fields:
     """One field for the macOS the phrase names, whichever way it was said."""
-    floor = fields.get("built_for") or fields.get("needs")
+    floor = fields.get("built_for") or fields.get("needs") or fields.get("built")
     return {"built_for": floor} if floor else {}
 
 
@@ -92,7 +92,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:requires?|needs?|only (?:works|runs)(?:\s\w+){0,2}\s(?:on|in)|"
           r"only (?:compatible with|supported on|available for|built for)|only supports?)"
           r"\s(?:at least\s)?mac ?os\s{0,3}(?:version\s{0,3}|>=?\s{0,3})?"
-          r"(?P<needs>1\d(?:\.\d{1,2}){0,2})\b",
+          r"(?P<needs>1\d(?:\.\d{1,2}){0,2})\b|"
+          # dyld's "(which was built for Mac OS X 10.12)" told in words ("the .so was built for macOS
+          # 10.12"); dyld's own note is its message's (log.macos-too-old, or the pair's for TensorFlow's symbols)
+          r"(?<!\(which )\b(?:was|were|is|are|been)\s(?:\w+\s){0,2}?built\sfor\s(?:mac ?os(?:\sx)?|os\s?x)\s{0,3}"
+          r"(?P<built>1\d(?:\.\d{1,2}){0,2})\b",
           "# Tensorflow - Metal Support for Mac OS\n\nI believe you need macOS 12 Monterey and not macOS 11 Big Sur.",
           "https://github.com/tensorflow/tensorflow/issues/11085", derive=_floor, outputs=("built_for",)),
     _said("h5py-build", "log.h5py-build", "install", "h5py failed to build or install",
