@@ -93,7 +93,7 @@ def _older_than_arm64(s: Snapshot, d: Derived) -> str | None:
     if "packages" in s.unknown:
         return None
     registry, oldest = macos_floors.first_release_for(ARM64), macos_floors.first_release_for(X86_64)
-    first = min((eras.FORK_BASE, *(registry[1:] if registry else ())), key=Version)
+    first = macos_floors.oldest_arm64_build()
     since = Version(oldest[1]) if oldest else None
     for p in d.providers:
         version = parse_version(p.version)

@@ -24,6 +24,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from tfdoctor.knowledge import eras
 from tfdoctor.knowledge.kernels import bundled_section
 from tfdoctor.knowledge.records import python_minor
 
@@ -114,6 +115,14 @@ def first_release_for(arch: str, raw: Mapping[str, Any] | None = None) -> tuple[
         return None
     _v, package, version = min(firsts)
     return package, version
+
+
+def oldest_arm64_build(raw: Mapping[str, Any] | None = None) -> str:
+    """The oldest TensorFlow ever built for arm64 macOS: Apple's fork of 2.4.0rc0 (from GitHub,
+    tfdoctor.knowledge.eras), before the registry's first (tensorflow-macos 2.5.0). On Apple
+    silicon a TensorFlow older than it is an x86_64 one."""
+    registry = first_release_for("arm64", raw)
+    return min((eras.FORK_BASE, *(registry[1:] if registry else ())), key=Version)
 
 
 def registry_wheels(package: str, raw: Mapping[str, Any] | None = None) -> dict[str, dict[str, tuple[frozenset[str], str]]]:

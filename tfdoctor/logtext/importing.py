@@ -134,6 +134,7 @@ NUMPY_REMOVED = re.compile(
     r"AttributeError: (?:module 'numpy' has no attribute '(?P<alias>object|bool|int|float|complex|str|long|unicode)'"
     r"|`np\.(?P<expired>\w{1,30})` was removed in the NumPy 2\.0 release)", re.MULTILINE)
 _FRAME_PACKAGE = re.compile(r"(?:site|dist)-packages[/\\](\w+)[/\\]")
+_NUMPY_FRAME = re.compile(r"[/\\]numpy[/\\]")
 _FRAME_START = re.compile(r"\n|(?=File \")")
 """Where a traceback's frame begins: a line, or `File "` where a paste joined its lines."""
 _IMPORTED = re.compile(r"\b(?:import|from)[ \t]{1,4}([\w.]{1,100})")
@@ -148,7 +149,7 @@ def _in_tensorflows_code(fields: Fields, text: str) -> bool:
     found = NUMPY_REMOVED.search(text)
     before = text[:found.start()] if found else text
     frames = [line for line in _FRAME_START.split(before) if ".py" in line and ("File " in line or " in " in line)]
-    frames = [line for line in frames if not re.search(r"[/\\]numpy[/\\]", line)]  # NumPy's __getattr__ raises it
+    frames = [line for line in frames if not _NUMPY_FRAME.search(line)]  # NumPy's __getattr__ raises it
     if frames:
         owner = _FRAME_PACKAGE.search(frames[-1])  # none: the user's own file
         return bool(owner) and (owner.group(1) in _TENSORFLOWS_CODE or owner.group(1).startswith("tensorflow_"))

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from packaging.version import InvalidVersion, Version
 
-from tfdoctor.facts.archnames import ARM64
-from tfdoctor.knowledge import eras, macos_floors
+from tfdoctor.knowledge import macos_floors
 from tfdoctor.triage.evidence import Fact, surest
 from tfdoctor.triage.vocabulary import is_apple_chip
 
@@ -63,8 +62,7 @@ def _older_than_arm64(facts: list[Fact]) -> Fact | None:
     """A TensorFlow version the environment printed (read, never a version stated in prose: that
     may be one wanted) older than every arm64 build (Apple's fork of 2.4.0rc0 came first, the
     registry's first is tensorflow-macos 2.5.0)."""
-    registry = macos_floors.first_release_for(ARM64)
-    first = min((eras.FORK_BASE, *(registry[1:] if registry else ())), key=Version)
+    first = macos_floors.oldest_arm64_build()
     for fact in facts:
         if fact.how != "read" or fact.quoted or fact.name not in ("tensorflow_version", "package:tensorflow"):
             continue
