@@ -7,9 +7,9 @@ x86_64-apple-darwin17.0 (64-bit)": the Python reticulate embeds in R runs as R w
 "Running under: macOS Monterey 12.1").
 
 Only `key: value` lines inside a fence (tf_config()'s lines anywhere, with a path or nothing in
-their parentheses: no sentence has that shape), not code and not already read by another reader, and only keys that name a fact with a
-value of that fact's shape; the value is what Python printed,
-so the fact is "read", from "printed".
+their parentheses: no sentence has that shape), not code and not already read by another reader,
+and only keys that name a fact with a value of that fact's shape; the value is what Python
+printed, so the fact is "read", from "printed".
 """
 
 from __future__ import annotations
