@@ -45,8 +45,8 @@ def _plugin_load_failures(s: Snapshot) -> list[LogTextMatch]:
       "Install the TensorFlow/tensorflow-metal pair that loads (the finding names it from the matrix).",
       APPLE_PLUGIN_PAGE, explains=(codes.LOG_NO_GPU_LISTED,), fix_answer=ABOUT_THE_LOG)
 def symbol_not_found_plugin(s: Snapshot, d: Derived):
-    return [_plugin_failure(symbol_not_found_plugin, s, d, match, f"{match.fields.get('plugin', 'the plugin')} "
-                            f"needs {match.fields.get('symbol') or match.fields.get('missing') or 'a symbol it lacks'}")
+    return [_plugin_failure(symbol_not_found_plugin, s, d, match,
+                            f"{match.fields.get('plugin', 'the plugin')} needs {_needs(match)}")
             for match in matches_of(s, codes.LOG_SYMBOL_NOT_FOUND_PLUGIN)]
 
 
@@ -64,6 +64,12 @@ def symbol_not_found_plugin(s: Snapshot, d: Derived):
 def plugin_load_failed(s: Snapshot, d: Derived):
     return [_plugin_failure(plugin_load_failed, s, d, match, "a plugin in tensorflow-plugins/ failed to load")
             for match in _plugin_load_failures(s) if match.code == codes.LOG_PLUGIN_LOAD_FAILED]
+
+
+def _needs(match) -> str:
+    """What a library failed to load on: the symbol it lacks, or the library it links (dyld's
+    'Library not loaded')."""
+    return match.fields.get("symbol") or match.fields.get("missing") or "a symbol it lacks"
 
 
 def _plugin_failure(rule_fn, s: Snapshot, d: Derived, match, failed: str) -> Finding:
@@ -154,9 +160,8 @@ def symbol_not_found(s: Snapshot, d: Derived):
                     f"than {d.tf_version or 'the one installed'}: rebuild it against this TensorFlow")
             commands = ('python3 -c "import tensorflow as tf; print(tf.sysconfig.get_compile_flags(), '
                         'tf.sysconfig.get_link_flags())"',)
-        needs = match.fields.get("symbol") or match.fields.get("missing") or "a symbol it lacks"
         out.append(symbol_not_found.finding(evidence(s, match, **facts), Remediation(text, commands),
-                                            title=f"{match.fields.get('plugin') or 'A library'} needs {needs}: {text}"))
+                                            title=f"{match.fields.get('plugin') or 'A library'} needs {_needs(match)}: {text}"))
     return out
 
 

@@ -46,12 +46,13 @@ Intel R that Rosetta 2 runs on Apple silicon; "aarch64-apple-darwin20" the arm64
 _MACOS_NAMED = re.compile(r"(?:macOS|Mac OS X|OS X)(?: [A-Z][a-z]{1,12}){0,2} (?P<version>\d{2}\.\d{1,2}(?:\.\d{1,2})?)")
 """The systems R's sessionInfo() names on a Mac ("Running under: macOS Sonoma 14.2.1", "OS X El
 Capitan 10.11.6"); on Linux it names the distribution, whose numbers are no macOS version."""
-_R_CONFIG = re.compile(r"[ \t]{0,8}(?P<key>TensorFlow|Python) v(?P<value>\d[^\s()]{0,60}) \([^()\n]{0,1000}\)")
+_R_CONFIG_KEY = r"[ \t]{0,8}(?P<key>TensorFlow|Python) v(?P<value>\d[^\s()]{0,60}) "
+_R_CONFIG = re.compile(_R_CONFIG_KEY + r"\([^()\n]{0,1000}\)")
 """R's tensorflow package prints its Python's versions so (print.tensorflow_config, R/tf_config.R):
 `tensorflow::tf_config()` gives "TensorFlow v2.15.1 (~/.virtualenvs/r-tensorflow/lib/python3.10/
 site-packages/tensorflow)" and "Python v3.10 (~/.virtualenvs/r-tensorflow/bin/python)"; the
 TensorFlow line's parentheses are empty where the module has no __file__ to print."""
-_R_CONFIG_BARE = re.compile(r"[ \t]{0,8}(?P<key>TensorFlow|Python) v(?P<value>\d[^\s()]{0,60}) \((?:[~/][^()\n]{0,1000})?\)")
+_R_CONFIG_BARE = re.compile(_R_CONFIG_KEY + r"\((?:[~/][^()\n]{0,1000})?\)")
 """The same line outside a fence: only with a path or nothing in parentheses ("TensorFlow v2.15.1
 (see the notes)" is a sentence)."""
 
