@@ -216,7 +216,17 @@ _KERAS3_PORT = {
                             "the call, or move the package that made it to a release for Keras 3",
     "keras.src.engine": "import the public names (keras.Model, keras.layers.Layer) instead of Keras 2's private "
                         "engine, or run the code with Keras 2 (tf-keras)",
+    "keras3-foreign-layer": "build the model with the Keras its layers come from: a Keras 2 layer (tensorflow_hub's "
+                            "KerasLayer, tf-keras') goes in tf_keras.Sequential, or in tf.keras.Sequential with "
+                            "TF_USE_LEGACY_KERAS=1",
+    "keras3-foreign-object": "make the optimizer (loss, metric) with the Keras that built the model: tf_keras.optimizers "
+                             "for a tf-keras model (transformers' TensorFlow models are), keras.optimizers for a "
+                             "Keras 3 one; TF_USE_LEGACY_KERAS=1 makes tf.keras tf-keras",
 }
+
+
+_TWO_KERASES = ("keras3-foreign-layer", "keras3-foreign-object")
+"""Variants where Keras 3 met Keras 2 (tf-keras) in one program, rather than old code meeting Keras 3."""
 
 
 @rule(codes.LOG_KERAS3_API, "Keras 2 code failed under Keras 3", Severity.ERROR,
@@ -226,7 +236,9 @@ _KERAS3_PORT = {
       "keras._tf_keras, only Keras 3 has), TensorFlow ops on symbolic tensors, a layer's "
       ".output read from a model never called on a keras.Input; packages whose Keras 2 models need "
       "tf-keras (deepface, retinaface) and "
-      "transformers 4.41+ refuses Keras 3 for its TensorFlow models "
+      "transformers 4.41+ refuses Keras 3 for its TensorFlow models; and two Kerases in one program, "
+      "one handed the other's layer or optimizer (a tensorflow_hub KerasLayer in Keras 3's "
+      "Sequential, Keras 3's Adam in a tf-keras model) "
       "(amaiya/ktrain#525, adriangb/scikeras#314, philipperemy/keras-tcn#284, ...). tf-keras "
       "(Keras 2) with TF_USE_LEGACY_KERAS=1 keeps old code running; it must be the "
       "tf-keras of the installed TensorFlow's minor. Where the environment has Keras 2 only, the "
@@ -246,10 +258,12 @@ def keras3_api(s: Snapshot, d: Derived):
                 title=text, severity=Severity.INFO))
             continue
         port = _KERAS3_PORT.get(api) or _KERAS3_PORT.get(match.variant, "port the call to Keras 3")
-        text, commands, facts = _legacy_keras(s, d, f"{api} is Keras 2 API; {port}")
+        mixed = match.variant in _TWO_KERASES
+        text, commands, facts = _legacy_keras(s, d, f"{api}: {port}" if mixed else f"{api} is Keras 2 API; {port}")
         out.append(keras3_api.finding(evidence(s, match, **facts),
                                       Remediation(text, commands, KERAS3_MIGRATION),
-                                      title=f"Keras 2 code under Keras 3 ({api}): {port}"))
+                                      title=f"{'Two Kerases in one program' if mixed else 'Keras 2 code under Keras 3'} "
+                                            f"({api}): {port}"))
     return out
 
 

@@ -12,6 +12,7 @@ from log_cases import ARM, LOGS, WHO, LogRules, code, commands, one
 from snapshots import _pkg, apple_silicon, linux_cpu, merge, snap
 
 from tfdoctor.logtext import keep
+from tfdoctor.logtext.catalog import recognise
 from tfdoctor.facts.run import OpPlacement, RunFacts
 from tfdoctor.model import Severity
 
@@ -212,7 +213,9 @@ KERAS3 = [("keras3_legacy_optimizer.txt", "keras.optimizers.Adam"), ("keras3_sav
           ("keras3_requires_tf_keras.txt", "imports tf-keras for them"),
           ("keras3_tf_keras_shim_attribute.txt", "(tf.keras.backend.learning_phase): Keras 3 (tf.keras from"),
           ("keras3_tf_keras_shim_import.txt", "(tensorflow.keras.losses.mean_absolute_error): Keras 3"),
-          ("keras3_load_savedmodel.txt", "keras.layers.TFSMLayer(path, call_endpoint='serving_default')")]
+          ("keras3_load_savedmodel.txt", "keras.layers.TFSMLayer(path, call_endpoint='serving_default')"),
+          ("keras3_foreign_layer_hub.txt", "goes in tf_keras.Sequential"),
+          ("keras3_foreign_optimizer_tf_keras.txt", "tf_keras.optimizers for a tf-keras model")]
 
 
 @pytest.mark.parametrize("name,port", KERAS3)
@@ -220,6 +223,18 @@ def test_keras_2_code_under_keras_3_gets_the_port_and_pinned_tf_keras(name, port
     f = one(diagnose(apple_silicon(), name), "log.keras3-api")
     assert port in f.title and f.evidence["keras"] == "3.10.0"
     assert "install -- 'tf-keras~=2.19.0'" in commands(f)
+
+
+def test_two_kerases_in_one_program_are_named_as_such():
+    f = one(diagnose(apple_silicon(), "keras3_foreign_layer_hub.txt"), "log.keras3-api")
+    assert f.title.startswith("Two Kerases in one program (a tensorflow_hub.keras_layer.KerasLayer (Keras 2)")
+    assert "is Keras 2 API" not in f.remediation.text
+    # the user's own objects, of no Keras's class, are the user's code
+    for text in ("ValueError: Could not interpret optimizer identifier: 0.9",
+                 "ValueError: Could not interpret optimizer identifier: <class 'keras.optimizers.Adam'>",
+                 "ValueError: Only instances of `keras.Layer` can be added to a Sequential model. Received: "
+                 "<function EfficientNetB2 at 0x7fff3c935da0> (of type <class 'function'>)"):
+        assert not [m for m in recognise(text) if m.code == "log.keras3-api"], text
 
 
 def test_keras_3_error_seen_from_a_keras_2_environment():
@@ -285,7 +300,6 @@ def test_keras_2s_private_engine_missing_is_keras_3():
     """CPython's 'No module named {name!r}' naming keras.src.engine (Keras 2.13-2.15's private
     package, gone from Keras 3's keras/src): TensorSpeech/TensorFlowASR#297, TF 2.18 with Keras 3.9.
     keras.src alone missing is Keras <= 2.12, not Keras 3."""
-    from tfdoctor.logtext.catalog import recognise
 
     f = one(diagnose(apple_silicon(), "keras3_no_src_engine.txt"), "log.keras3-api")
     assert "keras.src.engine" in f.title and "keras.Model" in f.remediation.text

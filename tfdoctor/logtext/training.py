@@ -105,6 +105,15 @@ def _keras3(api: str, **extra: str):  # noqa: ANN202 - a small closure factory
     return derive
 
 
+def _foreign(api: str):  # a small closure factory, as _keras3
+    """The object one Keras got from another, named by its class (by its module where a paste was
+    cut before the class); the variant picks the port."""
+    def derive(fields: Fields) -> Fields:
+        name = ".".join(part for part in (fields.get("module"), fields.get("cls")) if part)
+        return {"api": api.format(name=name)}
+    return derive
+
+
 def _shim_name(fields: Fields) -> Fields:
     """The Keras 2 name reached through Keras 3's tf.keras, as the code wrote it (layers.experimental:
     the api of its own form, so the two merge; a paste cut before the name: the shim alone)."""
@@ -475,4 +484,36 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/huggingface/transformers/issues/36410", needle="version of Keras is Keras 3",
         derive=_keras3("transformers' TensorFlow models"), key=("api",), outputs=("api",),
         head=r"Your currently installed version of Keras is Keras 3"),
+    # Two Kerases in one program (TensorFlow 2.16+ ships Keras 3, while tf-keras, tensorflow_hub's
+    # KerasLayer and transformers' TensorFlow models are Keras 2): one Keras is handed another's
+    # object and, checking with isinstance, rejects it. Keras 3's Sequential.add
+    # (keras/src/models/sequential.py) rejects any object that is not its own Layer, so a class
+    # from outside `keras` there is another Keras's layer.
+    sig("log.keras3-api", "keras3-foreign-layer", "training",
+        "a Keras 2 layer (tf-keras, tensorflow_hub.KerasLayer, ...) added to a Keras 3 Sequential",
+        r"Only instances of `keras\.Layer` can be added to a Sequential model\. Received: "
+        r"<(?P<module>(?!keras\.|__main__\.|builtins\.)[A-Za-z_]\w{0,60}(?:\.\w{1,60}){0,12})\."
+        r"(?P<cls>\w{1,100}) object at 0x",
+        "ValueError: Only instances of `keras.Layer` can be added to a Sequential model. Received: "
+        "<tensorflow_hub.keras_layer.KerasLayer object at 0x28ac6d4d0> (of type <class "
+        "'tensorflow_hub.keras_layer.KerasLayer'>)",
+        "https://github.com/tensorflow/tensorflow/issues/65419", needle="can be added to a Sequential model",
+        derive=_foreign("a {name} (Keras 2) in Keras 3's Sequential"), key=("api",), outputs=("api",),
+        head=r"Only instances of `keras\.Layer` can be added to a Sequential model\. Received: "
+             r"<(?P<module>(?!keras\.|__main__\.|builtins\.)[A-Za-z_]\w{0,60}(?:\.\w{1,60}){0,12})\.\w"),
+    # every Keras's get() of an optimizer, loss, metric, activation, initializer, regularizer or
+    # constraint ("Could not interpret {kind} identifier: {identifier}") refuses an instance of
+    # another Keras's class: an object of the layouts of the Keras 3 years (keras.src: Keras 2.13+
+    # and 3; tf_keras) refused means two of them met (Keras 3's optimizer in tf-keras' compile)
+    sig("log.keras3-api", "keras3-foreign-object", "training",
+        "an optimizer (loss, metric...) of one Keras handed to another (Keras 3 and tf-keras)",
+        r"Could not interpret (?P<kind>optimizer|loss function|loss|metric function|metric|activation function"
+        r"|initializer|regularizer|constraint) identifier: <(?P<module>(?:keras\.src|tf_keras)(?:\.\w{1,60}){0,12})"
+        r"\.(?P<cls>\w{1,100}) object at 0x",
+        "ValueError: Could not interpret optimizer identifier: <keras.src.optimizers.legacy.adam.Adam object at "
+        "0x78ac23a95ab0>", "https://github.com/amaiya/ktrain/issues/529", needle="Could not interpret",
+        derive=_foreign("a {name} handed to another Keras"), key=("api",), outputs=("api",),
+        head=r"Could not interpret (?:optimizer|loss function|loss|metric function|metric|activation function"
+             r"|initializer|regularizer|constraint) identifier: <(?P<module>(?:keras\.src|tf_keras)(?:\.\w{1,60}){0,12})"
+             r"\.\w"),
 )
