@@ -122,6 +122,16 @@ class Derived:
         return judge(self.probes)
 
 
+def installed_keras(s: Snapshot) -> tuple[str | None, int | None]:
+    """The installed keras's version and major (None where not listed or unreadable): Keras 3 is
+    what TensorFlow 2.16+ brings, and what Keras errors are judged against."""
+    keras = s.package("keras")
+    if keras is None or not keras.version:
+        return None, None
+    version = parse_version(keras.version)
+    return keras.version, version.major if version is not None else None
+
+
 def pip_arch(s: Snapshot) -> str | None:
     """The architecture pip picks wheels for, where known: the diagnosed process's, else the Mac's
     own when the report states the hardware (as the recommendation assumes); None when neither is
