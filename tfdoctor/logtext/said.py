@@ -31,6 +31,8 @@ _NOT = r"(?:\bno|n't|\bnot(?!\s(?:sure|certain|clear))|\bnever)"
 _MARK = r"[`'\"*]*"
 """Markdown's quotes and emphasis around a package name."""
 _SENTENCE = r"(?:[^.\n]|\.(?=\w))"
+_AVX = r"\bavx(?![\w]|-?512)"
+"""AVX itself: not AVX2 or AVX-512, which TensorFlow's wheels do not need."""
 """A character of the same sentence (a version's dots do not end it)."""
 
 
@@ -145,6 +147,18 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:cpu|processor|binary)\sarchitectures?\s(?:mismatch|problem|issue|error|conflict)s?\b",
           "the tensorflow still can't be imported for the architecture reason",
           "https://github.com/apple/tensorflow_macos/issues/44", needle="architecture"),
+    # TensorFlow's x86 wheels are built with AVX since 1.6: a CPU said to lack it (AVX2 and AVX-512
+    # are other extensions; "supports AVX" is the opposite)
+    _said("no-avx", "log.avx-missing", "import", "the CPU has no AVX, which TensorFlow's x86 builds need",
+          rf"\b(?:cpus?|processors?|machines?|computers?|laptops?|pcs?|chips?|hardware|servers?)\b{_SENTENCE}{{0,60}}?"
+          rf"(?:\bdoes\snot|\bdo\snot|\bdid\snot|n't|\bcannot|\bcan\snot)\s(?:\w+\s){{0,2}}?(?:support|have|has|offer)\s"
+          rf"(?:the\s|any\s)?{_AVX}|"
+          rf"\b(?:without|lacks?|lacking|no)\s(?:the\s|any\s)?{_AVX}(?!\s(?:warnings?|messages?)\b)|"
+          rf"{_AVX}(?:[\s-](?:instructions?|support|extensions?))?\s(?:is|are|was|were)\s(?:not\s|n't\s)?"
+          r"(?:missing|absent|unavailable|not\s(?:supported|available|present))\b",
+          "when importing tensorflow i am getting an illegal instruction error.\nmine is new model CPU ,but AVX "
+          "instruction are missing?What should i do?plz help",
+          "https://github.com/tensorflow/tensorflow/issues/48319", needle="avx"),
     _said("no-gpu", "log.no-gpu-listed", "import", "TensorFlow does not find the GPU",
           r"\b(?:can't|cannot|can not|doesn't|does not|didn't|did not|won't|unable to|fails? to|not able to)\s"
           r"(?:\w+\s){0,2}?(?:find|detect|see|recogni[sz]e|list)\s(?:any\s|the\s|my\s|a\s)?"
