@@ -54,6 +54,17 @@ def test_an_x86_64_python_on_an_arm64_mac_is_explained_as_rosetta():
     assert report.first("translated").value == "true" and report.first("translated").how == "inferred"
 
 
+def test_two_machines_in_one_report_are_not_rosetta():
+    # a pull request "tested on" a Mac Pro and an M1 Pro: each platform string is its own machine's
+    text = ("Tested on:\n\n**macOS-14.5-x86_64-i386-64bit**\n* CPU: 2.5 GHz 28-Core Intel Xeon W\n"
+            "* Python: 3.11.9\n\n**macOS-14.5-arm64-arm-64bit**\n* CPU: Apple M1 Pro\n* Python: 3.10.3\n")
+    report = read_report(text)
+    assert {f.value for f in report.facts if f.name == "chip"} == {"Intel Xeon", "Apple M1 Pro"}
+    why = next(c.why for c in report.contradictions if c.name == "python_arch")
+    assert "two machines" in why and "Rosetta 2, not a mistake" not in why
+    assert "translated" not in {f.name for f in report.facts}
+
+
 def test_many_values_are_compared_within_a_bound():
     facts = [_fact("python_version", f"3.{i}", i) for i in range(1, 200)]
     (found,) = contradictions(facts)

@@ -31,6 +31,8 @@ _HINTS = {
     "macos_version": "an upgrade between the pastes, or output from another machine",
 }
 _PACKAGE_HINT = "two environments, or an install between the pastes"
+_TWO_MACHINES = ("the report's chips disagree too: it describes two machines, each Python its own "
+                 "machine's (not Rosetta 2)")
 
 
 def _words_prefix(a: str, b: str) -> bool:
@@ -60,6 +62,7 @@ def contradictions(facts: list[Fact]) -> list[Contradiction]:
         if not fact.quoted and fact.name not in several:
             by_name.setdefault(fact.name, []).append(fact)
     out = []
+    two_machines = _disagree(by_name.get("hw_arm64", []))
     for name, group in by_name.items():
         values = list(dict.fromkeys(fact.value for fact in sorted(group, key=Fact.rank)))[:MAX_VALUES]
         if len(values) < 2:
@@ -68,15 +71,21 @@ def contradictions(facts: list[Fact]) -> list[Contradiction]:
         against = {v for v in values if any(not agree(v, w) for w in values if w != v)}
         if against:
             parts = tuple(sorted((f for f in group if f.value in against), key=lambda f: f.line))
-            out.append(Contradiction(name, parts, _why(name, parts)))
+            out.append(Contradiction(name, parts, _why(name, parts, two_machines)))
     return out
 
 
-def _why(name: str, facts: tuple[Fact, ...]) -> str:
+def _disagree(group: list[Fact]) -> bool:
+    return len({fact.value for fact in group}) > 1
+
+
+def _why(name: str, facts: tuple[Fact, ...], two_machines: bool = False) -> str:
     said = "; ".join(f"{fact.value or '(no version)'} ({fact.how}, {fact.source}, line {fact.line})"
                      for fact in facts[:6])
     more = f"; and {len(facts) - 6} more" if len(facts) > 6 else ""
     hint = _HINTS.get(name) or (_PACKAGE_HINT if name.startswith((PACKAGE, CONDA_PACKAGE)) else "")
     if name == "python_arch" and not {"arm64", "x86_64"} <= {f.value for f in facts}:
         hint = ""
+    elif name == "python_arch" and two_machines:
+        hint = _TWO_MACHINES
     return f"{name} is {said}{more}" + (f": {hint}" if hint else "")

@@ -35,6 +35,8 @@ each later major with the next macOS; Darwin 25 is macOS 26 Tahoe)."""
 
 _CHIP = re.compile(r"(?i)(?<![\w-])(?:apple[ \t]{1,3})?m([1-9])(?:[ \t-]{0,2}(pro|max|ultra))?(?![\w-])")
 _INTEL_CORE = re.compile(r"(?i)(?<![\w-])intel(?:\((?:r|tm)\))?[ \t-]{1,3}(?:core(?:\((?:r|tm)\))?[ \t]{1,3})?(i[3579])(?![\w])")
+_INTEL_XEON = re.compile(r"(?i)(?<![\w-])intel(?:\((?:r|tm)\))?[ \t-]{1,3}xeon(?![\w])")
+"""The Mac Pro's and iMac Pro's chip, as About This Mac names it ("2.5 GHz 28-Core Intel Xeon W")."""
 _INTEL_MAC = re.compile(r"(?i)(?<![\w-])intel[ \t-]{1,3}(?:based[ \t]{1,3})?(?:mac|macbook|imac|chip|cpu|processor)")
 
 
@@ -93,6 +95,8 @@ def chip_name(text: str) -> str | None:
     match = _INTEL_CORE.search(text)
     if match:
         return f"Intel Core {match.group(1).lower()}"
+    if _INTEL_XEON.search(text):
+        return "Intel Xeon"
     return "Intel" if _INTEL_MAC.search(text) else None
 
 
@@ -104,6 +108,7 @@ def chips_in(text: str) -> list[tuple[int, str]]:
         found.append((match.start(), f"Apple M{match.group(1)}{tier}"))
     for match in _INTEL_CORE.finditer(text):
         found.append((match.start(), f"Intel Core {match.group(1).lower()}"))
+    found += [(m.start(), "Intel Xeon") for m in _INTEL_XEON.finditer(text)]
     if not found:
         found += [(m.start(), "Intel") for m in _INTEL_MAC.finditer(text)]
     return sorted(found)
