@@ -1,8 +1,8 @@
-"""Is each companion with compiled ops (tensorflow-text, tensorflow-io, tensorflow-decision-forests)
-built for the installed TensorFlow? Their METADATA says which TensorFlow they were built for
-(tfdoctor.knowledge.companions); with another their ops fail to load ('undefined symbol', 'Symbol
-not found', 'Op type not registered'), so the companion's mismatch is the cause of those errors.
-A report that names both versions is enough: no METADATA needs to be read here."""
+"""Is each companion with compiled ops (tensorflow-text, tensorflow-io, tensorflow-decision-forests,
+tensorflow-addons) built for the installed TensorFlow? Their wheels say which TensorFlow they were
+built for (tfdoctor.knowledge.companions); with another their ops fail to load ('undefined symbol',
+'Symbol not found', 'Op type not registered'), so the companion's mismatch is the cause of those
+errors. A report that names both versions is enough: no wheel needs to be read here."""
 
 from __future__ import annotations
 
@@ -21,7 +21,10 @@ from tfdoctor.model import Remediation, Severity, rule
       "against one TensorFlow minor, and their METADATA says which (tensorflow-text 2.15.0: "
       "tensorflow>=2.15.0,<2.16; tensorflow-io 0.37.1: tensorflow>=2.16.0,<2.17.0 through its "
       "extra; tensorflow-decision-forests 1.12.0: tensorflow==2.19.0; compat_matrix.json "
-      "companion_pins, read from the registry's wheels). With another TensorFlow their ops fail "
+      "companion_pins, read from the registry's wheels). tensorflow-addons 0.9+ names the "
+      "TensorFlow minor its custom ops were compiled for in its resource_loader.py (0.23.0: 2.15), "
+      "the range of its 'compiled against TensorFlow' warning; its Python ops run on more, so "
+      "there the finding is a warning. With another TensorFlow their ops fail "
       "to load, and pip does not stop it when TensorFlow is upgraded after them.",
       "Install the companion release built for the installed TensorFlow (the finding names it), "
       "or, where none exists, keep the TensorFlow it was built for in its own environment. (It "
@@ -47,8 +50,11 @@ def companion_built_for(s: Snapshot, d: Derived):
         else:
             fix = Remediation(f"No {name} release is built for TensorFlow {tf}: keep TensorFlow "
                               f"{made.tensorflow} for it (in an environment of its own), or drop it")
+        consequence = ("its custom ops (C++ kernels) will not load; its Python ops still run"
+                       if made.compiled_ops_only else "its compiled ops will not load")
         out.append(companion_built_for.finding(
             {"package": name, "version": installed.version, "built_for_tensorflow": str(made.tensorflow),
              "tensorflow": tf, "release_for_this_tensorflow": fitting, "source": made.source},
-            fix, title=f"{what}: its compiled ops will not load", basis="table"))
+            fix, title=f"{what}: {consequence}", basis="table",
+            severity=Severity.WARNING if made.compiled_ops_only else None))
     return out

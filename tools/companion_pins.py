@@ -7,9 +7,13 @@ Maintainer tooling, run from the repository root:
 tensorflow-text, tensorflow-io and tensorflow-decision-forests ship compiled ops linked against
 one TensorFlow minor and say which in their METADATA (Requires-Dist: tensorflow>=2.15.0,<2.16 for
 tensorflow-text 2.15.0; tensorflow-io's through its `tensorflow` extra; tensorflow-decision-forests
-as tensorflow~=2.16.1). For every final release with wheels this reads the METADATA of one wheel
-(a macOS one where there is) with HTTP range reads, and keeps its TensorFlow requirements. Only that
-section of compat_matrix.json is rewritten.
+as tensorflow~=2.16.1). tensorflow-addons says it in its code: from 0.9 its
+tensorflow_addons/utils/resource_loader.py names the TensorFlow range its custom ops are
+ABI-compatible with ([INCLUSIVE_]MIN_ / [EXCLUSIVE_]MAX_TF_VERSION_FOR_ABI_COMPATIBILITY, the range
+of its "compiled against TensorFlow x.y" warning), which is kept as a requirement; its METADATA
+gives the wider range of its Python ops. For every final release with wheels this reads one wheel
+(a macOS one where there is) with HTTP range reads. Only that section of compat_matrix.json is
+rewritten.
 """
 
 from __future__ import annotations
@@ -30,7 +34,11 @@ from binary_index import Fetcher, _version_key  # noqa: E402
 from binary_sections import section_tool  # noqa: E402
 from binary_zip import central_directory  # noqa: E402
 
-COMPANIONS = ("tensorflow-text", "tensorflow-io", "tensorflow-decision-forests")
+COMPANIONS = ("tensorflow-text", "tensorflow-io", "tensorflow-decision-forests", "tensorflow-addons")
+ABI_RANGE_FILE = {"tensorflow-addons": "tensorflow_addons/utils/resource_loader.py"}
+"""The module in which a companion names the TensorFlow its compiled ops were built for."""
+_ABI_BOUND = re.compile(r'^(?P<side>(?:INCLUSIVE_)?MIN|(?:EXCLUSIVE_)?MAX)_TF_VERSION_FOR_ABI_COMPATIBILITY\s*=\s*'
+                        r'["\'](?P<version>\d+(?:\.\d+){1,2})["\']', re.MULTILINE)
 _FINAL = re.compile(r"^\d+(?:\.\d+)*$")
 _TENSORFLOW = re.compile(r"^(?:tensorflow|tensorflow-macos|tensorflow-cpu|tf-keras)\s*(?:[(<>=!~;]|$)", re.IGNORECASE)
 
@@ -45,16 +53,40 @@ def wheel_of(files: list[dict[str, Any]], version: str) -> dict[str, Any] | None
     return None
 
 
-def requires_dist(fetcher: Fetcher, url: str, size: int) -> list[str]:
-    """The Requires-Dist lines of a remote wheel's METADATA."""
-    member = next(m for m in central_directory(fetcher, url, size) if m.name.endswith(".dist-info/METADATA"))
+def member_text(fetcher: Fetcher, url: str, size: int, suffix: str) -> str | None:
+    """The text of the remote wheel's member whose name ends with `suffix`, None without one."""
+    member = next((m for m in central_directory(fetcher, url, size) if m.name.endswith(suffix)), None)
+    if member is None:
+        return None
     raw = b"".join(fetcher.stream(url, member.offset, member.offset + 30 + len(member.name.encode()) + 1024
                                   + member.compressed))
     nlen, xlen = int.from_bytes(raw[26:28], "little"), int.from_bytes(raw[28:30], "little")
     body = raw[30 + nlen + xlen:30 + nlen + xlen + member.compressed]
-    text = (zlib.decompressobj(-15).decompress(body) if member.method == 8 else body).decode("utf-8", "replace")
+    return (zlib.decompressobj(-15).decompress(body) if member.method == 8 else body).decode("utf-8", "replace")
+
+
+def requires_dist(fetcher: Fetcher, url: str, size: int) -> list[str]:
+    """The Requires-Dist lines of a remote wheel's METADATA."""
+    text = member_text(fetcher, url, size, ".dist-info/METADATA") or ""
     return [line.split(":", 1)[1].strip() for line in text.split("\n\n", 1)[0].splitlines()
             if line.startswith("Requires-Dist:")]
+
+
+def abi_requirement(code: str) -> str | None:
+    """`tensorflow>=MIN,<MAX` from a module naming its ABI-compatible range, None where it names none."""
+    bounds = {m.group("side").split("_")[-1]: m.group("version") for m in _ABI_BOUND.finditer(code)}
+    if "MIN" not in bounds or "MAX" not in bounds:
+        return None
+    return f"tensorflow>={bounds['MIN']},<{bounds['MAX']}"
+
+
+def tensorflow_requirements(fetcher: Fetcher, package: str, url: str, size: int) -> tuple[list[str], str]:
+    """The TensorFlow requirements a wheel states, and what in the wheel states them."""
+    if package in ABI_RANGE_FILE:
+        requirement = abi_requirement(member_text(fetcher, url, size, ABI_RANGE_FILE[package]) or "")
+        if requirement:
+            return [requirement], ABI_RANGE_FILE[package]
+    return [r for r in requires_dist(fetcher, url, size) if _TENSORFLOW.match(r)], "METADATA"
 
 
 def build_section(fetcher: Fetcher, index: str, jobs: int) -> dict[str, Any]:
@@ -67,18 +99,23 @@ def build_section(fetcher: Fetcher, index: str, jobs: int) -> dict[str, Any]:
             if wheel:
                 picked.append((package, version, wheel))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        reads = list(pool.map(lambda p: requires_dist(fetcher, p[2]["url"], int(p[2].get("size") or 0)), picked))
+        reads = list(pool.map(lambda p: tensorflow_requirements(fetcher, p[0], p[2]["url"], int(p[2].get("size") or 0)),
+                              picked))
     releases: dict[str, dict[str, Any]] = {}
-    for (package, version, wheel), requires in zip(picked, reads):
-        releases.setdefault(package, {})[version] = {
-            "requires": [r for r in requires if _TENSORFLOW.match(r)], "source": wheel["filename"]}
+    for (package, version, wheel), (requires, where) in zip(picked, reads):
+        entry: dict[str, Any] = {"requires": requires, "source": wheel["filename"]}
+        if where != "METADATA":
+            entry["read_from"] = where
+        releases.setdefault(package, {})[version] = entry
     print(f"{len(picked)} wheels read, {fetcher.bytes / 1e6:.1f} MB in {fetcher.requests} requests", file=sys.stderr)
     return {
         "about": ("The TensorFlow each release of a companion package with compiled ops is built for: "
                   "package -> release -> requires (its METADATA Requires-Dist lines naming tensorflow, "
-                  "tensorflow-macos, tensorflow-cpu or tf-keras, markers and extras as written) and "
-                  "source (the wheel read). A companion built for another TensorFlow fails to load its "
-                  "ops ('undefined symbol', 'Symbol not found', 'Op type not registered')."),
+                  "tensorflow-macos, tensorflow-cpu or tf-keras, markers and extras as written; for "
+                  "tensorflow-addons from 0.9 the ABI range its custom ops were built for, from the "
+                  "module `read_from` names) and source (the wheel read). A companion built for another "
+                  "TensorFlow fails to load its ops ('undefined symbol', 'Symbol not found', 'Op type not "
+                  "registered')."),
         "source": "the registry's PEP 691 file lists and the METADATA of one wheel per release "
                   "(range reads; tools/companion_pins.py)",
         "read_on": datetime.date.today().isoformat(),

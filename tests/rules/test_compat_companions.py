@@ -37,12 +37,29 @@ def test_companions_built_for_the_installed_tensorflow_are_quiet():
     assert mac(("tensorflow-text", "2.15.0")) == []  # no TensorFlow stated: nothing to compare
 
 
+def test_tensorflow_addons_custom_ops_are_built_for_one_minor_its_python_ops_for_more():
+    # tensorflow_addons/utils/resource_loader.py of 0.20.0: ABI compatibility >=2.12.0,<2.13.0
+    (f,) = mac(("tensorflow", "2.15.0"), ("tensorflow-addons", "0.20.0"))
+    assert f.severity is Severity.WARNING and "its Python ops still run" in f.title
+    assert f.evidence["source"].endswith("tensorflow_addons/utils/resource_loader.py")
+    assert f.remediation.commands[-1].endswith("tensorflow-addons==0.23.0")
+    assert mac(("tensorflow", "2.15.1"), ("tensorflow-addons", "0.23.0")) == []
+    assert mac(("tensorflow", "2.2.0"), ("tensorflow-addons", "0.8.3")) == []  # 0.8 names no range: no claim
+
+
+def test_a_nightly_or_candidate_is_its_release_line():
+    # a tf-nightly 2.2.0.dev is the 2.2 line, outside tensorflow-addons 0.9's >=2.1.0,<2.2.0
+    assert not companions.built_for("tensorflow-addons", "0.9.1").fits("2.2.0.dev20200310")
+    assert companions.built_for("tensorflow-text", "2.15.0").fits("2.15.0rc1")
+
+
 def test_the_pins_section_says_where_it_was_read_and_covers_every_release():
     from tfdoctor.knowledge.kernels import bundled_section
 
     section = bundled_section(companions.SECTION)
     assert section["read_on"] >= "2026-11-27" and "METADATA" in section["source"]
-    assert set(companions.packages()) == {"tensorflow-text", "tensorflow-io", "tensorflow-decision-forests"}
+    assert set(companions.packages()) == {"tensorflow-text", "tensorflow-io", "tensorflow-decision-forests",
+                                          "tensorflow-addons"}
     assert str(companions.built_for("tensorflow-io", "0.37.1").tensorflow) == "<2.17.0,>=2.16.0"  # its extra
     assert companions.built_for("tensorflow-decision-forests", "1.12.0").fits("2.19.0")
 
@@ -62,3 +79,18 @@ def test_the_tool_keeps_only_tensorflows_requirements_and_prefers_a_mac_wheel():
                                        "tensorflow_text-2.15.0-cp311-cp311-macosx_10_9_x86_64.whl",
                                        "tensorflow_text-2.15.0-cp311-cp311-macosx_11_0_arm64.whl")]
     assert companion_pins.wheel_of(files, "2.15.0")["filename"].endswith("macosx_11_0_arm64.whl")
+
+
+def test_the_tool_reads_tensorflow_addons_abi_range_from_its_code():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    import companion_pins
+
+    # tensorflow_addons/utils/resource_loader.py, 0.9.1 and (with the bounds' kind named) later
+    assert companion_pins.abi_requirement('MIN_TF_VERSION_FOR_ABI_COMPATIBILITY = "2.1.0"\n'
+                                          'MAX_TF_VERSION_FOR_ABI_COMPATIBILITY = "2.2.0"\n') == "tensorflow>=2.1.0,<2.2.0"
+    assert companion_pins.abi_requirement('INCLUSIVE_MIN_TF_VERSION_FOR_ABI_COMPATIBILITY = "2.15.0"\n'
+                                          'EXCLUSIVE_MAX_TF_VERSION_FOR_ABI_COMPATIBILITY = "2.16.0"\n') == "tensorflow>=2.15.0,<2.16.0"
+    assert companion_pins.abi_requirement('MIN_TF_VERSION = "2.3.0"\nMAX_TF_VERSION = "2.5.0"\n') is None

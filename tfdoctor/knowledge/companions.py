@@ -1,7 +1,9 @@
 """The TensorFlow a companion release is built for (compat_matrix.json `companion_pins`, read by
-tools/companion_pins.py from each release's METADATA): tensorflow-text, tensorflow-io and
-tensorflow-decision-forests ship compiled ops linked against one TensorFlow minor, so with another
-TensorFlow their ops fail to load. A report that names the two versions is enough to tell."""
+tools/companion_pins.py from each release's wheel): tensorflow-text, tensorflow-io and
+tensorflow-decision-forests ship compiled ops linked against one TensorFlow minor (their METADATA
+says which), so with another TensorFlow their ops fail to load; tensorflow-addons names the range
+its custom ops were compiled for in its code, while its Python ops run on more. A report that names
+the two versions is enough to tell."""
 
 from __future__ import annotations
 
@@ -27,10 +29,15 @@ class BuiltFor:
     version: str
     tensorflow: SpecifierSet
     source: str
+    compiled_ops_only: bool = False
+    """The range binds the package's compiled ops only (tensorflow-addons' ABI range): its Python
+    ops run on other TensorFlows."""
 
     def fits(self, tf_version: str) -> bool:
+        """Whether a TensorFlow is in the range, by its release: a nightly or candidate of 2.2
+        (2.2.0.dev20200310, 2.2.0rc1) is the 2.2 line its ops were linked against, not 2.1."""
         try:
-            return self.tensorflow.contains(Version(tf_version), prereleases=True)
+            return self.tensorflow.contains(Version(Version(tf_version).base_version), prereleases=True)
         except InvalidVersion:
             return True  # an unreadable version: no claim
 
@@ -51,7 +58,9 @@ def built_for(package: str, version: str, raw: Mapping[str, Any] | None = None) 
         marker = str(req.marker or "")
         if "extra" in marker and f"== \"{_EXTRA_FOR_TENSORFLOW}\"" not in marker.replace("'", '"'):
             continue
-        return BuiltFor(package, version, req.specifier, f"{entry.get('source', '')} METADATA")
+        read_from = entry.get("read_from")
+        return BuiltFor(package, version, req.specifier, f"{entry.get('source', '')} {read_from or 'METADATA'}",
+                        compiled_ops_only=bool(read_from))
     return None
 
 
