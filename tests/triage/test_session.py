@@ -27,10 +27,16 @@ def _facts(text: str) -> set[tuple[str, str, str, str]]:
     ("python3 -c 'import platform; print(platform.processor())'", "arm", ("python_arch", "arm64", "read", "platform.processor()")),
     ('python -c "import sys; print(sys.executable)"', "/opt/homebrew/bin/python3", ("python_path", "/opt/homebrew/bin/python3", "read", "sys.executable")),
     ('python -c "import tensorflow as tf; print(tf.__version__)"', "2.16.1", ("tensorflow_version", "2.16.1", "read", "tf.__version__")),
+    ('python -c "import tensorflow; print(tensorflow.__version__)"', "2.4.0-rc0", ("tensorflow_version", "2.4.0-rc0", "read", "tf.__version__")),
 ])
 def test_commands_and_their_output(command, output, fact):
     for prompt in ("$ ", "% ", "(tf) kai@mbp ~ % ", ""):
         assert fact in _facts(f"```\n{prompt}{command}\n{output}\n```"), prompt
+
+
+def test_the_version_asked_of_tensorflow_without_an_alias_at_a_prompt():
+    text = "```\n>>> import tensorflow\n>>> tensorflow.__version__\n'2.4.0-rc0'\n```"
+    assert ("tensorflow_version", "2.4.0-rc0", "read", "tf.__version__") in _facts(text)
 
 
 def test_output_below_tensorflows_log_lines():

@@ -39,7 +39,7 @@ _QUOTED_CODE = r"[ \t]{1,3}-c[ \t]{1,3}(?P<q>['\"])(?P<code>(?:(?!(?P=q)).){1,40
 _ONE_LINER = re.compile(_PROMPT_END + _PY + _QUOTED_CODE + r"[ \t]*$")
 _PATH = re.compile(r"/\S{0,1000}(?:/python[\d.]{0,6}|/Python)")
 _HINTS = ("uname", "arch", "python", "which", "command", "type", "sw_vers", "sysctl", "platform.",
-          "sys.", "tf.", "R.version")
+          "sys.", "tf.", "tensorflow.", "R.version")
 """Words one of the questions needs: a line without any is no question (a substring test)."""
 _BANNER = re.compile(r"\[(?:Clang|GCC|MSC)[^\]]{0,120}\](?: :: (?P<distributor>[^:]{1,60}))?[ \t]on[ \t](?P<platform>\w{1,20})")
 _TF_LOG = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
@@ -172,6 +172,8 @@ CODE = (
     ("sys.version", "sys.version", _python_version),
     ("tf.__version__", "tf.__version__", _tensorflow),
     ("tf.version.VERSION", "tf.__version__", _tensorflow),
+    ("tensorflow.__version__", "tf.__version__", _tensorflow),  # `import tensorflow` without an alias
+    ("tensorflow.version.VERSION", "tf.__version__", _tensorflow),
 )
 """Python expressions whose printed value is a fact: (text in the code, source, reader)."""
 
