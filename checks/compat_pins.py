@@ -105,8 +105,8 @@ def _numpy_abi(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts, pins: list
 
 
 _KERAS_EXPLAINS = (codes.RUNTIME_IMPORT_FAILED, codes.LOG_KERAS_REGISTERED_TWICE)
-_EXPLAINS_BY_NAME = {"numpy": (codes.RUNTIME_NUMPY_ABI, codes.LOG_NUMPY_ABI), "keras": _KERAS_EXPLAINS,
-                     "protobuf": (codes.RUNTIME_PROTOBUF, codes.LOG_PROTOBUF_DESCRIPTORS), "keras-nightly": _KERAS_EXPLAINS}
+_EXPLAINS_BY_NAME = {"numpy": (codes.RUNTIME_NUMPY_ABI, codes.LOG_NUMPY_ABI), "keras": _KERAS_EXPLAINS, "keras-nightly":
+                     _KERAS_EXPLAINS, "protobuf": (codes.RUNTIME_PROTOBUF, codes.LOG_PROTOBUF_DESCRIPTORS, codes.LOG_PROTOBUF_TOO_OLD)}
 
 
 def _keras_observed(s: Snapshot, d: Derived, pins: list[Requirement], source: str) -> tuple[list[Requirement], str]:

@@ -1,7 +1,7 @@
-"""NumPy, protobuf and Keras errors in a pasted log, judged by what is installed: TensorFlow's
-pins say which NumPy, protobuf or Keras it needs, the installed version says whether this
+"""NumPy, h5py, Keras and pip's conflict errors in a pasted log, judged by what is installed:
+TensorFlow's pins say which NumPy or Keras it needs, the installed version says whether this
 environment can have printed the message, and where the pin already fits, the failing module is
-another package's.
+another package's. (protobuf's errors: log_protobuf.py.)
 
 The message alone would always blame TensorFlow; the environment can show it was not (issue 19:
 what tfdoctor observed outranks what it read). Where compat.numpy-abi or compat.pin-violation
@@ -10,38 +10,27 @@ finds the same pin broken from the environment, that finding is the root and exp
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from packaging.requirements import Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip
+from tfdoctor.advice.commands import WHICH_PYTHON, pip
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
-from tfdoctor.advice.installs import (
-    install_commands,
-    listing_read,
-    pair_fix,
-    tf_requirement,
-)
+from tfdoctor.advice.installs import listing_read, tf_requirement
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.advice.tensorflow_pins import about
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
-from tfdoctor.facts.versions import parse_version
+from tfdoctor.facts.versions import allows, at_least, below
 from tfdoctor.knowledge.keras_releases import keras_requirement
 from tfdoctor.model import Remediation, Severity, rule
 
-PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
 NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
 NUMPY_120_ISSUE = "https://github.com/tensorflow/tensorflow/issues/47691"
 """'Numpy v1.20+ compatibility': 'Cannot convert a symbolic Tensor' building an LSTM with TensorFlow
 2.4 under NumPy 1.20+ (array_ops._constant_if_small's np.prod)."""
-WHICH_PYTHON = 'python3 -c "import sys, {module}; print(sys.executable, {module}.__version__)"'
-"""Run where the error happened: which Python printed it, and its version of the module."""
 
 
 @rule(codes.LOG_NUMPY_ABI, "A module was built for another NumPy", Severity.ERROR,
@@ -87,7 +76,7 @@ def numpy_abi(s: Snapshot, d: Derived):
         text = (f"a module needs a newer NumPy {built} than NumPy "
                 f"{numpy.version if numpy else ''} provides: upgrade NumPy within TensorFlow's pin ({req})")
         args = ("install", "--upgrade", req)
-    elif numpy and _below(numpy.version, "2"):  # the message is NumPy 2's: observed beats read
+    elif numpy and below(numpy.version, "2"):  # the message is NumPy 2's: observed beats read
         text = (f"the message comes from a NumPy 2, but this environment has NumPy {numpy.version}: "
                 "another environment printed it")
         return numpy_abi.finding(evidence(s, match, **facts),
@@ -95,7 +84,7 @@ def numpy_abi(s: Snapshot, d: Derived):
                                              "run `tfdoctor check --python` with the path it prints",
                                              (WHICH_PYTHON.format(module="numpy"),), NUMPY2_GUIDE),
                                  title=text, severity=Severity.INFO)
-    elif _tf_at_least(d, "2.18"):
+    elif at_least(d.tf_version, "2.18"):
         text = (f"TensorFlow {d.tf_version} is built for NumPy 2 (from 2.18); another compiled module "
                 f"in the traceback was built for NumPy 1.x: upgrade that module, or install numpy<2 "
                 f"(TensorFlow allows numpy{spec or ''})")
@@ -120,7 +109,7 @@ def _removed_name(s: Snapshot, d: Derived, match: Any):
     numpy, spec = s.package("numpy"), tf_requirement(s, d, "numpy")
     facts = {"numpy": numpy.version if numpy else None, "numpy_allowed_by_tensorflow": spec,
              "tensorflow": d.tf_version, "removed_name": f"np.{name}", "removed_in": since}
-    if numpy and _below(numpy.version, since):
+    if numpy and below(numpy.version, since):
         text = f"NumPy {since} removed np.{name}, but this environment has NumPy {numpy.version}: another environment printed it"
         return numpy_abi.finding(evidence(s, match, **facts), Remediation(
             text, (WHICH_PYTHON.format(module="numpy"),), NUMPY2_GUIDE), title=text, severity=Severity.INFO)
@@ -139,8 +128,8 @@ def _symbolic_tensor(s: Snapshot, d: Derived, match: Any):
     tensor = match.fields.get("tensor", "a symbolic tensor")
     facts = {"numpy": numpy.version if numpy else None, "numpy_allowed_by_tensorflow": spec,
              "tensorflow": d.tf_version, "tensor": tensor}
-    old_numpy = numpy is not None and _below(numpy.version, "1.20")
-    if old_numpy or _tf_at_least(d, "2.7"):
+    old_numpy = numpy is not None and below(numpy.version, "1.20")
+    if old_numpy or at_least(d.tf_version, "2.7"):
         why = (f"NumPy {numpy.version} predates 1.20" if old_numpy
                else f"TensorFlow {d.tf_version} no longer hands symbolic shapes to NumPy")
         text = (f"{why}: the code passes the symbolic tensor {tensor} to a NumPy call (the traceback's "
@@ -148,12 +137,11 @@ def _symbolic_tensor(s: Snapshot, d: Derived, match: Any):
         return numpy_abi.finding(evidence(s, match, **facts), Remediation(
             text + ". Use TensorFlow's ops on it (tf.shape, tf.reduce_prod) instead of NumPy's"),
             title=text, severity=Severity.INFO)
-    req = f"numpy{spec}" if spec and not _allows(spec, "1.20.0") else "numpy<1.20"
-    minor = parse_version(s.python.minor) if s.python else None
-    newer_python = minor is not None and minor >= Version("3.10")  # NumPy 1.19 has no wheels for it
+    req = f"numpy{spec}" if spec and not allows(spec, "1.20.0") else "numpy<1.20"
+    newer_python = at_least(s.python.minor if s.python else None, "3.10")  # NumPy 1.19 has no wheels for it
     way = "install TensorFlow 2.7 or later (NumPy before 1.20 has no wheels for this Python)" if newer_python \
         else f"install {req}, or TensorFlow 2.7 or later"
-    broken = numpy is not None and bool(spec) and not _allows(spec, numpy.version)  # its own pin, observed
+    broken = numpy is not None and bool(spec) and not allows(spec, numpy.version)  # its own pin, observed
     said = (f"NumPy {numpy.version} is newer than TensorFlow {d.tf_version} allows (numpy{spec})" if broken
             else f"the symbolic tensor {tensor} reached NumPy")
     text = (f"{said}: TensorFlow before 2.7 hands symbolic shapes to np.prod (LSTM and random layers), "
@@ -161,23 +149,6 @@ def _symbolic_tensor(s: Snapshot, d: Derived, match: Any):
     commands = (pip(s, "install", "tensorflow>=2.7") if newer_python else pip(s, "install", req),)
     return numpy_abi.finding(evidence(s, match, **facts), Remediation(text, commands, NUMPY_120_ISSUE),
                              title=text, severity=Severity.ERROR if broken else Severity.WARNING)
-
-
-def _below(version: str, bound: str) -> bool:
-    parsed = parse_version(version)
-    return parsed is not None and parsed < Version(bound)
-
-
-def _allows(spec: str | None, version: str) -> bool:
-    try:
-        return bool(spec) and SpecifierSet(spec).contains(version, prereleases=True)
-    except (InvalidSpecifier, InvalidVersion):
-        return False
-
-
-def _tf_at_least(d: Derived, minor: str) -> bool:
-    parsed = parse_version(d.tf_version)
-    return parsed is not None and parsed >= Version(minor)
 
 
 H5PY_3 = "https://docs.h5py.org/en/stable/whatsnew/3.0.html#breaking-changes-deprecations"
@@ -198,7 +169,7 @@ def h5py_too_new(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_H5PY_TOO_NEW):
         h5py = s.package("h5py")
         facts = {"h5py": h5py.version if h5py else None, "tensorflow": d.tf_version}
-        if h5py and _below(h5py.version, "3"):
+        if h5py and below(h5py.version, "3"):
             text = (f"the failing loader ran with h5py 3 or later, but this environment has h5py "
                     f"{h5py.version}: another environment printed it")
             return h5py_too_new.finding(evidence(s, match, **facts), Remediation(
@@ -208,93 +179,6 @@ def h5py_too_new(s: Snapshot, d: Derived):
                 "TensorFlow 2.5 or later")
         return h5py_too_new.finding(evidence(s, match, **facts),
                                     Remediation(text, (pip(s, "install", "h5py<3"),), H5PY_3), title=text)
-    return None
-
-
-@rule(codes.LOG_PROTOBUF_DESCRIPTORS, "protobuf is newer than TensorFlow's generated code",
-      Severity.ERROR,
-      "protobuf 4 (2022) refuses the _pb2.py files generated by older protoc that TensorFlow "
-      "before 2.12 ships: 'Descriptors cannot be created directly' (maudzung/SFA3D#82). What is "
-      "installed decides whose it is: a protobuf older than 4.21 cannot print it (another "
-      "environment did), and one the pin of TensorFlow 2.12+ allows runs TensorFlow's code (the "
-      "_pb2.py is another package's); both are information, not a TensorFlow diagnosis.",
-      "Install the protobuf TensorFlow allows (the finding names it).", PROTOBUF_NEWS,
-      fix_answer=ABOUT_THE_LOG)
-def protobuf_descriptors(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_PROTOBUF_DESCRIPTORS):
-        protobuf = s.package("protobuf")
-        spec = tf_requirement(s, d, "protobuf")
-        facts = {"protobuf": protobuf.version if protobuf else None,
-                 "protobuf_allowed_by_tensorflow": spec, "tensorflow": d.tf_version}
-        owner = _PB2_OWNER.search(s.log.excerpt if s.log else "")
-        owner_name = owner.group(1) if owner else None
-        ours_fit = _tf_at_least(d, "2.12") and _allows(spec, protobuf.version) if protobuf else False
-        if protobuf and (_below(protobuf.version, "4.21") or (ours_fit and owner_name != "tensorflow")):
-            return _not_tensorflows_descriptors(s, match, protobuf.version, spec, owner_name, facts)
-        req = f"protobuf{spec}" if spec and "<" in spec else "protobuf==3.20.3"
-        text = (f"protobuf {protobuf.version if protobuf else ''} is too new for TensorFlow "
-                f"{d.tf_version or ''}: install {req} (or set PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION="
-                "python, which is slow)").replace("  ", " ")
-        return protobuf_descriptors.finding(
-            evidence(s, match, **facts), Remediation(text, (pip(s, "install", req),), PROTOBUF_NEWS),
-            title=text)
-    return None
-
-
-_PB2_OWNER = re.compile(r"site-packages/([^/\s\"']+)/[^\s\"']*_pb2\.py")
-
-
-def _not_tensorflows_descriptors(s: Snapshot, match, version: str, spec: str | None,
-                                 owner: str | None, facts: dict[str, Any]):
-    """The installed protobuf cannot be what refused TensorFlow's generated code: older than the
-    4.21 that refuses old generated code, or one the pin of a TensorFlow whose generated code is
-    new (2.12+) allows. (Before 2.12 the pins had no upper bound: tensorflow-macos 2.9.0 says
-    protobuf>=3.9.2 and breaks under 4.21.)"""
-    if _below(version, "4.21"):
-        text = (f"the message comes from protobuf 4.21 or later, but this environment has protobuf "
-                f"{version}: another environment printed it")
-        fix = Remediation(text + ". Where the error happened, find that Python and run "
-                          "`tfdoctor check --python` with the path it prints",
-                          (WHICH_PYTHON.format(module="google.protobuf"),), PROTOBUF_NEWS)
-    else:
-        installed = s.package(owner) if owner else None
-        whose = f"{owner}'s" if owner else "another package's"
-        text = (f"protobuf {version} is one TensorFlow {facts['tensorflow'] or ''} allows ({spec}): the "
-                f"out-of-date generated code (_pb2.py) is {whose}, not TensorFlow's; upgrade that "
-                "package, or keep protobuf below 4.21 if it has no newer release").replace("  ", " ")
-        fix = Remediation(text, (pip(s, "install", "--upgrade", installed.name),) if installed else (),
-                          PROTOBUF_NEWS)
-    return protobuf_descriptors.finding(evidence(s, match, **facts), fix, title=text,
-                                        severity=Severity.INFO)
-
-
-@rule(codes.LOG_PROTOBUF_FATAL, "protobuf's C++ runtime aborted the process", Severity.ERROR,
-      "A '[libprotobuf FATAL ...] CHECK failed' abort comes from C++ protobuf code, typically when "
-      "two libraries carrying different protobuf runtimes meet in one process (TensorFlow and a "
-      "plugin or add-on built for another TensorFlow, or a protobuf outside TensorFlow's pin); "
-      "tensorflow/tensorflow#64507 shows it with TensorFlow 2.16.1 on an M1.",
-      "Keep protobuf within TensorFlow's pin and every plugin/add-on at the version built for the "
-      "installed TensorFlow.", fix_answer=ABOUT_THE_LOG)
-def protobuf_fatal(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_PROTOBUF_FATAL):
-        protobuf = s.package("protobuf")
-        spec = tf_requirement(s, d, "protobuf")
-        commands = []
-        if spec:
-            commands.append(pip(s, "install", f"protobuf{spec}"))
-        facts: dict[str, Any] = {"protobuf": protobuf.version if protobuf else None,
-                                 "protobuf_allowed_by_tensorflow": spec, "tensorflow": d.tf_version}
-        if d.metal:
-            reqs, why, pair = pair_fix(s, d)
-            facts.update(pair, tensorflow_metal=d.metal.version)
-            if pair.get("pair_status") not in (None, "known-working", "documented"):
-                commands += install_commands(s, reqs)
-        commands.append(pip(s, "check"))
-        text = ("protobuf's C++ runtime aborted: check that protobuf is within TensorFlow's pin "
-                f"({spec or 'unknown'}) and that plugins and add-ons were built for TensorFlow "
-                f"{d.tf_version or ''}").strip()
-        return protobuf_fatal.finding(evidence(s, match, **facts), Remediation(text, tuple(commands)),
-                                      title=f"protobuf FATAL ({match.fields.get('check', 'CHECK failed')})")
     return None
 
 
@@ -310,7 +194,7 @@ def _own_keras(s: Snapshot, d: Derived, want: Requirement, keras: Any) -> bool:
     if keras.key == canonicalize_name(want.name):
         return want.specifier.contains(keras.version, prereleases=True)
     if keras.key == "keras" and canonicalize_name(want.name) == "tf-keras":
-        return _allows(tf_requirement(s, d, "keras") or ">=3", keras.version)
+        return allows(tf_requirement(s, d, "keras") or ">=3", keras.version)
     return False
 
 

@@ -1,6 +1,6 @@
-"""checks/log_dependencies.py: NumPy and protobuf errors from real public threads (tests/data/logs/,
-sources in SOURCES.json), judged by what is installed: TensorFlow's pins, the installed NumPy and
-protobuf (can this environment have printed it?), and whose generated code failed."""
+"""checks/log_dependencies.py: NumPy, h5py, Keras and pip's conflict errors from real public threads
+(tests/data/logs/, sources in SOURCES.json), judged by what is installed: TensorFlow's pins and the
+installed NumPy (can this environment have printed it?)."""
 
 from __future__ import annotations
 
@@ -51,14 +51,6 @@ def test_a_name_numpy_removed_in_tensorflows_own_code_is_a_numpy_too_new_for_it(
     assert here.severity == Severity.INFO and "another environment printed it" in here.title
 
 
-def test_protobuf_4_with_tensorflow_macos_2_9():
-    data = apple_silicon(python={"version": "3.9.13"},
-                         packages=[_pkg("tensorflow-macos", "2.9.0", ["cp39-cp39-macosx_11_0_arm64"]),
-                                   _pkg("protobuf", "4.21.1", ["cp37-abi3-macosx_10_9_universal2"])])
-    f = one(diagnose(data, "protobuf_descriptors.txt"), "log.protobuf-descriptors")
-    assert f.evidence["protobuf"] == "4.21.1" and "protobuf==3.20.3" in commands(f)
-
-
 def test_a_numpy_2_message_where_numpy_1_is_installed_came_from_another_environment():
     # observed beats read: this environment's NumPy cannot have printed a NumPy 2 message
     data = apple_silicon(packages=[_pkg("tensorflow", "2.15.0", ARM, ["numpy<2.0.0,>=1.23.5"]),
@@ -66,29 +58,6 @@ def test_a_numpy_2_message_where_numpy_1_is_installed_came_from_another_environm
     f = one(diagnose(data, "numpy2_tensorflow_import.txt"), "log.numpy-abi")
     assert f.severity == Severity.INFO and "NumPy 1.26.4: another environment printed it" in f.title
     assert "import sys, numpy" in commands(f)
-
-
-def test_protobuf_descriptors_under_a_pin_of_tensorflow_2_12_plus_are_another_packages():
-    # TensorFlow 2.12+ ships generated code protobuf 4 accepts and pins protobuf to it
-    pin = ["protobuf!=4.21.0,!=4.21.1,!=4.21.2,!=4.21.3,!=4.21.4,!=4.21.5,<5.0.0dev,>=3.20.3"]
-    data = apple_silicon(packages=[_pkg("tensorflow", "2.16.1", ARM, pin),
-                                   _pkg("protobuf", "4.25.3", ["cp37-abi3-macosx_10_9_universal2"]),
-                                   _pkg("onnx", "1.12.0", ARM)])
-    s = snap(data)
-    text = (LOGS / "protobuf_descriptors.txt").read_text()
-    s.log = keep.from_bytes((text + '  File "/Users/ada/venv/lib/python3.11/site-packages/onnx/'
-                             'onnx_ml_pb2.py", line 5\n').encode(), "onnx.log", identity=WHO)
-    (f,) = [f for f in check.run(s) if f.code == "log.protobuf-descriptors"]
-    assert f.severity == Severity.INFO and "is onnx's, not TensorFlow's" in f.title
-    assert "--upgrade -- onnx" in commands(f)
-
-
-def test_protobuf_descriptors_where_protobuf_3_is_installed_came_from_another_environment():
-    data = apple_silicon(python={"version": "3.9.13"},
-                         packages=[_pkg("tensorflow-macos", "2.9.0", ["cp39-cp39-macosx_11_0_arm64"]),
-                                   _pkg("protobuf", "3.19.6", ["cp39-cp39-macosx_10_9_x86_64"])])
-    f = one(diagnose(data, "protobuf_descriptors.txt"), "log.protobuf-descriptors")
-    assert f.severity == Severity.INFO and "another environment printed it" in f.title
 
 
 def test_keras_decoding_an_hdf5_attribute_under_h5py_3_is_h5py_too_new():
@@ -100,12 +69,6 @@ def test_keras_decoding_an_hdf5_attribute_under_h5py_3_is_h5py_too_new():
     older = one(diagnose(apple_silicon(packages=[_pkg("h5py", "2.10.0", ARM)]), "h5py3_keras_version_decode.txt"),
                 "log.h5py-too-new")
     assert older.severity is Severity.INFO and "another environment printed it" in older.title
-
-
-def test_protobuf_fatal_with_a_broken_metal_pair_includes_the_pair():
-    data = apple_silicon(packages=[_pkg("tensorflow", "2.18.0", ARM), _pkg("tensorflow-metal", "1.1.0", ARM)])
-    f = one(diagnose(data, "protobuf_fatal_tf216.txt"), "log.protobuf-fatal")
-    assert f.evidence["log_check"] == "target + size == res" and "tensorflow-metal==1.2.0" in commands(f)
 
 
 def test_a_module_built_for_a_newer_numpys_structs():

@@ -17,6 +17,9 @@ from tfdoctor.model import Change, Command, Remediation
 DOCKER_EMULATION = "https://github.com/docker/for-mac/issues/5342"
 """Docker Desktop on Apple silicon runs amd64 images emulated; the way out is an arm64 image."""
 
+WHICH_PYTHON = 'python3 -c "import sys, {module}; print(sys.executable, {module}.__version__)"'
+"""Run where an error happened: which Python printed it, and its version of the module."""
+
 VENV_DIR = "~/venvs/tf"
 """Where a new environment goes when the advice needs one (the shell expands the ~)."""
 

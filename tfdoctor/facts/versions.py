@@ -3,6 +3,7 @@ an exception (a hand-edited METADATA or snapshot must not crash a check)."""
 
 from __future__ import annotations
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 
@@ -11,3 +12,23 @@ def parse_version(text: str | None) -> Version | None:
         return Version(text or "")
     except InvalidVersion:
         return None
+
+
+def below(version: str | None, bound: str) -> bool:
+    """Whether a readable `version` is older than `bound` (an unreadable one is not)."""
+    parsed = parse_version(version)
+    return parsed is not None and parsed < Version(bound)
+
+
+def at_least(version: str | None, bound: str) -> bool:
+    """Whether a readable `version` is `bound` or newer (an unreadable one is not)."""
+    parsed = parse_version(version)
+    return parsed is not None and parsed >= Version(bound)
+
+
+def allows(spec: str | None, version: str) -> bool:
+    """Whether a requirement's specifier (">=3.20.3,<5") admits `version` (an unreadable one does not)."""
+    try:
+        return bool(spec) and SpecifierSet(spec or "").contains(version, prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return False
