@@ -69,7 +69,15 @@ def numpy_abi(s: Snapshot, d: Derived):
         int(f.get("expected", "0")) > int(f.get("got", "0"))
     facts = {"numpy": numpy.version if numpy else None, "numpy_allowed_by_tensorflow": spec,
              "tensorflow": d.tf_version}
-    if match.variant == "numpy-api-version" or newer_struct:
+    if match.variant == "numpy-bfloat16-handle":
+        req = f"numpy{spec}" if spec else "numpy<2"
+        which = f"TensorFlow {d.tf_version}" if d.tf_version else "TensorFlow"
+        text = (f"{which}'s compiled code could not make its bfloat16 type with NumPy "
+                f"{numpy.version if numpy else '(version not stated)'}: they were built for different NumPys "
+                f"(NumPy 2 under a TensorFlow before 2.18, or a NumPy or TensorFlow from another environment, "
+                f"such as ~/.local): reinstall NumPy within TensorFlow's pin ({req})")
+        args = ("install", "--force-reinstall", req)
+    elif match.variant == "numpy-api-version" or newer_struct:
         req = f"numpy{spec}" if spec else "numpy"
         built = (f"C API ({f['compiled']})" if f.get("compiled")
                  else f"({f.get('what', 'numpy.dtype')} of {f.get('expected')} bytes, not {f.get('got')})")

@@ -222,3 +222,12 @@ def test_a_symbolic_tensor_reaching_numpy_is_numpy_1_20_under_tensorflow_before_
                      [_pkg("tensorflow", "2.13.0", ARM), _pkg("numpy", "1.24.3", ARM)]):
         f = one(diagnose(apple_silicon(packages=packages), name), "log.numpy-abi")
         assert f.severity == Severity.INFO and "the code passes the symbolic tensor" in f.title
+
+
+def test_tensorflows_bfloat16_that_numpy_could_not_make():
+    # githubharald/SimpleHTR#148: pybind11's error at dtypes.py's bfloat16, NumPy 2 beside TensorFlow 2.15
+    data = apple_silicon(packages=[_pkg("tensorflow", "2.15.0", ARM, ["numpy<2.0.0,>=1.23.5"]),
+                                   _pkg("numpy", "2.0.0", ARM)])
+    f = one(diagnose(data, "numpy_bfloat16_handle.txt"), "log.numpy-abi")
+    assert f.severity is Severity.ERROR and "could not make its bfloat16 type with NumPy 2.0.0" in f.title
+    assert "--force-reinstall -- 'numpy<2.0.0,>=1.23.5'" in commands(f)

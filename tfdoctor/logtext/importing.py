@@ -164,6 +164,12 @@ def _in_tensorflows_code(fields: Fields, text: str) -> bool:
     return bool(imported) and imported[-1].split(".")[0] == "tensorflow"  # the last import made is TensorFlow's
 
 
+def _tensorflows_bfloat16(fields: Fields, text: str) -> bool:
+    """pybind11's message is any binding's: it is TensorFlow's NumPy types where the text shows
+    TensorFlow's bfloat16 being made (its dtypes.py line)."""
+    return "bfloat16" in text and ("dtypes.py" in text or "_np_bfloat16" in text)
+
+
 def _probability(fields: Fields) -> Fields:
     """TensorFlow Probability's floor as a specifier; its check raises ImportError: a failure."""
     out = {"package": "tensorflow-probability", "fails": "ImportError"}
@@ -526,6 +532,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C "
         "header, got 88 from PyObject", "https://github.com/tensorflow/tensorflow/issues/98406",
         needle="size changed, may indicate binary incompatibility", key=()),
+    # pybind11's error for a function returning a Python object it could not make ("Unable to
+    # convert function return value to a Python type! The signature was\n\t() -> handle"): raised
+    # at TensorFlow's dtypes.py, whose bfloat16 (_pywrap_bfloat16.TF_bfloat16_type(), from 2.13
+    # pywrap_ml_dtypes.bfloat16()) is a NumPy type made by its compiled code; it fails when that
+    # code and the NumPy it finds do not match
+    sig("log.numpy-abi", "numpy-bfloat16-handle", "import",
+        "TensorFlow's compiled bfloat16 type could not be made with the NumPy it found",
+        r"Unable to convert function return value to a Python type! The signature was\s{0,10}\(\) -> handle",
+        "    _np_bfloat16 = _pywrap_bfloat16.TF_bfloat16_type()\n\nTypeError: Unable to convert function return "
+        "value to a Python type! The signature was\n\t() -> handle",
+        "https://github.com/githubharald/SimpleHTR/issues/148", needle="Unable to convert function return value",
+        applies=_tensorflows_bfloat16, key=(), head=r"Unable to convert function return value to a Python type"),
     sig("log.protobuf-descriptors", "protobuf-descriptors", "import",
         "protobuf newer than the generated code TensorFlow ships",
         stderr.PROTOBUF_DESCRIPTORS.regex,
