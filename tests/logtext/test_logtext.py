@@ -40,7 +40,8 @@ def test_real_error_text_is_recognised_with_its_fields(entry: dict) -> None:
 def test_at_least_thirty_real_texts_each_with_a_public_source() -> None:
     assert len(INDEX) >= 30
     for entry in INDEX:
-        assert entry["source"].startswith(("https://github.com/", "https://stackoverflow.com/questions/")), entry
+        assert entry["source"].startswith(("https://github.com/", "https://stackoverflow.com/questions/",
+                                           "https://developer.apple.com/forums/thread/")), entry
     assert {e["code"] for e in INDEX} <= set(CODES)
 
 

@@ -85,6 +85,7 @@ def test_every_placer_template_names_the_op_without_a_gpu_kernel():
         ("log.no-gpu-kernel/cannot-assign-device", "\nOp: "): "StatelessRandomGetKeyCounter",
         ("log.no-gpu-kernel/no-registered-opkernel", "for GPU devices"): "AudioSpectrogram",
         ("log.no-gpu-kernel/colocation-no-common-device", "ResourceApplyAdam"): "ResourceApplyAdam",
+        ("log.no-gpu-kernel/eager-device-specification", "RandomShuffleQueueV2"): "RandomShuffleQueueV2",
     }
     for (signature, contains), op in cases.items():
         text = placer_text(signature, contains)
@@ -97,6 +98,12 @@ def test_every_placer_template_names_the_op_without_a_gpu_kernel():
     s.log = keep.from_bytes(quoted.encode(), "placer.log", identity=WHO)
     (f,) = [f for f in check.run(s) if f.code == "log.no-gpu-kernel"]
     assert f.evidence["node"] == "InceptionV1/Logits/Conv2d_0c_1x1/biases"
+
+
+def test_an_op_run_eagerly_on_the_gpu_without_a_gpu_kernel():
+    # developer.apple.com/forums/thread/759438: the eager placer, Keras' Embedding on tensorflow-metal
+    f = one(diagnose(with_metal("1.1.0"), "eager_device_specification_gpu.txt"), "log.no-gpu-kernel")
+    assert f.title.startswith("No GPU kernel for StatelessRandomGetKeyCounter:")
 
 
 def test_a_colocation_group_no_device_type_supports_names_its_cpu_only_op():

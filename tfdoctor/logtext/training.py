@@ -68,6 +68,12 @@ _DEBUG_INFO = r"(?:(?:[^\n]*\n){1,60}?(?:" + _WITHOUT_GPU + r"|^[ \t]*Op: (?P<op
 """The op without a GPU kernel, from the lines after a placer message (bounded: 60 lines)."""
 
 
+def _eager_placement(fields: Fields) -> Fields:
+    """The op the eager runtime could not place, on the device it was asked for."""
+    out = {"device": "GPU"}
+    return {**out, "op": fields["op"]} if fields.get("op") else out
+
+
 def _colocated(fields: Fields) -> Fields:
     """The device type the group required (`/device:GPU:0` -> GPU) and the op that has no
     kernel for it, when the paste kept the debug info."""
@@ -246,6 +252,20 @@ SIGNATURES: tuple[Signature, ...] = (
         # the device the group required tells a missing GPU kernel from another conflict
         head=r"because the node (?:\{\{colocation_node [^{}\n]{0,500}\}\} )?was colocated with a group of "
              r"nodes that required incompatible device '(?P<required>[^'\n]{0,500})'"),
+    # the eager runtime's placement (common_runtime/eager/placement_utils.cc): an op run eagerly on
+    # a device none of whose kernels it has: "Could not satisfy device specification '{device}'.
+    # enable_soft_placement={0|1}. Supported device types [{types}]. All available devices [...]",
+    # the op after it as "[Op:{name}]". Asked for a GPU, and kernels for other device types only
+    sig("log.no-gpu-kernel", "eager-device-specification", "training",
+        "an op run eagerly on the GPU has no GPU kernel in the plugin",
+        r"Could not satisfy device specification '[^'\n]{0,300}?GPU[^'\n]{0,300}'\. enable_soft_placement=\d\. "
+        r"Supported device types \[(?:(?!GPU)[^\]\n]){0,300}\](?:[^\n]{0,3000}?\[Op:(?P<op>\w{1,200})\])?",
+        "tensorflow.python.framework.errors_impl.InvalidArgumentError: Could not satisfy device specification "
+        "'/job:localhost/replica:0/task:0/device:GPU:0'. enable_soft_placement=0. Supported device types [CPU]. "
+        "All available devices [/job:localhost/replica:0/task:0/device:GPU:0, "
+        "/job:localhost/replica:0/task:0/device:CPU:0]. [Op:StatelessRandomGetKeyCounter]",
+        "https://developer.apple.com/forums/thread/759438", needle="Could not satisfy device specification",
+        derive=_eager_placement, key=("op",), outputs=("op", "device")),
     sig("log.no-gpu-kernel", "no-opkernel-registered", "training",
         "no kernel at all for an op with these attributes (a CUDA-only op such as CudnnRNNV3)",
         r"No OpKernel was registered to support Op '(?P<op>[^']+)'",
