@@ -16,6 +16,7 @@ from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge import companions
 from tfdoctor.knowledge.keras_releases import keras_requirement
 from tfdoctor.model import Remediation, Severity, rule
 
@@ -132,6 +133,14 @@ def _internal_use(s: Snapshot, d: Derived, match):
         title=f"{what}: it was built for another TensorFlow", severity=Severity.ERROR)
 
 
+def _built_for(s: Snapshot, package: str) -> str | None:
+    """The TensorFlow the installed release of a companion is built for (compat_matrix.json
+    companion_pins), where its message names none."""
+    installed = s.package(package)
+    made = companions.built_for(package, installed.version) if installed and installed.version else None
+    return str(made.tensorflow) if made else None
+
+
 @rule(codes.LOG_COMPANION_MISMATCH, "A companion package says it was built for another TensorFlow",
       Severity.ERROR,
       "tensorflow-addons checks the TensorFlow it runs with and says so: 'TensorFlow Addons has "
@@ -150,7 +159,9 @@ def _internal_use(s: Snapshot, d: Derived, match):
       "'module tensorflow.compat.v2.__internal__ has no attribute tf2' (or 'cannot import name "
       "dtensor from tensorflow.compat.v2.experimental') is Keras 2, which reaches TensorFlow through "
       "tf.compat.v2 and tf.__internal__, made for another TensorFlow (keras 2.6-2.15 each go with "
-      "the TensorFlow of their minor). "
+      "the TensorFlow of their minor). tensorflow-decision-forests says 'Failure to load the inference.so "
+      "custom c++ tensorflow ops. This error is likely caused the version of TensorFlow and TensorFlow "
+      "Decision Forests are not compatible' (the TensorFlow its release is built for: companion_pins). "
       "The companion's mismatch is the cause of what fails after it; "
       "tensorflow-addons itself ended with 0.23.0.",
       "Install the TensorFlow the warning names, or the companion release made for the installed "
@@ -161,7 +172,7 @@ def companion_mismatch(s: Snapshot, d: Derived):
         if match.variant in INTERNAL_USE:
             return _internal_use(s, d, match)
         package = match.fields.get("package", "tensorflow-addons")
-        needs = match.fields.get("needs")
+        needs = match.fields.get("needs") or _built_for(s, package)
         printed = match.fields.get("tensorflow")
         here = d.tf_version
         if match.variant == PROBABILITY_ARG_SPECS:

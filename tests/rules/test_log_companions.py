@@ -114,3 +114,11 @@ def test_tensorflow_probabilitys_twin_of_a_tensorflow_function_with_other_argume
     assert f.remediation.text.startswith("Install the tensorflow-probability release made for TensorFlow 2.14.0")
     unknown = one(diagnose(apple_silicon(packages=[]), "probability_arg_specs.txt"), "log.companion-mismatch")
     assert "than the TensorFlow it ran with" in unknown.title and "`pip show tensorflow`" in unknown.remediation.text
+
+
+def test_decision_forests_ops_that_did_not_load_name_the_tensorflow_its_release_is_built_for():
+    # tensorflow/decision-forests#217: TF-DF's own warning; 1.12.0's METADATA pins tensorflow==2.19.0
+    data = linux_cpu(packages=[_pkg("tensorflow", "2.20.0", ARM), _pkg("tensorflow-decision-forests", "1.12.0", ARM)])
+    f = one(diagnose(data, "decision_forests_custom_ops.txt"), "log.companion-mismatch")
+    assert f.severity is Severity.ERROR
+    assert "tensorflow-decision-forests supports TensorFlow ==2.19.0; it ran with 2.20.0" in f.title

@@ -105,6 +105,10 @@ def _addons(fields: Fields) -> Fields:
     return out
 
 
+def _decision_forests(fields: Fields) -> Fields:
+    return {**fields, "package": "tensorflow-decision-forests", "fails": "its op library"}
+
+
 def _import_failed(fields: Fields) -> Fields:
     return {**fields, "fails": "ImportError"}
 
@@ -332,6 +336,17 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="and trying to load a custom op", derive=_addons, key=("package",),
         outputs=("package", "built_for", "needs", "tensorflow", "library"),
         head=r"You are currently using TensorFlow (?P<tensorflow>\d[\w.+-]*) and trying to load a custom op"),
+    # tensorflow/decision-forests tensorflow_decision_forests/tensorflow/ops/inference/api.py (and
+    # the training ops' loader): its compiled op library failed to load, which it blames on the pair
+    sig("log.companion-mismatch", "decision-forests-custom-ops", "import",
+        "tensorflow-decision-forests' compiled ops did not load (it names the TensorFlow pair)",
+        r"Failure to load the (?P<library>\w{1,60}\.so) custom c\+\+ tensorflow ops\. This error is likely caused "
+        r"the version of TensorFlow and TensorFlow Decision Forests are not compatible\.",
+        "WARNING:root:Failure to load the inference.so custom c++ tensorflow ops. This error is likely caused "
+        "the version of TensorFlow and TensorFlow Decision Forests are not compatible. Full error:",
+        "https://github.com/tensorflow/decision-forests/issues/217", needle="custom c++ tensorflow ops",
+        derive=_decision_forests, key=("package",), outputs=("package", "library", "fails"),
+        head=r"Failure to load the (?P<library>\w{1,60}\.so) custom c\+\+ tensorflow ops"),
     # Python's "cannot import name X from M" where M is TensorFlow's private tensorflow.python: a
     # package built against another TensorFlow's internals (TFP, Keras 2, addons reach into them)
     sig("log.companion-mismatch", "imports-tensorflow-internal", "import",
