@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import export_variable, pip
+from tfdoctor.advice.commands import export_variable, machine_check, pip, python_cmd
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import install_commands
 from tfdoctor.advice.log_evidence import evidence, matches_of
-from tfdoctor.derived import Derived, installed_keras
+from tfdoctor.derived import Derived, installed_keras, pip_arch
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import keras_releases
 from tfdoctor.model import Remediation, Severity, rule
@@ -148,6 +148,21 @@ def optimizer_slowdown(s: Snapshot, d: Derived):
     return None
 
 
+def _fallback_if_apple_silicon(s: Snapshot, match: Any, keras: str | None, legacy: str | None):
+    """The machine is not stated: on Apple silicon the error is Keras' fallback, elsewhere the
+    code's own; the finding says both and the command that tells them apart."""
+    error = f"'{legacy}' object has no attribute 'build'" if legacy else "'str' object has no attribute 'minimize'"
+    way = ("load the model with compile=False and compile it again, or move to TensorFlow 2.14+" if legacy else
+           "compile with tf.keras.optimizers.legacy.Adam (AdamW has no legacy twin)")
+    text = (f"{error}: on an Apple-silicon Mac this is Keras {keras or '2.11-2.14'}'s fallback to legacy "
+            f"optimizers ({way}); elsewhere the code passed another kind of optimizer. The report does not "
+            "say which machine ran it")
+    return optimizer_fallback_failed.finding(
+        evidence(s, match, keras=keras), Remediation(text, (machine_check(python_cmd(s)),),
+                                                     "https://github.com/keras-team/keras/issues/18224"),
+        title=text, severity=Severity.WARNING)
+
+
 @rule(codes.LOG_OPTIMIZER_FALLBACK_FAILED, "Keras' fallback to a legacy optimizer broke training or loading",
       Severity.ERROR,
       "On M1/M2 Macs Keras 2.11-2.14 replace a v2.11+ optimizer by its legacy twin. AdamW (and "
@@ -165,6 +180,8 @@ def optimizer_fallback_failed(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_OPTIMIZER_FALLBACK_FAILED):
         keras, major = installed_keras(s)
         legacy = match.fields.get("optimizer")
+        if not (d.apple_silicon or fell_back) and major in (None, 2) and pip_arch(s) is None:
+            return _fallback_if_apple_silicon(s, match, keras, legacy)
         if not (d.apple_silicon or fell_back) or major not in (None, 2):
             text = (f"'{legacy}' object has no attribute 'build': a legacy optimizer where Keras "
                     f"{keras or '(version not stated)'} expected a v2.11+ one (not the Apple-silicon fallback)" if legacy else

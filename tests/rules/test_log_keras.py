@@ -112,3 +112,12 @@ def test_keras_2s_private_engine_missing_is_keras_3():
     f = one(diagnose(apple_silicon(), "keras3_no_src_engine.txt"), "log.keras3-api")
     assert "keras.src.engine" in f.title and "keras.Model" in f.remediation.text
     assert not [m for m in recognise("ModuleNotFoundError: No module named 'keras.src'") if m.code == "log.keras3-api"]
+
+
+def test_a_failed_fallback_where_the_machine_is_not_stated_names_both_and_the_question():
+    # keras-team/keras#18224 as a bare line: an unstated chip is not an Intel Mac (unknown is not absent)
+    unstated = {"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": {"system": "Darwin"},
+                "packages": [], "unknown": ["packages", "python", "host.hw_arm64", "host.chip"]}
+    f = one(diagnose(unstated, "optimizer_fallback_str_minimize.txt"), "log.optimizer-fallback-failed")
+    assert f.severity is Severity.WARNING and "on an Apple-silicon Mac this is Keras" in f.title
+    assert "platform.machine()" in commands(f)
