@@ -1,129 +1,30 @@
-"""Import errors in a pasted log, diagnosed with this environment: the wrong CPU (Rosetta 2, an
-emulated container), binaries of the other architecture, two plugins registering one platform,
-no GPU listed (a library that failed to load: log_libraries.py; NumPy and protobuf:
-log_dependencies.py).
+"""Import errors in a pasted log, diagnosed with this environment: no TensorFlow for the interpreter
+that ran (or none transformers recognises), two plugins registering one platform, no GPU listed, a
+notebook's kernel that died. (The wrong CPU and binaries of the other architecture: log_cpu.py; a
+library that failed to load: log_libraries.py; NumPy: log_dependencies.py; protobuf: log_protobuf.py.)
 
-The log says what broke; the snapshot says why here: is this Python translated, which
-tensorflow-metal pairs with the installed TensorFlow, what do TensorFlow's pins allow. Where an
-environment rule finds the same cause (arch.rosetta, compat.tf-metal-mismatch),
+The log says what broke; the snapshot says why here: which tensorflow-metal pairs with the installed
+TensorFlow, what is installed. Where an environment rule finds the same cause (compat.tf-metal-mismatch),
 that finding is the root: these findings never claim to explain it.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
 from typing import Any
 
-
 from tfdoctor import codes
-from tfdoctor.advice.commands import arm64_image, machine_check, pip, python_cmd, unset_variable
+from tfdoctor.advice.commands import pip, python_cmd, unset_variable
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.fork_exit import fork_in_play
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, matching_metal,
                                      pair_fix, recommended_requirements)
 from tfdoctor.derived import Derived
 from tfdoctor.derived.text_speed import text_speed
-from tfdoctor.advice.log_evidence import amd64_on_arm, emulated_x86_container, evidence, matches_of, names_tensorflow, said
+from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.logtext.importing import LINKER_SKIPPED
-from tfdoctor.model import Finding, Remediation, Severity, rule
+from tfdoctor.model import Remediation, Severity, rule
 
-ARM64_PYTHON = "https://www.python.org/downloads/macos/"
 PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/20200624-pluggable-device-for-tensorflow.md"
-_PYTHON_PROGRAM = re.compile(r"python|jupyter|\.py\b|tensorflow", re.IGNORECASE)
-"""A crashed command (zsh names it) that runs Python or TensorFlow."""
-
-
-def _arch_facts(s: Snapshot, d: Derived) -> dict[str, Any]:
-    py = s.python
-    return {"apple_silicon": d.apple_silicon, "translated": d.translated,
-            "process_arch": d.process_arch, "python_binary_archs": sorted(d.binary_archs) or None,
-            "python": py.executable if py else None, "container": s.host.container,
-            "cpu_flags_avx": ("avx" in s.host.cpu_flags) if s.host.cpu_flags else None}
-
-
-def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) -> tuple[str, Remediation]:
-    """Why x86_64 TensorFlow met a CPU without AVX here, and the fix."""
-    emulator = emulator or ("docker" if emulated_x86_container(s) else None)
-    if not emulator and (d.translated or (d.apple_silicon and not d.process_arch)):
-        # unknown: outside a container only Rosetta runs x86 here
-        runs = "runs" if d.translated else "ran (on Apple silicon only Rosetta 2 runs x86_64 code)"
-        cause = (f"{what}: this Python {runs} as x86_64 under Rosetta 2, which has no AVX; "
-                 "x86_64 TensorFlow needs it (see arch.rosetta for where this Python comes from)")
-        reqs = recommended_requirements(s).requirements
-        return cause, Remediation(cause + ". Use an arm64 Python and install the arm64 wheels",
-                                  tuple(["arch", "file " + shlex.quote(s.python.executable if s.python else "python3")]
-                                        + install_commands(s, reqs)), ARM64_PYTHON)
-    no_avx = s.host.system == "Linux" and bool(s.host.cpu_flags) and "avx" not in s.host.cpu_flags
-    if emulator or (s.host.container and (s.host.cpu_implementer or no_avx)):
-        cause = (f"{what}: an amd64 container or emulator (QEMU) runs x86_64 code without AVX "
-                 "(docker/for-mac#5342)")
-        return cause, Remediation(cause + ". Use an arm64 image (docker run --platform linux/arm64) "
-                                  "with the aarch64 TensorFlow wheel", ("docker run --platform linux/arm64 ...",),
-                                  "https://github.com/docker/for-mac/issues/5342")
-    if no_avx:  # a CPU of its own, without AVX (TensorFlow's x86_64 wheels need it since 1.6)
-        cause = f"{what}: this CPU ({s.host.cpu_brand or 'its flags list no avx'}) has no AVX, which the TensorFlow build needs"
-        return cause, Remediation(cause + ". Run it on a CPU with AVX, or use a TensorFlow built without "
-                                  "AVX (built from source for this CPU)", ("grep -o -w avx /proc/cpuinfo | head -1",))
-    if d.apple_silicon:
-        cause = (f"{what}: this Python runs natively as {d.process_arch}, so the log came from "
-                 "another process: one started under Rosetta 2 (a Terminal set to 'Open using "
-                 "Rosetta', `arch -x86_64`, an Intel Homebrew or Anaconda Python)")
-        return cause, Remediation(cause + ". Run the failing command with this interpreter",
-                                  ("arch", "which -a python3"), ARM64_PYTHON)
-    if "avx" in s.host.cpu_flags:
-        cause = (f"{what}: this machine's CPU has AVX, so the log came from another machine, a VM "
-                 "or an emulator without it")
-        return cause, Remediation(cause + ". Run tfdoctor there (`tfdoctor collect --log FILE`)")
-    cause = f"{what}: the CPU that ran it lacks an instruction the TensorFlow build needs (AVX)"
-    return cause, Remediation(cause + ". Use a machine with AVX, or a TensorFlow built without it")
-
-
-def _cpu_finding(rule_: Any, s: Snapshot, d: Derived, match: Any, what: str,
-                 emulator: str | None = None) -> Finding:
-    """A CPU finding of `rule_` on `match`: the cause and fix _cpu_cause gives, with the arch facts."""
-    cause, fix = _cpu_cause(s, d, what, emulator)
-    return rule_.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
-
-
-@rule(codes.LOG_ILLEGAL_INSTRUCTION, "The process died on an illegal instruction", Severity.ERROR,
-      "x86_64 TensorFlow wheels use AVX. Rosetta 2 translates x86_64 code but has no AVX, so an "
-      "x86_64 Python on Apple silicon (Anaconda's Intel installer, Homebrew under /usr/local, a "
-      "Terminal opened with Rosetta) dies with 'Illegal instruction: 4' or 'zsh: illegal hardware "
-      "instruction' on `import tensorflow` (tensorflow/tensorflow#62860). The same happens in "
-      "amd64 containers emulated by QEMU.",
-      "Use an arm64 Python and the arm64 wheels (the finding says which process was translated).",
-      fix_answer=ABOUT_THE_LOG)
-def illegal_instruction(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION):
-        program = match.fields.get("command", "")
-        if program and not _PYTHON_PROGRAM.search(program) and d.tf_main is None and not names_tensorflow(s):
-            text = (f"the program that died is `{program}`, not Python, and nothing in the text names "
-                    "TensorFlow: its illegal instruction is that program's")
-            return illegal_instruction.finding(
-                evidence(s, match, **_arch_facts(s, d)),
-                Remediation(text + ". Ask its authors for a build for this CPU"),
-                title=text, severity=Severity.INFO)
-        return _cpu_finding(illegal_instruction, s, d, match, "Illegal instruction")
-    return None
-
-
-@rule(codes.LOG_X86_BUILD, "An x86_64 TensorFlow ran on Apple silicon", Severity.INFO,
-      "TensorFlow's CPU guard (tensorflow/core/platform/cpu_feature_guard.cc) is compiled for x86 "
-      "only and names the x86 instructions the running CPU offers that the build does not use "
-      "('...to use the following CPU instructions in performance-critical operations: AVX2 FMA'). "
-      "On an Intel Mac or Linux that is an everyday line; on Apple silicon it says the TensorFlow "
-      "that printed it is an x86_64 build, run by Rosetta 2 (which offers SSE4.2 but no AVX): "
-      "arch.rosetta is then the cause.",
-      "Use an arm64 Python and the arm64 wheels.", fix_answer=ABOUT_THE_LOG)
-def x86_build(s: Snapshot, d: Derived):
-    if not d.apple_silicon:
-        return None  # an x86 CPU printing its own features: nothing to say
-    for match in matches_of(s, codes.LOG_X86_BUILD):
-        return _cpu_finding(x86_build, s, d, match, "An x86_64 TensorFlow ran (its CPU guard names "
-                                                    f"{match.fields.get('instructions', 'x86 instructions')})")
-    return None
 
 
 @rule(codes.LOG_NO_TENSORFLOW_MODULE, "The interpreter that ran has no TensorFlow", Severity.ERROR,
@@ -131,11 +32,16 @@ def x86_build(s: Snapshot, d: Derived):
       "provides `tensorflow` is installed for the interpreter that ran the code (pip installed it "
       "into another one, a requirement named a distribution without a wheel here, or the install "
       "failed). install.no-tensorflow is the cause where this environment has none either; where "
-      "it has one, the text came from another interpreter.",
+      "it has one, the text came from another interpreter. transformers' 'X requires the TensorFlow "
+      "library but it was not found in your environment' is its own check: TensorFlow 2.0+ under a "
+      "distribution name it knows (tensorflow-macos from 4.7; Apple's 2020-21 fork calls itself "
+      "tensorflow-macos 0.1a).",
       "Install TensorFlow with the interpreter that runs the code (`python -m pip install ...`).",
       fix_answer=ABOUT_THE_LOG)
 def no_tensorflow_module(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_NO_TENSORFLOW_MODULE):
+        if match.variant == TRANSFORMERS_CHECK:
+            return _unseen_by_transformers(s, d, match)
         if d.tf_main is not None:
             text = (f"the text says the interpreter that ran has no tensorflow, but {d.tf_main.name} "
                     f"{d.tf_main.version} is installed here: the code ran with another interpreter")
@@ -151,117 +57,29 @@ def no_tensorflow_module(s: Snapshot, d: Derived):
     return None
 
 
-@rule(codes.LOG_AVX_MISSING, "TensorFlow needs AVX, which this CPU (or its emulator) lacks",
-      Severity.ERROR,
-      "TensorFlow's x86_64 wheels are built with AVX and check for it at import: Rosetta 2 and "
-      "QEMU do not offer it (tensorflow/tensorflow#52972, docker/for-mac#5342).",
-      "Run arm64 TensorFlow natively: an arm64 Python on the Mac, an arm64 image in Docker.",
-      explains=(codes.LOG_ILLEGAL_INSTRUCTION,), fix_answer=ABOUT_THE_LOG)
-def avx_missing(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_AVX_MISSING):
-        return _cpu_finding(avx_missing, s, d, match, f"TensorFlow needs {match.fields.get('instructions', 'AVX')}",
-                            match.fields.get("emulator"))
-    return None
+TRANSFORMERS_CHECK = "transformers-requires-tensorflow"
+"""transformers' own check: it finds TensorFlow by distribution name and version, not by importing it."""
 
 
-SAMPLER_CHECK = "sampler-bucket-limits"
-
-
-@rule(codes.LOG_QEMU_EMULATION, "A process ran under QEMU's emulation", Severity.WARNING,
-      "QEMU's user-mode emulator prints its own lines when the process it runs dies: 'qemu: "
-      "uncaught target signal 6 (Aborted) - core dumped', 'qemu-x86_64: QEMU internal SIGSEGV', "
-      "'qemu-x86_64: Could not open /lib64/ld-linux-x86-64.so.2' (QEMU linux-user); TensorFlow's "
-      "'Check failed: bucket_limits_[i] > bucket_limits_[i - 1]' (its sampler checking buckets it "
-      "computes itself, which come out unordered only where the x86 floating point is emulated "
-      "wrongly) is the same emulation seen from TensorFlow. Docker runs "
-      "amd64 images that way on an ARM host (Docker Desktop on Apple silicon), where x86_64 "
-      "TensorFlow lacks AVX (tensorflow/tensorflow#52972) and no GPU is reachable. "
-      "arch.emulated-container is the cause when the emulated process is x86.",
-      "Use an image for the host's architecture: `docker run --platform linux/arm64 ...`.",
-      "https://github.com/docker/for-mac/issues/5342", fix_answer=ABOUT_THE_LOG)
-def qemu_emulation(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_QEMU_EMULATION):
-        target = match.fields.get("target") or "x86_64 (amd64)"
-        text = (f"QEMU emulated a {target} process: Docker runs an image of another architecture "
-                "on this host. Run an image built for the host's architecture")
-        title = f"The process ran under QEMU's emulation of {target}"
-        if match.variant == SAMPLER_CHECK:
-            title = ("TensorFlow's check of the buckets it computes itself failed, as it does only where "
-                     f"the x86 floating point is emulated: QEMU's emulation of {target}")
-        return qemu_emulation.finding(
-            evidence(s, match), Remediation(text, ("docker run --platform linux/arm64 IMAGE",),
-                                            "https://github.com/docker/for-mac/issues/5342"), title=title)
-    return None
-
-
-@rule(codes.LOG_AMD64_IMAGE, "An amd64 (x86_64) container image on an ARM host", Severity.WARNING,
-      "The Docker CLI warns 'The requested image's platform (linux/amd64) does not match the "
-      "detected host platform (linux/arm64/v8)' when it runs an image built for another "
-      "architecture, and a report's `--platform linux/amd64` (docker run or build, a Dockerfile's "
-      "FROM --platform=, DOCKER_DEFAULT_PLATFORM, compose's platform:, or linux/amd64 named in its "
-      "words, not in a URL's path) asks for one. On an ARM host "
-      "(Docker Desktop on Apple silicon) the container runs emulated (QEMU, or Rosetta for Linux), "
-      "where x86_64 TensorFlow lacks AVX and no GPU is reachable: arch.emulated-container is the "
-      "cause. On an x86_64 host an amd64 image runs natively (information).",
-      "Use an image for the host's architecture: `docker run --platform linux/arm64 ...`, or "
-      "FROM --platform=linux/arm64 in the Dockerfile.",
-      "https://github.com/docker/for-mac/issues/5342", fix_answer=ABOUT_THE_LOG)
-def amd64_image(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_AMD64_IMAGE):
-        image = match.fields.get("image", "linux/amd64")
-        emulated = amd64_on_arm(s, match)
-        fix = arm64_image("Run an image built for the host's architecture (linux/arm64 on Apple silicon)")
-        if emulated:
-            return amd64_image.finding(evidence(s, match, emulated=True), fix,
-                                       title=f"The {image} image runs emulated on this ARM host")
-        where = "an x86_64 host runs it natively" if emulated is False else \
-            "emulated if the host is ARM (Apple silicon), native on x86_64"
-        return amd64_image.finding(evidence(s, match, emulated=emulated), fix, severity=Severity.INFO,
-                                   title=f"An {image} image: {where}")
-    return None
-
-
-@rule(codes.LOG_ARCH_MISMATCH, "A binary of the other architecture was loaded", Severity.ERROR,
-      "macOS refuses to load a library built for the other architecture: 'incompatible "
-      "architecture (have (x86_64), need (arm64e))' (tensorflow/tensorflow#57483). It happens "
-      "when wheels installed by an x86_64 pip (under Rosetta 2) are imported by an arm64 Python, "
-      "or the other way round.",
-      "Reinstall the package from the Python that imports it, running as the machine's own "
-      "architecture.", fix_answer=ABOUT_THE_LOG)
-def arch_mismatch(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_ARCH_MISMATCH):
-        have, need = match.fields.get("have", ""), match.fields.get("need", "")
-        facts = _arch_facts(s, d)
-        if match.variant == LINKER_SKIPPED:  # a build linking a library, not Python importing one
-            text = (f"the linker skipped {match.fields.get('file') or 'a library'}: it is built for {have}, "
-                    f"the build is for {need}. Link a {need} build of that library (TensorFlow's C library: "
-                    f"one built for {need}), or build for {have}")
-            return arch_mismatch.finding(evidence(s, match, binary_arch=have, needed=need, **facts),
-                                         Remediation(text, ("file " + shlex.quote(match.fields.get("file") or "LIBRARY"),)),
-                                         title=f"Architecture mismatch: {text}")
-        library = re.search(r"site-packages/([^/]+)/", match.text)
-        package = library.group(1).replace("_", "-") if library else None
-        if said(match):  # the report's words: no binary, no architectures named
-            text = ("the report says an import fails because of the architecture: a binary of one "
-                    "architecture was loaded by a process of the other. An IDE or terminal running under "
-                    "Rosetta 2 starts even a universal2 Python as x86_64: check what Python runs as where it "
-                    "fails (an arm64 install needs arm64)")
-            return arch_mismatch.finding(evidence(s, match, **facts), Remediation(
-                text, (machine_check(python_cmd(s)),)),
-                title=f"Architecture mismatch: {text}")
-        if d.translated:
-            text = ("this Python runs as x86_64 under Rosetta 2 and imports arm64 binaries: start it "
-                    "natively (see arch.rosetta)")
-            commands: tuple[str, ...] = ()
-        else:
-            runs = f"this Python runs as {d.process_arch}" if d.process_arch else "this Python runs as the other architecture"
-            text = (f"the binary is {have or 'of the other architecture'}, {runs}: it was installed by a pip "
-                    "running as the other architecture. Reinstall without pip's cache")
-            dist = d.tf_main.name if d.tf_main and (package or "").startswith("tensorflow") else package
-            commands = (pip(s, "install", "--force-reinstall", "--no-cache-dir", dist),) if dist else ()
-        return arch_mismatch.finding(evidence(s, match, binary_arch=have, needed=need, **facts),
-                                     Remediation(text, commands), title=f"Architecture mismatch: {text}")
-    return None
+def _unseen_by_transformers(s: Snapshot, d: Derived, match: Any):
+    """transformers looks for TensorFlow 2.0+ under the distribution names it knows (tensorflow-macos
+    only from 4.7); Apple's 2020-21 fork calls itself tensorflow-macos 0.1a, below 2.0."""
+    installed = d.tf_main
+    if installed is not None and d.fork:
+        text = (f"transformers cannot use {installed.label}: Apple's 2020-21 ML Compute fork calls itself "
+                "tensorflow-macos 0.1a, below the TensorFlow 2.0 transformers needs (compat.mlcompute-fork)")
+        return no_tensorflow_module.finding(evidence(s, match), Remediation(text), title=text, severity=Severity.INFO)
+    if installed is not None:
+        text = (f"transformers did not find {installed.label}: it looks for TensorFlow 2.0+ under the distribution "
+                "names it knows (tensorflow-macos from transformers 4.7): upgrade transformers, and run it with "
+                "this interpreter")
+        return no_tensorflow_module.finding(evidence(s, match, tensorflow=d.tf_version), Remediation(
+            text, (pip(s, "install", "--upgrade", "transformers"),)), title=text, severity=Severity.WARNING)
+    text = ("transformers found no TensorFlow 2.0+ it recognises in the interpreter that ran: none is installed "
+            "there, or one it does not know by name (Apple's 2020-21 fork, which calls itself tensorflow-macos "
+            "0.1a; tensorflow-macos with transformers before 4.7). What that interpreter has tells which")
+    return no_tensorflow_module.finding(evidence(s, match), Remediation(text, (
+        'python3 -m pip list 2>/dev/null | grep -i -E "^(tensorflow|tf-nightly|transformers)"',)), title=text)
 
 
 @rule(codes.LOG_PLUGIN_REGISTERED_TWICE, "Two plugins registered the same device platform",

@@ -4,7 +4,7 @@ installed NumPy (can this environment have printed it?)."""
 
 from __future__ import annotations
 
-from log_cases import ARM, LOGS, WHO, LogRules, commands, one
+from log_cases import ARM, WHO, LogRules, commands, one
 from snapshots import _pkg, apple_silicon, snap
 
 from tfdoctor.logtext import keep

@@ -293,6 +293,15 @@ SIGNATURES: tuple[Signature, ...] = (
         "ModuleNotFoundError: No module named 'tensorflow'",
         "https://github.com/kyleskom/NBA-Machine-Learning-Sports-Betting/issues/180",
         needle="No module named", key=()),
+    # transformers' requires_tf (TENSORFLOW_IMPORT_ERROR in file_utils.py, later utils/import_utils.py):
+    # a TF model class used where transformers found no TensorFlow 2.0+ it knows by distribution name
+    sig("log.no-tensorflow-module", "transformers-requires-tensorflow", "import",
+        "transformers found no TensorFlow 2.0+ it recognises in the interpreter that ran",
+        r"(?P<what>\w{1,100}) requires the TensorFlow library but it was not found in your environment",
+        "TFBertModel requires the TensorFlow library but it was not found in your environment. Checkout the "
+        "instructions on the\ninstallation page: https://www.tensorflow.org/install and follow the ones that "
+        "match your environment.", "https://github.com/apple/tensorflow_macos/issues/144",
+        needle="requires the TensorFlow library but it was not found", key=()),
     # tensorflow/core/platform/cpu_feature_guard.cc InfoAboutUnusedCPUFeatures, compiled for x86
     # only: the x86 features the running CPU has and the build does not use. "...optimized with
     # Intel(R) MKL-DNN to use the following CPU instructions in performance critical operations:
