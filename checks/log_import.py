@@ -35,13 +35,20 @@ PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/202
       "it has one, the text came from another interpreter. transformers' 'X requires the TensorFlow "
       "library but it was not found in your environment' is its own check: TensorFlow 2.0+ under a "
       "distribution name it knows (tensorflow-macos from 4.7; Apple's 2020-21 fork calls itself "
-      "tensorflow-macos 0.1a).",
+      "tensorflow-macos 0.1a). R's reticulate says 'Python module tensorflow was not found' of the "
+      "Python R is bound to.",
       "Install TensorFlow with the interpreter that runs the code (`python -m pip install ...`).",
       fix_answer=ABOUT_THE_LOG)
 def no_tensorflow_module(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_NO_TENSORFLOW_MODULE):
         if match.variant == TRANSFORMERS_CHECK:
             return _unseen_by_transformers(s, d, match)
+        if match.variant == RETICULATE_CHECK:
+            text = ("R's reticulate is bound to a Python without TensorFlow (the one its 'Detected Python "
+                    "configuration' names): install TensorFlow there from R, or point RETICULATE_PYTHON at "
+                    "the Python that has it")
+            return no_tensorflow_module.finding(evidence(s, match), Remediation(text, (
+                "Rscript -e 'reticulate::py_config()'", "Rscript -e 'tensorflow::install_tensorflow()'")), title=text)
         if d.tf_main is not None:
             text = (f"the text says the interpreter that ran has no tensorflow, but {d.tf_main.name} "
                     f"{d.tf_main.version} is installed here: the code ran with another interpreter")
@@ -57,6 +64,7 @@ def no_tensorflow_module(s: Snapshot, d: Derived):
     return None
 
 
+RETICULATE_CHECK = "reticulate-module-not-found"
 TRANSFORMERS_CHECK = "transformers-requires-tensorflow"
 """transformers' own check: it finds TensorFlow by distribution name and version, not by importing it."""
 

@@ -154,3 +154,10 @@ def test_transformers_that_does_not_see_tensorflow():
     assert "--upgrade -- transformers" in commands(seen)
     fork = apple_silicon(packages=[_pkg("tensorflow-macos", "0.1a3", ["cp38-cp38-macosx_11_0_arm64"])])
     assert one(diagnose(fork, "transformers_requires_tensorflow.txt"), "log.no-tensorflow-module").severity is Severity.INFO
+
+
+def test_r_bound_to_a_python_without_tensorflow():
+    # rstudio/keras3#1100: reticulate's own message, R on Windows
+    f = one(diagnose(linux_cpu(), "reticulate_tensorflow_keras_not_found.txt"), "log.no-tensorflow-module")
+    assert f.title.startswith("R's reticulate is bound to a Python without TensorFlow")
+    assert "tensorflow::install_tensorflow()" in commands(f)

@@ -293,6 +293,13 @@ SIGNATURES: tuple[Signature, ...] = (
         "ModuleNotFoundError: No module named 'tensorflow'",
         "https://github.com/kyleskom/NBA-Machine-Learning-Sports-Betting/issues/180",
         needle="No module named", key=()),
+    # R's reticulate (import(): "Python module %s was not found.", then "Detected Python
+    # configuration:"): the Python R bound to has no tensorflow package
+    sig("log.no-tensorflow-module", "reticulate-module-not-found", "import",
+        "the Python R's reticulate bound to has no tensorflow package",
+        r"Python module (?P<module>tensorflow(?:\.keras)?) was not found\.",
+        "Erro: Python module tensorflow.keras was not found.\n\nDetected Python configuration:",
+        "https://github.com/rstudio/keras3/issues/1100", needle="was not found.", key=()),
     # transformers' requires_tf (TENSORFLOW_IMPORT_ERROR in file_utils.py, later utils/import_utils.py):
     # a TF model class used where transformers found no TensorFlow 2.0+ it knows by distribution name
     sig("log.no-tensorflow-module", "transformers-requires-tensorflow", "import",
