@@ -103,3 +103,15 @@ def test_a_tensorflow_older_than_every_arm64_build_printed_on_apple_silicon_is_a
     shown = conclusions([_fact("hw_arm64", "true"), _fact("python_arch", "arm64", 3),
                          _fact("tensorflow_version", "2.3.0", 5, "read", "tf.__version__")])
     assert not [f for f in shown if f.name == "python_arch"]
+
+
+def test_a_tensorflow_pip_installed_whose_macos_wheels_are_all_x86_64_is_an_x86_64_python():
+    # tensorflow 2.8.0's macOS wheels are macosx_10_14_x86_64 only: pip put it into an x86_64 Python
+    report = read_report("M1 MacBook Air\n```\nSuccessfully installed absl-py-1.0.0 tensorflow-2.8.0\n```\n")
+    arch = report.first("python_arch")
+    assert (arch.value, arch.how, arch.source) == ("x86_64", "inferred", "wheel pip installed")
+    assert report.first("translated").value == "true"
+    native = read_report("M1 MacBook Air\n```\nSuccessfully installed tensorflow-2.16.1\n```\n")
+    assert native.first("python_arch") is None  # 2.16.1 has arm64 wheels: either Python
+    listed = read_report("M1 MacBook Air\n```\n$ pip list\nPackage    Version\n---------- -------\ntensorflow 2.8.0\n```\n")
+    assert listed.first("python_arch") is None  # a listing's row may be conda-forge's arm64 build

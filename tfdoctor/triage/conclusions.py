@@ -8,7 +8,8 @@ x86_64 is running under Rosetta 2 (Apple, "About the Rosetta translation environ
 way x86_64 code runs there), while an arm64 one runs natively; what the process runs as is taken
 from what it printed or what follows from it, never from what its user believes. A TensorFlow it
 printed that is older than every arm64 build (before 2.4.0rc0, Apple's fork) can only be an
-x86_64 one there. Inside a Linux container the
+x86_64 one there, and so is a Python pip installed a TensorFlow release into whose macOS wheels
+are all x86_64 (`tensorflow` before 2.13). Inside a Linux container the
 emulator is another (QEMU, or Rosetta for Linux), so that conclusion is drawn on macOS only.
 """
 
@@ -44,10 +45,13 @@ def conclusions(facts: list[Fact]) -> list[Fact]:
     on_macos = surest(known, "container") is None and (system is None or system.value == "Darwin")
     if on_macos and hardware and hardware.value == "true" and process is None:
         older = _older_than_arm64(known)
+        x86_only = None if older is not None else _installed_x86_64_wheel(known)
         if older is not None:  # only an x86_64 Python can hold it on Apple silicon
             conclude("python_arch", "x86_64", older, "tensorflow version")
-            known = facts + out
-            process = surest((f for f in known if f.how != "stated"), "python_arch")
+        elif x86_only is not None:
+            conclude("python_arch", "x86_64", x86_only, "wheel pip installed")
+        known = facts + out
+        process = surest((f for f in known if f.how != "stated"), "python_arch")
     if on_macos and hardware and process and hardware.value == "true" and process.value in ("arm64", "x86_64"):
         basis = max(hardware, process, key=lambda f: f.line)
         conclude("translated", "true" if process.value == "x86_64" else "false", basis,
@@ -56,6 +60,19 @@ def conclusions(facts: list[Fact]) -> list[Fact]:
     if system is None and surest(known, "container") is None and chip is not None and is_apple_chip(chip.value):
         conclude("os", "Darwin", chip, "chip")  # a Mac's own chip, with no container or other OS named
     return out
+
+
+def _installed_x86_64_wheel(facts: list[Fact]) -> Fact | None:
+    """A TensorFlow release pip installed ("Successfully installed tensorflow-2.8.0") whose macOS
+    wheels on the registry are all x86_64: pip takes only wheels its Python can run, so that
+    Python was x86_64 (a `pip list` row may be conda's build, so only pip's install counts)."""
+    for fact in facts:
+        if fact.how != "read" or fact.quoted or fact.source != "pip output" or not fact.name.startswith("package:"):
+            continue
+        archs = macos_floors.wheel_archs(fact.name.removeprefix("package:"), fact.value)
+        if archs and "arm64" not in archs:
+            return fact
+    return None
 
 
 def _older_than_arm64(facts: list[Fact]) -> Fact | None:
