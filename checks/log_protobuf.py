@@ -16,7 +16,7 @@ from tfdoctor import codes
 from tfdoctor.advice.commands import WHICH_PYTHON, pip
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import install_commands, pair_fix, tf_requirement
-from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.versions import allows, at_least, below
@@ -158,15 +158,16 @@ def protobuf_too_old(s: Snapshot, d: Derived):
             commands = (pip(s, "install", req),)
         return protobuf_too_old.finding(
             evidence(s, match, **facts), Remediation(text, commands, CROSS_VERSION), title=text,
-            severity=Severity.INFO if theirs or (owner is None and d.tf_main is None and not _in_tensorflow(s)) else None)
+            severity=Severity.INFO if theirs or (owner is None and d.tf_main is None and not names_tensorflow(s)) else None)
     return None
 
 
 def _capped_below(spec: str, version: str) -> bool:
     """Whether a specifier's upper bound keeps out `version` (TensorFlow 2.16's <5.0.0dev and 5.28.3)."""
     try:
-        caps = [Version(one.version) for one in SpecifierSet(spec) if one.operator in ("<", "<=")]
-        return any(cap <= Version(version) for cap in caps)
+        wanted = Version(version)
+        return any(Version(one.version) <= wanted if one.operator == "<" else Version(one.version) < wanted
+                   for one in SpecifierSet(spec) if one.operator in ("<", "<="))
     except (InvalidSpecifier, InvalidVersion):
         return False
 
@@ -179,8 +180,3 @@ def _owner(s: Snapshot, location: str | None) -> str | None:
     text = s.log.excerpt if s.log else ""
     found = _PB2_OWNER.search(text) or _PB2_IMPORT.search(text)
     return found.group(1) if found else None
-
-
-def _in_tensorflow(s: Snapshot) -> bool:
-    """The pasted text shows TensorFlow's own import (`import tensorflow`, its site-packages)."""
-    return bool(re.search(r"import tensorflow|site-packages/tensorflow/", s.log.excerpt if s.log else ""))
