@@ -69,14 +69,8 @@ def numpy_abi(s: Snapshot, d: Derived):
         int(f.get("expected", "0")) > int(f.get("got", "0"))
     facts = {"numpy": numpy.version if numpy else None, "numpy_allowed_by_tensorflow": spec,
              "tensorflow": d.tf_version}
-    if match.variant == "numpy-bfloat16-handle":
-        req = f"numpy{spec}" if spec else "numpy<2"
-        which = f"TensorFlow {d.tf_version}" if d.tf_version else "TensorFlow"
-        text = (f"{which}'s compiled code could not make its bfloat16 type with NumPy "
-                f"{numpy.version if numpy else '(version not stated)'}: they were built for different NumPys "
-                f"(NumPy 2 under a TensorFlow before 2.18, or a NumPy or TensorFlow from another environment, "
-                f"such as ~/.local): reinstall NumPy within TensorFlow's pin ({req})")
-        args = ("install", "--force-reinstall", req)
+    if match.variant in BFLOAT16:
+        return _bfloat16(s, d, match, numpy, spec, facts)
     elif match.variant == "numpy-api-version" or newer_struct:
         req = f"numpy{spec}" if spec else "numpy"
         built = (f"C API ({f['compiled']})" if f.get("compiled")
@@ -108,6 +102,29 @@ def numpy_abi(s: Snapshot, d: Derived):
     return numpy_abi.finding(evidence(s, match, **facts),
                              Remediation(text.replace("  ", " "), (pip(s, *args),), NUMPY2_GUIDE),
                              title=text.replace("  ", " "))
+
+
+BFLOAT16 = ("numpy-bfloat16-handle", "numpy-bfloat16-check")
+"""TensorFlow's own bfloat16 type, made by its compiled code with NumPy's C API, failing."""
+
+
+def _bfloat16(s: Snapshot, d: Derived, match: Any, numpy: Any, spec: str | None, facts: dict[str, Any]):
+    """TensorFlow's compiled code and the NumPy it found were built for different NumPys: NumPy 2
+    under a TensorFlow before 2.18, or a NumPy (or TensorFlow) from another environment."""
+    which = f"TensorFlow {d.tf_version}" if d.tf_version else "TensorFlow"
+    text = (f"{which}'s compiled code could not make its bfloat16 type with NumPy "
+            f"{numpy.version if numpy else '(version not stated)'}: they were built for different NumPys")
+    if numpy and at_least(numpy.version, "2") and not at_least(d.tf_version, "2.18"):
+        text += " (NumPy 2 under a TensorFlow built for NumPy 1.x)"
+    else:
+        text += " (a NumPy or TensorFlow from another environment, such as ~/.local, or one installed over the other)"
+    if spec:
+        text += f": reinstall NumPy within TensorFlow's pin (numpy{spec})"
+        commands = (pip(s, "install", "--force-reinstall", f"numpy{spec}"),)
+    else:
+        text += ": reinstall the NumPy TensorFlow's pin names (`pip check` prints it)"
+        commands = (pip(s, "check"),)
+    return numpy_abi.finding(evidence(s, match, **facts), Remediation(text, commands, NUMPY2_GUIDE), title=text)
 
 
 def _removed_name(s: Snapshot, d: Derived, match: Any):

@@ -231,3 +231,10 @@ def test_tensorflows_bfloat16_that_numpy_could_not_make():
     f = one(diagnose(data, "numpy_bfloat16_handle.txt"), "log.numpy-abi")
     assert f.severity is Severity.ERROR and "could not make its bfloat16 type with NumPy 2.0.0" in f.title
     assert "--force-reinstall -- 'numpy<2.0.0,>=1.23.5'" in commands(f)
+
+
+def test_tensorflows_own_bfloat16_abort_where_numpy_failed_to_import():
+    # deepfakes/faceswap#645: TensorFlow 1.x aborts in bfloat16.cc after NumPy's C API failed
+    f = one(diagnose(apple_silicon(packages=[]), "numpy_bfloat16_check_failed.txt"), "log.numpy-abi")
+    assert f.severity is Severity.ERROR and "another environment, such as ~/.local" in f.title
+    assert commands(f).endswith("-m pip check")

@@ -575,6 +575,14 @@ SIGNATURES: tuple[Signature, ...] = (
         "value to a Python type! The signature was\n\t() -> handle",
         "https://github.com/githubharald/SimpleHTR/issues/148", needle="Unable to convert function return value",
         applies=_tensorflows_bfloat16, key=(), head=r"Unable to convert function return value to a Python type"),
+    # TensorFlow 1.x-2.3's own abort (tensorflow/python/lib/core/bfloat16.cc RegisterNumpyBfloat16:
+    # CHECK(PyBfloat16_Type.tp_base != nullptr)) when NumPy's C API could not be imported first
+    sig("log.numpy-abi", "numpy-bfloat16-check", "import",
+        "TensorFlow's compiled bfloat16 type could not be made with the NumPy it found",
+        r"F tensorflow/python/lib/core/bfloat16\.cc:\d{1,5}\] Check failed: PyBfloat16_Type\.tp_base != nullptr",
+        "2019-03-04 01:03:42.312319: F tensorflow/python/lib/core/bfloat16.cc:675] Check failed: "
+        "PyBfloat16_Type.tp_base != nullptr", "https://github.com/deepfakes/faceswap/issues/645",
+        needle="PyBfloat16_Type", key=()),
     sig("log.protobuf-descriptors", "protobuf-descriptors", "import",
         "protobuf newer than the generated code TensorFlow ships",
         stderr.PROTOBUF_DESCRIPTORS.regex,

@@ -133,7 +133,8 @@ def _shim_name(fields: Fields) -> Fields:
 
 def _mlc_op(fields: Fields) -> Fields:
     """The fork's op a graph holds, however the error named it."""
-    return {"sign": "ML Compute op", "op": fields.get("op") or fields.get("op2") or fields.get("op3", "")}
+    return {"sign": "ML Compute op",
+            "op": fields.get("op") or fields.get("op2") or fields.get("op3") or fields.get("op4", "")}
 
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -159,11 +160,13 @@ SIGNATURES: tuple[Signature, ...] = (
         derive=_sign("ML Compute runtime"), key=("sign",), outputs=("sign",)),
     # the fork rewrote graphs onto ML Compute ops (MLCConv2D, MLCMatMul, MLCSubgraphOp) that only
     # it registers: TFLite's converter (tensorflow/compiler/mlir/lite) and any other TensorFlow
-    # meet them as unknown ops
+    # meet them as unknown ops, and so does coremltools' converter ("Conversion for TF op '{op}' not
+    # implemented", coremltools/converters/mil/frontend/tensorflow)
     sig("log.mlcompute-fork", "mlcompute-op", "training",
         "a graph holds the ML Compute fork's own ops (MLC...), which nothing else knows",
         r"'tf\.(?P<op>MLC[A-Z]\w{1,60})' op is neither a custom op nor a flex op|"
-        r"Op type not registered '(?P<op2>MLC[A-Z]\w{1,60})'|No registered '(?P<op3>MLC[A-Z]\w{1,60})' OpKernel",
+        r"Op type not registered '(?P<op2>MLC[A-Z]\w{1,60})'|No registered '(?P<op3>MLC[A-Z]\w{1,60})' OpKernel"
+        r"|Conversion for TF op '(?P<op4>MLC[A-Z]\w{1,60})' not implemented",
         "error: 'tf.MLCMatMul' op is neither a custom op nor a flex op",
         "https://github.com/apple/tensorflow_macos/issues/133", needle="MLC",
         derive=_mlc_op, key=("op",), outputs=("sign", "op"), head=r"'tf\.(?P<op>MLC[A-Z]\w{1,60})' op is"),
