@@ -24,6 +24,7 @@ from tfdoctor.model import Remediation, Severity, rule
 
 PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
 CROSS_VERSION = "https://protobuf.dev/support/cross-version-runtime-guarantee/"
+TWO_RUNTIMES = "two-runtimes-mutex"
 _PB2_OWNER = re.compile(r"site-packages/([^/\s\"']+)/[^\s\"']*_pb2\.py")
 """The package whose generated code a traceback shows (site-packages/tensorboard/.../x_pb2.py)."""
 _PB2_IMPORT = re.compile(r"from (\w+)(?:\.\w+)* import \w+_pb2\b")
@@ -90,11 +91,22 @@ def _not_tensorflows_descriptors(s: Snapshot, match, version: str, spec: str | N
       "A '[libprotobuf FATAL ...] CHECK failed' abort comes from C++ protobuf code, typically when "
       "two libraries carrying different protobuf runtimes meet in one process (TensorFlow and a "
       "plugin or add-on built for another TensorFlow, or a protobuf outside TensorFlow's pin); "
+      "on macOS TensorFlow 2.20 beside pyarrow or tokenizers aborts in a mutex ('mutex lock failed: "
+      "Invalid argument', tensorflow/tensorflow#98563); "
       "tensorflow/tensorflow#64507 shows it with TensorFlow 2.16.1 on an M1.",
       "Keep protobuf within TensorFlow's pin and every plugin/add-on at the version built for the "
       "installed TensorFlow.", fix_answer=ABOUT_THE_LOG)
 def protobuf_fatal(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_PROTOBUF_FATAL):
+        if match.variant == TWO_RUNTIMES:
+            clash = not d.tf_version or d.tf_version.startswith("2.20")
+            text = ("two copies of protobuf/abseil met in one process and one's mutex aborted it: TensorFlow and "
+                    "another package carrying its own (pyarrow, tokenizers) were both loaded; import them in the "
+                    "other order, or use releases of both built against one protobuf"
+                    + ("; TensorFlow 2.20 on macOS is the known case (tensorflow<2.20 avoids it)" if clash else ""))
+            return protobuf_fatal.finding(evidence(s, match, tensorflow=d.tf_version), Remediation(
+                text, (pip(s, "install", "tensorflow<2.20"),) if clash else (),
+                "https://github.com/tensorflow/tensorflow/issues/98563"), title=text)
         protobuf = s.package("protobuf")
         spec = tf_requirement(s, d, "protobuf")
         commands = []

@@ -78,3 +78,14 @@ def test_generated_code_newer_than_the_runtime_is_judged_by_its_owner_and_by_wha
     newer = apple_silicon(packages=[_pkg("protobuf", "5.29.0", ["cp38-abi3-macosx_10_9_universal2"])])
     here = one(diagnose(newer, "protobuf_gencode_newer_runtime.txt"), "log.protobuf-too-old")
     assert here.severity is Severity.INFO and "another environment printed it" in here.title
+
+
+def test_two_copies_of_protobuf_in_one_process_abort_in_a_mutex():
+    # apache/arrow#40088: TensorFlow, then pyarrow, on macOS; tensorflow/tensorflow#98563 names TensorFlow 2.20
+    tf220 = apple_silicon(packages=[_pkg("tensorflow", "2.20.0", ARM)])
+    f = one(diagnose(tf220, "mutex_lock_failed_pyarrow.txt"), "log.protobuf-fatal")
+    assert f.severity is Severity.ERROR and "import them in the other order" in f.title
+    assert "tensorflow<2.20" in commands(f)
+    older = one(diagnose(apple_silicon(packages=[_pkg("tensorflow", "2.16.1", ARM)]), "mutex_lock_failed_pyarrow.txt"),
+                "log.protobuf-fatal")
+    assert commands(older) == ""

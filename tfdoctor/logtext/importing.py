@@ -174,6 +174,11 @@ def _tensorflows_bfloat16(fields: Fields, text: str) -> bool:
     return "bfloat16" in text and ("dtypes.py" in text or "_np_bfloat16" in text)
 
 
+def _tensorflow_named(fields: Fields, text: str) -> bool:
+    """A C++ runtime's generic abort is TensorFlow's story only where the text around it names it."""
+    return "tensorflow" in text.lower()
+
+
 def _probability(fields: Fields) -> Fields:
     """TensorFlow Probability's floor as a specifier; its check raises ImportError: a failure."""
     out = {"package": "tensorflow-probability", "fails": "ImportError"}
@@ -617,6 +622,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "[libprotobuf FATAL google/protobuf/message_lite.cc:353] CHECK failed: target + size == res: ",
         "https://github.com/tensorflow/tensorflow/issues/64507", needle="libprotobuf FATAL",
         key=("check",), head=r"\[libprotobuf FATAL (?P<where>[^\]\n]{1,300})\] CHECK failed"),
+    # libc++'s std::mutex::lock throwing (the abort's last words on macOS) where TensorFlow 2.20 and
+    # another package each carry their own protobuf/abseil in one process (pyarrow, tokenizers:
+    # tensorflow/tensorflow#98563); abseil's own "[mutex.cc : N] RAW: Lock blocking" is the hang
+    sig("log.protobuf-fatal", "two-runtimes-mutex", "import",
+        "two copies of protobuf/abseil in one process: a mutex of one used by the other aborted it",
+        r"libc\+\+abi: terminating due to uncaught exception of type std::__1::system_error: mutex lock failed: "
+        r"Invalid argument|\[mutex\.cc : \d{1,5}\] RAW: Lock blocking",
+        ">>> import tensorflow\n>>> import pyarrow  # aborts\nlibc++abi: terminating due to uncaught exception "
+        "of type std::__1::system_error: mutex lock failed: Invalid argument",
+        "https://github.com/apache/arrow/issues/40088", needle="utex",
+        applies=_tensorflow_named, key=()),
     sig("log.plugin-registered-twice", "platform-already-registered", "import",
         "two plugins register the same device platform (two Metal plugins)",
         r"platform is already registered with name: \"?(?P<platform>[A-Za-z0-9_]+)",
