@@ -2,7 +2,7 @@
 fault it is. The Metal plugin (or TensorFlow's own frame that loads tensorflow-plugins/): the
 TensorFlow pair; another plugin in that folder off macOS: that plugin; a companion's or your own
 custom op: that package, built for another TensorFlow; a symbol of macOS's own libraries: a
-library built for a newer macOS. (The other architecture: log_import.py.)
+library built for a newer macOS. (The other architecture: log_cpu.py.)
 """
 
 from __future__ import annotations

@@ -261,8 +261,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # the op after it as "[Op:{name}]". Asked for a GPU, and kernels for other device types only
     sig("log.no-gpu-kernel", "eager-device-specification", "training",
         "an op run eagerly on the GPU has no GPU kernel in the plugin",
-        r"Could not satisfy device specification '[^'\n]{0,300}?GPU[^'\n]{0,300}'\. enable_soft_placement=\d\. "
-        r"Supported device types \[(?:(?!GPU)[^\]\n]){0,300}\](?:[^\n]{0,3000}?\[Op:(?P<op>\w{1,200})\])?",
+        r"Could not satisfy device specification '(?=[^'\n]{0,300}GPU)[^'\n]{0,300}'\. enable_soft_placement=\d\. "
+        r"Supported device types \[(?:(?!GPU)[^\]\n]){0,300}\]\.?(?: All available devices \[[^\]\n]{0,2000}\]\.?)?"
+        r"[ \t]{0,3}(?:\[Op:(?P<op>\w{1,200})\])?",
         "tensorflow.python.framework.errors_impl.InvalidArgumentError: Could not satisfy device specification "
         "'/job:localhost/replica:0/task:0/device:GPU:0'. enable_soft_placement=0. Supported device types [CPU]. "
         "All available devices [/job:localhost/replica:0/task:0/device:GPU:0, "
