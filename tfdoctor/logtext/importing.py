@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from tfdoctor.logtext import stderr
-from tfdoctor.logtext.signature import Fields, Signature, sig
+from tfdoctor.logtext.signature import Fields, Signature, adds, sig
 
 
 
@@ -105,18 +105,6 @@ def _addons(fields: Fields) -> Fields:
     return out
 
 
-def _decision_forests(fields: Fields) -> Fields:
-    return {**fields, "package": "tensorflow-decision-forests", "fails": "its op library"}
-
-
-def _import_failed(fields: Fields) -> Fields:
-    return {**fields, "fails": "ImportError"}
-
-
-def _attribute_missing(fields: Fields) -> Fields:
-    return {**fields, "fails": "AttributeError"}
-
-
 _INTERNAL = (r"(?P<internal>tensorflow(?:_core)?(?:\._api\.v[12])?\.(?:python|compat\.v2)(?:\.\w{1,60}){0,8}"
              r"|tensorflow(?:_core)?(?:\.\w{1,60}){0,6}\.__internal__(?:\.\w{1,60}){0,6})")
 """TensorFlow's modules that only packages built for one TensorFlow reach: its private tree
@@ -125,13 +113,6 @@ and tf.__internal__, the API TensorFlow keeps for Keras alone. Printed with the 
 where the module comes from it (tensorflow_core in 1.15, tensorflow._api.v1 / v2). Not the public
 API: "module 'tensorflow._api.v2.train' has no attribute 'GradientDescentOptimizer'" is a
 person's TensorFlow 1 code."""
-
-
-def _generated_by(protobuf: str):  # a small closure factory
-    """The protobuf runtime the generated code needs, where the message names no version."""
-    def derive(fields: Fields) -> Fields:
-        return {"needs": protobuf, **fields}
-    return derive
 
 
 def _numpy_removed(fields: Fields) -> Fields:
@@ -366,7 +347,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "WARNING:root:Failure to load the inference.so custom c++ tensorflow ops. This error is likely caused "
         "the version of TensorFlow and TensorFlow Decision Forests are not compatible. Full error:",
         "https://github.com/tensorflow/decision-forests/issues/217", needle="custom c++ tensorflow ops",
-        derive=_decision_forests, key=("package",), outputs=("package", "library", "fails"),
+        derive=adds(package="tensorflow-decision-forests", fails="its op library"), key=("package",), outputs=("package", "library", "fails"),
         head=r"Failure to load the (?P<library>\w{1,60}\.so) custom c\+\+ tensorflow ops"),
     # Python's "cannot import name X from M" where M is TensorFlow's private tensorflow.python: a
     # package built against another TensorFlow's internals (TFP, Keras 2, addons reach into them)
@@ -375,7 +356,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"(?:ImportError: )?cannot import name '(?P<name>\w{1,100})' from '" + _INTERNAL + "'",
         "_ImportError: cannot import name 'naming' from 'tensorflow.python.autograph.core'",
         "https://github.com/tensorflow/probability/issues/987", needle="cannot import name",
-        derive=_import_failed, key=("name",), outputs=("name", "internal", "fails"),
+        derive=adds(fails="ImportError"), key=("name",), outputs=("name", "internal", "fails"),
         head=r"(?:ImportError: )?cannot import name '\w{1,100}' from 'tensorflow(?:_core)?\.(?:python|compat\.v2|_api\.v[12]\.compat\.v2)"),
     # Python's "module M has no attribute X" (Objects/moduleobject.c module_getattro) where a
     # package built for another TensorFlow reaches M.X: Keras 2.6+ calls tf.__internal__.tf2
@@ -385,7 +366,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"AttributeError: module '" + _INTERNAL + r"' has no attribute '(?P<name>\w{1,100})'",
         "AttributeError: module 'tensorflow.compat.v2.__internal__' has no attribute 'tf2'",
         "https://github.com/divamgupta/image-segmentation-keras/issues/309", needle="AttributeError: module 'tensorflow",
-        derive=_attribute_missing, key=("name",), outputs=("name", "internal", "fails"),
+        derive=adds(fails="AttributeError"), key=("name",), outputs=("name", "internal", "fails"),
         head=r"AttributeError: module 'tensorflow(?:_core)?(?:\._api\.v[12])?\.(?:python|compat\.v2)"),
     # tensorflow/probability tensorflow_probability/python/__init__.py _ensure_tf_install
     sig("log.companion-mismatch", "probability-needs-tensorflow", "import",
@@ -605,7 +586,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "ImportError: cannot import name 'builder' from 'google.protobuf.internal' "
         "(/home/ubuntu/.local/lib/python3.10/site-packages/google/protobuf/internal/__init__.py)",
         "https://github.com/tensorflow/tensorflow/issues/60175", needle="cannot import name 'builder'",
-        derive=_generated_by("3.20"), key=(), outputs=("needs",)),
+        derive=adds(needs="3.20"), key=(), outputs=("needs",)),
     sig("log.protobuf-too-old", "protobuf-gencode-newer", "import",
         "generated code newer than the protobuf runtime that loads it",
         r"Detected incompatible Protobuf Gencode/Runtime versions when loading (?P<location>[^\s:]{1,300}): "

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from tfdoctor.logtext.signature import SAID, Fields, Signature, sig
+from tfdoctor.logtext.signature import SAID, Fields, Signature, adds, sig
 
 _FLAGS = re.IGNORECASE | re.MULTILINE
 _TENSORFLOW = re.compile(r"tensorflow|\btf[-_. ]|\btf\d|\bkeras\b|\bmetal\b", re.IGNORECASE)
@@ -71,10 +71,6 @@ def _about_metal(fields: Fields, text: str) -> bool:
     (TensorFlow's CUDA build logs "... for plugin cuDNN when one has already been registered"
     at every start, harmlessly)."""
     return bool(_METAL.search(text))
-
-
-def _metal_platform(fields: Fields) -> Fields:
-    return {"platform": "METAL"}
 
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -139,7 +135,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:already|double)[- ]registered\s(?:metal\s|gpu\s)?(?:plugin|platform)\b",
           "then I get the error about the METAL plugin having been already registered.",
           "https://stackoverflow.com/questions/67912944", needle="register", applies=_about_metal,
-          derive=_metal_platform, outputs=("platform",)),
+          derive=adds(platform="METAL"), outputs=("platform",)),
     _said("arch-mismatch", "log.arch-mismatch", "import",
           "an import fails because of the architecture (x86_64 against arm64)",
           r"\bimport(?:ed|ing|s)?\b[^.\n]{0,60}?\b(?:for|because of|due to)\s(?:the\s|a\s|an\s)?"

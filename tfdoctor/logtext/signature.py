@@ -96,6 +96,14 @@ class LogMatch:
     sources: list[str] = field(default_factory=list)
 
 
+def adds(**values: str) -> Callable[[Fields], Fields]:
+    """A `derive` that adds facts the variant itself knows (the api Keras 3 removed, the protobuf
+    its generated code needs) to the fields the message gave; a field the message gave wins."""
+    def derive(fields: Fields) -> Fields:
+        return {**values, **fields}
+    return derive
+
+
 def sig(code: str, variant: str, stage: str, title: str, pattern: str | re.Pattern[str],
         example: str, source: str, **kwargs: object) -> Signature:
     """Declare a signature; a pattern given as text is compiled MULTILINE."""

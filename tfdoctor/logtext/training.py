@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tfdoctor.logtext import stderr
-from tfdoctor.logtext.signature import Fields, Signature, sig, wrappable
+from tfdoctor.logtext.signature import Fields, Signature, adds, sig, wrappable
 
 COMPANION_OPS: tuple[tuple[str, str, str], ...] = (
     # (op name or prefix ending in ">", package, source)
@@ -68,12 +68,6 @@ _DEBUG_INFO = r"(?:(?:[^\n]*\n){1,60}?(?:" + _WITHOUT_GPU + r"|^[ \t]*Op: (?P<op
 """The op without a GPU kernel, from the lines after a placer message (bounded: 60 lines)."""
 
 
-def _eager_placement(fields: Fields) -> Fields:
-    """The op the eager runtime could not place, on the device it was asked for."""
-    out = {"device": "GPU"}
-    return {**out, "op": fields["op"]} if fields.get("op") else out
-
-
 def _colocated(fields: Fields) -> Fields:
     """The device type the group required (`/device:GPU:0` -> GPU) and the op that has no
     kernel for it, when the paste kept the debug info."""
@@ -81,20 +75,6 @@ def _colocated(fields: Fields) -> Fields:
     out = {"device": device.group(1).upper() if device else fields.get("required", "")}
     op = fields.get("op_type") or fields.get("op_line")
     return {**out, "op": op} if op else out
-
-
-def _sign(sign: str):  # a small closure factory, as _keras3
-    def derive(fields: Fields) -> Fields:
-        return {"sign": sign, **fields}
-    return derive
-
-
-def _fallback(fields: Fields) -> Fields:
-    return {**fields, "fallback": "yes"}
-
-
-def _pytorch(fields: Fields) -> Fields:
-    return {**fields, "framework": "PyTorch (MPS)"}
 
 
 _TENSORFLOW_CONTEXT = re.compile(r"xla_ops\.cc|errors_impl|tensorflow|\[Op:__inference|\{\{node")
@@ -105,13 +85,7 @@ def _tensorflow_context(fields: Fields, text: str) -> bool:
     return bool(_TENSORFLOW_CONTEXT.search(text))
 
 
-def _keras3(api: str, **extra: str):  # noqa: ANN202 - a small closure factory
-    def derive(fields: Fields) -> Fields:
-        return {"api": api, **extra, **fields}
-    return derive
-
-
-def _foreign(api: str):  # a small closure factory, as _keras3
+def _foreign(api: str):  # a small closure factory, as adds
     """The object one Keras got from another, named by its class (by its module where a paste was
     cut before the class); the variant picks the port."""
     def derive(fields: Fields) -> Fields:
@@ -144,20 +118,20 @@ SIGNATURES: tuple[Signature, ...] = (
         r"from tensorflow\.python\.compiler\.mlcompute import mlcompute|mlcompute\.set_mlc_device\(",
         "from tensorflow.python.compiler.mlcompute import mlcompute",
         "https://github.com/apple/tensorflow_macos/issues/58", needle="mlc",
-        derive=_sign("mlcompute API"), key=("sign",), outputs=("sign",)),
+        derive=adds(sign="mlcompute API"), key=("sign",), outputs=("sign",)),
     sig("log.mlcompute-fork", "mlcompute-device-late", "training",
         "the fork's error for a device chosen after TensorFlow initialised",
         r"MLCompute device must be set before initialization",
         "RuntimeError: MLCompute device must be set before initialization",
         "https://github.com/apple/tensorflow_macos/issues/58", needle="MLCompute",
-        derive=_sign("ML Compute error"), key=("sign",), outputs=("sign",)),
+        derive=adds(sign="ML Compute error"), key=("sign",), outputs=("sign",)),
     sig("log.mlcompute-fork", "mlcompute-runtime", "training",
         "ML Compute's own log lines: the fork of TensorFlow 2.4 ran (tensorflow_macos 0.1alpha)",
         r"tensorflow/compiler/tf2mlcompute/\S{1,300}?\.cc:\d+\]|Compute: No MLCTrainingGraph has been found",
         "I tensorflow/compiler/tf2mlcompute/kernels/mlc_subgraph_op.cc:326] Compute: Failed in processing "
         "TensorFlow graph proposal_targets/MLCSubgraphOp_0_35",
         "https://github.com/apple/tensorflow_macos/issues/218", needle="mlc",
-        derive=_sign("ML Compute runtime"), key=("sign",), outputs=("sign",)),
+        derive=adds(sign="ML Compute runtime"), key=("sign",), outputs=("sign",)),
     # the fork rewrote graphs onto ML Compute ops (MLCConv2D, MLCMatMul, MLCSubgraphOp) that only
     # it registers: TFLite's converter (tensorflow/compiler/mlir/lite) and any other TensorFlow
     # meet them as unknown ops, and so does coremltools' converter ("Conversion for TF op '{op}' not
@@ -269,7 +243,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "All available devices [/job:localhost/replica:0/task:0/device:GPU:0, "
         "/job:localhost/replica:0/task:0/device:CPU:0]. [Op:StatelessRandomGetKeyCounter]",
         "https://developer.apple.com/forums/thread/759438", needle="Could not satisfy device specification",
-        derive=_eager_placement, key=("op",), outputs=("op", "device")),
+        derive=adds(device="GPU"), key=("op",), outputs=("op", "device")),
     sig("log.no-gpu-kernel", "no-opkernel-registered", "training",
         "no kernel at all for an op with these attributes (a CUDA-only op such as CudnnRNNV3)",
         r"No OpKernel was registered to support Op '(?P<op>[^']+)'",
@@ -303,7 +277,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"(?P<other>[^,()\n]{1,60}), max allowed: (?P<max_allowed>[^()\n]{1,60})\)",
         "RuntimeError: MPS backend out of memory (MPS allocated: 5.50 GB, other allocations: 14.76 GB, "
         "max allowed: 20.40 GB).", "https://github.com/pytorch/pytorch/issues/130112",
-        needle="MPS backend out of memory", derive=_pytorch, key=(),
+        needle="MPS backend out of memory", derive=adds(framework="PyTorch (MPS)"), key=(),
         outputs=("allocated", "other", "max_allowed", "framework"), head=r"MPS backend out of memory"),
     sig("log.metal-command-buffer", "command-buffer-error", "training",
         "a Metal command buffer failed: results of that step may be wrong",
@@ -330,7 +304,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "WARNING:absl:There is a known slowdown when using v2.11+ Keras optimizers on M1/M2 Macs. "
         "Falling back to the legacy Keras optimizer, i.e., `tf.keras.optimizers.legacy.Adam`.",
         "https://github.com/keras-team/tf-keras/issues/35", needle="known slowdown when using",
-        derive=_fallback, key=("legacy",), outputs=("legacy", "fallback"),
+        derive=adds(fallback="yes"), key=("legacy",), outputs=("legacy", "fallback"),
         head=r"known slowdown when using v2\.11\+ Keras optimizers on M1/M2 Macs"),
     # Keras 2.11-2.14 Model.train_step calls self.optimizer.minimize: the M1/M2 fallback left a
     # string where AdamW (which has no legacy twin) should be (keras-team/keras#18224)
@@ -373,7 +347,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "`tf.keras`, to continue using a `tf.keras.optimizers.legacy` optimizer, you can install "
         "the `tf_keras` package (Keras 2) and set the environment variable "
         "`TF_USE_LEGACY_KERAS=True`", "https://github.com/amaiya/ktrain/issues/525",
-        needle="is not supported in Keras 3", derive=_keras3("keras.optimizers.legacy"), key=("api",),
+        needle="is not supported in Keras 3", derive=adds(api="keras.optimizers.legacy"), key=("api",),
         outputs=("api",)),
     sig("log.keras3-api", "keras3-save-extension", "training",
         "Keras 3 saves only .keras and .h5 files (SavedModel directories through model.export)",
@@ -381,7 +355,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "ValueError: Invalid filepath extension for saving. Please add either a `.keras` extension "
         "for the native Keras format (recommended) or a `.h5` extension.",
         "https://github.com/adriangb/scikeras/issues/314",
-        needle="Invalid filepath extension", derive=_keras3("model.save"), key=("api",), outputs=("api",),
+        needle="Invalid filepath extension", derive=adds(api="model.save"), key=("api",), outputs=("api",),
         head=r"Invalid filepath extension for saving"),
     # keras/src/saving/saving_api.py load_model: "File format not supported: filepath={filepath}.
     # Keras 3 only supports V3 `.keras` files and legacy H5 format files (`.h5` extension). Note that
@@ -394,7 +368,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "ValueError: File format not supported: \nfilepath=/home/srvk/Desktop/lstm_w/lstm_word_segmentation/"
         "Models/Thai_graphclust_model4_heavy. \nKeras 3 only supports",
         "https://github.com/unicode-org/lstm_word_segmentation/issues/28", needle="File format not supported",
-        derive=_keras3("load_model of a SavedModel"), key=("api",), outputs=("api",),
+        derive=adds(api="load_model of a SavedModel"), key=("api",), outputs=("api",),
         head=r"File format not supported:[ \t]{0,4}\n?[ \t]{0,8}filepath="),
     sig("log.keras3-api", "keras3-checkpoint-extension", "training",
         "Keras 3's ModelCheckpoint needs a .keras path (or .weights.h5 with save_weights_only)",
@@ -403,14 +377,14 @@ SIGNATURES: tuple[Signature, ...] = (
         "ValueError: The filepath provided must end in `.keras` (Keras model format). Received: "
         "filepath=Models/02_captcha_to_text/202403291006/model.h5",
         "https://github.com/pythonlessons/mltu/issues/48",
-        needle="filepath provided must end in", derive=_keras3("ModelCheckpoint"), key=("api", "filepath"),
+        needle="filepath provided must end in", derive=adds(api="ModelCheckpoint"), key=("api", "filepath"),
         outputs=("api", "filepath"), head=r"[Tt]he filepath provided must end in"),
     sig("log.keras3-api", "keras3-unrecognised-argument", "training",
         "Keras 3 optimizers reject Keras 2 arguments such as lr",
         r"Argument\(s\) not recognized: \{'(?P<argument>[A-Za-z_]+)'",
         "ValueError: Argument(s) not recognized: {'lr': 0.002}",
         "https://github.com/philipperemy/keras-tcn/issues/284",
-        needle="not recognized", derive=_keras3("optimizer lr"), key=("api", "argument"),
+        needle="not recognized", derive=adds(api="optimizer lr"), key=("api", "argument"),
         outputs=("api", "argument"), head=r"Argument\(s\) not recognized"),
     # keras/src/layers/layer.py Layer.__init__ (and models/model.py): Keras 2 keyword arguments
     # of layers (input_length, batch_input_shape, weights...) that Keras 3 no longer takes
@@ -419,14 +393,14 @@ SIGNATURES: tuple[Signature, ...] = (
         r"Unrecognized keyword arguments passed to (?P<layer>\w+): \{'(?P<argument>\w+)",
         "ValueError: Unrecognized keyword arguments passed to Embedding: {'input_length': 500}",
         "https://github.com/keras-team/keras/issues/19282", needle="Unrecognized keyword arguments passed to",
-        derive=_keras3("layer keyword arguments"), key=("layer", "argument"), outputs=("api", "layer", "argument"),
+        derive=adds(api="layer keyword arguments"), key=("layer", "argument"), outputs=("api", "layer", "argument"),
         head=r"Unrecognized keyword arguments passed to(?: (?P<layer>\w+))?"),
     sig("log.keras3-api", "keras3-fit-generator", "training",
         "Keras 3 removed fit_generator, evaluate_generator and predict_generator",
         r"object has no attribute '(?P<method>(?:fit|evaluate|predict)_generator)'",
         "AttributeError: 'Functional' object has no attribute 'fit_generator'",
         "https://github.com/kairess/fingerprint_recognition/issues/2", needle="_generator'",
-        derive=_keras3("Model.fit_generator"), key=("api", "method"),
+        derive=adds(api="Model.fit_generator"), key=("api", "method"),
         outputs=("api", "method")),
     sig("log.keras3-api", "keras3-layers-experimental", "training",
         "Keras 3 has no layers.experimental (the preprocessing layers are in keras.layers)",
@@ -434,7 +408,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"|No module named '(?:tensorflow\.)?keras\.layers\.experimental",
         "AttributeError: module 'keras._tf_keras.keras.layers' has no attribute 'experimental'",
         "https://github.com/tensorflow/tensorflow/issues/64349", needle="experimental",
-        derive=_keras3("keras.layers.experimental"), key=("api",), outputs=("api",)),
+        derive=adds(api="keras.layers.experimental"), key=("api",), outputs=("api",)),
     # Python's "module M has no attribute X" (Objects/moduleobject.c) and "cannot import name X
     # from M (path)" (Python/ceval.c import_from) where M is Keras 3's tf.keras shim: the package
     # keras/_tf_keras exists in Keras 3 only (TensorFlow 2.16+ points tf.keras at it), so Keras 2
@@ -458,13 +432,13 @@ SIGNATURES: tuple[Signature, ...] = (
         r"No module named '(?P<module>keras\.src\.engine\b[\w.]*)'",
         "ModuleNotFoundError: No module named 'keras.src.engine'",
         "https://github.com/TensorSpeech/TensorFlowASR/issues/297", needle="keras.src.engine",
-        derive=_keras3("keras.src.engine"), key=("api", "module"), outputs=("api", "module")),
+        derive=adds(api="keras.src.engine"), key=("api", "module"), outputs=("api", "module")),
     sig("log.keras3-api", "keras3-kerastensor", "training",
         "Keras 3 symbolic tensors cannot go through TensorFlow functions",
         r"A KerasTensor cannot be used as input to a TensorFlow function",
         "ValueError: A KerasTensor cannot be used as input to a TensorFlow function.",
         "https://github.com/taipingeric/yolo-v4-tf.keras/issues/27", needle="KerasTensor",
-        derive=_keras3("KerasTensor in a TensorFlow function"), key=("api",), outputs=("api",)),
+        derive=adds(api="KerasTensor in a TensorFlow function"), key=("api",), outputs=("api",)),
     # Keras 3's Operation._get_node_attribute_at_index (keras/src/ops/operation.py) names the layer;
     # Keras 2's base_layer said "The layer has never been called ..." without a name, and also of
     # an "output shape", which Keras 3 layers no longer have
@@ -474,7 +448,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"(?P<attribute>input|output)\b(?![ _]shape)",
         "ValueError: The layer sequential has never been called and thus has no defined output.",
         "https://github.com/keras-team/keras/issues/20116", needle="has never been called",
-        derive=_keras3("layer.input / layer.output"), key=("api", "layer"), outputs=("api", "layer", "attribute"),
+        derive=adds(api="layer.input / layer.output"), key=("api", "layer"), outputs=("api", "layer", "attribute"),
         head=r"[Tt]he layer (?!has\b)(?P<layer>[\w./-]{1,200}) has never been called and thus has no defined "
              r"(?:input|output)\b(?![ _]shape)"),  # a named "output shape" is a Keras 2 patch's (TensorFlowASR)
     # Keras' HDF5 loader before TensorFlow 2.5 (tf.keras saving/hdf5_format.py, standalone Keras
@@ -496,7 +470,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"You have tensorflow (?P<tensorflow>\d[\w.+-]{0,40}) and this requires tf-keras package",
         "ValueError: You have tensorflow 2.20.0 and this requires tf-keras package.",
         "https://github.com/jordoh/ComfyUI-Deepface/issues/8", needle="requires tf-keras",
-        derive=_keras3("a package's Keras 2 models"), key=("api",), outputs=("api", "tensorflow"),
+        derive=adds(api="a package's Keras 2 models"), key=("api",), outputs=("api", "tensorflow"),
         head=r"You have tensorflow (?P<tensorflow>\d[\w.+-]{0,40}) and this requires tf-keras"),
     # transformers 4.41+ (activations_tf.py, modeling_tf_utils.py): its TensorFlow models import
     # tf_keras first and refuse a Keras 3 `keras`
@@ -506,7 +480,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "ValueError: Your currently installed version of Keras is Keras 3, but this is not yet supported in "
         "Transformers. Please install the backwards-compatible tf-keras package with `pip install tf-keras`.",
         "https://github.com/huggingface/transformers/issues/36410", needle="version of Keras is Keras 3",
-        derive=_keras3("transformers' TensorFlow models"), key=("api",), outputs=("api",),
+        derive=adds(api="transformers' TensorFlow models"), key=("api",), outputs=("api",),
         head=r"Your currently installed version of Keras is Keras 3"),
     # Two Kerases in one program (TensorFlow 2.16+ ships Keras 3, while tf-keras, tensorflow_hub's
     # KerasLayer and transformers' TensorFlow models are Keras 2): one Keras is handed another's
