@@ -16,7 +16,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import WHICH_PYTHON, pip
+from tfdoctor.advice.commands import WHICH_PYTHON, pip, printed_elsewhere
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import listing_read, tf_requirement
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
@@ -82,9 +82,7 @@ def numpy_abi(s: Snapshot, d: Derived):
         text = (f"the message comes from a NumPy 2, but this environment has NumPy {numpy.version}: "
                 "another environment printed it")
         return numpy_abi.finding(evidence(s, match, **facts),
-                                 Remediation(text + ". Where the error happened, find that Python and "
-                                             "run `tfdoctor check --python` with the path it prints",
-                                             (WHICH_PYTHON.format(module="numpy"),), NUMPY2_GUIDE),
+                                 printed_elsewhere(text, "numpy", NUMPY2_GUIDE),
                                  title=text, severity=Severity.INFO)
     elif at_least(d.tf_version, "2.18"):
         text = (f"TensorFlow {d.tf_version} is built for NumPy 2 (from 2.18); another compiled module "
@@ -254,8 +252,7 @@ def keras_registered_twice(s: Snapshot, d: Derived):
                 f"{have} beside {tf}: another environment printed it")
         return keras_registered_twice.finding(
             evidence(s, match, **facts),
-            Remediation(text + ". Where the error happened, find that Python and run `tfdoctor check "
-                        "--python` with the path it prints", (WHICH_PYTHON.format(module="keras"),)),
+            printed_elsewhere(text, "keras"),
             title=text, severity=Severity.INFO)
     why = (f"two copies of Keras registered the same metric{metric}: a Keras of another version than "
            f"{tf}'s own is installed beside it")

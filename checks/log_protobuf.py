@@ -13,7 +13,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import WHICH_PYTHON, pip
+from tfdoctor.advice.commands import pip, printed_elsewhere
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import install_commands, pair_fix, tf_requirement
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
@@ -72,9 +72,7 @@ def _not_tensorflows_descriptors(s: Snapshot, match, version: str, spec: str | N
     if below(version, "4.21"):
         text = (f"the message comes from protobuf 4.21 or later, but this environment has protobuf "
                 f"{version}: another environment printed it")
-        fix = Remediation(text + ". Where the error happened, find that Python and run "
-                          "`tfdoctor check --python` with the path it prints",
-                          (WHICH_PYTHON.format(module="google.protobuf"),), PROTOBUF_NEWS)
+        fix = printed_elsewhere(text, "google.protobuf", PROTOBUF_NEWS)
     else:
         installed = s.package(owner) if owner else None
         whose = f"{owner}'s" if owner else "another package's"
@@ -152,10 +150,9 @@ def protobuf_too_old(s: Snapshot, d: Derived):
         if protobuf and protobuf.version and not below(protobuf.version, needs):
             text = (f"the message says the protobuf runtime is older than {needs}, but this environment has "
                     f"protobuf {protobuf.version}: another environment printed it")
-            return protobuf_too_old.finding(evidence(s, match, **facts), Remediation(
-                text + ". Where the error happened, find that Python and run `tfdoctor check --python` "
-                "with the path it prints", (WHICH_PYTHON.format(module="google.protobuf"),), CROSS_VERSION),
-                title=text, severity=Severity.INFO)
+            return protobuf_too_old.finding(evidence(s, match, **facts),
+                                            printed_elsewhere(text, "google.protobuf", CROSS_VERSION),
+                                            title=text, severity=Severity.INFO)
         theirs = owner is not None and not _TENSORFLOWS.fullmatch(owner)
         whose = f"{owner}'s" if owner else "the"
         text = (f"protobuf {protobuf.version if protobuf else '(version not stated)'} is older than {whose} "

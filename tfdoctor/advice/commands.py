@@ -20,6 +20,13 @@ DOCKER_EMULATION = "https://github.com/docker/for-mac/issues/5342"
 WHICH_PYTHON = 'python3 -c "import sys, {module}; print(sys.executable, {module}.__version__)"'
 """Run where an error happened: which Python printed it, and its version of the module."""
 
+
+def printed_elsewhere(text: str, module: str, link: str | None = None) -> Remediation:
+    """The fix for a message this environment cannot have printed (its installed `module` says
+    so): find the Python that did, and diagnose that one."""
+    return Remediation(text + ". Where the error happened, find that Python and run `tfdoctor check --python` "
+                       "with the path it prints", (WHICH_PYTHON.format(module=module),), link)
+
 VENV_DIR = "~/venvs/tf"
 """Where a new environment goes when the advice needs one (the shell expands the ~)."""
 
