@@ -18,11 +18,13 @@ report), read_template.py (TensorFlow's issue templates), read_dumps.py (PyTorch
 TensorFlow's tf_env_collect.sh), read_conda.py (conda list, conda info, conda env export),
 read_pip.py (pip list, pip freeze, pip show, pip's own output), read_system.py (sw_vers, uname
 -a, sysctl, platform strings, file and lipo, Docker), read_session.py (a command with the output
-it printed, or its answer quoted in a sentence), read_tflog.py (TensorFlow's, tensorflow-metal's and dyld's log lines), read_crash.py (macOS crash
-reports and zsh's crash line),
+it printed, or its answer quoted in a sentence), read_tflog.py (TensorFlow's, tensorflow-metal's
+and dyld's log lines), read_crash.py (macOS crash reports and zsh's crash line),
 read_printed.py (what the reporter's script printed: "TensorFlow version: 2.12.0"),
 read_paths.py (what paths in tracebacks and pip output say), read_prose.py (what a person
 wrote). conclusions.py draws what follows from the facts (Rosetta from an arm64 Mac and an
-x86_64 Python; an x86_64 Python from a TensorFlow it printed that no arm64 build is as old as); contradictions.py finds facts that disagree. Nothing here runs, opens or
-fetches anything the report names.
+x86_64 Python; an x86_64 Python from a TensorFlow it printed that no arm64 build is as old as,
+or one pip installed that has x86_64 macOS wheels only); contradictions.py finds facts that
+disagree (two machines in one report among them). Nothing here runs, opens or fetches anything
+the report names.
 """
