@@ -36,6 +36,7 @@ from tfdoctor.cli.app import (
     err,
     gather_facts,
     out,
+    read_pasted,
     select_rules,
     usage_error,
 )
@@ -149,7 +150,8 @@ def diagnose(
     keep_log: KeepLogOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Run the checks offline on snapshots, with the same output and exit codes as `check`."""
+    """Run the checks offline on snapshots, with the same output and exit codes as `check`. With
+    --log, facts a snapshot leaves unknown are taken from the text, as `triage` reads it."""
     from tfdoctor.facts.snapshot import SnapshotError
     from tfdoctor.gather.snapshot_files import read_snapshot
 
@@ -163,13 +165,18 @@ def diagnose(
             snapshot = read_snapshot(name)
         except SnapshotError as exc:
             raise usage_error(str(exc))
+        taken = []
         if log is not None:  # read once (it may be standard input), the same for every snapshot
-            if pasted is None:
-                from tfdoctor.logtext import keep
+            from tfdoctor.triage.complete import complete
 
-                pasted = keep.read(log, keep_log=keep_log)
-            snapshot.log = pasted
-        reports.append((name, diagnose_snapshot(snapshot, chosen, debug)))
+            if pasted is None:
+                pasted = read_pasted(log, keep_log)
+            snapshot.log = pasted.facts
+            completed = complete(snapshot, pasted.text)  # what a partial snapshot leaves unknown
+            snapshot, taken = completed.snapshot, completed.taken
+        report = diagnose_snapshot(snapshot, chosen, debug)
+        report.from_text = taken
+        reports.append((name, report))
     fmt = OutputFormat.json if json_output else fmt
     if summary:
         from tfdoctor.render.summary import render_summary

@@ -1,0 +1,113 @@
+"""tfdoctor.triage.complete: a partial snapshot takes from its pasted text only the facts it does not
+know; what it knows is never replaced, a whole snapshot is left alone, and what was taken is listed
+with its line, redacted as triage shows a stranger's text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tfdoctor import codes
+from tfdoctor.engine.diagnose import diagnose
+from tfdoctor.facts.snapshot import HostFacts, PackageFacts, PythonFacts, Snapshot, TargetOutcome
+from tfdoctor.facts.unknown import KNOWABLE
+from tfdoctor.triage.complete import complete
+
+from tests.conftest import run_tfdoctor
+from tests.snapshots import apple_silicon, snap
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "triage"
+CONDA_INFO = (DATA / "conda_info_osx64_on_m2.md").read_text()
+"""A report of an M2 whose `conda info` says platform osx-64 (an Intel Anaconda)."""
+
+
+def _m2_only() -> Snapshot:
+    """What a support script knows of that report before reading its paste: the Mac, nothing more."""
+    s = Snapshot(target=TargetOutcome(python="python3", ok=True),
+                 host=HostFacts(system="Darwin", chip="Apple M2", hw_arm64=True), redacted=True)
+    s.unknown = [name for name in KNOWABLE if name != "chip"]
+    return s
+
+
+def test_a_partial_snapshot_takes_the_facts_it_lacks_and_is_then_diagnosed_by_them():
+    before = _m2_only()
+    assert diagnose(before).diagnosis() is None  # the Mac alone tells nothing
+    done = complete(before, CONDA_INFO)
+    py = done.snapshot.python
+    assert py is not None and py.process_arch == "x86_64" and py.conda.subdir == "osx-64"
+    assert done.snapshot.host.macos_version == "13.5.2" and py.version == "3.11.5"
+    assert "python-arch" not in done.snapshot.unknown and "macos" not in done.snapshot.unknown
+    assert "packages" not in done.snapshot.unknown  # its `conda list` is the whole environment
+    assert done.snapshot.package("keras").version == "2.13.1"
+    assert diagnose(done.snapshot).diagnosis().code == codes.ARCH_CONDA_OSX_64
+    taken = {f.name: f for f in done.taken}
+    assert taken["python_arch"].value == "x86_64" and taken["python_arch"].line > 0
+    assert taken["macos_version"].how == "read"
+    assert before.python is None and "python-arch" in before.unknown  # the input is not changed
+
+
+def test_what_the_snapshot_knows_outranks_what_the_text_says():
+    s = _m2_only()
+    s.python = PythonFacts(version="3.11.5", implementation="CPython", executable="/opt/py/bin/python3",
+                           process_arch="arm64", translated=False)
+    s.unknown = [name for name in s.unknown if name != "python-arch"]
+    done = complete(s, CONDA_INFO)
+    assert done.snapshot.python.process_arch == "arm64" and done.snapshot.python.translated is False
+    assert done.snapshot.python.executable == "/opt/py/bin/python3"
+    assert "python_arch" not in {f.name for f in done.taken}
+    assert done.snapshot.host.chip == "Apple M2"
+
+
+def test_a_whole_snapshot_takes_nothing():
+    whole = snap(apple_silicon())
+    assert whole.unknown == []
+    done = complete(whole, CONDA_INFO)
+    assert done.snapshot is whole and done.taken == []
+
+
+def test_a_linux_snapshot_takes_no_mac_facts():
+    s = Snapshot(target=TargetOutcome(python="python3", ok=True), host=HostFacts(system="Linux"))
+    s.unknown = ["packages", "python-arch", "python-binary", "plugins"]
+    done = complete(s, CONDA_INFO)
+    assert done.snapshot.host.macos_version is None and done.snapshot.host.chip is None
+    assert done.snapshot.host.hw_arm64 is None
+
+
+def test_named_distributions_join_an_incomplete_list_and_a_whole_listing_completes_it():
+    s = _m2_only()
+    s.packages = [PackageFacts("tensorflow", "2.13.0")]
+    listing = ("```\nPackage          Version\n---------------- -------\ntensorflow       2.15.0\n"
+               "tensorflow-metal 1.1.0\n```\n")
+    done = complete(s, listing)
+    assert done.snapshot.package("tensorflow").version == "2.13.0"  # known: kept
+    assert done.snapshot.package("tensorflow-metal").version == "1.1.0"
+    assert "packages" not in done.snapshot.unknown
+
+
+def test_a_strangers_paths_are_redacted_where_they_are_taken():
+    done = complete(_m2_only(), CONDA_INFO)
+    assert "/Users/lee" not in json.dumps(done.snapshot.to_dict())
+    assert all("/Users/lee" not in f.value for f in done.taken)
+    assert done.snapshot.python.prefix == "/Users/<user>/anaconda3"
+
+
+def test_odd_bytes_and_an_empty_text_take_nothing():
+    assert complete(_m2_only(), "").taken == []
+    done = complete(_m2_only(), "\x00\x1b[31m\udcff" * 1000)
+    assert done.taken == [] and done.snapshot.python is None
+
+
+def test_diagnose_with_a_pasted_text_shows_and_uses_what_it_took(tmp_path):
+    path = tmp_path / "partial.json"
+    path.write_text(json.dumps(_m2_only().to_dict()))
+    log = tmp_path / "report.md"
+    log.write_text(CONDA_INFO)
+    run = run_tfdoctor("diagnose", str(path), "--log", str(log), "--json")
+    doc = json.loads(run.stdout)
+    assert doc["diagnosis"]["code"] == codes.ARCH_CONDA_OSX_64
+    arch = next(f for f in doc["from_text"] if f["name"] == "python_arch")
+    assert arch["value"] == "x86_64" and arch["line"] > 0
+    assert doc["snapshot"]["python"]["process_arch"] == "x86_64"
+    stdin = run_tfdoctor("diagnose", str(path), "--log", "-", stdin=CONDA_INFO)
+    assert "from the pasted text" in stdin.stdout and "python_arch=x86_64" in stdin.stdout
+    assert "arch.conda-osx-64" in stdin.stdout
