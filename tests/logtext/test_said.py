@@ -17,6 +17,9 @@ SAID = {
         "You can't pip install tensorflow natively on an M1 Mac, since there are no pre-built wheels for macosx_arm64",
         "TensorFlow 2.17 did not publish macOS x86_64 binaries to PyPI",
         "pip3 install tf-text results in no matching distribution",
+        "tensorflow 1.14 cannot be installed with pip, since there are no available built packages",
+        "TensorFlow 1.15 has no prebuilt wheels for Python 3.8",
+        "there aren't any compiled wheels of tensorflow-io for this Python",
     ],
     "log.macos-too-old": ["tensorflow-metal requires macOS 12.0 or later",
                           "the metal plugin released above only works right now in macOS 12.0+",
@@ -39,6 +42,11 @@ SAID = {
         "on Apple silicon TensorFlow is `tensorflow-macos`, which the package's requirement does not recognise",
         "the package does not recognize tensorflow-macos as TensorFlow on my M1",
         "its tensorflow>=2.4 requirement is not satisfied by tensorflow-macos on the Mac",
+        "Install on macOS fails because in requirements there's only `tensorflow` specified.",
+        "on my M1 the requirements.txt just lists tensorflow",
+        "TensorFlow on the M1 is called tensorflow-**macos**, which is in conflict with the requirements "
+        "in `setup.cfg` (tensorflow).",
+        "the setup.py dependency on tensorflow conflicts with tensorflow-macos on my Mac",
     ],
     "log.plugin-registered-twice": [
         "I get the error about the METAL plugin having been already registered",
@@ -78,6 +86,12 @@ NOT_SAID = [
     "Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been "
     "registered",  # TensorFlow's CUDA build at every start: no Metal, and harmless
     "I already registered for the Apple developer program to get tensorflow-metal",
+    "requirements.txt only lists tensorflow-macos on my Mac",  # the Mac's own name: nothing wrong
+    "its requirements only pin numpy; tensorflow installs fine on my Mac",
+    "the requirements only list tensorflow and it installs on my Linux box",  # no Mac near
+    "tensorflow-macos conflicts with numpy 2 on my Mac",  # a conflict, not over the name
+    "I have no binary packages of tensorflow installed yet",  # what is installed, not what exists
+    "there are no built-in packages for tensorflow in this image",
 ]
 
 

@@ -26,6 +26,9 @@ _WHEEL = r"(?:wheels?|whls?|builds?|binar(?:y|ies)|distributions?|packages?)"
 _APPLE_OR_MAC = (r"(?:arm(?:64)?|aarch64|macosx_\w{0,20}arm64|apple[ -]?silicon|m[1-4](?:[ /-](?:pro|max|ultra|m[1-4]))*|osx-arm64|"
                  r"mac ?os[ /-]?(?:arm64|x86_64|x86|intel)|intel macs?|x86_64 mac(?:os)?|macs?|mac ?os)")
 
+_REQUIREMENT = (r"(?:requirements?(?:\.txt)?|setup\.(?:py|cfg)|pyproject\.toml|install_requires|"
+                r"dependenc(?:y|ies)|deps)")
+"""Where a package declares what it needs."""
 _NOT = r"(?:\bno|n't|\bnot(?!\s(?:sure|certain|clear))|\bnever)"
 """A negation that says something is missing ("not sure which wheel" says nothing of the kind)."""
 _MARK = r"[`'\"*]*"
@@ -80,7 +83,11 @@ SIGNATURES: tuple[Signature, ...] = (
           rf"(?:[\w-]+\s)?{_APPLE_OR_MAC}\b|"
           rf"{_NOT}\s(?:[\w-]+\s){{0,3}}?{_APPLE_OR_MAC}[ -]?(?:[\w-]+\s)?{_WHEEL}\b|"
           rf"\b{_APPLE_OR_MAC}\b[^.\n]{{0,40}}?\b{_WHEEL}\s(?:are|is)\s(?:not|n't)\s(?:published|provided|built|available)|"
-          r"\bno matching distribution\b(?! found for)",
+          r"\bno matching distribution\b(?! found for)|"
+          # no wheel of any kind said without the platform: "there are no available built packages"
+          r"\b(?:there(?:'s|\sis|\sare|\swere|\swas)|provides?|published|publishes|ships?|offers?|has|had)"
+          r"(?:\s(?:no|not\sany)|n't\sany)\s(?:\w+\s){0,2}?(?:available|pre-?built|binary|compatible|compiled|built)\s"
+          rf"(?:\w+\s)?{_WHEEL}\b",
           "the dependency `tensorflow-text==2.15.0` which does not provide aarch64-wheels for neither manylinux nor macos",
           "https://github.com/google-ai-edge/mediapipe/issues/4088"),
     _said("macos-too-old", "log.macos-too-old", "import",
@@ -122,7 +129,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:\w+\s){0,2}?(?:recogni[sz]e[ds]?|accept(?:ed|s)?)\b|"
           r"\b(?:doesn't|does not|don't|do not|didn't|did not|won't|can't|cannot|fails? to)\s(?:\w+\s){0,2}?"
           rf"(?:recogni[sz]e|accept)\s{_MARK}tensorflow[-_]macos\b|"
-          rf"\bnot\s(?:\w+\s){{0,2}}?satisfied\sby\s{_MARK}tensorflow[-_]macos\b",
+          rf"\bnot\s(?:\w+\s){{0,2}}?satisfied\sby\s{_MARK}tensorflow[-_]macos\b|"
+          # a requirement that names only `tensorflow` ("in requirements there's only `tensorflow`")
+          rf"\b{_REQUIREMENT}\b{_SENTENCE}{{0,40}}?\b(?:only|just)\s(?:[a-z]+\s)?{_MARK}"
+          rf"tensorflow\b(?![-_.]\w)|"
+          # ... in conflict with it, the Mac's name said in the same sentence, either order
+          rf"\btensorflow[-_]{_MARK}macos\b{_SENTENCE}{{0,80}}?\bconflict\w*\b{_SENTENCE}{{0,60}}?"
+          rf"\b{_REQUIREMENT}\b{_SENTENCE}{{0,60}}?\btensorflow\b(?![-_.]\w)|"
+          rf"\b{_REQUIREMENT}\b{_SENTENCE}{{0,60}}?\btensorflow\b(?![-_.]\w){_SENTENCE}{{0,60}}?"
+          rf"\bconflict\w*\b{_SENTENCE}{{0,60}}?\btensorflow[-_]{_MARK}macos\b",
           "To install on an Apple Silicon machine, you will need [tensorflow-macos]"
           "(https://developer.apple.com/metal/tensorflow-plugin/) instead of tensorflow.",
           "https://github.com/logictensornetworks/logictensornetworks/issues/32", applies=_about_apple_silicon),
