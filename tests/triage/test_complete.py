@@ -84,6 +84,20 @@ def test_named_distributions_join_an_incomplete_list_and_a_whole_listing_complet
     assert "packages" not in done.snapshot.unknown
 
 
+def test_the_tensorflow_a_snapshot_names_is_not_doubled_by_the_texts_name_for_it():
+    """A report's "TensorFlow 2.9.0" (no distribution: triage calls it `tensorflow`) or its
+    `tensorflow` beside a snapshot's tensorflow-macos is the same TensorFlow, not two installed."""
+    for text in ("TensorFlow 2.9.0 on macOS 12.4", "pip install tensorflow==2.16.1 worked before; now tensorflow 2.16.1"):
+        for known in ("tensorflow-macos", "tf-nightly"):
+            s = _m2_only()
+            s.packages = [PackageFacts(known, "2.9.0")]
+            done = complete(s, text)
+            assert [p.key for p in done.snapshot.packages] == [known], (text, known)
+    s = _m2_only()
+    s.packages = [PackageFacts("numpy", "1.26.4")]  # no TensorFlow known: the text's is taken
+    assert complete(s, "TensorFlow 2.9.0 on macOS 12.4").snapshot.package("tensorflow").version == "2.9.0"
+
+
 def test_a_strangers_paths_are_redacted_where_they_are_taken():
     done = complete(_m2_only(), CONDA_INFO)
     assert "/Users/lee" not in json.dumps(done.snapshot.to_dict())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from tfdoctor.facts.snapshot import PythonFacts, Snapshot
+from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PythonFacts, Snapshot, canonicalize_name
 from tfdoctor.gather.snapshot_files import redact_snapshot
 from tfdoctor.report.diagnosis import TextFact
 from tfdoctor.sanitize.redact import Identity, redact
@@ -31,6 +31,7 @@ _PYTHON = (("version", "python_version"), ("executable", "python_path"), ("prefi
 
 
 _WHO = Identity.current()
+_TENSORFLOWS = frozenset(canonicalize_name(name) for name in TENSORFLOW_DISTRIBUTIONS)
 
 
 @dataclass
@@ -106,11 +107,16 @@ def _python(out: Snapshot, said: Snapshot, facts: ReportFacts) -> list[TextFact]
 
 
 def _packages(out: Snapshot, said: Snapshot, facts: ReportFacts) -> list[TextFact]:
-    """Distributions the text names that the snapshot does not, where its list is not complete."""
+    """Distributions the text names that the snapshot does not, where its list is not complete.
+    A TensorFlow the snapshot names is the TensorFlow: the text's other name for it (a version
+    said without its distribution, which triage calls `tensorflow`) is not a second one."""
     if "packages" not in out.unknown:
         return []
+    has_tensorflow = any(p.key in _TENSORFLOWS for p in out.packages)
     taken = []
     for package in said.packages:
+        if has_tensorflow and package.key in _TENSORFLOWS:
+            continue
         if out.package(package.name) is None:
             out.packages.append(copy.deepcopy(package))
             taken += _taken(facts, PACKAGE + package.key, package.version or "")
