@@ -158,6 +158,19 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:cpu|processor|binary)\sarchitectures?\s(?:mismatch|problem|issue|error|conflict)s?\b",
           "the tensorflow still can't be imported for the architecture reason",
           "https://github.com/apple/tensorflow_macos/issues/44", needle="architecture"),
+    # the crash told in words ("import tensorflow throws an illegal instruction error"); a shell's
+    # own line ("Illegal instruction: 4") is the printed signature's
+    _said("illegal-instruction", "log.illegal-instruction", "import",
+          "the process died on an illegal instruction",
+          r"\b(?:gets?|got|getting|gives?|gave|giving|throws?|threw|throwing|raises?|raised|raising|"
+          r"(?:crash(?:es|ed|ing)?|die[sd]?|dying|fail(?:s|ed|ing)?|end(?:s|ed|ing)?|abort(?:s|ed|ing)?|"
+          r"exit(?:s|ed|ing)?)\swith|shows?|showed|showing)"
+          r"\s(?:an?\s|the\s)?[`'\"*]*illegal\s(?:hardware\s)?instruction\b|"
+          r"\billegal\s(?:hardware\s)?instruction[`'\"*]*\s(?:errors?|crash(?:es)?|exceptions?|signals?)\b",
+          "I was using tensorflow 2 without any issue until a few days ago. I installed it using pip in a "
+          "new virtualenv environment and now it throws illegal instruction error.",
+          "https://github.com/tensorflow/tensorflow/issues/45744",
+          needle="llegal"),
     # TensorFlow's x86 wheels are built with AVX since 1.6: a CPU said to lack it (AVX2 and AVX-512
     # are other extensions; "supports AVX" is the opposite)
     _said("no-avx", "log.avx-missing", "import", "the CPU has no AVX, which TensorFlow's x86 builds need",
