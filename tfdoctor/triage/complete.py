@@ -3,7 +3,8 @@ TEXT`): a snapshot built from a report or by hand leaves facts unknown, and the 
 it often says them ("R.version$arch returned x86_64", a `Successfully installed` line, a platform
 string). Each fact the snapshot does not know is taken from the text, read as `triage` reads a
 report; a fact the snapshot knows is never replaced, since what the snapshot records outranks
-what a text says. What was taken is listed, with its line, so the report shows where it came from.
+what a text says, and a list the snapshot calls incomplete stays so (a text adds what it shows
+present, never what it shows absent). What was taken is listed, with its line, so the report shows where it came from.
 """
 
 from __future__ import annotations
@@ -108,8 +109,10 @@ def _python(out: Snapshot, said: Snapshot, facts: ReportFacts) -> list[TextFact]
 
 def _packages(out: Snapshot, said: Snapshot, facts: ReportFacts) -> list[TextFact]:
     """Distributions the text names that the snapshot does not, where its list is not complete.
-    A TensorFlow the snapshot names is the TensorFlow: the text's other name for it (a version
-    said without its distribution, which triage calls `tensorflow`) is not a second one."""
+    The list stays incomplete: a listing in the text may be another environment's (`pip list` of
+    base, the error from a venv), and what is absent from it proves nothing the snapshot's author
+    did not claim. A TensorFlow the snapshot names is the TensorFlow: the text's other name for it
+    (a version said without its distribution, which triage calls `tensorflow`) is not a second one."""
     if "packages" not in out.unknown:
         return []
     has_tensorflow = any(p.key in _TENSORFLOWS for p in out.packages)
@@ -120,8 +123,6 @@ def _packages(out: Snapshot, said: Snapshot, facts: ReportFacts) -> list[TextFac
         if out.package(package.name) is None:
             out.packages.append(copy.deepcopy(package))
             taken += _taken(facts, PACKAGE + package.key, package.version or "")
-    if "packages" not in said.unknown:  # the text pasted a whole listing
-        out.unknown = [name for name in out.unknown if name != "packages"]
     return taken
 
 
