@@ -87,7 +87,8 @@ def test_named_distributions_join_an_incomplete_list_which_stays_incomplete():
 def test_the_tensorflow_a_snapshot_names_is_not_doubled_by_the_texts_name_for_it():
     """A report's "TensorFlow 2.9.0" (no distribution: triage calls it `tensorflow`) or its
     `tensorflow` beside a snapshot's tensorflow-macos is the same TensorFlow, not two installed."""
-    for text in ("TensorFlow 2.9.0 on macOS 12.4", "pip install tensorflow==2.16.1 worked before; now tensorflow 2.16.1"):
+    for text in ("TensorFlow 2.9.0 on macOS 12.4",
+                 "pip install tensorflow==2.16.1 worked before; now tensorflow 2.16.1"):
         for known in ("tensorflow-macos", "tf-nightly"):
             s = _m2_only()
             s.packages = [PackageFacts(known, "2.9.0")]

@@ -83,10 +83,12 @@ def standard_input(limit: int = DEFAULT_LIMIT) -> BinaryIO:
     return stream
 
 
-def read_log_stream(stream: BinaryIO, source: str = "-", limit: int = DEFAULT_LIMIT, head: bytes = b"") -> Reading:
+def read_log_stream(stream: BinaryIO, source: str = "-", limit: int = DEFAULT_LIMIT,
+                    head: bytes = b"") -> Reading:
     """A stream that is not a file (a pipe), read as read_log reads one; `head` is its start,
     already read by the caller (`diagnose --log -` reads the facts a report states from it)."""
-    return _reading(LogRead(source), _stream_chunks(_Replay(head, stream) if head else stream, max(int(limit), 2)))
+    whole = _Replay(head, stream) if head else stream
+    return _reading(LogRead(source), _stream_chunks(whole, max(int(limit), 2)))
 
 
 class _Replay:

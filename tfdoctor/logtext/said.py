@@ -86,7 +86,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\bno matching distribution\b(?! found for)|"
           # no wheel of any kind said without the platform: "there are no available built packages"
           r"\b(?:there(?:'s|\sis|\sare|\swere|\swas)|provides?|published|publishes|ships?|offers?|has|had)"
-          r"(?:\s(?:no|not\sany)|n't\sany)\s(?:\w+\s){0,2}?(?:available|pre-?built|binary|compatible|compiled|built)\s"
+          r"(?:\s(?:no|not\sany)|n't\sany)\s(?:\w+\s){0,2}?"
+          r"(?:available|pre-?built|binary|compatible|compiled|built)\s"
           rf"(?:\w+\s)?{_WHEEL}\b",
           "the dependency `tensorflow-text==2.15.0` which does not provide aarch64-wheels for neither manylinux nor macos",
           "https://github.com/google-ai-edge/mediapipe/issues/4088"),

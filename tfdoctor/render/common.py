@@ -51,7 +51,8 @@ SHOWN_TEXT_FACTS = 8
 def text_facts(report: Report) -> str:
     """The facts a partial snapshot took from its pasted text, with their lines (raw: a view
     escapes them as it must)."""
-    shown = ", ".join(f"{f.name}={f.value} ({f.how}, line {f.line})" for f in report.from_text[:SHOWN_TEXT_FACTS])
+    shown = ", ".join(f"{f.name}={f.value} ({f.how}, line {f.line})"
+                      for f in report.from_text[:SHOWN_TEXT_FACTS])
     more = len(report.from_text) - SHOWN_TEXT_FACTS
     return shown + (f" and {more} more" if more > 0 else "")
 

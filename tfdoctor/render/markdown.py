@@ -141,7 +141,8 @@ def render_markdown(report: Report, fail_on: Severity, identity: Identity | None
                          f"{'the diagnosis above' if said else text(area.headline)} |")
         lines.append("")
     if report.from_text:
-        lines += [f"**From the pasted text** (the snapshot did not know them): {text(text_facts(report))}", ""]
+        lines += ["**From the pasted text** (the snapshot did not know them): "
+                  f"{text(text_facts(report))}", ""]
     for gap in report.unjudged:
         lines += [f"**Not judged:** {text(gap.what)} is not known ({', '.join(code(r) for r in gap.rules)}); "
                   "this would tell:", "", *code_block([plain(gap.command)], "sh"), ""]

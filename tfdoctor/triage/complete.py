@@ -4,13 +4,14 @@ it often says them ("R.version$arch returned x86_64", a `Successfully installed`
 string). Each fact the snapshot does not know is taken from the text, read as `triage` reads a
 report; a fact the snapshot knows is never replaced, since what the snapshot records outranks
 what a text says, and a list the snapshot calls incomplete stays so (a text adds what it shows
-present, never what it shows absent). What was taken is listed, with its line, so the report shows where it came from.
+present, never what it shows absent). What was taken is listed, with its line, so the report
+shows where it came from; a stranger's paths and names in it are redacted, as triage shows them.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PythonFacts, Snapshot, canonicalize_name
 from tfdoctor.gather.snapshot_files import redact_snapshot
@@ -30,8 +31,6 @@ _PYTHON = (("version", "python_version"), ("executable", "python_path"), ("prefi
            ("host_program", "python_host"))
 """PythonFacts field -> the report fact it is read from (the architecture goes with `translated`)."""
 
-
-_WHO = Identity.current()
 _TENSORFLOWS = frozenset(canonicalize_name(name) for name in TENSORFLOW_DISTRIBUTIONS)
 
 
@@ -51,11 +50,12 @@ def complete(snapshot: Snapshot, text: str) -> Completed:
     facts = read_report(text)
     if facts.collected is not None:  # a pasted tfdoctor snapshot is another environment whole
         return Completed(snapshot, [])
-    said = redact_snapshot(to_snapshot(facts), _WHO)  # a stranger's paths and names, as triage shows them
+    who = Identity.current()
+    said = redact_snapshot(to_snapshot(facts), who)
     out = copy.deepcopy(snapshot)
     taken = _host(out, said, facts) + _python(out, said, facts) + _packages(out, said, facts)
     out.unknown = [name for name in out.unknown if not _settled(out, name)]
-    return Completed(out, taken)
+    return Completed(out, [replace(fact, value=redact(fact.value, who)) for fact in taken])
 
 
 def _partial(snapshot: Snapshot) -> bool:
@@ -65,7 +65,7 @@ def _partial(snapshot: Snapshot) -> bool:
 
 def _taken(facts: ReportFacts, name: str, value: object) -> list[TextFact]:
     fact = next((f for f in sorted(facts.facts, key=Fact.rank) if f.name == name and not f.quoted), None)
-    shown = "true" if value is True else "false" if value is False else redact(str(value), _WHO)
+    shown = "true" if value is True else "false" if value is False else str(value)
     return [TextFact(name, shown, fact.line if fact else 0, fact.how if fact else "inferred")]
 
 
