@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tfdoctor import codes
 from tfdoctor.engine.diagnose import diagnose
-from tfdoctor.facts.snapshot import HostFacts, PackageFacts, PythonFacts, Snapshot, TargetOutcome
+from tfdoctor.facts.snapshot import HostFacts, PythonFacts, Snapshot, TargetOutcome
 from tfdoctor.facts.unknown import KNOWABLE
 from tfdoctor.triage.complete import complete
 
@@ -18,7 +18,7 @@ from tests.snapshots import apple_silicon, snap
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "triage"
 CONDA_INFO = (DATA / "conda_info_osx64_on_m2.md").read_text()
-"""A report of an M2 whose `conda info` says platform osx-64 (an Intel Anaconda)."""
+"""A report of an M2 whose `conda info` says platform osx-64 (an Intel Anaconda) and macOS 13.5.2."""
 
 
 def _m2_only() -> Snapshot:
@@ -29,21 +29,32 @@ def _m2_only() -> Snapshot:
     return s
 
 
-def test_a_partial_snapshot_takes_the_facts_it_lacks_and_is_then_diagnosed_by_them():
+def test_a_partial_snapshot_takes_the_facts_it_declares_unknown_and_is_diagnosed_by_them():
     before = _m2_only()
     assert diagnose(before).diagnosis() is None  # the Mac alone tells nothing
     done = complete(before, CONDA_INFO)
     py = done.snapshot.python
-    assert py is not None and py.process_arch == "x86_64" and py.conda.subdir == "osx-64"
-    assert done.snapshot.host.macos_version == "13.5.2" and py.version == "3.11.5"
+    assert py is not None and py.process_arch == "x86_64" and py.translated is True
+    assert done.snapshot.host.macos_version == "13.5.2"
     assert "python-arch" not in done.snapshot.unknown and "macos" not in done.snapshot.unknown
-    assert "packages" in done.snapshot.unknown  # a text adds what is present, never what is absent
-    assert done.snapshot.package("keras").version == "2.13.1"
-    assert diagnose(done.snapshot).diagnosis().code == codes.ARCH_CONDA_OSX_64
+    assert diagnose(done.snapshot).diagnosis().code == codes.ARCH_ROSETTA
     taken = {f.name: f for f in done.taken}
     assert taken["python_arch"].value == "x86_64" and taken["python_arch"].line > 0
     assert taken["macos_version"].how == "read"
     assert before.python is None and "python-arch" in before.unknown  # the input is not changed
+
+
+def test_only_what_the_snapshot_declares_unknown_is_taken():
+    """The package list stays the snapshot's (a listing in a text may be another environment's),
+    and so does every field it does not declare unknown."""
+    done = complete(_m2_only(), CONDA_INFO)
+    assert done.snapshot.packages == [] and "packages" in done.snapshot.unknown
+    assert done.snapshot.python.version == "" and done.snapshot.python.conda is None
+    assert {f.name for f in done.taken} <= {"python_arch", "translated", "macos_version",
+                                             "macos_version_reported"}
+    listing = ("```\nPackage          Version\n---------------- -------\ntensorflow       2.15.0\n"
+               "tensorflow-metal 1.1.0\n```\n")
+    assert complete(_m2_only(), listing).taken == []
 
 
 def test_what_the_snapshot_knows_outranks_what_the_text_says():
@@ -73,37 +84,16 @@ def test_a_linux_snapshot_takes_no_mac_facts():
     assert done.snapshot.host.hw_arm64 is None
 
 
-def test_named_distributions_join_an_incomplete_list_which_stays_incomplete():
-    s = _m2_only()
-    s.packages = [PackageFacts("tensorflow", "2.13.0")]
-    listing = ("```\nPackage          Version\n---------------- -------\ntensorflow       2.15.0\n"
-               "tensorflow-metal 1.1.0\n```\n")
-    done = complete(s, listing)
-    assert done.snapshot.package("tensorflow").version == "2.13.0"  # known: kept
-    assert done.snapshot.package("tensorflow-metal").version == "1.1.0"
-    assert "packages" in done.snapshot.unknown  # the listing may be another environment's
-
-
-def test_the_tensorflow_a_snapshot_names_is_not_doubled_by_the_texts_name_for_it():
-    """A report's "TensorFlow 2.9.0" (no distribution: triage calls it `tensorflow`) or its
-    `tensorflow` beside a snapshot's tensorflow-macos is the same TensorFlow, not two installed."""
-    for text in ("TensorFlow 2.9.0 on macOS 12.4",
-                 "pip install tensorflow==2.16.1 worked before; now tensorflow 2.16.1"):
-        for known in ("tensorflow-macos", "tf-nightly"):
-            s = _m2_only()
-            s.packages = [PackageFacts(known, "2.9.0")]
-            done = complete(s, text)
-            assert [p.key for p in done.snapshot.packages] == [known], (text, known)
-    s = _m2_only()
-    s.packages = [PackageFacts("numpy", "1.26.4")]  # no TensorFlow known: the text's is taken
-    assert complete(s, "TensorFlow 2.9.0 on macOS 12.4").snapshot.package("tensorflow").version == "2.9.0"
-
-
 def test_a_strangers_paths_are_redacted_where_they_are_taken():
-    done = complete(_m2_only(), CONDA_INFO)
+    s = _m2_only()
+    s.unknown.append("chip")
+    s.host.chip = None
+    text = "I'm on /Users/lee/src with Apple M2 Max, `file $(which python3)`:\n" \
+           "/Users/lee/miniforge3/bin/python3: Mach-O 64-bit executable arm64\n"
+    done = complete(s, text)
+    assert done.snapshot.python.binary.archs == ["arm64"]
     assert "/Users/lee" not in json.dumps(done.snapshot.to_dict())
     assert all("/Users/lee" not in f.value for f in done.taken)
-    assert done.snapshot.python.prefix == "/Users/<user>/anaconda3"
 
 
 def test_odd_bytes_and_an_empty_text_take_nothing():
@@ -119,10 +109,10 @@ def test_diagnose_with_a_pasted_text_shows_and_uses_what_it_took(tmp_path):
     log.write_text(CONDA_INFO)
     run = run_tfdoctor("diagnose", str(path), "--log", str(log), "--json")
     doc = json.loads(run.stdout)
-    assert doc["diagnosis"]["code"] == codes.ARCH_CONDA_OSX_64
+    assert doc["diagnosis"]["code"] == codes.ARCH_ROSETTA
     arch = next(f for f in doc["from_text"] if f["name"] == "python_arch")
     assert arch["value"] == "x86_64" and arch["line"] > 0
     assert doc["snapshot"]["python"]["process_arch"] == "x86_64"
     stdin = run_tfdoctor("diagnose", str(path), "--log", "-", stdin=CONDA_INFO)
     assert "from the pasted text" in stdin.stdout and "python_arch=x86_64" in stdin.stdout
-    assert "arch.conda-osx-64" in stdin.stdout
+    assert "arch.rosetta" in stdin.stdout

@@ -151,7 +151,7 @@ def diagnose(
     debug: DebugOpt = False,
 ) -> None:
     """Run the checks offline on snapshots, with the same output and exit codes as `check`. With
-    --log, facts a snapshot leaves unknown are taken from the text, as `triage` reads it."""
+    --log, facts a snapshot declares unknown (architecture, macOS, chip) are taken from the text."""
     from tfdoctor.facts.snapshot import SnapshotError
     from tfdoctor.gather.snapshot_files import read_snapshot
 

@@ -136,7 +136,7 @@ class ReportDoc:
     """The code of the finding that explains the pasted error text (--log, `tfdoctor run`): when
     the text and this environment disagree it is not `diagnosis`, and scripts read the two apart."""
     from_text: list[TextFact] = field(default_factory=list)
-    """Facts the snapshot left unknown that the pasted text stated (`diagnose --log`); the
+    """Facts the snapshot declared unknown that the pasted text settled (`diagnose --log`); the
     snapshot above holds them too."""
 
 

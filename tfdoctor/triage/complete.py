@@ -1,11 +1,12 @@
 """A partial snapshot completed by what its pasted text states (`tfdoctor diagnose SNAPSHOT --log
-TEXT`): a snapshot built from a report or by hand leaves facts unknown, and the text pasted with
-it often says them ("R.version$arch returned x86_64", a `Successfully installed` line, a platform
-string). Each fact the snapshot does not know is taken from the text, read as `triage` reads a
-report; a fact the snapshot knows is never replaced, since what the snapshot records outranks
-what a text says, and a list the snapshot calls incomplete stays so (a text adds what it shows
-present, never what it shows absent). What was taken is listed, with its line, so the report
-shows where it came from; a stranger's paths and names in it are redacted, as triage shows them.
+TEXT`): a snapshot built from a report or by hand declares facts unknown (`Snapshot.unknown`: the
+Python's architecture, its binary, the macOS, the chip), and the text pasted with it often
+settles them ("R.version$arch returned x86_64", a `Successfully installed` line, a platform
+string). Each of those the text settles, read as `triage` reads a report, is taken; a fact the
+snapshot knows is never replaced, since what the snapshot records outranks what a text says, and
+what it does not declare unknown is its author's choice. What was taken is listed, with its
+line, so the report shows where it came from; a stranger's paths and names are redacted, as
+triage shows them.
 """
 
 from __future__ import annotations
@@ -13,25 +14,24 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, replace
 
-from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PythonFacts, Snapshot, canonicalize_name
+from tfdoctor.facts.snapshot import PythonFacts, Snapshot
 from tfdoctor.gather.snapshot_files import redact_snapshot
 from tfdoctor.report.diagnosis import TextFact
 from tfdoctor.sanitize.redact import Identity, redact
-from tfdoctor.triage.evidence import PACKAGE, Fact
+from tfdoctor.triage.evidence import Fact
 from tfdoctor.triage.facts import ReportFacts, read_report
 from tfdoctor.triage.snapshot import to_snapshot
 
-_HOST = (("system", "os"), ("macos_version", "macos_version"),
-         ("macos_version_reported", "macos_version_reported"), ("chip", "chip"),
-         ("hw_arm64", "hw_arm64"), ("cpu_brand", "cpu_brand"), ("container", "container"))
-"""HostFacts field -> the report fact it is read from."""
-_MAC_ONLY = frozenset({"macos_version", "macos_version_reported", "chip", "hw_arm64"})
-"""Host fields that mean something only when the snapshot's system is macOS (or not known)."""
-_PYTHON = (("version", "python_version"), ("executable", "python_path"), ("prefix", "python_prefix"),
-           ("host_program", "python_host"))
-"""PythonFacts field -> the report fact it is read from (the architecture goes with `translated`)."""
-
-_TENSORFLOWS = frozenset(canonicalize_name(name) for name in TENSORFLOW_DISTRIBUTIONS)
+_TAKEN_FOR = {
+    "python-arch": ("python_arch", "translated"),
+    "python-binary": ("python_binary_archs",),
+    "macos": ("macos_version", "macos_version_reported"),
+    "chip": ("chip", "hw_arm64"),
+}
+"""Each KNOWABLE fact a text can settle -> the report facts that settle it. The complete package
+list and the plugins folder are not among them: a listing in a text may be another environment's
+(`pip list` of base, the error from a venv), and an absence proves nothing the snapshot did not
+claim; no text lists tensorflow-plugins/."""
 
 
 @dataclass
@@ -42,10 +42,11 @@ class Completed:
 
 
 def complete(snapshot: Snapshot, text: str) -> Completed:
-    """`snapshot` with each fact it leaves unknown taken from `text` where the text states it
-    (the snapshot given is not changed). A snapshot that knows everything (what `collect`
-    gathers) is returned as it is."""
-    if not _partial(snapshot) or not text.strip():
+    """`snapshot` with each fact it declares unknown (`Snapshot.unknown`) taken from `text` where the
+    text settles it (the snapshot given is not changed). A snapshot that knows everything (what
+    `collect` gathers) is returned as it is."""
+    open_facts = [name for name in snapshot.unknown if name in _TAKEN_FOR]
+    if not open_facts or not text.strip():
         return Completed(snapshot, [])
     facts = read_report(text)
     if facts.collected is not None:  # a pasted tfdoctor snapshot is another environment whole
@@ -53,77 +54,50 @@ def complete(snapshot: Snapshot, text: str) -> Completed:
     who = Identity.current()
     said = redact_snapshot(to_snapshot(facts), who)
     out = copy.deepcopy(snapshot)
-    taken = _host(out, said, facts) + _python(out, said, facts) + _packages(out, said, facts)
-    out.unknown = [name for name in out.unknown if not _settled(out, name)]
+    taken: list[TextFact] = []
+    for name in open_facts:
+        if _take(out, said, name):
+            taken += [_taken(facts, fact) for fact in _TAKEN_FOR[name] if _has(facts, fact)]
+    out.unknown = [name for name in out.unknown if name not in open_facts or not _settled(out, name)]
     return Completed(out, [replace(fact, value=redact(fact.value, who)) for fact in taken])
 
 
-def _partial(snapshot: Snapshot) -> bool:
-    """Whether the snapshot leaves facts unknown: a report's or a hand-written one."""
-    return bool(snapshot.unknown) or snapshot.python is None or not snapshot.host.system
+def _take(out: Snapshot, said: Snapshot, knowable: str) -> bool:
+    """Copy what settles one KNOWABLE fact from the text's snapshot; whether it did."""
+    mac = out.host.system in ("", "Darwin")
+    if knowable == "python-arch" and said.python is not None and said.python.process_arch:
+        py = _python_of(out)
+        py.process_arch, py.translated = said.python.process_arch, said.python.translated
+        return True
+    if knowable == "python-binary" and said.python is not None and said.python.binary.archs:
+        _python_of(out).binary = copy.deepcopy(said.python.binary)
+        return True
+    if knowable == "macos" and mac and said.host.macos_version:
+        out.host.macos_version = said.host.macos_version
+        out.host.macos_version_reported = out.host.macos_version_reported or said.host.macos_version_reported
+        return True
+    if knowable == "chip" and mac and said.host.chip:
+        out.host.chip = said.host.chip
+        if out.host.hw_arm64 is None:
+            out.host.hw_arm64 = said.host.hw_arm64
+        out.host.system = out.host.system or said.host.system
+        return True
+    return False
 
 
-def _taken(facts: ReportFacts, name: str, value: object) -> list[TextFact]:
-    fact = next((f for f in sorted(facts.facts, key=Fact.rank) if f.name == name and not f.quoted), None)
-    shown = "true" if value is True else "false" if value is False else str(value)
-    return [TextFact(name, shown, fact.line if fact else 0, fact.how if fact else "inferred")]
-
-
-def _host(out: Snapshot, said: Snapshot, facts: ReportFacts) -> list[TextFact]:
-    taken: list[TextFact] = []
-    chip_known = bool(out.host.chip)  # a chip the snapshot names decides hw_arm64 already
-    for field_name, fact_name in _HOST:
-        if field_name in _MAC_ONLY and out.host.system not in ("", "Darwin"):
-            continue
-        if field_name == "hw_arm64" and chip_known:
-            continue
-        mine, theirs = getattr(out.host, field_name), getattr(said.host, field_name)
-        if mine in (None, "") and theirs not in (None, ""):
-            setattr(out.host, field_name, theirs)
-            taken += _taken(facts, fact_name, theirs)
-    return taken
-
-
-def _python(out: Snapshot, said: Snapshot, facts: ReportFacts) -> list[TextFact]:
-    if said.python is None:
-        return []
+def _python_of(out: Snapshot) -> PythonFacts:
     if out.python is None:
         out.python = PythonFacts(version="", implementation="", executable="")
-    mine, theirs, taken = out.python, said.python, []
-    for field_name, fact_name in _PYTHON:
-        if not getattr(mine, field_name) and getattr(theirs, field_name):
-            setattr(mine, field_name, getattr(theirs, field_name))
-            taken += _taken(facts, fact_name, getattr(theirs, field_name))
-    if not mine.process_arch and theirs.process_arch:
-        mine.process_arch, mine.translated = theirs.process_arch, theirs.translated
-        taken += _taken(facts, "python_arch", theirs.process_arch)
-    if not mine.binary.archs and theirs.binary.archs:
-        mine.binary = copy.deepcopy(theirs.binary)
-        taken += _taken(facts, "python_binary_archs", " ".join(theirs.binary.archs))
-    if mine.conda is None and theirs.conda is not None:
-        mine.conda = copy.deepcopy(theirs.conda)
-        if theirs.conda.subdir:
-            taken += _taken(facts, "conda_subdir", theirs.conda.subdir)
-    return taken
+    return out.python
 
 
-def _packages(out: Snapshot, said: Snapshot, facts: ReportFacts) -> list[TextFact]:
-    """Distributions the text names that the snapshot does not, where its list is not complete.
-    The list stays incomplete: a listing in the text may be another environment's (`pip list` of
-    base, the error from a venv), and what is absent from it proves nothing the snapshot's author
-    did not claim. A TensorFlow the snapshot names is the TensorFlow: the text's other name for it
-    (a version said without its distribution, which triage calls `tensorflow`) is not a second one."""
-    if "packages" not in out.unknown:
-        return []
-    has_tensorflow = any(p.key in _TENSORFLOWS for p in out.packages)
-    taken = []
-    for package in said.packages:
-        if has_tensorflow and package.key in _TENSORFLOWS:
-            continue
-        if out.package(package.name) is None:
-            out.packages.append(copy.deepcopy(package))
-            taken += _taken(facts, PACKAGE + package.key, package.version or "")
-    return taken
+def _has(facts: ReportFacts, name: str) -> bool:
+    return any(f.name == name and not f.quoted for f in facts.facts)
+
+
+def _taken(facts: ReportFacts, name: str) -> TextFact:
+    fact = min((f for f in facts.facts if f.name == name and not f.quoted), key=Fact.rank)
+    return TextFact(name, fact.value, fact.line, fact.how)
 
 
 def _settled(out: Snapshot, knowable: str) -> bool:
@@ -135,6 +109,4 @@ def _settled(out: Snapshot, knowable: str) -> bool:
         return bool(out.python and out.python.binary.archs)
     if knowable == "macos":
         return bool(out.host.macos_version) or system not in ("", "Darwin")
-    if knowable == "chip":
-        return bool(out.host.chip) or system not in ("", "Darwin")
-    return False  # packages: settled in _packages or not at all; plugins: no text lists them
+    return bool(out.host.chip) or system not in ("", "Darwin")  # chip
