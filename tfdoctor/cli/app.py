@@ -293,14 +293,14 @@ def attach_log(snapshot, path: Optional[str], redacted: bool = True, keep_log: b
 
 
 class Pasted(NamedTuple):
-    facts: "LogTextFacts"
+    log: "LogTextFacts"
     text: str
     """The text's first MAX_REPORT_BYTES, decoded, for the facts it states ("" if unreadable)."""
 
 
 def read_pasted(path: str, keep_log: bool) -> Pasted:
     """--log of `diagnose`: recognised as `check --log` reads it, and its text kept for the facts
-    a partial snapshot leaves unknown (tfdoctor.triage.complete). Standard input is read once."""
+    a partial snapshot declares unknown (tfdoctor.triage.complete). Standard input is read once."""
     from tfdoctor.logtext import keep
     from tfdoctor.logtext.reader import read_log_stream, standard_input
     from tfdoctor.triage.outcome import MAX_REPORT_BYTES
@@ -313,13 +313,13 @@ def read_pasted(path: str, keep_log: bool) -> Pasted:
             head = b""
         return Pasted(keep.from_reading(read_log_stream(stream, "-", head=head), keep_log=keep_log),
                       head.decode("utf-8", "replace"))
-    facts = keep.read(path, keep_log=keep_log)
+    log = keep.read(path, keep_log=keep_log)
     try:
         with open(path, "rb") as handle:
             head = handle.read(MAX_REPORT_BYTES)
     except (OSError, ValueError):  # unreadable: keep.read has said so as log.unreadable
         head = b""
-    return Pasted(facts, head.decode("utf-8", "replace"))
+    return Pasted(log, head.decode("utf-8", "replace"))
 
 
 def diagnose_snapshot(snapshot, chosen, debug: bool) -> Report:

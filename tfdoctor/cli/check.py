@@ -171,8 +171,8 @@ def diagnose(
 
             if pasted is None:
                 pasted = read_pasted(log, keep_log)
-            snapshot.log = pasted.facts
-            completed = complete(snapshot, pasted.text)  # what a partial snapshot leaves unknown
+            snapshot.log = pasted.log
+            completed = complete(snapshot, pasted.text)  # what a partial snapshot declares unknown
             snapshot, taken = completed.snapshot, completed.taken
         report = diagnose_snapshot(snapshot, chosen, debug)
         report.from_text = taken

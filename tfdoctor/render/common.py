@@ -44,17 +44,10 @@ def target_line(report: Report) -> str:
     return f"{snap.target.python}{chosen}: " + (", ".join(parts) if parts else "no facts gathered")
 
 
-SHOWN_TEXT_FACTS = 8
-"""Facts taken from a pasted text that a view lists (all of them are in --json)."""
-
-
 def text_facts(report: Report) -> str:
     """The facts a partial snapshot took from its pasted text, with their lines (raw: a view
     escapes them as it must)."""
-    shown = ", ".join(f"{f.name}={f.value} ({f.how}, line {f.line})"
-                      for f in report.from_text[:SHOWN_TEXT_FACTS])
-    more = len(report.from_text) - SHOWN_TEXT_FACTS
-    return shown + (f" and {more} more" if more > 0 else "")
+    return ", ".join(f"{f.name}={f.value} ({f.how}, line {f.line})" for f in report.from_text)
 
 
 def summary_line(report: Report) -> str:
