@@ -116,3 +116,18 @@ def test_diagnose_with_a_pasted_text_shows_and_uses_what_it_took(tmp_path):
     stdin = run_tfdoctor("diagnose", str(path), "--log", "-", stdin=CONDA_INFO)
     assert "from the pasted text" in stdin.stdout and "python_arch=x86_64" in stdin.stdout
     assert "arch.rosetta" in stdin.stdout
+
+
+def test_a_log_that_is_no_file_is_said_and_never_waited_for(tmp_path):
+    """A FIFO (or a terminal) as --log would block a read for the facts: the log's own reading says
+    it is no regular file, and the text is not opened (tests/hostile/test_fuzz.py found this kind
+    of hang for `check --log`)."""
+    import os
+
+    path = tmp_path / "partial.json"
+    path.write_text(json.dumps(_m2_only().to_dict()))
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    run = run_tfdoctor("diagnose", str(path), "--log", str(fifo), "--json", timeout=60)
+    doc = json.loads(run.stdout)
+    assert doc["diagnosis"]["code"] == "log.unreadable" and doc["from_text"] == []

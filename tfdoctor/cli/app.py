@@ -301,6 +301,9 @@ class Pasted(NamedTuple):
 def read_pasted(path: str, keep_log: bool) -> Pasted:
     """--log of `diagnose`: recognised as `check --log` reads it, and its text kept for the facts
     a partial snapshot declares unknown (tfdoctor.triage.complete). Standard input is read once."""
+    import os
+    import stat
+
     from tfdoctor.logtext import keep
     from tfdoctor.logtext.reader import read_log_stream, standard_input
     from tfdoctor.triage.outcome import MAX_REPORT_BYTES
@@ -314,11 +317,13 @@ def read_pasted(path: str, keep_log: bool) -> Pasted:
         return Pasted(keep.from_reading(read_log_stream(stream, "-", head=head), keep_log=keep_log),
                       head.decode("utf-8", "replace"))
     log = keep.read(path, keep_log=keep_log)
+    head = b""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(MAX_REPORT_BYTES)
+        if stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a terminal would block: keep.read said so
+            with open(path, "rb") as handle:
+                head = handle.read(MAX_REPORT_BYTES)
     except (OSError, ValueError):  # unreadable: keep.read has said so as log.unreadable
-        head = b""
+        pass
     return Pasted(log, head.decode("utf-8", "replace"))
 
 
