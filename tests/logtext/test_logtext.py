@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tfdoctor.logtext.catalog import CODES, SIGNATURES, recognise
-from tfdoctor.logtext.reader import Reading, read_log, read_log_bytes, read_log_stream
+from tfdoctor.logtext.reader import Reading, read_log, read_log_bytes
 from tfdoctor.logtext.training import companion_for
 
 LOGS = Path(__file__).parents[1] / "data" / "logs"
@@ -173,19 +173,6 @@ def test_standard_input_is_bounded_too(monkeypatch: pytest.MonkeyPatch) -> None:
     log = reading.read
     assert log.source == "-" and log.read_bytes == 1000 and log.cut_after == 1000
     assert "cut after 1000 bytes" in log.summary()
-
-
-def test_a_stream_whose_start_was_taken_is_read_as_if_whole() -> None:
-    """`diagnose --log -` reads the start of standard input for the facts a report states, then
-    gives it back: the log is read the same, cut at the same byte."""
-    error = b"NotFoundError: Op type not registered 'SentencepieceOp' in binary running on h.\n"
-    data = error + b"x" * 3000 + b"\n" + error
-    for taken in (10, len(error), 2000):
-        stream = io.BytesIO(data)
-        head = stream.read(taken)
-        reading = read_log_stream(stream, "-", limit=1000, head=head)
-        assert [m.fields["op"] for m in recognise(_text(reading))] == ["SentencepieceOp"]
-        assert reading.read.read_bytes == 1000 and reading.read.cut_after == 1000
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "cp1252", "utf-8-sig"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, List, NamedTuple, Optional
+from typing import Annotated, List, Optional
 
 import typer
 from rich.console import Console
@@ -17,9 +17,6 @@ from tfdoctor import __version__
 from tfdoctor.model import Severity
 from tfdoctor.render.common import safe_console
 from tfdoctor.report.diagnosis import EXIT_INTERNAL, EXIT_USAGE, Report
-
-if TYPE_CHECKING:
-    from tfdoctor.facts.pasted_log import LogTextFacts
 
 try:  # typer 0.2x runs a vendored click, whose exceptions are not click's own
     from typer.core import _click as click
@@ -290,41 +287,6 @@ def attach_log(snapshot, path: Optional[str], redacted: bool = True, keep_log: b
     from tfdoctor.logtext import keep
 
     snapshot.log = keep.read(path, redacted=redacted, keep_log=keep_log)
-
-
-class Pasted(NamedTuple):
-    log: "LogTextFacts"
-    text: str
-    """The text's first MAX_REPORT_BYTES, decoded, for the facts it states ("" if unreadable)."""
-
-
-def read_pasted(path: str, keep_log: bool) -> Pasted:
-    """--log of `diagnose`: recognised as `check --log` reads it, and its text kept for the facts
-    a partial snapshot declares unknown (tfdoctor.triage.complete). Standard input is read once."""
-    import os
-    import stat
-
-    from tfdoctor.logtext import keep
-    from tfdoctor.logtext.reader import read_log_stream, standard_input
-    from tfdoctor.triage.outcome import MAX_REPORT_BYTES
-
-    if path == "-":  # its start is read for the facts, and put back for the log's own reading
-        stream = standard_input()
-        try:
-            head = stream.read(MAX_REPORT_BYTES)
-        except OSError:
-            head = b""
-        return Pasted(keep.from_reading(read_log_stream(stream, "-", head=head), keep_log=keep_log),
-                      head.decode("utf-8", "replace"))
-    log = keep.read(path, keep_log=keep_log)
-    head = b""
-    try:
-        if stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a terminal would block: keep.read said so
-            with open(path, "rb") as handle:
-                head = handle.read(MAX_REPORT_BYTES)
-    except (OSError, ValueError):  # unreadable: keep.read has said so as log.unreadable
-        pass
-    return Pasted(log, head.decode("utf-8", "replace"))
 
 
 def diagnose_snapshot(snapshot, chosen, debug: bool) -> Report:

@@ -36,7 +36,6 @@ from tfdoctor.cli.app import (
     err,
     gather_facts,
     out,
-    read_pasted,
     select_rules,
     usage_error,
 )
@@ -150,8 +149,7 @@ def diagnose(
     keep_log: KeepLogOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Run the checks offline on snapshots, with the same output and exit codes as `check`. With
-    --log, facts a snapshot declares unknown (architecture, macOS, chip) are taken from the text."""
+    """Run the checks offline on snapshots, with the same output and exit codes as `check`."""
     from tfdoctor.facts.snapshot import SnapshotError
     from tfdoctor.gather.snapshot_files import read_snapshot
 
@@ -165,18 +163,13 @@ def diagnose(
             snapshot = read_snapshot(name)
         except SnapshotError as exc:
             raise usage_error(str(exc))
-        taken = []
         if log is not None:  # read once (it may be standard input), the same for every snapshot
-            from tfdoctor.triage.complete import complete
-
             if pasted is None:
-                pasted = read_pasted(log, keep_log)
-            snapshot.log = pasted.log
-            completed = complete(snapshot, pasted.text)  # what a partial snapshot declares unknown
-            snapshot, taken = completed.snapshot, completed.taken
-        report = diagnose_snapshot(snapshot, chosen, debug)
-        report.from_text = taken
-        reports.append((name, report))
+                from tfdoctor.logtext import keep
+
+                pasted = keep.read(log, keep_log=keep_log)
+            snapshot.log = pasted
+        reports.append((name, diagnose_snapshot(snapshot, chosen, debug)))
     fmt = OutputFormat.json if json_output else fmt
     if summary:
         from tfdoctor.render.summary import render_summary

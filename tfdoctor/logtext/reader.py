@@ -56,7 +56,10 @@ def read_log(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> Readin
     source = str(path)
     limit = max(int(limit), 2)
     if source == "-":
-        return read_log_stream(standard_input(limit), source, limit)
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text-only stdin (tests, embedding)
+            stream = io.BytesIO(sys.stdin.read(limit + 1).encode("utf-8", "replace"))
+        return _reading(LogRead(source), _stream_chunks(stream, limit))
     try:
         info = os.stat(source)
         if stat.S_ISDIR(info.st_mode):
@@ -73,32 +76,6 @@ def read_log(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT) -> Readin
     except ValueError:  # a path with a NUL byte
         return _failed(source, "is not a usable file name")
     return _reading(LogRead(source, size=info.st_size), _file_chunks(handle, info.st_size, limit))
-
-
-def standard_input(limit: int = DEFAULT_LIMIT) -> BinaryIO:
-    """Standard input as bytes (a text-only stdin, in tests or embedded, read up to `limit`)."""
-    stream = getattr(sys.stdin, "buffer", None)
-    if stream is None:
-        stream = io.BytesIO(sys.stdin.read(max(int(limit), 2) + 1).encode("utf-8", "replace"))
-    return stream
-
-
-def read_log_stream(stream: BinaryIO, source: str = "-", limit: int = DEFAULT_LIMIT,
-                    head: bytes = b"") -> Reading:
-    """A stream that is not a file (a pipe), read as read_log reads one; `head` is its start,
-    already read by the caller (`diagnose --log -` reads the facts a report states from it)."""
-    whole = _Replay(head, stream) if head else stream
-    return _reading(LogRead(source), _stream_chunks(whole, max(int(limit), 2)))
-
-
-class _Replay:
-    """A stream with the bytes already taken from it put back in front."""
-
-    def __init__(self, head: bytes, rest: BinaryIO) -> None:
-        self._head, self._rest = io.BytesIO(head), rest
-
-    def read(self, size: int = -1) -> bytes:
-        return self._head.read(size) or self._rest.read(size)
 
 
 def read_log_bytes(data: bytes, source: str = "<text>", limit: int = DEFAULT_LIMIT) -> Reading:

@@ -44,12 +44,6 @@ def target_line(report: Report) -> str:
     return f"{snap.target.python}{chosen}: " + (", ".join(parts) if parts else "no facts gathered")
 
 
-def text_facts(report: Report) -> str:
-    """The facts a partial snapshot took from its pasted text, with their lines (raw: a view
-    escapes them as it must)."""
-    return ", ".join(f"{f.name}={f.value} ({f.how}, line {f.line})" for f in report.from_text)
-
-
 def summary_line(report: Report) -> str:
     counts = report.counts()
     bits = [f"{counts[s.value]} {s.value}{'s' if counts[s.value] != 1 else ''}"

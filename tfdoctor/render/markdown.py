@@ -16,7 +16,7 @@ from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.gather.snapshot_files import COLLECT_SUMMARY
 from tfdoctor.facts.typed import clean_text, json_text
 from tfdoctor.model import Severity
-from tfdoctor.render.common import MARKS, in_words, summary_line, target_line, text_facts
+from tfdoctor.render.common import MARKS, in_words, summary_line, target_line
 from tfdoctor.render.notebooks import editor_line, kernel_line
 from tfdoctor.report.diagnosis import Report
 from tfdoctor.sanitize.redact import Identity, redact
@@ -140,9 +140,6 @@ def render_markdown(report: Report, fail_on: Severity, identity: Identity | None
             lines.append(f"| {MARKS[area.severity]} | {text(area.area)} | "
                          f"{'the diagnosis above' if said else text(area.headline)} |")
         lines.append("")
-    if report.from_text:
-        lines += ["**From the pasted text** (the snapshot did not know them): "
-                  f"{text(text_facts(report))}", ""]
     for gap in report.unjudged:
         lines += [f"**Not judged:** {text(gap.what)} is not known ({', '.join(code(r) for r in gap.rules)}); "
                   "this would tell:", "", *code_block([plain(gap.command)], "sh"), ""]

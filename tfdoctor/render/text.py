@@ -8,10 +8,10 @@ from rich.console import Console
 from tfdoctor import __version__
 from tfdoctor.facts.typed import json_text
 from tfdoctor.model import Finding, Severity
-from tfdoctor.render.common import MARKS, prose, say, summary_line, target_line, text_facts
+from tfdoctor.render.common import MARKS, prose, say, summary_line, target_line
 from tfdoctor.render.notebooks import render_notebooks
 from tfdoctor.report.diagnosis import Report
-from tfdoctor.sanitize.terminal import escape, neutralise
+from tfdoctor.sanitize.terminal import escape
 
 STYLES = {Severity.OK: "green", Severity.INFO: "cyan", Severity.WARNING: "yellow",
           Severity.ERROR: "red"}
@@ -19,9 +19,6 @@ STYLES = {Severity.OK: "green", Severity.INFO: "cyan", Severity.WARNING: "yellow
 
 def render_text(report: Report, console: Console, verbose: bool, fail_on: Severity) -> None:
     say(console, f"[bold]tfdoctor {__version__}[/] · {escape(target_line(report))}")
-    if report.from_text:
-        say(console, f"[dim]from the pasted text (the snapshot did not know them): "
-                     f"{escape(neutralise(text_facts(report)))}[/]")
     console.print()
     diagnosis = report.diagnosis()
     if diagnosis:

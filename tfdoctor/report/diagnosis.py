@@ -104,17 +104,6 @@ class Unjudged:
 
 
 @dataclass
-class TextFact:
-    """A fact the snapshot did not know, taken from the text pasted with it (`diagnose --log`)."""
-
-    name: str
-    value: str
-    line: int
-    """The text's line it was read from (1-based; 0 when it follows from other facts)."""
-    how: Literal["stated", "read", "inferred"]
-
-
-@dataclass
 class ReportDoc:
     """The document `tfdoctor check --json` prints (its JSON Schema is derived from this)."""
 
@@ -135,9 +124,6 @@ class ReportDoc:
     log_diagnosis: str | None = None
     """The code of the finding that explains the pasted error text (--log, `tfdoctor run`): when
     the text and this environment disagree it is not `diagnosis`, and scripts read the two apart."""
-    from_text: list[TextFact] = field(default_factory=list)
-    """Facts the snapshot declared unknown that the pasted text settled (`diagnose --log`); the
-    snapshot above holds them too."""
 
 
 def _finding_doc(f: Finding, explained_by: list[str] | None = None,
@@ -163,8 +149,6 @@ class Report:
     """The facts the rules were given (renderers read them instead of working them out again)."""
     unjudged: list[Unjudged] = field(default_factory=list)
     """What could not be judged: facts the snapshot does not know (see Snapshot.unknown)."""
-    from_text: list[TextFact] = field(default_factory=list)
-    """Facts the snapshot left unknown that were taken from its pasted text."""
 
     def problems(self) -> list[Finding]:
         return [f for f in self.findings if f.severity >= Severity.WARNING]
@@ -248,7 +232,6 @@ class Report:
             snapshot=self.snapshot,
             unjudged=list(self.unjudged),
             log_diagnosis=of_log.code if of_log else None,
-            from_text=list(self.from_text),
         )
 
     def to_dict(self, fail_on: Severity) -> dict[str, Any]:

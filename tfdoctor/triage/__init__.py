@@ -9,8 +9,6 @@ and its source, the contradictions between them and whether a whole package list
 these two: outcome.py (the snapshot diagnosed by the engine, the pasted text read as `--log`
 reads it), questions.py (what to ask: the commands that tell apart the diagnoses the open facts
 allow), inputs.py (a file, standard input, a folder, JSON Lines) and document.py (the JSON).
-complete.py lends the same reading to `diagnose SNAPSHOT --log TEXT`: a partial snapshot takes
-from its pasted text the facts it leaves unknown, and keeps every one it knows.
 
 layout.py bounds the text and tells prose from fenced output, quoted replies and code;
 evidence.py is the fact itself and the recorder the readers share; vocabulary.py and
