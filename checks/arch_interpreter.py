@@ -23,6 +23,7 @@ from tfdoctor.facts.archnames import ARM64, X86_64
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.versions import parse_version
 from tfdoctor.knowledge import best_pair, eras, macos_floors
+from tfdoctor.logtext.importing import MKL_REQUIREMENTS
 from tfdoctor.model import Remediation, Severity, rule
 
 ROSETTA_CONSEQUENCES = (
@@ -60,7 +61,8 @@ _ARCH_X86 = re.compile(r"^arch\s+(?:-\w+\s+)*-(?:x86_64|i386)\b")
 
 def _x86_shown(s: Snapshot, d: Derived) -> str | None:
     """What shows, on Apple silicon where the snapshot does not say what the Python runs as, that
-    it ran x86_64 code: TensorFlow's CPU guard naming the x86 instructions it found, a crash
+    it ran x86_64 code: TensorFlow's CPU guard naming the x86 instructions it found, Intel MKL's
+    refusal of the CPU (MKL has no arm64 code), a crash
     line of a command started with `arch -x86_64`, or an x86 crash (illegal instruction, the AVX
     message) with an installed TensorFlow the registry has macOS wheels of for x86_64 only (pip
     installs only wheels that fit the interpreter), or, crash or not, an installed TensorFlow older
@@ -71,6 +73,9 @@ def _x86_shown(s: Snapshot, d: Derived) -> str | None:
         return None
     for match in matches_of(s, codes.LOG_X86_BUILD):
         return match.text
+    for match in matches_of(s, codes.LOG_AVX_MISSING):
+        if match.variant == MKL_REQUIREMENTS:  # Intel MKL is x86 code only
+            return match.text
     started = _started_as_x86(s)
     if started:
         return started

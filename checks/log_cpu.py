@@ -16,7 +16,7 @@ from tfdoctor.advice.installs import install_commands, recommended_requirements
 from tfdoctor.advice.log_evidence import amd64_on_arm, emulated_x86_container, evidence, matches_of, names_tensorflow, said
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.logtext.importing import LINKER_SKIPPED
+from tfdoctor.logtext.importing import LINKER_SKIPPED, MKL_REQUIREMENTS
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
@@ -123,9 +123,26 @@ def x86_build(s: Snapshot, d: Derived):
       explains=(codes.LOG_ILLEGAL_INSTRUCTION,), fix_answer=ABOUT_THE_LOG)
 def avx_missing(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_AVX_MISSING):
+        if match.variant == MKL_REQUIREMENTS:
+            return _mkl_refused(s, d, match)
         return _cpu_finding(avx_missing, s, d, match, f"TensorFlow needs {match.fields.get('instructions', 'AVX')}",
                             match.fields.get("emulator"))
     return None
+
+
+def _mkl_refused(s: Snapshot, d: Derived, match: Any) -> Finding:
+    """Intel MKL's refusal: under Rosetta 2 or an emulator it is the x86 process's story, as
+    TensorFlow's own AVX check is; on an x86 CPU of its own the MKL build (NumPy's, SciPy's or
+    TensorFlow's from conda's defaults channel) is what needs more than the CPU has."""
+    what = f"Intel MKL (x86 code only) needs {match.fields.get('instructions') or 'instructions this CPU lacks'}"
+    if d.apple_silicon or s.host.container or emulated_x86_container(s):
+        return _cpu_finding(avx_missing, s, d, match, what)
+    cause = (f"{what}, which the CPU that ran it does not offer: NumPy, SciPy or TensorFlow built with MKL "
+             "(conda's defaults channel) cannot run there")
+    return avx_missing.finding(
+        evidence(s, match, **_arch_facts(s, d)),
+        Remediation(cause + ". Use builds without MKL (OpenBLAS): conda's nomkl, or pip's wheels",
+                    ("conda install nomkl numpy scipy",)), title=cause)
 
 
 SAMPLER_CHECK = "sampler-bucket-limits"

@@ -301,6 +301,20 @@ def test_tensorflows_cpu_guard_naming_x86_instructions_on_apple_silicon_is_roset
     assert not [f for f in linux.findings if f.code in ("arch.rosetta", "log.x86-build")]
 
 
+def test_intel_mkls_refusal_of_the_cpu_on_apple_silicon_is_rosetta(tmp_path):
+    """Intel MKL has only x86 code (JuliaLinearAlgebra/MKL.jl#146): its minimum-requirements
+    error on an Apple chip says an x86_64 process ran, whatever library loaded it; on Linux it
+    says nothing of Rosetta."""
+    text = ("Intel MKL FATAL ERROR: This system does not meet the minimum requirements for use of the "
+            "Intel(R) Math Kernel Library.\nThe processor must support the Intel(R) Advanced Vector "
+            "Extensions (Intel(R) AVX) instructions.\n")
+    report = _reported(tmp_path, text)
+    assert report.diagnosis().code == "arch.rosetta"
+    assert "Intel MKL FATAL ERROR" in report.diagnosis().evidence["shown_by"]
+    linux = _reported(tmp_path, text, host={"system": "Linux", "cpu_flags": ["sse4_2"]})
+    assert not [f for f in linux.findings if f.code == "arch.rosetta"]
+
+
 def test_a_translated_python_in_a_report_about_another_program_is_information(tmp_path):
     """A report whose Python runs as x86_64 on Apple silicon, whose package list is what was
     mentioned (none), and whose pasted text never names TensorFlow (zsh's job line of another

@@ -149,6 +149,17 @@ def test_avx_missing_under_rosetta():
     assert "Rosetta 2" in f.title
 
 
+def test_intel_mkl_refusing_the_cpu_is_the_x86_process_under_rosetta_and_the_mkl_build_elsewhere():
+    """faylward/viralrecall#16: Intel MKL's start-up check lists what it needs. Translated on an
+    M1 it is Rosetta's missing AVX; on an x86 CPU of its own it is the MKL build that needs more
+    than the CPU has, fixed by builds without MKL (the reporter's own fix was conda's nomkl)."""
+    rosetta = one(diagnose(apple_silicon(**ROSETTA), "mkl_minimum_requirements_m1.txt"), "log.avx-missing")
+    assert "Rosetta 2" in rosetta.title and "Intel MKL (x86 code only) needs SSSE3, SSE4.2, AVX" in rosetta.title
+    old_cpu = one(diagnose(linux_cpu(), "mkl_minimum_requirements_m1.txt"), "log.avx-missing")
+    assert "cannot run there" in old_cpu.title and commands(old_cpu) == "conda install nomkl numpy scipy"
+    assert "TensorFlow needs" not in old_cpu.title
+
+
 def test_avx_missing_with_qemus_line_is_the_containers_even_beside_a_translated_python():
     # the text's own QEMU line says where it ran: an emulated container, whatever this Python is
     f = one(diagnose(apple_silicon(**ROSETTA), "avx_qemu_docker.txt"), "log.avx-missing")

@@ -195,6 +195,17 @@ def _job_command(fields: Fields) -> Fields:
     return out
 
 
+MKL_REQUIREMENTS = "mkl-minimum-requirements"
+"""Intel MKL's refusal of a CPU: MKL is x86 code only, so it also shows an x86 process ran."""
+_MKL_NEEDS = re.compile(r"\(Intel\(R\) ([\w.]{1,12})\) instructions")
+
+
+def _mkl(fields: Fields) -> Fields:
+    """The instructions MKL lists as required (SSSE3, SSE4.2, AVX): what this MKL build needs
+    ("" when the paste ends before its list)."""
+    return {"instructions": ", ".join(_MKL_NEEDS.findall(fields.get("needs", "")))}
+
+
 def _avx(fields: Fields) -> Fields:
     out = dict(fields)
     if out.pop("qemu", ""):
@@ -270,6 +281,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "on your machine.", "https://github.com/tensorflow/tensorflow/issues/52972",
         needle="compiled to use", derive=_avx, key=("instructions",),
         outputs=("instructions", "emulator"), head=r"The TensorFlow library was compiled to use"),
+    # Intel MKL's start-up check (NumPy, SciPy, PyTorch and TensorFlow builds linked to MKL, as
+    # conda's defaults channel ships them): it names each instruction set it needs on a line of its
+    # own. MKL has only x86 code, and Rosetta 2 offers SSSE3 and SSE4.2 but no AVX, so on Apple
+    # silicon this says an x86_64 process ran (MKL 2022+ refuses Rosetta 2, JuliaLinearAlgebra/MKL.jl#146)
+    sig("log.avx-missing", MKL_REQUIREMENTS, "import",
+        "Intel MKL (x86 code only) found the instructions it needs missing on this CPU or its translator",
+        r"Intel MKL FATAL ERROR: This system does not meet the minimum requirements for use of the "
+        r"Intel\(R\) Math Kernel Library\.(?P<needs>(?:[ \t]{0,8}\n?[ \t\"]{0,8}The processor must support "
+        r"the Intel\(R\) [^\n()]{1,80}\(Intel\(R\) [\w.]{1,12}\) instructions\.){0,6})",
+        "Intel MKL FATAL ERROR: This system does not meet the minimum requirements for use of the Intel(R) "
+        "Math Kernel Library.", "https://github.com/faylward/viralrecall/issues/16",
+        needle="Intel MKL FATAL ERROR", derive=_mkl, outputs=("instructions",), key=()),
     # CPython's import system ("No module named %R": Python/import.c, importlib._bootstrap) for
     # the top package itself: the interpreter that ran has no tensorflow at all (a submodule
     # missing, 'tensorflow.keras', is another story)
