@@ -47,6 +47,8 @@ SAID = {
         "TensorFlow on the M1 is called tensorflow-**macos**, which is in conflict with the requirements "
         "in `setup.cfg` (tensorflow).",
         "the setup.py dependency on tensorflow conflicts with tensorflow-macos on my Mac",
+        'I\'ve tried changing the install_require to "tensorflow-mac>=3" and it worked fine on my M1',
+        "after editing the requirements.txt to tensorflow-macos==2.9 it installs on the Mac",
     ],
     "log.plugin-registered-twice": [
         "I get the error about the METAL plugin having been already registered",
@@ -92,6 +94,7 @@ NOT_SAID = [
     "tensorflow-macos conflicts with numpy 2 on my Mac",  # a conflict, not over the name
     "I have no binary packages of tensorflow installed yet",  # what is installed, not what exists
     "there are no built-in packages for tensorflow in this image",
+    "I changed the requirements to tensorflow-metal on my Mac",  # the plugin added, not the name
 ]
 
 

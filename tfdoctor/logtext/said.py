@@ -26,7 +26,7 @@ _WHEEL = r"(?:wheels?|whls?|builds?|binar(?:y|ies)|distributions?|packages?)"
 _APPLE_OR_MAC = (r"(?:arm(?:64)?|aarch64|macosx_\w{0,20}arm64|apple[ -]?silicon|m[1-4](?:[ /-](?:pro|max|ultra|m[1-4]))*|osx-arm64|"
                  r"mac ?os[ /-]?(?:arm64|x86_64|x86|intel)|intel macs?|x86_64 mac(?:os)?|macs?|mac ?os)")
 
-_REQUIREMENT = (r"(?:requirements?(?:\.txt)?|setup\.(?:py|cfg)|pyproject\.toml|install_requires|"
+_REQUIREMENT = (r"(?:requirements?(?:\.txt)?|setup\.(?:py|cfg)|pyproject\.toml|install_requires?|"
                 r"dependenc(?:y|ies)|deps)")
 """Where a package declares what it needs."""
 _NOT = r"(?:\bno|n't|\bnot(?!\s(?:sure|certain|clear))|\bnever)"
@@ -134,6 +134,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # a requirement that names only `tensorflow` ("in requirements there's only `tensorflow`")
           rf"\b{_REQUIREMENT}\b{_SENTENCE}{{0,40}}?\b(?:only|just)\s(?:[a-z]+\s)?{_MARK}"
           rf"tensorflow\b(?![-_.]\w)|"
+          # a requirement changed to the Mac's name ("changing the install_require to tensorflow-mac>=2")
+          r"\b(?:chang|replac|switch|edit|modif)\w*\s(?:\w+\s){0,3}?"
+          rf"{_REQUIREMENT}\s(?:\w+\s){{0,3}}?(?:to|with|by|into)\s{_MARK}tensorflow[-_]mac(?:os)?\b|"
           # ... in conflict with it, the Mac's name said in the same sentence, either order
           rf"\btensorflow[-_]{_MARK}macos\b{_SENTENCE}{{0,80}}?\bconflict\w*\b{_SENTENCE}{{0,60}}?"
           rf"\b{_REQUIREMENT}\b{_SENTENCE}{{0,60}}?\btensorflow\b(?![-_.]\w)|"
