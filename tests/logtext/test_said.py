@@ -143,6 +143,21 @@ def test_a_reports_words_are_read_in_its_first_block_only() -> None:
     assert not [m for m in recognise(filler + words) if m.variant.startswith("said-")]
 
 
+def test_a_phrase_inside_a_condition_is_a_guides_advice_not_a_report() -> None:
+    """CihatAcar/TensorFlow-AppleSilicon-Mac-GPU-Setup's README: "If TensorFlow doesn't recognize
+    the GPU, double-check the installation steps." A guide's case is not a report of it; a comma
+    or a colon closes the condition, and a condition after the phrase leaves it a report."""
+    for advice in ("If TensorFlow doesn't recognize the GPU, double-check the installation steps.",
+                   "If no GPU is detected, TensorFlow will default to using the CPU.",
+                   "In case tensorflow-text has no arm64 wheels for macOS, build it from source",
+                   "Works on my Mac. If tensorflow can't find the GPU, reinstall tensorflow-metal."):
+        assert not [m for m in recognise(advice) if m.variant.startswith("said-")], advice
+    for report in ("Even if I reinstall tensorflow-metal, TensorFlow doesn't find the GPU.",
+                   "TensorFlow can't find the GPU if I use Python 3.12",
+                   "My Mac: TensorFlow doesn't find the GPU, if that matters"):
+        assert [m.variant for m in recognise(report)] == ["said-no-gpu"], report
+
+
 def test_a_phrase_in_a_string_argument_of_a_call_is_code_not_words() -> None:
     """A tutorial's `print("No GPU detected ...")` is that code's message: no report said it. The
     same words in a person's sentence, quoted or not, are read; so is the line after the call."""

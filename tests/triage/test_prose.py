@@ -154,3 +154,19 @@ def test_a_macos_version_a_sentence_requires_or_plans_is_not_this_macs(text, mac
     said = [value for name, value in statements(text) if name == "macos_version"]
     assert said == ([mac] if mac else [])
 
+
+
+@pytest.mark.parametrize("text, mac, python", [
+    # a guide's requirements (asadsk8r02/Macbook_M2_GPU_enable's README): floors, not the machine
+    ("Mac computers with Apple silicon M2, macOS 12.0 or later, Python 3.8 or later", None, None),
+    ("Python 3.9+ and macOS Monterey or later", None, None),
+    ("this plugin requires macOS Monterey and python>=3.9", None, None),
+    # the pixi config's comment (hcoj/tensorflow-keras-osx): a Python it does not run
+    ("tensorflow-metal 1.1.0 is the latest, which doesn't work with python 3.12", None, None),
+    ("I use Python 3.10 on macOS 13.4", "13.4", "3.10"),
+    ("Python 3.11 and macOS 14.1, and it works", "14.1", "3.11"),
+])
+def test_a_version_stated_as_a_floor_or_a_requirement_is_not_the_machines(text, mac, python):
+    said = list(statements(text))
+    assert [v for n, v in said if n == "macos_version"] == ([mac] if mac else [])
+    assert [v for n, v in said if n == "python_version"] == ([python] if python else [])

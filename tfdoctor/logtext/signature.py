@@ -169,7 +169,8 @@ class Recogniser:
         matched = 0
         for m in _matches(signature, view, regex):
             line = view.number(m.start())
-            if line not in owned or (signature.prose and _in_code_string(view, m.start(), line)):
+            if line not in owned or (signature.prose and (_in_code_string(view, m.start(), line)
+                                                          or _hypothetical(view, m.start(), line))):
                 continue
             fields = {k: v for k, v in m.groupdict().items() if v}
             if signature.derive is not None:
@@ -220,6 +221,21 @@ def _in_code_string(view: View, at: int, line: int) -> bool:
     """Whether offset `at` is inside a string argument of a call on its own line."""
     start = view.index.start(line)
     return bool(_CODE_STRING.search(view.index.text, max(start, at - 2000), at))
+
+
+_CONDITION = re.compile(r"(?:^|[.!?][ \t]{1,3})[ \t>*_-]{0,4}(?:if|in case|unless)\b[^,;:.!?\n]{0,160}$",
+                        re.IGNORECASE)
+"""A sentence that opens with a condition still open up to a match: "If TensorFlow doesn't
+recognise the GPU, reinstall the plugin" is a guide's advice for a case, not a report of it. A
+comma, a colon or a full stop closes the condition ("Even if I reinstall, TensorFlow doesn't find
+the GPU"), and a condition after the main clause states when the failure happens ("it throws an
+error if macOS is older than 12.5.1")."""
+
+
+def _hypothetical(view: View, at: int, line: int) -> bool:
+    """Whether the words at offset `at` stand inside a condition of their own sentence."""
+    start = view.index.start(line)
+    return bool(_CONDITION.search(view.index.text[max(start, at - 170):at]))
 
 
 WINDOW = 4000

@@ -74,6 +74,15 @@ _NOT_THIS_MAC = re.compile(
 """Words before a macOS version that make it another one than the Mac's own: dyld's "(which was
 built for Mac OS X 10.12)", "requires macOS 12", "upgrading to macOS 10.12 is not an option" (an
 upgrade done says "upgraded to": that one is the Mac's)."""
+_NOT_THIS_PYTHON = re.compile(
+    r"(?:requires?|required|needs?|at least|newer than|older than|supports?|supported on|only on|"
+    r"compatible with|available for|support for|(?:n't|not)[ \t]{1,3}(?:yet[ \t]{1,3})?work(?:s|ing)?[ \t]{1,3}"
+    r"(?:with|on|in|for)|[<>]=?)[ \t]{1,3}$", re.IGNORECASE)
+"""The same for a Python version: "requires Python 3.8", "doesn't work with python 3.12"."""
+_OS_WORD = re.compile(r"(?:mac[ \t]?os(?:[ \t]?x)?|os[ \t]?x)[ \t]{0,3}$", re.IGNORECASE)
+"""The OS's own word between a requirement and a macOS name: "requires macOS Monterey"."""
+_OR_LATER = re.compile(r"[ \t]{0,2}(?:\+|(?:or|and)[ \t]{1,3}(?:later|newer|above|higher|greater|up)\b)", re.IGNORECASE)
+"""Words after a version that make it a floor, not the machine's: "macOS 12.0 or later", "Python 3.8+"."""
 
 
 def statements(text: str) -> Iterator[tuple[str, str]]:
@@ -113,8 +122,12 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
 def _python(text: str) -> Iterator[tuple[str, str]]:
     for match in _PYTHON.finditer(text):
         version = version_at(text, match.end())
-        if version and text[match.end() + len(version):match.end() + len(version) + 1] != "/":
-            yield "python_version", version
+        if not version or text[match.end() + len(version):match.end() + len(version) + 1] == "/":
+            continue
+        if _NOT_THIS_PYTHON.search(text, max(0, match.start() - 40), match.start()) \
+                or _OR_LATER.match(text, match.end() + len(version)):
+            continue  # a requirement or a floor, not the Python in use
+        yield "python_version", version
 
 
 _ON_VERSION = re.compile(r"(?i)[^\d\n]{0,30}?\b(?:I'?m|I[ \t]am|we'?re|we[ \t]are|currently)[ \t]{1,3}(?:on|running|using)"
@@ -134,6 +147,9 @@ def _macos(text: str) -> Iterator[tuple[str, str]]:
         said = _ON_VERSION.match(text, after) if not text[after:after + 1].isdigit() else None
         after = said.end() if said else after  # "update my osx version? I'm on 10.10.5"
         version = version_at(text, after) if text[after:after + 1].isdigit() else None
+        if version and _OR_LATER.match(text, after + len(version)):
+            yield "os", "Darwin"  # "macOS 12.0 or later": a floor, not this Mac's version
+            continue
         if version and macos_version(version):
             yield "os", "Darwin"
             yield ("macos_version_reported" if version == "10.16" else "macos_version"), version
@@ -149,6 +165,9 @@ def _macos(text: str) -> Iterator[tuple[str, str]]:
         version = version_at(text, at) if text[at:at + 1].isdigit() else None
         major = MACOS_NAMES[name]
         yield "os", "Darwin"
+        before = _OS_WORD.sub("", text[max(0, match.start() - 50):match.start()])
+        if _OR_LATER.match(text, at + len(version or "")) or _NOT_THIS_MAC.search(before):
+            continue  # "Monterey or later", "requires macOS Monterey": a floor, not this Mac's
         if version and macos_version(version) and (version == major or version.startswith(major + ".")):
             yield "macos_version", version
         else:
