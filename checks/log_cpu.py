@@ -118,8 +118,12 @@ def x86_build(s: Snapshot, d: Derived):
 @rule(codes.LOG_AVX_MISSING, "TensorFlow needs AVX, which this CPU (or its emulator) lacks",
       Severity.ERROR,
       "TensorFlow's x86_64 wheels are built with AVX and check for it at import: Rosetta 2 and "
-      "QEMU do not offer it (tensorflow/tensorflow#52972, docker/for-mac#5342).",
-      "Run arm64 TensorFlow natively: an arm64 Python on the Mac, an arm64 image in Docker.",
+      "QEMU do not offer it (tensorflow/tensorflow#52972, docker/for-mac#5342). Intel MKL (NumPy, "
+      "SciPy or TensorFlow built with it, as conda's defaults channel ships them) checks the CPU "
+      "too ('Intel MKL FATAL ERROR: This system does not meet the minimum requirements'); MKL has "
+      "only x86 code, so on Apple silicon that says an x86_64 process ran.",
+      "Run arm64 TensorFlow natively: an arm64 Python on the Mac, an arm64 image in Docker; on an "
+      "x86 CPU without the instructions MKL lists, builds without MKL (conda's nomkl, pip's wheels).",
       explains=(codes.LOG_ILLEGAL_INSTRUCTION,), fix_answer=ABOUT_THE_LOG)
 def avx_missing(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_AVX_MISSING):

@@ -286,33 +286,26 @@ def test_a_command_started_with_arch_x86_64_is_the_launch_route(tmp_path):
     assert report.diagnosis().evidence["started_with"] == "arch -x86_64 python"
 
 
-def test_tensorflows_cpu_guard_naming_x86_instructions_on_apple_silicon_is_rosetta(tmp_path):
-    """tensorflow/core/platform/cpu_feature_guard.cc (x86 builds only) lists the x86 features the
-    running CPU has: on Apple silicon an x86_64 TensorFlow ran, translated; on Linux it is an
-    everyday line and says nothing."""
-    line = ("I tensorflow/core/platform/cpu_feature_guard.cc:145] This TensorFlow binary is optimized with "
-            "Intel(R) MKL-DNN to use the following CPU instructions in performance critical operations:  "
-            "SSE4.1 SSE4.2\n")
-    report = _reported(tmp_path, line)
-    assert report.diagnosis().code == "arch.rosetta"
-    assert "SSE4.1 SSE4.2" in report.diagnosis().evidence["shown_by"]
-    assert "log.x86-build" in report.diagnosis().explains and "log.x86-build" in {f.code for f in report.findings}
-    linux = _reported(tmp_path, line, host={"system": "Linux", "cpu_flags": ["sse4_1", "sse4_2"]})
-    assert not [f for f in linux.findings if f.code in ("arch.rosetta", "log.x86-build")]
-
-
-def test_intel_mkls_refusal_of_the_cpu_on_apple_silicon_is_rosetta(tmp_path):
-    """Intel MKL has only x86 code (JuliaLinearAlgebra/MKL.jl#146): its minimum-requirements
-    error on an Apple chip says an x86_64 process ran, whatever library loaded it; on Linux it
-    says nothing of Rosetta."""
-    text = ("Intel MKL FATAL ERROR: This system does not meet the minimum requirements for use of the "
-            "Intel(R) Math Kernel Library.\nThe processor must support the Intel(R) Advanced Vector "
-            "Extensions (Intel(R) AVX) instructions.\n")
+@pytest.mark.parametrize("text, shown, explains", [
+    # tensorflow/core/platform/cpu_feature_guard.cc (x86 builds only) lists the x86 features the
+    # running CPU has: on Apple silicon an x86_64 TensorFlow ran, translated
+    ("I tensorflow/core/platform/cpu_feature_guard.cc:145] This TensorFlow binary is optimized with "
+     "Intel(R) MKL-DNN to use the following CPU instructions in performance critical operations:  "
+     "SSE4.1 SSE4.2\n", "SSE4.1 SSE4.2", "log.x86-build"),
+    # Intel MKL has only x86 code (JuliaLinearAlgebra/MKL.jl#146): its refusal of the CPU says an
+    # x86_64 process ran, whatever library loaded it
+    ("Intel MKL FATAL ERROR: This system does not meet the minimum requirements for use of the "
+     "Intel(R) Math Kernel Library.\nThe processor must support the Intel(R) Advanced Vector "
+     "Extensions (Intel(R) AVX) instructions.\n", "Intel MKL FATAL ERROR", "log.avx-missing"),
+])
+def test_text_only_x86_code_prints_on_apple_silicon_is_rosetta_and_on_linux_says_nothing_of_it(
+        tmp_path, text, shown, explains):
     report = _reported(tmp_path, text)
     assert report.diagnosis().code == "arch.rosetta"
-    assert "Intel MKL FATAL ERROR" in report.diagnosis().evidence["shown_by"]
-    linux = _reported(tmp_path, text, host={"system": "Linux", "cpu_flags": ["sse4_2"]})
-    assert not [f for f in linux.findings if f.code == "arch.rosetta"]
+    assert shown in report.diagnosis().evidence["shown_by"]
+    assert explains in report.diagnosis().explains and explains in {f.code for f in report.findings}
+    linux = _reported(tmp_path, text, host={"system": "Linux", "cpu_flags": ["sse4_1", "sse4_2"]})
+    assert not [f for f in linux.findings if f.code in ("arch.rosetta", "log.x86-build")]
 
 
 def test_a_translated_python_in_a_report_about_another_program_is_information(tmp_path):

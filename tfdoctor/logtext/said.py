@@ -1,14 +1,15 @@
 """What a report says the cause is, in its own words: the phrases people use for causes tfdoctor
 knows (no arm64 wheel, a macOS too old for the plugin, h5py that would not build, a GPU
 TensorFlow does not find, a package that requires `tensorflow` where the Mac's TensorFlow is
-tensorflow-macos, the Metal plugin registered twice, an import that fails for the architecture).
-A bug report often states the cause in prose, or shows the error only in a screenshot; a
-maintainer reads the words. These are not
+tensorflow-macos, the Metal plugin registered twice, an import that fails for the architecture,
+a CPU without AVX, a crash on an illegal instruction). A bug report often states the cause in
+prose, or shows the error only in a screenshot; a maintainer reads the words. These are not
 messages a program prints, so each one is written over the family of phrasings (negations,
 either word order, the usual synonyms), never one user's sentence, and a finding that rests on
 one is "reported", not "observed" (the engine ranks what was observed first). They are read
-in a text's first block only, and never inside a string argument of a call, which is code's
-message (tfdoctor.logtext.signature.Signature.prose). Each needs a
+in a text's first block only, never inside a string argument of a call, which is code's
+message, and never inside a sentence that opens with a condition ("If TensorFlow doesn't find
+the GPU, ..." is a guide's advice) (tfdoctor.logtext.signature.Signature.prose). Each needs a
 TensorFlow word near it: the same phrase about another project is that project's (h5py names
 itself, as its printed messages do).
 """

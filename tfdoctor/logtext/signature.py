@@ -73,7 +73,7 @@ class Signature:
         read in a text's first block only (BLOCK characters), where a report's own words stand; the
         rest of a long log is a program's, and prose patterns over all of it would cost more than
         every message. Nor inside a string argument of a call (`print("No GPU detected")`): code's
-        message, whoever pasted it."""
+        message, whoever pasted it; nor inside a sentence that opens with a condition (_CONDITION)."""
         return self.variant.startswith(SAID)
 
     @property
