@@ -5,8 +5,9 @@ Prose is read only outside fences and code, and only for the few things people s
 versions of Python, macOS (by number or by name; a Mac named without one says the OS, and so does
 tensorflow-macos or tensorflow-metal, made for macOS only), TensorFlow and its companion packages, the
 chip (or Rosetta named: it runs only on Apple silicon), the architecture they believe they run,
-an `arm64`/`x86_64` word, a Docker platform and the installer they used. Everything read here is
-"stated": what the person believes, which a pasted output can contradict. `statements` is also how issue-template fields are read.
+an `arm64`/`x86_64` word, a Docker platform and the installer they used. A version stated as a
+floor or a requirement ("macOS 12.0 or later", "requires Python 3.8") is not the machine's.
+Everything read here is "stated": what the person believes, which a pasted output can contradict. `statements` is also how issue-template fields are read.
 """
 
 from __future__ import annotations
