@@ -15,6 +15,7 @@ from tfdoctor.advice.fork_exit import fork_in_play
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.logtext.training import DST_NOT_INITIALIZED
 from tfdoctor.model import Remediation, Severity, rule
 
 COMMAND_BUFFER_ISSUE = "https://github.com/tensorflow/tensorflow/issues/57058"
@@ -54,7 +55,9 @@ def _elsewhere(rule_finding, s: Snapshot, match, name: str, what: str):
       "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)' (Metal's own text; "
       "ggml-org/llama.cpp#9701). The same text, and PyTorch's 'MPS backend out of memory', come "
       "from other frameworks too: the finding names the one the log shows, and is information "
-      "when it is not TensorFlow.",
+      "when it is not TensorFlow. TensorFlow's own 'Dst tensor is not initialized' (its copy to the "
+      "device found no memory: pluggable_device_util.cc) is Metal's on a Mac and information "
+      "where nothing shows a Metal GPU (a CUDA card's).",
       "Lower the batch size (or the model, or the sequence length), close other GPU-heavy apps.",
       explains=(codes.LOG_METAL_COMMAND_BUFFER,), fix_answer=ABOUT_THE_LOG)
 def metal_oom(s: Snapshot, d: Derived):
@@ -62,6 +65,8 @@ def metal_oom(s: Snapshot, d: Derived):
         name = framework(s, match.fields)
         if name != "TensorFlow":
             return _elsewhere(metal_oom, s, match, name, "This Metal out-of-memory error")
+        if match.variant == DST_NOT_INITIALIZED:
+            return _copy_failed(s, d, match)
         total, free = s.host.memory_bytes, s.host.memory_available_bytes
         gib = (lambda b: f"{b / 2**30:.0f} GiB" if b else "unknown")  # noqa: E731
         text = (f"Metal ran out of memory on a Mac with {gib(total)} of unified memory "
@@ -69,6 +74,31 @@ def metal_oom(s: Snapshot, d: Derived):
         return metal_oom.finding(evidence(s, match, memory_bytes=total, memory_available_bytes=free,
                                           chip=s.host.chip, framework=name), Remediation(text), title=text)
     return None
+
+
+_METAL_SHOWN = re.compile(r"Metal device set to|name: METAL|tensorflow-metal|libmetal_plugin", re.IGNORECASE)
+
+
+def _copy_failed(s: Snapshot, d: Derived, match):
+    """'Dst tensor is not initialized': TensorFlow's copy to the GPU found no memory for the tensor
+    (most often a whole dataset converted at once). It is Metal's memory on a Mac or where the text
+    shows the Metal device; elsewhere a CUDA card's, which tfdoctor does not diagnose: information."""
+    op = match.fields.get("op")
+    what = f"TensorFlow could not allocate a tensor on the GPU{f' to run {op}' if op else ''} ('Dst tensor is not initialized')"
+    fix = ("Feed the data in batches (a tf.data pipeline or a generator) instead of one array, or lower "
+           "the batch size")
+    mac = d.apple_silicon or s.host.system == "Darwin" or d.metal is not None or \
+        bool(s.log and _METAL_SHOWN.search(s.log.excerpt))
+    if not mac:
+        text = (f"{what}: its memory ran out; nothing shows a Metal GPU, and a CUDA card's memory is "
+                "outside tfdoctor's checks")
+        return metal_oom.finding(evidence(s, match, framework="TensorFlow"), Remediation(f"{text}. {fix}"),
+                                 title=text, severity=Severity.INFO)
+    total = s.host.memory_bytes
+    size = f"{total / 2**30:.0f} GiB of unified memory" if total else "its unified memory"
+    text = f"{what}: Metal ran out of the Mac's memory ({size}) copying it"
+    return metal_oom.finding(evidence(s, match, memory_bytes=total, chip=s.host.chip, framework="TensorFlow"),
+                             Remediation(f"{text}. {fix}"), title=text)
 
 
 @rule(codes.LOG_METAL_COMMAND_BUFFER, "A Metal command buffer failed", Severity.ERROR,

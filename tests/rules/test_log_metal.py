@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from log_cases import LogRules, commands, one
-from snapshots import apple_silicon
+from snapshots import apple_silicon, linux_cpu
 
 from tfdoctor.model import Severity
 
@@ -67,3 +67,14 @@ def test_mlxs_metal_error_is_named_as_mlxs_from_its_own_prefix():
     f = one(diagnose(apple_silicon(), "mlx_metal_oom.txt"), "log.metal-oom")
     assert f.severity == Severity.INFO and f.evidence["framework"] == "MLX"
     assert "comes from MLX, not TensorFlow" in f.title
+
+
+def test_tensorflows_failed_copy_to_the_gpu_is_metals_memory_on_a_mac_and_a_cuda_cards_elsewhere():
+    """'Dst tensor is not initialized' (pluggable_device_util.cc, and the CUDA copy alike):
+    divamgupta/stable-diffusion-tensorflow#61 on Ubuntu with an NVIDIA card. The same words on a
+    Mac are Metal's memory; where nothing shows a Metal GPU they are information."""
+    mac = one(diagnose(apple_silicon(), "dst_tensor_not_initialized.txt"), "log.metal-oom")
+    assert mac.severity == Severity.ERROR and "Metal ran out" in mac.title and "_EagerConst" in mac.title
+    assert "in batches" in mac.remediation.text
+    cuda = one(diagnose(linux_cpu(), "dst_tensor_not_initialized.txt"), "log.metal-oom")
+    assert cuda.severity == Severity.INFO and "CUDA" in cuda.title

@@ -111,6 +111,9 @@ def _mlc_op(fields: Fields) -> Fields:
             "op": fields.get("op") or fields.get("op2") or fields.get("op3") or fields.get("op4", "")}
 
 
+DST_NOT_INITIALIZED = "dst-tensor-not-initialized"
+"""TensorFlow's failed copy to a device: GPU memory, on a Mac Metal's, elsewhere a CUDA card's."""
+
 SIGNATURES: tuple[Signature, ...] = (
     # Apple's 2020-21 fork (tfdoctor.knowledge.eras): its device API and ML Compute's own lines
     sig("log.mlcompute-fork", "mlcompute-api", "training",
@@ -264,6 +267,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/tensorflow/text/issues/261",
         needle="Op type not registered", derive=_companion, key=("op",), outputs=("op", "companion"),
         head=r"Op type not registered"),
+    # TensorFlow's own copy to a device whose allocation failed: errors::Internal("Dst tensor is not
+    # initialized.") in pluggable_device_util.cc (the PluggableDevice copy tensorflow-metal uses)
+    # and in the CUDA copy alike, wrapped by the eager runtime's "Failed copying input tensor ..."
+    sig("log.metal-oom", DST_NOT_INITIALIZED, "training",
+        "TensorFlow could not allocate a tensor it was copying to the GPU (its memory ran out)",
+        r"(?:Failed copying input tensor from (?P<source>\S{1,200}) to (?P<device>\S{1,200}) in order to run "
+        r"(?P<op>[\w./-]{1,120}): )?Dst tensor is not initialized",
+        "InternalError: Failed copying input tensor from /job:localhost/replica:0/task:0/device:CPU:0 to "
+        "/job:localhost/replica:0/task:0/device:GPU:0 in order to run _EagerConst: Dst tensor is not initialized.",
+        "https://github.com/divamgupta/stable-diffusion-tensorflow/issues/61",
+        needle="Dst tensor is not initialized", derive=adds(framework="TensorFlow"), key=(),
+        outputs=("source", "device", "op", "framework")),
     sig("log.metal-oom", "metal-insufficient-memory", "training",
         "Metal ran out of GPU memory executing a command buffer",
         r"Insufficient Memory \((?:00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory|IOAF code 8)\)",
