@@ -207,6 +207,20 @@ def test_readme_lists_every_signature_with_its_source() -> None:
         assert signature.source in readme
 
 
+def test_a_utf16_log_larger_than_the_limit_is_read_head_and_tail() -> None:
+    """Found by the test below: a BOM said "utf-16", and the decoder started again for the tail,
+    which has no BOM, raised UnicodeError. The byte order is named, so the tail decodes too."""
+    assert read_log_bytes(b"\xfe\xff\x00\x00\x00", limit=4).read.error is None
+    tail = "The TensorFlow library was compiled to use AVX instructions, but these aren't available on your machine.\n"
+    for encoding in ("utf-16", "utf-16-be"):
+        bom = "\ufeff" if encoding == "utf-16-be" else ""
+        data = (bom + "Ausgabe\n" + "x" * 3000 + "\n" + tail).encode(encoding)
+        reading = read_log_bytes(data, limit=1000)
+        text = _text(reading)
+        assert text.startswith("Ausgabe") and "\ufeff" not in text
+        assert [m.code for m in recognise(text)] == ["log.avx-missing"]
+
+
 def test_any_bytes_are_a_result_never_an_exception() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st

@@ -233,15 +233,19 @@ class _Lines:
             text = ANSI.sub("", text)
         if "\b" in text:
             text = re.sub(r"[^\n]\x08", "", text).replace("\b", "")
-        return text.replace("\x00", "")
+        return text.replace("\x00", "").replace("\ufeff", "")  # a UTF-16 BOM decoded by its byte order
 
 
 def _sniff(head: bytes) -> str:
     """UTF-8 unless a BOM or the NUL pattern of UTF-16 (PowerShell's `>`) says otherwise."""
     if head.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
+    # the byte order the BOM gives, named: a decoder started again after a gap (a large file's
+    # tail) meets no BOM, and "utf-16" would refuse the tail (found by hypothesis)
+    if head.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16-le"
+    if head.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16-be"
     sample = head[:4096]
     if len(sample) >= 16:
         odd_nuls = sample[1::2].count(0)
