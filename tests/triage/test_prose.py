@@ -161,8 +161,8 @@ def test_a_macos_version_a_sentence_requires_or_plans_is_not_this_macs(text, mac
     ("Mac computers with Apple silicon M2, macOS 12.0 or later, Python 3.8 or later", None, None),
     ("Python 3.9+ and macOS Monterey or later", None, None),
     ("this plugin requires macOS Monterey and python>=3.9", None, None),
-    # the pixi config's comment (hcoj/tensorflow-keras-osx): a Python it does not run
-    ("tensorflow-metal 1.1.0 is the latest, which doesn't work with python 3.12", None, None),
+    # a report's failing Python is the reporter's own
+    ("tensorflow-metal doesn't work with python 3.12", None, "3.12"),
     ("I use Python 3.10 on macOS 13.4", "13.4", "3.10"),
     ("Python 3.11 and macOS 14.1, and it works", "14.1", "3.11"),
 ])

@@ -77,9 +77,9 @@ built for Mac OS X 10.12)", "requires macOS 12", "upgrading to macOS 10.12 is no
 upgrade done says "upgraded to": that one is the Mac's)."""
 _NOT_THIS_PYTHON = re.compile(
     r"(?:requires?|required|needs?|at least|newer than|older than|supports?|supported on|only on|"
-    r"compatible with|available for|support for|(?:n't|not)[ \t]{1,3}(?:yet[ \t]{1,3})?work(?:s|ing)?[ \t]{1,3}"
-    r"(?:with|on|in|for)|[<>]=?)[ \t]{1,3}$", re.IGNORECASE)
-"""The same for a Python version: "requires Python 3.8", "doesn't work with python 3.12"."""
+    r"compatible with|available for|support for|[<>]=?)[ \t]{1,3}$", re.IGNORECASE)
+"""The same for a Python version: "requires Python 3.8". A Python something fails on ("doesn't
+work with Python 3.12") is, in a report, most often the reporter's own, and is read."""
 _OS_WORD = re.compile(r"(?:mac[ \t]?os(?:[ \t]?x)?|os[ \t]?x)[ \t]{0,3}$", re.IGNORECASE)
 """The OS's own word between a requirement and a macOS name: "requires macOS Monterey"."""
 _OR_LATER = re.compile(r"[ \t]{0,2}(?:\+|(?:or|and)[ \t]{1,3}(?:later|newer|above|higher|greater|up)\b)", re.IGNORECASE)
