@@ -235,7 +235,9 @@ error if macOS is older than 12.5.1")."""
 def _hypothetical(view: View, at: int, line: int) -> bool:
     """Whether the words at offset `at` stand inside a condition of their own sentence."""
     start = view.index.start(line)
-    return bool(_CONDITION.search(view.index.text[max(start, at - 170):at]))
+    begin = max(start, at - 170)
+    # a sentence opens at the line's start only where the slice does: elsewhere ^ is mid-text
+    return bool(_CONDITION.search(("" if begin == start else "\x00") + view.index.text[begin:at]))
 
 
 WINDOW = 4000

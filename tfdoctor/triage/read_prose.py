@@ -80,6 +80,10 @@ _NOT_THIS_PYTHON = re.compile(
     r"compatible with|available for|support for|[<>]=?)[ \t]{1,3}$", re.IGNORECASE)
 """The same for a Python version: "requires Python 3.8". A Python something fails on ("doesn't
 work with Python 3.12") is, in a report, most often the reporter's own, and is read."""
+_REQUIRED = re.compile(r"(?:requires?|required|needs?|at least|supports?|supported on|only on|compatible with|"
+                       r"available for|built for)[ \t]{1,3}$", re.IGNORECASE)
+"""Words before a macOS name that make it a requirement ("requires macOS Monterey"); an update
+named ("after the update to Monterey") is this Mac's."""
 _OS_WORD = re.compile(r"(?:mac[ \t]?os(?:[ \t]?x)?|os[ \t]?x)[ \t]{0,3}$", re.IGNORECASE)
 """The OS's own word between a requirement and a macOS name: "requires macOS Monterey"."""
 _OR_LATER = re.compile(r"[ \t]{0,2}(?:\+|(?:or|and)[ \t]{1,3}(?:later|newer|above|higher|greater|up)\b)", re.IGNORECASE)
@@ -167,7 +171,7 @@ def _macos(text: str) -> Iterator[tuple[str, str]]:
         major = MACOS_NAMES[name]
         yield "os", "Darwin"
         before = _OS_WORD.sub("", text[max(0, match.start() - 50):match.start()])
-        if _OR_LATER.match(text, at + len(version or "")) or _NOT_THIS_MAC.search(before):
+        if _OR_LATER.match(text, at + len(version or "")) or _REQUIRED.search(before):
             continue  # "Monterey or later", "requires macOS Monterey": a floor, not this Mac's
         if version and macos_version(version) and (version == major or version.startswith(major + ".")):
             yield "macos_version", version
