@@ -154,7 +154,8 @@ def test_a_phrase_inside_a_condition_is_a_guides_advice_not_a_report() -> None:
         assert not [m for m in recognise(advice) if m.variant.startswith("said-")], advice
     for report in ("Even if I reinstall tensorflow-metal, TensorFlow doesn't find the GPU.",
                    "TensorFlow can't find the GPU if I use Python 3.12",
-                   "My Mac: TensorFlow doesn't find the GPU, if that matters"):
+                   "My Mac: TensorFlow doesn't find the GPU, if that matters",
+                   "If I run it in my venv TensorFlow doesn't find the GPU"):
         assert [m.variant for m in recognise(report)] == ["said-no-gpu"], report
 
 

@@ -223,13 +223,14 @@ def _in_code_string(view: View, at: int, line: int) -> bool:
     return bool(_CODE_STRING.search(view.index.text, max(start, at - 2000), at))
 
 
-_CONDITION = re.compile(r"(?:^|[.!?][ \t]{1,3})[ \t>*_-]{0,4}(?:if|in case|unless)\b[^,;:.!?\n]{0,160}$",
-                        re.IGNORECASE)
+_CONDITION = re.compile(r"(?:^|[.!?][ \t]{1,3})[ \t>*_-]{0,4}(?:if|in case|unless)\b"
+                        r"(?:(?!\b(?:I|I'm|I've|we|my|our)\b)[^,;:.!?\n]){0,160}$", re.IGNORECASE)
 """A sentence that opens with a condition still open up to a match: "If TensorFlow doesn't
 recognise the GPU, reinstall the plugin" is a guide's advice for a case, not a report of it. A
 comma, a colon or a full stop closes the condition ("Even if I reinstall, TensorFlow doesn't find
-the GPU"), and a condition after the main clause states when the failure happens ("it throws an
-error if macOS is older than 12.5.1")."""
+the GPU"), a condition after the main clause states when the failure happens ("it throws an
+error if macOS is older than 12.5.1"), and so does one about the reporter's own doing ("If I
+import tensorflow the kernel dies")."""
 
 
 def _hypothetical(view: View, at: int, line: int) -> bool:
