@@ -166,6 +166,7 @@ def test_a_macos_version_a_sentence_requires_or_plans_is_not_this_macs(text, mac
     ("I use Python 3.10 on macOS 13.4", "13.4", "3.10"),
     ("Python 3.11 and macOS 14.1, and it works", "14.1", "3.11"),
     ("After the update to macOS Monterey the GPU is gone", "12", None),  # an update done: this Mac's
+    ("macOS 12.3 + tensorflow-metal 0.4: no GPU with Python 3.9 + TF 2.8", "12.3", "3.9"),  # a plus as "and"
 ])
 def test_a_version_stated_as_a_floor_or_a_requirement_is_not_the_machines(text, mac, python):
     said = list(statements(text))

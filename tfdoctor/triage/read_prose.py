@@ -86,8 +86,10 @@ _REQUIRED = re.compile(r"(?:requires?|required|needs?|at least|supports?|support
 named ("after the update to Monterey") is this Mac's."""
 _OS_WORD = re.compile(r"(?:mac[ \t]?os(?:[ \t]?x)?|os[ \t]?x)[ \t]{0,3}$", re.IGNORECASE)
 """The OS's own word between a requirement and a macOS name: "requires macOS Monterey"."""
-_OR_LATER = re.compile(r"[ \t]{0,2}(?:\+|(?:or|and)[ \t]{1,3}(?:later|newer|above|higher|greater|up)\b)", re.IGNORECASE)
-"""Words after a version that make it a floor, not the machine's: "macOS 12.0 or later", "Python 3.8+"."""
+_OR_LATER = re.compile(r"\+(?![\w.])|[ \t]{0,2}(?:or|and)[ \t]{1,3}(?:later|newer|above|higher|greater|up)\b",
+                       re.IGNORECASE)
+"""Words after a version that make it a floor, not the machine's: "macOS 12.0 or later", "Python
+3.8+". A plus that joins ("macOS 12.3 + tensorflow-metal 0.4") is "and"."""
 
 
 def statements(text: str) -> Iterator[tuple[str, str]]:
