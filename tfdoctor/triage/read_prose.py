@@ -7,7 +7,8 @@ tensorflow-macos or tensorflow-metal, made for macOS only), TensorFlow and its c
 chip (or Rosetta named: it runs only on Apple silicon), the architecture they believe they run,
 an `arm64`/`x86_64` word, a Docker platform and the installer they used. A version stated as a
 floor or a requirement ("macOS 12.0 or later", "requires Python 3.8") is not the machine's.
-Everything read here is "stated": what the person believes, which a pasted output can contradict. `statements` is also how issue-template fields are read.
+Everything read here is "stated": what the person believes, which a pasted output can
+contradict. `statements` is also how issue-template fields are read.
 """
 
 from __future__ import annotations
@@ -75,15 +76,13 @@ _NOT_THIS_MAC = re.compile(
 """Words before a macOS version that make it another one than the Mac's own: dyld's "(which was
 built for Mac OS X 10.12)", "requires macOS 12", "upgrading to macOS 10.12 is not an option" (an
 upgrade done says "upgraded to": that one is the Mac's)."""
-_NOT_THIS_PYTHON = re.compile(
+_REQUIRED = re.compile(
     r"(?:requires?|required|needs?|at least|newer than|older than|supports?|supported on|only on|"
-    r"compatible with|available for|support for|[<>]=?)[ \t]{1,3}$", re.IGNORECASE)
-"""The same for a Python version: "requires Python 3.8". A Python something fails on ("doesn't
-work with Python 3.12") is, in a report, most often the reporter's own, and is read."""
-_REQUIRED = re.compile(r"(?:requires?|required|needs?|at least|supports?|supported on|only on|compatible with|"
-                       r"available for|built for)[ \t]{1,3}$", re.IGNORECASE)
-"""Words before a macOS name that make it a requirement ("requires macOS Monterey"); an update
-named ("after the update to Monterey") is this Mac's."""
+    r"compatible with|available for|support for|built for|[<>]=?)[ \t]{1,3}$", re.IGNORECASE)
+"""Words before a Python version or a macOS name that make it a requirement ("requires Python
+3.8", "requires macOS Monterey"). A Python something fails on ("doesn't work with Python 3.12")
+is, in a report, most often the reporter's own; an update named ("after the update to
+Monterey") is this Mac's: both are read."""
 _OS_WORD = re.compile(r"(?:mac[ \t]?os(?:[ \t]?x)?|os[ \t]?x)[ \t]{0,3}$", re.IGNORECASE)
 """The OS's own word between a requirement and a macOS name: "requires macOS Monterey"."""
 _OR_LATER = re.compile(r"\+(?![\w.])|[ \t]{0,2}(?:or|and)[ \t]{1,3}(?:later|newer|above|higher|greater|up)\b",
@@ -131,7 +130,7 @@ def _python(text: str) -> Iterator[tuple[str, str]]:
         version = version_at(text, match.end())
         if not version or text[match.end() + len(version):match.end() + len(version) + 1] == "/":
             continue
-        if _NOT_THIS_PYTHON.search(text, max(0, match.start() - 40), match.start()) \
+        if _REQUIRED.search(text, max(0, match.start() - 40), match.start()) \
                 or _OR_LATER.match(text, match.end() + len(version)):
             continue  # a requirement or a floor, not the Python in use
         yield "python_version", version
