@@ -370,7 +370,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "WARNING:root:Failure to load the inference.so custom c++ tensorflow ops. This error is likely caused "
         "the version of TensorFlow and TensorFlow Decision Forests are not compatible. Full error:",
         "https://github.com/tensorflow/decision-forests/issues/217", needle="custom c++ tensorflow ops",
-        derive=adds(package="tensorflow-decision-forests", fails="its op library"), key=("package",), outputs=("package", "library", "fails"),
+        derive=adds(package="tensorflow-decision-forests", fails="its op library"), key=("package",),
+        outputs=("package", "library", "fails"),
         head=r"Failure to load the (?P<library>\w{1,60}\.so) custom c\+\+ tensorflow ops"),
     # Python's "cannot import name X from M" where M is TensorFlow's private tensorflow.python: a
     # package built against another TensorFlow's internals (TFP, Keras 2, addons reach into them)

@@ -70,15 +70,15 @@ def read(doc: Document, found: Found) -> None:
             found.add(line, name, value, "stated", "prose")
 
 
-_NOT_THIS_MAC = re.compile(
-    r"(?:built for|upgrade to|upgrading to|update to|updating to|requires?|required|needs?|at least|"
-    r"newer than|older than|supports?|supported on|only on|compatible with|available for)[ \t]{1,3}$", re.IGNORECASE)
+_REQUIREMENT_WORDS = (r"built for|requires?|required|needs?|at least|newer than|older than|supports?|supported on|"
+                      r"only on|compatible with|available for")
+"""Words before a version that make it a requirement, not the machine's ("requires macOS 12")."""
+_NOT_THIS_MAC = re.compile(rf"(?:upgrade to|upgrading to|update to|updating to|{_REQUIREMENT_WORDS})[ \t]{{1,3}}$",
+                           re.IGNORECASE)
 """Words before a macOS version that make it another one than the Mac's own: dyld's "(which was
 built for Mac OS X 10.12)", "requires macOS 12", "upgrading to macOS 10.12 is not an option" (an
 upgrade done says "upgraded to": that one is the Mac's)."""
-_REQUIRED = re.compile(
-    r"(?:requires?|required|needs?|at least|newer than|older than|supports?|supported on|only on|"
-    r"compatible with|available for|support for|built for|[<>]=?)[ \t]{1,3}$", re.IGNORECASE)
+_REQUIRED = re.compile(rf"(?:{_REQUIREMENT_WORDS}|support for|[<>]=?)[ \t]{{1,3}}$", re.IGNORECASE)
 """Words before a Python version or a macOS name that make it a requirement ("requires Python
 3.8", "requires macOS Monterey"). A Python something fails on ("doesn't work with Python 3.12")
 is, in a report, most often the reporter's own; an update named ("after the update to
