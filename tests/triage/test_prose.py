@@ -172,3 +172,16 @@ def test_a_version_stated_as_a_floor_or_a_requirement_is_not_the_machines(text, 
     said = list(statements(text))
     assert [v for n, v in said if n == "macos_version"] == ([mac] if mac else [])
     assert [v for n, v in said if n == "python_version"] == ([python] if python else [])
+
+
+def test_a_comment_after_a_setting_is_the_files_note_not_the_machines():
+    # a pixi.toml pasted without fences (henrikekeus' tensorflow-keras-osx README): the comment
+    # says what its author knew of tensorflow-metal, not the Python of the machine
+    text = ('[pypi-dependencies]\n'
+            'tensorflow-metal = ">=1.1.0,<2" # Limitting factor: 1.1.0 is the latest, which doesn\'t work with python 3.12\n'
+            'PYTHON_VERSION=3.11  # on macOS 14.1\n')
+    facts = {(f.name, f.value) for f in read_report(text).facts}
+    assert not [fact for fact in facts if fact[0] in ("python_version", "macos_version")], facts
+    # the setting is read as before, and prose with a hash is prose
+    facts = {(f.name, f.value) for f in read_report("Python 3.12 on macOS 14.1 # see issue #4\n").facts}
+    assert {("python_version", "3.12"), ("macos_version", "14.1")} <= facts

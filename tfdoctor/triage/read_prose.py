@@ -66,8 +66,20 @@ def read(doc: Document, found: Found) -> None:
     for line in doc.lines:
         if line.fenced or line.code or line.number in found.claimed or len(line.text) > 20_000:
             continue
-        for name, value in statements(line.text):
+        for name, value in statements(_without_config_comment(line.text)):
             found.add(line, name, value, "stated", "prose")
+
+
+_CONFIG_COMMENT = re.compile(r"[ \t]{0,40}[A-Za-z_][\w.-]{0,100}[ \t]{0,10}=[ \t]{0,10}[^=\s][^#\n]{0,2000}?[ \t]#")
+"""A configuration line (TOML, INI, a shell or Python assignment) with a trailing comment."""
+
+
+def _without_config_comment(text: str) -> str:
+    """A comment after a setting is the note of whoever wrote the file, pasted without fences
+    (`tensorflow-metal = ">=1.1" # doesn't work with python 3.12`): it tells what the author knew
+    of some machine, not what this one has. The setting itself is read as any line."""
+    match = _CONFIG_COMMENT.match(text)
+    return text[:match.end() - 1] if match else text
 
 
 _REQUIREMENT_WORDS = (r"built for|requires?|required|needs?|at least|newer than|older than|supports?|supported on|"
