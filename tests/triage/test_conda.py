@@ -4,7 +4,10 @@ print."""
 
 from __future__ import annotations
 
+import pytest
+
 from tfdoctor.triage.facts import read_report
+from tfdoctor.triage.outcome import triage_text
 
 INFO = """     active environment : {env}
     active env location : /Users/kai/miniforge3{suffix}
@@ -110,3 +113,25 @@ def test_rows_of_a_conda_list_pasted_without_its_header():
     assert not [f for f in few.facts if f.source == "conda list"]
     unfenced = read_report("\n".join(rows) + "\n")
     assert not [f for f in unfenced.facts if f.source == "conda list"]
+
+
+@pytest.mark.parametrize("line, subdir", [
+    # the steps of a report (DeepLabCut's M1 guide of 2022, followed on an M2)
+    ("5. `conda activate DEEPLABCUT_M1`\n`conda env config vars set CONDA_SUBDIR=osx-64`", "osx-64"),
+    ("$ conda config --env --set subdir osx-64", "osx-64"),
+    ("CONDA_SUBDIR=osx-arm64 conda create -n tf python=3.10", "osx-arm64"),
+    ("- export CONDA_SUBDIR=osx-64", "osx-64"),
+    # a sentence about the setting, or code, is not a command run
+    ("I never ran CONDA_SUBDIR=osx-64 anywhere", None),
+    ("```python\nos.environ['CONDA_SUBDIR'] = 'osx-64'\n```", None),
+    ("> conda env config vars set CONDA_SUBDIR=osx-64", None),  # someone else's reply
+])
+def test_a_command_that_sets_the_environments_subdir_is_read(line, subdir):
+    got = {(f.value, f.source) for f in read_report(line).facts if f.name == "conda_subdir"}
+    assert got == ({(subdir, "conda command")} if subdir else set())
+
+
+def test_an_osx_64_subdir_set_on_an_apple_chip_is_the_rosetta_conda():
+    text = ("macOS Ventura 13.0.1 (M2)\n\n1. `conda env create -f env.yaml`\n"
+            "2. `conda env config vars set CONDA_SUBDIR=osx-64`\n3. `conda env update -f env.yaml`\n")
+    assert triage_text("report.md", text.encode()).cause == "arch.conda-osx-64"

@@ -57,6 +57,30 @@ def read(doc: Document, found: Found) -> None:
     _headerless(doc.lines, found)
     _conda_info(doc.lines, found)
     _env_export(doc, found)
+    _subdir_set(doc.lines, found)
+
+
+_SET_SUBDIR = re.compile(
+    r"[ \t]{0,20}(?:[$%#>][ \t]{0,3}|\d{1,2}[.)][ \t]{1,3}|[-*][ \t]{1,3})?`?"
+    r"(?:export[ \t]{1,3}CONDA_SUBDIR=|CONDA_SUBDIR=|(?:conda|mamba|micromamba)[ \t]{1,3}"
+    r"(?:env[ \t]{1,3}config[ \t]{1,3}vars[ \t]{1,3}set[ \t]{1,3}CONDA_SUBDIR=|config[ \t]{1,3}"
+    r"(?:--env[ \t]{1,3})?--set[ \t]{1,3}subdir[ \t]{1,3}))(?P<subdir>(?:osx|linux|win)-[\w]{1,10})\b")
+"""A command that sets an environment's subdir, typed at the start of a line (a prompt, a step's
+number or a bullet before it): `conda env config vars set CONDA_SUBDIR=osx-64`, `conda config
+--env --set subdir osx-64`, `CONDA_SUBDIR=osx-64 conda create ...`, `export CONDA_SUBDIR=...`
+(conda's docs, "Specifying a subdir"). A sentence that mentions one is not a command run."""
+
+
+def _subdir_set(lines: Sequence[Line], found: Found) -> None:
+    """The subdir the reporter set for their environment: conda installs that platform's
+    packages into it from then on (osx-64 on an Apple chip: x86_64 Python, run by Rosetta 2)."""
+    for line in lines:
+        if "SUBDIR" not in line.text and "subdir" not in line.text or len(line.text) > _LONGEST_ROW \
+                or line.code or line.quoted:
+            continue
+        match = _SET_SUBDIR.match(line.text)
+        if match:
+            _subdir(line, match.group("subdir"), "conda command", found)
 
 
 def conda_row(line: Line, cells: Sequence[str], source: str, found: Found) -> None:
