@@ -63,6 +63,10 @@ _KERAS3_PORT = {
                             "the call, or move the package that made it to a release for Keras 3",
     "keras.src.engine": "import the public names (keras.Model, keras.layers.Layer) instead of Keras 2's private "
                         "engine, or run the code with Keras 2 (tf-keras)",
+    "keras3-removed-name": "Keras 3 has no such name (Keras 2.15 had it): use its Keras 3 replacement "
+                           "(ImageDataGenerator: keras.utils.image_dataset_from_directory and the preprocessing "
+                           "layers; keras.preprocessing.text: keras.layers.TextVectorization; keras.backend's "
+                           "functions: keras.ops)",
     "keras3-foreign-layer": "build the model with the Keras its layers come from: a Keras 2 layer (tensorflow_hub's "
                             "KerasLayer, tf-keras') goes in tf_keras.Sequential, or in tf.keras.Sequential with "
                             "TF_USE_LEGACY_KERAS=1",

@@ -75,7 +75,9 @@ KERAS3 = [("keras3_legacy_optimizer.txt", "keras.optimizers.Adam"), ("keras3_sav
           ("keras3_tf_keras_shim_import.txt", "(tensorflow.keras.losses.mean_absolute_error): Keras 3"),
           ("keras3_load_savedmodel.txt", "keras.layers.TFSMLayer(path, call_endpoint='serving_default')"),
           ("keras3_foreign_layer_hub.txt", "goes in tf_keras.Sequential"),
-          ("keras3_foreign_optimizer_tf_keras.txt", "tf_keras.optimizers for a tf-keras model")]
+          ("keras3_foreign_optimizer_tf_keras.txt", "tf_keras.optimizers for a tf-keras model"),
+          ("keras3_removed_image_data_generator.txt", "(keras.preprocessing.image.ImageDataGenerator): Keras 3 "
+                                                      "has no such name")]
 
 
 @pytest.mark.parametrize("name,port", KERAS3)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from tfdoctor.logtext import stderr
+from tfdoctor.logtext.keras_names import keras2_only
 from tfdoctor.logtext.signature import Fields, Signature, adds, sig, wrappable
 
 COMPANION_OPS: tuple[tuple[str, str, str], ...] = (
@@ -103,6 +104,26 @@ def _shim_name(fields: Fields) -> Fields:
     if name == "experimental" and module.endswith(".layers"):
         return {"api": "keras.layers.experimental"}
     return {"api": f"{module}.{name}" if name else "Keras 2 API through tf.keras"}
+
+
+_KERAS_PATH = r"(?:tensorflow\.)?keras(?:\.\w{1,60}){0,8}"
+
+
+def _removed_name(fields: Fields) -> Fields:
+    """The Keras 2 name an import error asked for, however Python worded it."""
+    module = fields.get("module") or fields.get("attr_module") or fields.get("missing", "")
+    name = fields.get("name") or fields.get("attr") or ""
+    return {"api": f"{module}.{name}" if name else module, "module": module, "name": name,
+            "path": fields.get("path", "")}
+
+
+def _keras2_only(fields: Fields, _window: str) -> bool:
+    """A name that Keras 2.15 has and no Keras 3 release has, in a Keras that is not Keras 2's own
+    (a path through keras/api/_v2 or tf_keras is Keras 2 refusing a name of its own making)."""
+    path = fields.get("path", "").replace("\\", "/")
+    if "/api/_v2/" in path or "tf_keras/" in path:
+        return False
+    return keras2_only(fields.get("module", ""), fields.get("name", ""))
 
 
 def _mlc_op(fields: Fields) -> Fields:
@@ -448,6 +469,21 @@ SIGNATURES: tuple[Signature, ...] = (
         "ModuleNotFoundError: No module named 'keras.src.engine'",
         "https://github.com/TensorSpeech/TensorFlowASR/issues/297", needle="keras.src.engine",
         derive=adds(api="keras.src.engine"), key=("api", "module"), outputs=("api", "module")),
+    # CPython's three words for a name that is not there ("cannot import name %R from %R (%S)",
+    # Python/ceval.c import_from; "module %R has no attribute %R", Objects/moduleobject.c; "No
+    # module named %R", importlib) naming a public Keras 2 name that no Keras 3 release has
+    # (tools/keras2_only.py read them from the wheels: ImageDataGenerator, keras.preprocessing.text,
+    # keras.backend's functions, layers.experimental...). TensorFlow 2.16+ installs Keras 3.
+    sig("log.keras3-api", "keras3-removed-name", "training",
+        "Keras 2 API that Keras 3 removed, imported by name",
+        rf"cannot import name '(?P<name>\w{{1,100}})' from '(?P<module>{_KERAS_PATH})'"
+        rf"(?: \((?P<path>[^)\n]{{0,400}})\))?"
+        rf"|module '(?P<attr_module>{_KERAS_PATH})' has no attribute '(?P<attr>\w{{1,100}})'"
+        rf"|No module named '(?P<missing>{_KERAS_PATH})'",
+        "ImportError: cannot import name 'ImageDataGenerator' from 'keras.preprocessing.image' (.pyenv/versions/"
+        "verix-env/lib/python3.10/site-packages/keras/api/preprocessing/image/__init__.py)",
+        "https://github.com/NeuralNetworkVerification/VeriX/issues/3", needle="keras", derive=_removed_name,
+        applies=_keras2_only, key=("api",), outputs=("api", "module", "name", "path")),
     sig("log.keras3-api", "keras3-kerastensor", "training",
         "Keras 3 symbolic tensors cannot go through TensorFlow functions",
         r"A KerasTensor cannot be used as input to a TensorFlow function",
