@@ -11,6 +11,7 @@ from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.logtext.install import FORK_VENV
 from tfdoctor.knowledge import eras
 from tfdoctor.model import Remediation, Severity, rule
 
@@ -20,7 +21,8 @@ from tfdoctor.model import Remediation, Severity, rule
       "`from tensorflow.python.compiler.mlcompute import mlcompute`, `mlcompute.set_mlc_device`, "
       "'MLCompute device must be set before initialization' and ML Compute's 'tf2mlcompute' log "
       "lines belong to Apple's 2020-21 fork (apple/tensorflow_macos#58, #218), and so do its "
-      "installer's lines and the MLC ops its graphs hold ('tf.MLCConv2D' op is neither a custom "
+      "installer's lines, paths in its installer's default environment (tensorflow_macos_venv, "
+      "Python 3.8) and the MLC ops its graphs hold ('tf.MLCConv2D' op is neither a custom "
       "op nor a flex op). Where a plugin-era TensorFlow is installed, the code was written for the "
       "fork and calls a module this TensorFlow does not have. Otherwise this text is the cause where "
       "it shows the fork failing (a warning), and information where it shows it at work (an "
@@ -29,8 +31,15 @@ from tfdoctor.model import Remediation, Severity, rule
       "mlcompute lines: tensorflow-metal gives TensorFlow the GPU without them.",
       APPLE_PLUGIN_PAGE, fix_answer=ABOUT_THE_LOG)
 def log_mlcompute_fork(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_MLCOMPUTE_FORK):
+    # the fork's own words first: the installer's folder is only a name
+    for match in sorted(matches_of(s, codes.LOG_MLCOMPUTE_FORK), key=lambda m: m.fields.get("sign") == FORK_VENV):
         tf = d.tensorflow
+        if eras.plugin_era(tf) and match.fields.get("sign") == FORK_VENV:
+            fix, _reqs = plugin_era_way(s, d, "the TensorFlow that printed this")
+            text = (f"the text ran in the ML Compute fork installer's environment (tensorflow_macos_venv), "
+                    f"not with this {tf.label}: that environment holds Apple's unmaintained fork")
+            return log_mlcompute_fork.finding(evidence(s, match, tensorflow=tf.label), fix, title=text,
+                                              severity=Severity.INFO)
         if eras.plugin_era(tf):  # the code is the fork's, this TensorFlow is not
             text = (f"this code selects the GPU through the ML Compute fork's mlcompute module, which "
                     f"{tf.label} does not have: remove the mlcompute lines "

@@ -32,9 +32,11 @@ def _text(reading: Reading) -> str:
 def test_real_error_text_is_recognised_with_its_fields(entry: dict) -> None:
     matches = [m for m in recognise(_text(read_log(LOGS / entry["file"]))) if m.code == entry["code"]]
     assert matches, f"{entry['file']} ({entry['source']}) not recognised as {entry['code']}"
-    for name, value in entry["fields"].items():
-        assert matches[0].fields.get(name) == value, (name, matches[0].fields)
-    assert matches[0].line >= 1 and matches[0].text
+    # a text may show its cause more than once (the fork's op and its installer's folder): one
+    # occurrence carries the fields
+    carrying = [m for m in matches if all(m.fields.get(name) == value for name, value in entry["fields"].items())]
+    assert carrying, [m.fields for m in matches]
+    assert carrying[0].line >= 1 and carrying[0].text
 
 
 def test_at_least_thirty_real_texts_each_with_a_public_source() -> None:

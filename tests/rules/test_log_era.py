@@ -48,3 +48,16 @@ def test_the_forks_ops_in_a_graph_are_the_fork():
     s.log = keep.read(LOGS / "mlcompute_op_tflite.txt", identity=WHO)
     (f,) = [f for f in LogRules("log_era", "compat_era").run(s) if f.code == "log.mlcompute-fork"]
     assert f.severity is Severity.WARNING and f.evidence["log_op"] == "MLCMatMul"
+
+
+def test_a_traceback_through_the_fork_installers_environment_is_the_fork():
+    """install_venv.sh's default environment (~/tensorflow_macos_venv, Python 3.8 only):
+    apple/tensorflow_macos#225's import failure there is the fork failing, whatever the report
+    lists; with a plugin-era TensorFlow here, only the folder's name is the fork's (information)."""
+    f = one(check.diagnose(merge(apple_silicon(packages=[]), {"unknown": ["packages"]}),
+                           "mlcompute_installer_venv_import.txt"), "log.mlcompute-fork")
+    assert f.severity is Severity.WARNING and f.title.startswith("ML Compute fork:")
+    s = snap(apple_silicon(packages=tf_219_metal_120()))
+    s.log = keep.read(LOGS / "mlcompute_installer_venv_import.txt", identity=WHO)
+    (f,) = [f for f in check.run(s) if f.code == "log.mlcompute-fork"]
+    assert f.severity is Severity.INFO and "installer's environment" in f.title and "2.19.1" in f.title

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tfdoctor.logtext.signature import Fields, Signature, sig, wrappable
+from tfdoctor.logtext.signature import Fields, Signature, adds, sig, wrappable
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]*\])?"
 _WHEEL = r"(?<![^\s/'\"(\[])(?P<wheel>[A-Za-z0-9_.]+-[^\s/'\"(\[]+?\.whl)"
@@ -121,6 +121,11 @@ def _conflict(fields: Fields) -> Fields:
     return out
 
 
+FORK_VENV = "installer's environment"
+"""The sign of a path in the fork installer's default environment: a name, which a plugin-era
+TensorFlow installed there later would carry too."""
+
+
 def _fork_installer(fields: Fields) -> Fields:
     """The fork's installer at work, or refusing a macOS before 11 (a failure of the fork's own)."""
     return {"sign": "Error: installer needs macOS 11" if fields.get("error") else "installer ran"}
@@ -152,6 +157,16 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/apple/tensorflow_macos/issues/17",
         needle="macos", derive=_fork_installer, key=("sign",),
         outputs=("sign",)),
+    # the same installer's default environment ("Path to new or existing virtual environment
+    # [default: $HOME/tensorflow_macos_venv/]", install_venv.sh), always Python 3.8: a traceback
+    # through its site-packages is the fork's TensorFlow running
+    sig("log.mlcompute-fork", "mlcompute-installer-venv", "import",
+        "a path in the ML Compute fork installer's default environment (tensorflow_macos_venv, Python 3.8)",
+        r"/tensorflow_macos_venv/lib/python3\.8/site-packages/",
+        "ImportError: dlopen(/Users/pkwang/tensorflow_macos_venv/lib/python3.8/site-packages/tensorflow/python/"
+        "_pywrap_tfe.so, 2): Library not loaded: @rpath/_pywrap_tensorflow_internal.so",
+        "https://github.com/apple/tensorflow_macos/issues/225", needle="tensorflow_macos_venv",
+        derive=adds(sign=FORK_VENV), key=("sign",), outputs=("sign",)),
     # poetry's installer (src/poetry/installation/chooser.py, Chooser.choose_for): no file of the
     # locked release fits this interpreter and platform, which is pip's 'no matching distribution'
     sig("log.pip-no-matching-distribution", "poetry-no-candidates", "install",
