@@ -24,7 +24,8 @@ from tfdoctor.model import Remediation, Severity, rule
       "installer's lines, paths in its installer's default environment (tensorflow_macos_venv, "
       "Python 3.8) and the MLC ops its graphs hold ('tf.MLCConv2D' op is neither a custom "
       "op nor a flex op). Where a plugin-era TensorFlow is installed, the code was written for the "
-      "fork and calls a module this TensorFlow does not have. Otherwise this text is the cause where "
+      "fork and calls a module this TensorFlow does not have (a path in the installer's environment "
+      "then says only that the text ran there: information). Otherwise this text is the cause where "
       "it shows the fork failing (a warning), and information where it shows it at work (an "
       "installed fork is then compat.mlcompute-fork's to tell).",
       "Move to TensorFlow with tensorflow-metal (the finding gives the commands) and remove the "
