@@ -26,6 +26,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 OUTPUT = Path(__file__).resolve().parents[1] / "tfdoctor" / "logtext" / "keras2_only.json"
 KERAS2 = "2.15.0"
@@ -66,23 +67,19 @@ def layouts(wheel: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     return api(wheel, base, skip=("src", "api", "_tf_keras")), api(wheel, base + "_tf_keras/keras/")
 
 
-def removed(keras2: dict[str, set[str]], keras3: list[dict[str, set[str]]], prefix: str) -> dict[str, list[str]]:
-    """Module -> the names Keras 2 has there and no Keras 3 release has ("*": the whole module)."""
+def removed(keras2: dict[str, set[str]], keras3: list[dict[str, set[str]]], prefix: str) -> dict[str, Any]:
+    """The public modules Keras 2 has and no Keras 3 release has, and per module the public names
+    (submodules included) Keras 2 has there and no Keras 3 has. Exact names only: an import error
+    names one, and older Keras 2 releases kept private modules under some of the same dotted names
+    (keras.dtensor.dtensor_api), which are not this story."""
     union: dict[str, set[str]] = {}
     for one in keras3:
         for module, names in one.items():
             union.setdefault(module, set()).update(names)
-    out: dict[str, list[str]] = {}
-    for module, names in sorted(keras2.items()):
-        shown = prefix + module
-        if module not in union:
-            if module.rsplit(".", 1)[0] in union:  # only the top of a removed subtree
-                out[shown] = ["*"]
-            continue
-        gone = sorted(n for n in names if n not in union[module] and f"{module}.{n}" not in keras2)
-        if gone:
-            out[shown] = gone
-    return out
+    modules = [prefix + module for module in sorted(keras2) if module not in union]
+    names_gone = {prefix + module: gone for module, names in sorted(keras2.items())
+                  if (gone := sorted(n for n in names if n not in union.get(module, ())))}
+    return {"modules": modules, "names": names_gone}
 
 
 def keras3_versions() -> list[str]:
@@ -108,8 +105,8 @@ def main() -> None:
         versions = keras3_versions()
         keras3 = [layouts(download(v, folder)) for v in versions]
     table = {
-        "about": "Public Keras 2 names (Keras " + KERAS2 + ") that no Keras 3 release has: module -> names "
-                 "('*': the module itself is gone). An import error naming one is Keras 2 code under Keras 3.",
+        "about": "Public Keras 2 names (Keras " + KERAS2 + ") that no Keras 3 release has: the modules gone "
+                 "and, per module, the names gone. An import error naming one is Keras 2 code under Keras 3.",
         "method": __doc__.split("\n\n", 2)[2].strip().replace("\n", " "),
         "generated": datetime.date.today().isoformat(),
         "sources": [f"keras-{KERAS2}-py3-none-any.whl"] + [f"keras-{v}-py3-none-any.whl" for v in versions],
@@ -117,8 +114,8 @@ def main() -> None:
         "tensorflow.keras": removed(keras2[1], [k[1] for k in keras3], "tensorflow."),
     }
     args.out.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n")
-    print(f"{args.out}: {sum(map(len, table['keras'].values()))} keras.* and "
-          f"{sum(map(len, table['tensorflow.keras'].values()))} tensorflow.keras.* names, "
+    print(f"{args.out}: {sum(map(len, table['keras']['names'].values()))} keras.* and "
+          f"{sum(map(len, table['tensorflow.keras']['names'].values()))} tensorflow.keras.* names, "
           f"Keras {KERAS2} against {len(versions)} Keras 3 releases ({versions[0]}..{versions[-1]})")
 
 

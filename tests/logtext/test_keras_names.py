@@ -37,6 +37,9 @@ def test_the_table_says_which_wheels_it_was_read_from():
     ("keras.layers", "Dense", False),
     ("tensorflow.keras.preprocessing.image", "ImageDataGenerator", False),  # Keras 3's tf.keras shim keeps it
     ("keras.engine", "", False),       # Keras 2.13-2.15 have no keras.engine either
+    # Keras 2.9-2.12's private keras/dtensor/dtensor_api.py: not a public name of 2.15's keras.dtensor
+    ("keras.dtensor", "dtensor_api", False),
+    ("keras.dtensor", "", True),
     ("keras", "", False),
 ])
 def test_a_name_is_keras2_only_when_no_keras3_has_it(module, name, gone):
@@ -62,5 +65,7 @@ def test_the_tool_reads_each_layout_and_keeps_a_name_a_later_keras3_restored():
                                  "keras/_tf_keras/keras/utils/__init__.py": "from keras.src.utils import to_ordinal\n"}))
     later = tool.layouts(_wheel({"keras/api/utils/__init__.py": "from keras.src.utils import pack_x_y as pack_x_y\n",
                                  "keras/api/_tf_keras/keras/utils/__init__.py": ""}))
-    assert tool.removed(keras2[0], [first[0], later[0]], "") == {"keras.utils": ["to_ordinal"], "keras.wrappers": ["*"]}
-    assert tool.removed(keras2[1], [first[1], later[1]], "tensorflow.") == {}
+    assert tool.removed(keras2[0], [first[0], later[0]], "") == {
+        "modules": ["keras.wrappers"],
+        "names": {"keras": ["wrappers"], "keras.utils": ["to_ordinal"], "keras.wrappers": ["scikit_learn"]}}
+    assert tool.removed(keras2[1], [first[1], later[1]], "tensorflow.") == {"modules": [], "names": {}}

@@ -10,24 +10,20 @@ import json
 from pathlib import Path
 
 _TABLE = Path(__file__).with_name("keras2_only.json")
-WHOLE_MODULE = "*"
 
 
 @functools.cache
-def _removed() -> dict[str, frozenset[str]]:
+def _removed() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    """(modules gone, module -> names gone), keras.* and tensorflow.keras.* together."""
     table = json.loads(_TABLE.read_text(encoding="utf-8"))
-    return {module: frozenset(names) for part in ("keras", "tensorflow.keras") for module, names in table[part].items()}
-
-
-def _module_gone(module: str) -> bool:
-    """The module, or a package above it, is gone from Keras 3."""
-    removed = _removed()
-    parts = module.split(".")
-    return any(WHOLE_MODULE in removed.get(".".join(parts[:end]), ()) for end in range(2, len(parts) + 1))
+    parts = [table[part] for part in ("keras", "tensorflow.keras")]
+    return (frozenset(module for part in parts for module in part["modules"]),
+            {module: frozenset(names) for part in parts for module, names in part["names"].items()})
 
 
 def keras2_only(module: str, name: str = "") -> bool:
-    """`module.name` (or `module` itself, without a name) is Keras 2 API that Keras 3 lacks."""
-    if _module_gone(module):
-        return True
-    return bool(name) and (name in _removed().get(module, ()) or _module_gone(f"{module}.{name}"))
+    """`module.name` (or `module` itself, without a name) is public Keras 2 API that no Keras 3
+    has: exactly, since older Keras 2 releases kept private modules under some of the same dotted
+    names (keras.dtensor's dtensor_api), whose names are not this story."""
+    modules, names = _removed()
+    return name in names.get(module, ()) if name else module in modules
