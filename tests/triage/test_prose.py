@@ -27,6 +27,8 @@ from tfdoctor.triage.read_template import answer_facts
     ("tf version: 2.8", {("tensorflow_version", "2.8")}),
     ("pip install tensorflow==2.13.0 keras==2.13.1", {("package:tensorflow", "2.13.0"), ("package:keras", "2.13.1")}),
     ("tensorflow_macos (2.9.0)", {("package:tensorflow-macos", "2.9.0")}),
+    # the ML Compute fork's own spelling of its releases (apple/tensorflow_macos: "0.1alpha3")
+    ("tensorflow_macos 0.1alpha3", {("package:tensorflow-macos", "0.1alpha3")}),
     ("python3.9 and a native arm64 build", {("python_version", "3.9"), ("python_arch", "arm64")}),
     ("running it in a docker container with --platform linux/amd64", {("container", "docker amd64"), ("container", "docker")}),
     ("installed with Miniforge3, then pyenv", {("env_manager", "miniforge"), ("env_manager", "pyenv")}),

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-VERSION = r"\d{1,4}(?:\.\d{1,8}){0,4}(?:-?(?:a|b|rc)\d{0,12}|\.?post\d{0,12}|\.?dev\d{0,12})?(?:\+[\w.]{1,40})?"
+VERSION = r"\d{1,4}(?:\.\d{1,8}){0,4}(?:-?(?:alpha|beta|a|b|rc)\d{0,12}|\.?post\d{0,12}|\.?dev\d{0,12})?(?:\+[\w.]{1,40})?"
 """A release version as pip, conda and TensorFlow print them (2.16.0rc0, 2.4.0-rc0,
-2.14.0.dev20230601, 1.0.1+local)."""
+2.14.0.dev20230601, 1.0.1+local), and as people write them (the fork's "0.1alpha3", pip's 0.1a3)."""
 _VERSION = re.compile(VERSION)
 _CUT = ("…", "...")
 
