@@ -6,13 +6,7 @@ Maintainer tooling, run once per refresh (it downloads the wheels with pip):
 
 An import error that names one of them ("cannot import name 'ImageDataGenerator' from
 'keras.preprocessing.image'", "No module named 'keras.preprocessing.text'") is Keras 2 code
-meeting Keras 3, whatever else the report leaves out. The names are read from the wheels' API
-packages, the files Keras generates for its public API (one `from keras.src... import X` line per
-name): for `keras.*`, Keras 2.15's keras/<module>/__init__.py (not src/, not api/) against every
-Keras 3 release's keras/<module> (keras/api/<module> in the 3.x releases that moved it there); for
-`tensorflow.keras.*`, Keras 2.15's keras/api/_v2/keras (TensorFlow 2.15's tf.keras) against
-Keras 3's keras/_tf_keras/keras (TensorFlow 2.16+'s tf.keras). A name counts as removed only when
-no Keras 3 release has it, so a name one release dropped and a later one restored is not listed.
+meeting Keras 3, whatever else the report leaves out.
 """
 
 from __future__ import annotations
@@ -29,6 +23,15 @@ from pathlib import Path
 from typing import Any
 
 OUTPUT = Path(__file__).resolve().parents[1] / "tfdoctor" / "logtext" / "keras2_only.json"
+METHOD = (
+    "Read from the wheels' API packages, the files Keras generates for its public API (one `from "
+    "keras.src... import X` line per name): for `keras.*`, Keras 2.15's keras/<module>/__init__.py (not "
+    "src/, not api/) against every Keras 3 release's keras/<module> (keras/api/<module> in the 3.x "
+    "releases that moved it there); for `tensorflow.keras.*`, Keras 2.15's keras/api/_v2/keras "
+    "(TensorFlow 2.15's tf.keras) against Keras 3's keras/_tf_keras/keras (TensorFlow 2.16+'s tf.keras). "
+    "A name counts as removed only when no Keras 3 release has it, so a name one release dropped and a "
+    "later one restored is not listed (tools/keras2_only.py)."
+)
 KERAS2 = "2.15.0"
 """The last Keras 2 (TensorFlow 2.15's): every public name Keras 2 code can import."""
 
@@ -107,7 +110,7 @@ def main() -> None:
     table = {
         "about": "Public Keras 2 names (Keras " + KERAS2 + ") that no Keras 3 release has: the modules gone "
                  "and, per module, the names gone. An import error naming one is Keras 2 code under Keras 3.",
-        "method": __doc__.split("\n\n", 2)[2].strip().replace("\n", " "),
+        "method": METHOD,
         "generated": datetime.date.today().isoformat(),
         "sources": [f"keras-{KERAS2}-py3-none-any.whl"] + [f"keras-{v}-py3-none-any.whl" for v in versions],
         "keras": removed(keras2[0], [k[0] for k in keras3], ""),
