@@ -16,6 +16,7 @@ from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.versions import same_release
 from tfdoctor.knowledge import companions
 from tfdoctor.knowledge.keras_releases import keras_requirement
 from tfdoctor.model import Remediation, Severity, rule
@@ -193,7 +194,7 @@ def companion_mismatch(s: Snapshot, d: Derived):
             text += f" ({package} ended with {last}, {date}; its features moved to Keras and TF-Text)"
         # compiled against another TensorFlow, or a version check that raises: the import failed
         severity = Severity.ERROR if match.fields.get("built_for") or match.fields.get("fails") else Severity.WARNING
-        if printed and here and printed != here:  # this environment's TensorFlow is another one
+        if printed and here and not same_release(printed, here):  # this environment's TensorFlow is another one
             severity = Severity.INFO
             what += f" (this environment has TensorFlow {here}: the text came from another environment)"
         return companion_mismatch.finding(

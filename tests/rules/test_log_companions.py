@@ -70,6 +70,16 @@ def test_tensorflow_probability_refusing_an_older_tensorflow_is_the_companions_m
     elsewhere.log = s.log
     assert [f.severity for f in LogRules("log_companions").run(elsewhere) if f.code == "log.companion-mismatch"] \
         == [Severity.INFO]
+    # the same release spelled two ways is this environment's (TFP prints 2.0.0-beta1, pip lists
+    # 2.0.0b1: tensorflow/probability#1060)
+    (tmp_path / "beta.txt").write_text(
+        "ImportError: This version of TensorFlow Probability requires TensorFlow version >= 2.3; Detected an "
+        "installation of version 2.0.0-beta1. Please upgrade TensorFlow to proceed.\n")
+    data["packages"] = [_pkg("tensorflow", "2.0.0b1", [])]
+    beta = snap(data)
+    beta.log = keep.read(tmp_path / "beta.txt", identity=WHO)
+    assert [f.severity for f in LogRules("log_companions").run(beta) if f.code == "log.companion-mismatch"] \
+        == [Severity.ERROR]
 
 
 def test_a_package_importing_an_internal_this_tensorflow_lacks_is_the_companions_mismatch():

@@ -14,6 +14,13 @@ def parse_version(text: str | None) -> Version | None:
         return None
 
 
+def same_release(a: str, b: str) -> bool:
+    """Whether two spellings name one release ("2.0.0-beta1" and "2.0.0b1", "2.3" and "2.3.0");
+    unreadable ones are compared as written."""
+    pa, pb = parse_version(a), parse_version(b)
+    return pa == pb if pa is not None and pb is not None else a == b
+
+
 def below(version: str | None, bound: str) -> bool:
     """Whether a readable `version` is older than `bound` (an unreadable one is not)."""
     parsed = parse_version(version)
