@@ -187,3 +187,16 @@ def test_a_comment_after_a_setting_is_the_files_note_not_the_machines():
     # the setting is read as before, and prose with a hash is prose
     facts = {(f.name, f.value) for f in read_report("Python 3.12 on macOS 14.1 # see issue #4\n").facts}
     assert {("python_version", "3.12"), ("macos_version", "14.1")} <= facts
+
+
+@pytest.mark.parametrize("text, fact", [
+    # what a person could not, or wanted to, install is not installed (tensorflow/probability#1060)
+    ("I cannot install TensorFlow 2.3 because it says there is no match.", None),
+    ("trying to pip install tensorflow==2.9.0 on my Mac", None),
+    ("I want to upgrade to the tensorflow-macos 2.12 release", None),
+    ("I installed TensorFlow 2.3 yesterday", ("tensorflow_version", "2.3")),
+    ("I upgraded to tensorflow-macos 2.12", ("package:tensorflow-macos", "2.12")),
+])
+def test_a_version_someone_could_not_or_wanted_to_install_is_not_installed(text, fact):
+    said = [(n, v) for n, v in statements(text) if n == "tensorflow_version" or n.startswith("package:")]
+    assert said == ([fact] if fact else [])

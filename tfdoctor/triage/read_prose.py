@@ -206,7 +206,8 @@ def _packages(text: str) -> Iterator[tuple[str, str]]:
     tensorflow = set()
     for match in _PACKAGE.finditer(text):
         version = version_at(text, match.end())
-        if not version or "." not in version or _A_RELEASE.search(text, max(0, match.start() - 30), match.start()):
+        if not version or "." not in version or _A_RELEASE.search(text, max(0, match.start() - 30), match.start()) \
+                or _not_installed(text, match.start()):
             continue
         name = match.group("name").lower()
         if name in _TF_NAMES and "==" not in match.group("sep"):
@@ -217,5 +218,18 @@ def _packages(text: str) -> Iterator[tuple[str, str]]:
         yield "tensorflow_version", tensorflow.pop()
     for match in _PIN.finditer(text):
         version = version_at(text, match.end())
-        if version and "." in version:
+        if version and "." in version and not _not_installed(text, match.start()):
             yield package_fact(match.group("name")), version
+
+
+_ATTEMPT = re.compile(r"(?:cannot|can't|can[ \t]not|couldn't|could[ \t]not|unable[ \t]to|fail(?:s|ed)?[ \t]to|"
+                      r"not[ \t]able[ \t]to|tr(?:y|ying|ied)[ \t]to|wants?[ \t]to|wanted[ \t]to)[ \t]{1,3}"
+                      r"(?:(?:pip|conda)[ \t]{1,3})?(?:install|get|upgrade[ \t]to|update[ \t]to|downgrade[ \t]to)"
+                      r"[ \t]{1,3}(?:the[ \t]{1,3})?(?:\w+[ \t]{1,3})?$", re.IGNORECASE)
+"""An attempt before a package and its version: "I cannot install TensorFlow 2.3", "trying to
+pip install tensorflow==2.9". What someone could not or wanted to install is not what is
+installed, as pip's own refusal names what was asked for."""
+
+
+def _not_installed(text: str, start: int) -> bool:
+    return _ATTEMPT.search(text, max(0, start - 60), start) is not None
