@@ -25,6 +25,13 @@ def test_tensorflow_text_built_for_the_previous_minor_is_the_cause_and_names_the
     assert f.remediation.commands[-1].endswith("tensorflow-text==2.16.1")
 
 
+def test_a_release_stated_without_its_patch_is_the_registrys_release():
+    # "tensorflow 2.7 and tensorflow-io 0.21" (tensorflow/io#1554): the registry's 0.21.0
+    (f,) = mac(("tensorflow", "2.7"), ("tensorflow-io", "0.21"))
+    assert f.code == "compat.companion-built-for" and "built for TensorFlow <2.7.0,>=2.6.0; 2.7 is installed" in f.title
+    assert companions.built_for("tensorflow-io", "0.21").tensorflow == companions.built_for("tensorflow-io", "0.21.0").tensorflow
+
+
 def test_a_companion_with_no_release_for_this_tensorflow_says_so_and_moves_nothing():
     (f,) = mac(("tensorflow", "2.19.1"), ("tensorflow-io", "0.37.1"))
     assert "built for TensorFlow <2.17.0,>=2.16.0" in f.title

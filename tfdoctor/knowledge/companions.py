@@ -15,6 +15,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from tfdoctor.facts.versions import same_release
 from tfdoctor.knowledge.kernels import bundled_section
 
 SECTION = "companion_pins"
@@ -45,7 +46,10 @@ class BuiltFor:
 def built_for(package: str, version: str, raw: Mapping[str, Any] | None = None) -> BuiltFor | None:
     """What the companion release's METADATA requires of TensorFlow, or None where it is not read
     (or names no TensorFlow, as tensorflow-io before its extras did not)."""
-    entry = bundled_section(SECTION, raw).get("releases", {}).get(package, {}).get(version)
+    releases = bundled_section(SECTION, raw).get("releases", {}).get(package, {})
+    entry = releases.get(version)
+    if entry is None:  # a report's "tensorflow-io 0.21" is the release the registry calls 0.21.0
+        entry = next((releases[known] for known in releases if same_release(known, version)), None)
     if not isinstance(entry, Mapping):
         return None
     for line in entry.get("requires", ()):
