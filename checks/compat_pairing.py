@@ -24,7 +24,9 @@ from tfdoctor.model import Remediation, Severity, rule
       "pair: reported to fail at load (error, with the report quoted: tensorflow-metal 1.1.0 "
       "with TensorFlow 2.18, 1.2.0 with 2.20 and 2.21), a plugin made for an older or newer "
       "TensorFlow (error), or a pair neither Apple's table nor any report covers (warning). "
-      "Runtime reports win over Apple's table, which also lists 1.1.0 for 2.18.",
+      "Runtime reports win over Apple's table, which also lists 1.1.0 for 2.18. A TensorFlow "
+      "stated without its patch ('TensorFlow 2.16') stands for its releases: a problem only when "
+      "every one of them is.",
       "Install the pair the finding names (a plugin documented or reported to work with this "
       "TensorFlow, else the recommended TensorFlow + tensorflow-metal).",
       APPLE_PLUGIN_PAGE, explains=LOAD_FAILURES, fix_answer=GOAL_INSTALLED)

@@ -224,6 +224,15 @@ def test_a_pair_judged_where_the_python_is_unknown_is_the_verdict_every_python_s
     (newest,) = [f for f in run(unknown_python(mac("2.20.0", "1.2.0"))) if f.code == "compat.tf-metal-mismatch"]
     assert newest.remediation.commands == () and "python3 --version" in newest.remediation.text  # 3.13: no pair
     assert not [f for f in run(unknown_python(mac("2.16.1", "1.1.0"))) if f.code == "compat.tf-metal-mismatch"]
+    # a minor stated without its patch stands for its releases: "TensorFlow 2.16" (first release
+    # 2.16.1) with tensorflow-metal 0.8.0 fails with every one of them
+    (minor,) = [f for f in run(unknown_python(mac("2.16", "0.8.0"))) if f.code == "compat.tf-metal-mismatch"]
+    assert minor.title.startswith("tensorflow-metal 0.8.0 predates tensorflow 2.16")
+    # ... and is no problem where a release of it fits: the binaries of 2.9.0 load metal 0.4.0, as
+    # for "2.9.0" stated whole
+    for stated in ("2.9", "2.9.0"):
+        assert not [f for f in run(unknown_python(mac(stated, "0.4.0", dist="tensorflow-macos")))
+                    if f.code == "compat.tf-metal-mismatch" and f.severity >= Severity.WARNING], stated
 
 
 def test_a_pair_judged_where_the_chip_is_unknown_names_no_intel_pair():

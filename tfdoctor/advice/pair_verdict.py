@@ -84,20 +84,36 @@ def judge_pair_any_python(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageF
                           arch: str) -> PairVerdict:
     """The verdict where the Python is unknown (a report that does not state it): a problem only
     when it is the same for every Python the TensorFlow release has wheels for, and then an install
-    only when the same pair fits them all (else the way to learn the Python)."""
-    release = m.tf_release(tf.version)
-    wheels = release.wheels(release.code[arch], arch) if release and arch in release.code else None
-    verdicts = [judge_pair(s, d, m, tf, metal, py, arch) for py in (wheels.pythons if wheels else ())]
+    only when the same pair fits them all (else the way to learn the Python). A minor stated
+    without its patch is a problem only when every release of it is one."""
+    minor = m.tf_minor(tf.version)
+    if tf.version.count(".") == 1 and minor is not None:  # "TensorFlow 2.16": a minor, not a release
+        if any(not judge_pair_any_python(s, d, m, replace(tf, version=r.version), metal, arch).problem
+               for r in minor.releases):
+            return PairVerdict()  # some release of it fits the plugin: the report does not say which
+    pythons = _release_pythons(m, tf.version, arch)
+    verdicts = [judge_pair(s, d, m, tf, metal, py, arch) for py in pythons]
     problems = [v.problem for v in verdicts]
     if not problems or any(p is None or p.title != problems[0].title for p in problems):
         return PairVerdict()
     first = problems[0]
-    evidence = {**first.evidence, "python": f"unknown: the same for Python {span(list(wheels.pythons))}"}
+    evidence = {**first.evidence, "python": f"unknown: the same for Python {span(list(pythons))}"}
     fix = first.fix
     if any(p.fix.commands != fix.commands for p in problems):
         fix = Remediation("Install the pair documented or reported to work for your Python (`python3 "
                           "--version` tells which; `tfdoctor matrix` lists them)", (), APPLE_PLUGIN_PAGE)
     return PairVerdict(problem=PairProblem(first.title, first.detail, first.severity, first.basis, evidence, fix))
+
+
+def _release_pythons(m: CompatMatrix, version: str, arch: str) -> tuple[str, ...]:
+    """The Pythons a TensorFlow has wheels for on `arch`: its release's, or for a minor stated
+    without its patch ("TensorFlow 2.16", whose first release is 2.16.1) every release's of it."""
+    release = m.tf_release(version)
+    if release is not None:
+        wheels = release.wheels(release.code[arch], arch) if arch in release.code else None
+        return tuple(wheels.pythons) if wheels else ()
+    minor = m.tf_minor(version)
+    return minor.pythons(arch) if minor is not None and version.count(".") == 1 else ()
 
 
 def judge_pair(s: Snapshot, d: Derived, m: CompatMatrix, tf: PackageFacts, metal: PackageFacts,
