@@ -57,6 +57,8 @@ _KERAS3_PORT = {
     "layer.input / layer.output": "give the model a keras.Input(shape=...) (Keras 3 defines them only for layers "
                                   "called on symbolic inputs; a Sequential built with build() or loaded has none)",
     "a package's Keras 2 models": "the package imports tf-keras for them: install it",
+    "tf-keras, not installed": "something asks for Keras 2 (a package's Keras 2 models, or TF_USE_LEGACY_KERAS=1): "
+                               "install tf-keras pinned to the TensorFlow minor, or unset the variable",
     "transformers' TensorFlow models": "they need Keras 2: transformers imports tf-keras before keras, or use "
                                        "its PyTorch models",
     "keras3-tf-keras-shim": "Keras 3 (tf.keras from TensorFlow 2.16 on: keras/_tf_keras) has no such name: port "
@@ -76,6 +78,10 @@ _KERAS3_PORT = {
 }
 
 
+_NAME_TF_KERAS = ("keras3-requires-tf-keras", "keras3-transformers")
+"""Variants where a package says it needs tf-keras: Python's bare "No module named 'tf_keras'" beside
+them is the same need, told without its name."""
+
 _TWO_KERASES = ("keras3-foreign-layer", "keras3-foreign-object")
 """Variants where Keras 3 met Keras 2 (tf-keras) in one program, rather than old code meeting Keras 3."""
 
@@ -86,8 +92,10 @@ _TWO_KERASES = ("keras3-foreign-layer", "keras3-foreign-object")
       "keras.src.engine that code reached into, Keras 2 names reached through tf.keras (whose module, "
       "keras._tf_keras, only Keras 3 has), TensorFlow ops on symbolic tensors, a layer's "
       ".output read from a model never called on a keras.Input; packages whose Keras 2 models need "
-      "tf-keras (deepface, retinaface) and "
-      "transformers 4.41+ refuses Keras 3 for its TensorFlow models; and two Kerases in one program, "
+      "tf-keras (deepface, retinaface), Keras 2 asked for and not installed ('No module named "
+      "tf_keras', TensorFlow's TF_USE_LEGACY_KERAS warning), "
+      "transformers 4.41+ refusing Keras 3 for its TensorFlow models, public Keras 2 names no "
+      "Keras 3 has (ImageDataGenerator, keras.preprocessing.text: read from the wheels); and two Kerases in one program, "
       "one handed the other's layer or optimizer (a tensorflow_hub KerasLayer in Keras 3's "
       "Sequential, Keras 3's Adam in a tf-keras model) "
       "(amaiya/ktrain#525, adriangb/scikeras#314, philipperemy/keras-tcn#284, ...). tf-keras "
@@ -99,7 +107,11 @@ _TWO_KERASES = ("keras3-foreign-layer", "keras3-foreign-object")
 def keras3_api(s: Snapshot, d: Derived):
     out = []
     keras, major = installed_keras(s)
-    for match in matches_of(s, codes.LOG_KERAS3_API):
+    matches = matches_of(s, codes.LOG_KERAS3_API)
+    named = any(m.variant in _NAME_TF_KERAS for m in matches)
+    for match in matches:
+        if match.variant == "keras3-no-tf-keras" and named:
+            continue  # the package's own message says the same, and names the package
         api = match.fields.get("api", "")
         if major == 2:
             text = (f"the error reads like Keras 3's ({api}), but this environment has Keras {keras}: "

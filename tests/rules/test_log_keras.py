@@ -77,7 +77,8 @@ KERAS3 = [("keras3_legacy_optimizer.txt", "keras.optimizers.Adam"), ("keras3_sav
           ("keras3_foreign_layer_hub.txt", "goes in tf_keras.Sequential"),
           ("keras3_foreign_optimizer_tf_keras.txt", "tf_keras.optimizers for a tf-keras model"),
           ("keras3_removed_image_data_generator.txt", "(keras.preprocessing.image.ImageDataGenerator): Keras 3 "
-                                                      "has no such name")]
+                                                      "has no such name"),
+          ("keras3_tf_keras_not_installed.txt", "(tf-keras, not installed): something asks for Keras 2")]
 
 
 @pytest.mark.parametrize("name,port", KERAS3)

@@ -523,6 +523,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/jordoh/ComfyUI-Deepface/issues/8", needle="requires tf-keras",
         derive=adds(api="a package's Keras 2 models"), key=("api",), outputs=("api", "tensorflow"),
         head=r"You have tensorflow (?P<tensorflow>\d[\w.+-]{0,40}) and this requires tf-keras"),
+    # Keras 2 asked for and not installed: Python's "No module named 'tf_keras'" (a package that
+    # imports tf-keras for its Keras 2 models: tensorflow-probability 0.24+, deepface, transformers)
+    # and TensorFlow's own KerasLazyLoader (tensorflow/python/util/lazy_loader.py) warning when
+    # TF_USE_LEGACY_KERAS asks tf.keras for tf_keras; Keras 2 beside TensorFlow 2.16+ is tf-keras
+    sig("log.keras3-api", "keras3-no-tf-keras", "training",
+        "Keras 2 (tf-keras) was asked for and is not installed",
+        r"No module named (?:'tf_keras'|\"tf_keras\"|tf_keras(?![\w.'\"]))"
+        r"|Your environment has TF_USE_LEGACY_KERAS set to True, but you do not have the tf_keras package installed",
+        "WARNING:tensorflow:Your environment has TF_USE_LEGACY_KERAS set to True, but you do not have the tf_keras "
+        "package installed. You must install it in or", "https://github.com/huggingface/transformers/pull/40391",
+        needle="tf_keras", derive=adds(api="tf-keras, not installed"), key=("api",), outputs=("api",),
+        head=r"Your environment has TF_USE_LEGACY_KERAS set to True, but you do not have the tf_keras"),
     # transformers 4.41+ (activations_tf.py, modeling_tf_utils.py): its TensorFlow models import
     # tf_keras first and refuse a Keras 3 `keras`
     sig("log.keras3-api", "keras3-transformers", "training",
