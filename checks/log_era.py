@@ -11,8 +11,8 @@ from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.logtext.install import FORK_VENV
 from tfdoctor.knowledge import eras
+from tfdoctor.logtext.install import FORK_VENV
 from tfdoctor.model import Remediation, Severity, rule
 
 
