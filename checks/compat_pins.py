@@ -225,15 +225,13 @@ def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Findi
                  "requires it; the report lists no keras)" if "packages" in s.unknown
                  else "tf.keras has no Keras to load (keras is not installed)")
     export = export_variable("TF_USE_LEGACY_KERAS", "1")
-    persist = []
-    if s.python and s.python.in_venv:
-        persist = [f"echo 'export TF_USE_LEGACY_KERAS=1' >> {shlex.quote(s.python.prefix + '/bin/activate')}"]
+    persist = ([f"echo 'export TF_USE_LEGACY_KERAS=1' >> {shlex.quote(s.python.prefix + '/bin/activate')}"]
+               if s.python and s.python.in_venv else [])
     if legacy and tfk is None:
         return _keras3(
             Severity.ERROR,
             f"TF_USE_LEGACY_KERAS={raw} but tf-keras is not installed: tf.keras raises 'Keras cannot "
-            "be imported'",
-            evidence,
+            "be imported'", evidence,
             Remediation(f"Install tf-keras for TensorFlow {_minor(tf.version)} ({want}), or unset "
                         "TF_USE_LEGACY_KERAS to use Keras 3", (pip(s, "install", want),), KERAS_GUIDE),
             "TensorFlow logs 'Your environment has TF_USE_LEGACY_KERAS set to True, but you do not "
@@ -244,15 +242,15 @@ def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Findi
         evidence["tf_keras_requires"] = rule
         if legacy and not fits:
             return _keras3(
-                Severity.ERROR,
-                f"tf-keras {tfk.version} does not fit {tf.label} ({rule})",
-                evidence,
+                Severity.ERROR, f"tf-keras {tfk.version} does not fit {tf.label} ({rule})", evidence,
                 Remediation(f"Install the tf-keras of TensorFlow's minor: {want}",
                             (pip(s, "install", want),), KERAS_GUIDE),
                 "tf-keras is built for one TensorFlow minor; with another, tf.keras fails at import "
                 "or on first use.",
                 (codes.RUNTIME_IMPORT_FAILED,),
             ), ""
+        if raw is None and "environment" in s.unknown:  # a report: the variable is unknown, not unset
+            return None, f"tf-keras {tfk.version} (TF_USE_LEGACY_KERAS not known)"
         if not legacy and not deliberate_off:
             commands = ([pip(s, "install", want)] if not fits else []) + [export] + persist
             unset = (f"TF_USE_LEGACY_KERAS={raw} is not a value TensorFlow honours "
@@ -368,7 +366,8 @@ def pin_violation(s: Snapshot, d: Derived):
       "TF_USE_LEGACY_KERAS set to 1, true or True (the only values TensorFlow honours). tf-keras installed without "
       "the variable leaves tf.keras on Keras 3 (warning); the variable without tf-keras makes tf.keras raise 'Keras "
       "cannot be imported' (error); a tf-keras of another minor than TensorFlow breaks its own pin. A package whose "
-      "TensorFlow code needs Keras 2 (tf-keras required, or tensorflow-probability: Keras 2 only) is a warning.",
+      "TensorFlow code needs Keras 2 (tf-keras required, or tensorflow-probability: Keras 2 only) is a warning. "
+      "A report does not show the environment: there the variable is unknown, not unset.",
       "Install tf-keras of TensorFlow's minor (tf-keras~=2.19.0 for 2.19) and export "
       "TF_USE_LEGACY_KERAS=1, or drop both and use Keras 3.",
       KERAS_GUIDE, explains=(codes.LOG_KERAS3_API,), needs=("python",), fix_answer=GOAL_INSTALLED)

@@ -228,6 +228,16 @@ def test_tf_keras_without_the_variable_is_a_warning():
         "export TF_USE_LEGACY_KERAS=1", "echo 'export TF_USE_LEGACY_KERAS=1' >> /Users/ada/venvs/tf/bin/activate")
 
 
+def test_a_report_that_does_not_state_the_variable_is_not_told_to_set_it():
+    """A snapshot built from a report knows no environment variables: tf-keras installed with
+    TF_USE_LEGACY_KERAS unknown is no warning (keras-team/keras-tuner#1039 set it in code)."""
+    data = keras_case(_pkg("tf-keras", "2.19.0", ["py3-none-any"], TF_KERAS_2_19_0))
+    data["unknown"] = ["environment"]
+    assert not [f for f in run(data) if f.code == "compat.keras3"]
+    f = one(merge(data, {"unknown": ["environment"], "env": {"TF_USE_LEGACY_KERAS": "0x"}}))
+    assert f.code == "compat.keras3"  # a value stated is read
+
+
 def test_variable_without_tf_keras_is_an_error():
     f = one(keras_case(env={"TF_USE_LEGACY_KERAS": "1"}))
     assert f.code == "compat.keras3" and f.severity is Severity.ERROR

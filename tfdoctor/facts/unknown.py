@@ -28,5 +28,7 @@ KNOWABLE = {k.name: k for k in (
              "ls \"$(python -c 'import site; print(site.getsitepackages()[0])')/tensorflow-plugins\""),
     Knowable("macos", "the macOS version", "sw_vers -productVersion"),
     Knowable("chip", "the Mac's chip", "sysctl -n machdep.cpu.brand_string"),
+    Knowable("environment", "the environment variables TensorFlow reads where the code runs "
+             "(TF_USE_LEGACY_KERAS)", "env | grep '^TF_'"),
 )}
 """Every fact a snapshot may mark unknown, with the command that reads it."""

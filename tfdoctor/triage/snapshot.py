@@ -133,4 +133,4 @@ def _settled(facts: ReportFacts, knowable: str) -> bool:
         return _value(facts, "macos_version") is not None or (system not in (None, "Darwin"))
     if knowable == "chip":
         return _value(facts, "chip") is not None or (system not in (None, "Darwin"))
-    return False  # plugins: no report lists tensorflow-plugins/
+    return False  # plugins: no report lists tensorflow-plugins/; environment: nor its whole environment
