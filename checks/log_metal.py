@@ -87,8 +87,7 @@ def _copy_failed(s: Snapshot, d: Derived, match):
     what = f"TensorFlow could not allocate a tensor on the GPU{f' to run {op}' if op else ''} ('Dst tensor is not initialized')"
     fix = ("Feed the data in batches (a tf.data pipeline or a generator) instead of one array, or lower "
            "the batch size")
-    mac = d.apple_silicon or s.host.system == "Darwin" or d.metal is not None or \
-        bool(s.log and _METAL_SHOWN.search(s.log.excerpt))
+    mac = d.is_mac or d.metal is not None or bool(s.log and _METAL_SHOWN.search(s.log.excerpt))
     if not mac:
         text = (f"{what}: its memory ran out; nothing shows a Metal GPU, and a CUDA card's memory is "
                 "outside tfdoctor's checks")

@@ -75,7 +75,7 @@ def _subdir_set(lines: Sequence[Line], found: Found) -> None:
     """The subdir the reporter set for their environment: conda installs that platform's
     packages into it from then on (osx-64 on an Apple chip: x86_64 Python, run by Rosetta 2)."""
     for line in lines:
-        if "SUBDIR" not in line.text and "subdir" not in line.text or len(line.text) > _LONGEST_ROW \
+        if ("SUBDIR" not in line.text and "subdir" not in line.text) or len(line.text) > _LONGEST_ROW \
                 or line.code or line.quoted:
             continue
         match = _SET_SUBDIR.match(line.text)
