@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tfdoctor.triage.evidence import CONDA_PACKAGE, PACKAGE, Contradiction, Fact
+from tfdoctor.triage.evidence import CONDA_PACKAGE, ENVIRONMENT, PACKAGE, Contradiction, Fact
 from tfdoctor.triage.vocabulary import compatible
 
 SEVERAL_ALLOWED = frozenset({"env_manager", "python_path", "python_prefix", "conda_prefix",
@@ -31,6 +31,8 @@ _HINTS = {
     "macos_version": "an upgrade between the pastes, or output from another machine",
 }
 _PACKAGE_HINT = "two environments, or an install between the pastes"
+_VARIABLE_HINT = ("set one way, then another: which value held when the error was printed is not "
+                  "known, so the variable is not judged")
 _TWO_MACHINES = ("the report's chips disagree too: it describes two machines, each Python its own "
                  "machine's (not Rosetta 2)")
 
@@ -83,7 +85,8 @@ def _why(name: str, facts: tuple[Fact, ...], two_machines: bool = False) -> str:
     said = "; ".join(f"{fact.value or '(no version)'} ({fact.how}, {fact.source}, line {fact.line})"
                      for fact in facts[:6])
     more = f"; and {len(facts) - 6} more" if len(facts) > 6 else ""
-    hint = _HINTS.get(name) or (_PACKAGE_HINT if name.startswith((PACKAGE, CONDA_PACKAGE)) else "")
+    hint = _HINTS.get(name) or (_PACKAGE_HINT if name.startswith((PACKAGE, CONDA_PACKAGE)) else
+                                _VARIABLE_HINT if name.startswith(ENVIRONMENT) else "")
     if name == "python_arch" and not {"arm64", "x86_64"} <= {f.value for f in facts}:
         hint = ""
     elif name == "python_arch" and two_machines:

@@ -27,6 +27,8 @@ PACKAGE = "package:"
 report names the distribution without one, as `pip freeze` does for `name @ file://...`)."""
 CONDA_PACKAGE = "conda_package:"
 """Prefix of a conda package's fact: "conda_package:<name>", value "<version> <build> <channel>"."""
+ENVIRONMENT = "env:"
+"""Prefix of an environment variable's fact: "env:<NAME>", its value as set."""
 
 FACT_NAMES = (
     "os",                      # "Darwin", "Linux" or "Windows"
@@ -68,7 +70,7 @@ _NOBODY = Identity("", "", "")
 
 def is_fact_name(name: str) -> bool:
     """One of FACT_NAMES, or a package fact with a name after its prefix."""
-    if name.startswith((PACKAGE, CONDA_PACKAGE)):
+    if name.startswith((PACKAGE, CONDA_PACKAGE, ENVIRONMENT)):
         return len(name.split(":", 1)[1]) > 0
     return name in FACT_NAMES
 
@@ -81,7 +83,7 @@ def package_fact(name: str) -> str:
 @dataclass(frozen=True)
 class Fact:
     name: str
-    """One of FACT_NAMES, or "package:<canonical name>", or "conda_package:<name>"."""
+    """One of FACT_NAMES, or "package:<canonical name>", "conda_package:<name>" or "env:<NAME>"."""
     value: str
     line: int
     """1-based line of the report it was read from."""

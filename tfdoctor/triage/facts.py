@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot, canonicalize_name
 from tfdoctor.triage import (read_conda, read_crash, read_dumps, read_paths, read_pip, read_printed,
                              read_prose, read_session, read_system, read_template, read_tflog,
-                             read_tfdoctor)
+                             read_tfdoctor, read_variables)
 from tfdoctor.triage.conclusions import conclusions
 from tfdoctor.triage.contradictions import contradictions
 from tfdoctor.triage.evidence import (FACT_NAMES, LISTING_SOURCES, PACKAGE, Contradiction, Fact,
@@ -83,6 +83,7 @@ READERS: tuple[tuple[str, Reader], ...] = (
     ("crash report", read_crash.read),
     ("printed values", read_printed.read),
     ("paths", read_paths.read),
+    ("environment variables", read_variables.read),
     ("prose", read_prose.read),  # last: it skips what the others took as output or fields
 )
 

@@ -14,7 +14,7 @@ from tfdoctor.facts.archnames import normalise
 from tfdoctor.facts.snapshot import (BinaryInfo, CondaFacts, CondaPackage, HostFacts,
                                      PackageFacts, PythonFacts, Snapshot, TargetOutcome)
 from tfdoctor.facts.unknown import KNOWABLE
-from tfdoctor.triage.evidence import CONDA_PACKAGE, Fact
+from tfdoctor.triage.evidence import CONDA_PACKAGE, ENVIRONMENT, Fact
 from tfdoctor.triage.facts import ReportFacts
 from tfdoctor.triage.vocabulary import compatible
 
@@ -34,7 +34,7 @@ def to_snapshot(facts: ReportFacts) -> Snapshot:
     path = _value(facts, "python_path")
     snapshot = Snapshot(target=TargetOutcome(python=path or DEFAULT_PYTHON, ok=True),
                         host=_host(facts), python=_python(facts), packages=_packages(facts),
-                        tfdoctor_version=__version__, redacted=True)
+                        env=_environment(facts), tfdoctor_version=__version__, redacted=True)
     snapshot.unknown = [name for name in KNOWABLE if not _settled(facts, name)]
     return snapshot
 
@@ -118,6 +118,17 @@ def _packages(facts: ReportFacts) -> list[PackageFacts]:
     if tensorflow is not None:
         out.append(PackageFacts("tensorflow", tensorflow.value))
     return out
+
+
+def _environment(facts: ReportFacts) -> dict[str, str]:
+    """The variables the reporter's own text sets or prints, each with one value; a variable set
+    to two values (one tried, then another) is left unknown: which held when the error was
+    printed, the report does not say. The rest of the environment stays unknown."""
+    values: dict[str, set[str]] = {}
+    for fact in facts.facts:
+        if fact.name.startswith(ENVIRONMENT) and not fact.quoted:
+            values.setdefault(fact.name[len(ENVIRONMENT):], set()).add(fact.value)
+    return {name: value.pop() for name, value in sorted(values.items()) if len(value) == 1}
 
 
 def _settled(facts: ReportFacts, knowable: str) -> bool:
