@@ -178,6 +178,17 @@ def _probability_specs(fields: Fields) -> Fields:
 _METRIC_NAME = re.compile(r"same name: (/[^\s'\"`]{1,300})", re.IGNORECASE)
 
 
+_KERAS_AT_IMPORT = (r"(?:[ \t]{0,4}File[ \t]{1,3}\"?)?(?:~|/|[A-Za-z]:)[^\n\"]{0,300}?(?:site|dist)-packages[/\\]"
+                    r"(?:tensorflow[/\\]python[/\\])?(?:keras|tf_keras)[/\\][^\n\"]{0,300}?\.py"
+                    r"(?: in <module>|:\d{1,6}[ \t]*$|\", line \d{1,6}, in <module>)")
+"""A frame (a path at a line's start, or after `File`) running a module of Keras (standalone,
+tf-keras, TensorFlow's tensorflow/python/keras) at import: IPython 7's `PATH in <module>`,
+IPython 8's `File PATH:LINE` (a function's frame adds `, in NAME(...)`), Python's `File "PATH",
+line N, in <module>`. There, the only AlreadyExistsError is a metric created twice: Keras creates
+its metrics as its modules load (a variable or a file that exists is a function's error, in a
+function's frame)."""
+
+
 def _keras_metric(fields: Fields, text: str) -> bool:
     """A metric Keras creates (its names say keras), or a message cut before the name (a cut
     read where the name is in the text after all is judged by that name)."""
@@ -668,6 +679,36 @@ SIGNATURES: tuple[Signature, ...] = (
         "tensorflow.python.framework.errors_impl.AlreadyExistsError: Another metric with the same name "
         "already exists.", "https://github.com/scikit-hep/pyhf/issues/1683",
         needle="Another metric with the same name", key=()),
+    # IPython's traceback (IPython/core/ultratb.py, VerboseTB.prepare_header) opens with the
+    # exception's class and "Traceback (most recent call last)" right-aligned; the message comes
+    # last, and a paste cut in the frames loses it. Raised while a Keras module loads, the class
+    # alone is the metric above.
+    sig("log.keras-registered-twice", "already-exists-importing-keras", "import",
+        "importing Keras raised AlreadyExistsError: two copies of Keras registered the same metric",
+        r"^AlreadyExistsError[ \t]{1,200}Traceback \(most recent call last\)[ \t]*\n"
+        r"(?:(?!AlreadyExistsError)[^\n]{0,300}\n){0,40}?" + _KERAS_AT_IMPORT,
+        "AlreadyExistsError                        Traceback (most recent call last)\n"
+        "<ipython-input-40-e95456fa7b4f> in <module>\n"
+        "      1 from sklearn.model_selection import train_test_split\n"
+        "----> 2 from tensorflow.keras.utils import to_categorical\n"
+        "\n"
+        "~\\anaconda3\\lib\\site-packages\\tensorflow\\__init__.py in <module>\n"
+        "     39 import sys as _sys\n"
+        "     40 \n"
+        "---> 41 from tensorflow.python.tools import module_util as _module_util\n"
+        "     42 from tensorflow.python.util.lazy_loader import LazyLoader as _LazyLoader\n"
+        "     43 \n"
+        "\n"
+        "~\\anaconda3\\lib\\site-packages\\tensorflow\\python\\__init__.py in <module>\n"
+        "     46 from tensorflow.python import data\n"
+        "     47 from tensorflow.python import distribute\n"
+        "---> 48 from tensorflow.python import keras\n"
+        "     49 from tensorflow.python.feature_column import feature_column_lib as feature_column\n"
+        "     50 from tensorflow.python.layers import layers\n"
+        "\n"
+        "~\\anaconda3\\lib\\site-packages\\tensorflow\\python\\keras\\__init__.py in <module>",
+        "https://github.com/nicknochnack/ActionDetectionforSignLanguage/issues/12",
+        needle="AlreadyExistsError", key=()),
     # QEMU's user-mode emulator (Docker's amd64 images on an ARM host): linux-user/signal.c prints
     # "qemu: uncaught target signal %d (%s) - core dumped" and, through error_report with its
     # program name, "qemu-x86_64: QEMU internal SIG%s {code=%s, addr=%p}"; its loader
