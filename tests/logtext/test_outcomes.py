@@ -74,6 +74,33 @@ def test_noise_for_outputs_is_a_wrong_result_and_not_just_noise_is_none():
     assert said("On the GPU there is a lot of noise in the fan.") == []
 
 
+def test_a_run_collapsed_onto_one_answer_is_wrong_and_the_same_as_the_cpu_is_not():
+    assert said("On the GPU the model always predicts the same class.") == [
+        ("GPU", False, "always predicts the same class")]
+    assert said("With tensorflow-metal, tf.random.uniform always returns the same value.") == [
+        ("GPU", False, "always returns the same value")]
+    assert said("On the GPU I get the same output for every image.") == [
+        ("GPU", False, "the same output for every image")]
+    assert said("On the GPU it always gives the same results as the CPU.") == []  # agreement
+    assert said("On the CPU it gives the same results on every run.") == []  # reproducible
+
+
+def test_a_problem_said_not_to_happen_is_a_right_result_where_the_plugin_is_not_installed():
+    assert said("The problem does not occur on the CPU.") == [("CPU", True, "The problem does not occur")]
+    assert said("Neither does this issue happen when tensorflow-metal is not installed.") == [
+        ("CPU", True, "Neither does this issue happen")]
+    assert said("Once the metal plugin was removed, training doesn't have this problem.") == [
+        ("CPU", True, "doesn't have this problem")]
+    assert said("The crash does not happen when the plugin isn't installed.") == []  # not a result
+
+
+def test_wrong_values_with_the_plugin_beside_none_without_it_is_the_gpu_computing_wrong():
+    text = ("With tensorflow-metal 0.4 installed, my sampler always returns the same number. "
+            "The problem does not occur when the Metal plugin is not installed.")
+    (found,) = wrong_on_the_gpu(keep.from_bytes(text.encode(), "posted.md"))
+    assert found.basis == "reported" and "always returns the same number" in found.title
+
+
 def test_a_comparisons_half_without_a_device_speaks_of_the_half_before():
     assert said("On the CPU it is very slow, but the results are consistent.") == [
         ("CPU", True, "results are consistent")]

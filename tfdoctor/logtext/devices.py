@@ -29,9 +29,15 @@ label what a line says."""
 NO_GPU = re.compile(
     r"\b(?:without|w/o|no|uninstall(?:ed|ing)?|remov(?:e|ed|ing)|disabl(?:e|ed|ing)|"
     r"turn(?:ed|ing)?[ \t]off|deactivat(?:e|ed|ing))\b[^.!?\n]{0,30}?"
-    r"(?:\bGPUs?\b|tensorflow[-_]metal\b|\bmetal\b|\bplugin\b)|set_visible_devices\([ \t]{0,4}\[[ \t]{0,4}\]",
+    r"(?:\bGPUs?\b|tensorflow[-_]metal\b|\bmetal\b|\bplugin\b)|set_visible_devices\([ \t]{0,4}\[[ \t]{0,4}\]"
+    r"|(?:tensorflow[-_]metal\b|\bmetal\b|\bplugin\b)[^.!?\n,]{0,20}?\b(?:is|was|are|were)(?:n't|[ \t]{1,3}not)[ \t]{1,3}"
+    r"(?:installed|present|loaded|enabled)\b"
+    r"|(?:tensorflow[-_]metal\b|\bmetal\b|\bplugin\b)[^.!?\n,]{0,20}?\b(?:is|was|are|were)[ \t]{1,3}"
+    r"(?:uninstalled|removed|disabled)\b",
     re.IGNORECASE)
-"""Words that take the GPU away: what they describe ran on the CPU."""
+"""Words that take the GPU away: what they describe ran on the CPU ("without tensorflow-metal",
+"after uninstalling the plugin", "when the Metal plugin is not installed", "once metal was
+removed")."""
 OTHER_GPU = re.compile(r"\b(?:nvidia|cuda|geforce|rtx|gtx|quadro|tesla|radeon|amd|colab(?:'s)?)\b"
                        r"(?:[ \t]{1,3}[\w-]{1,12}){0,2}?[ \t]{1,3}GPUs?\b", re.IGNORECASE)
 """Another machine's GPU ("an Nvidia GPU", "my RTX 3090 GPU", "Colab's GPU"): the reference a Mac

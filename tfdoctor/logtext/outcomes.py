@@ -35,6 +35,9 @@ MAX_PER_KIND = 6
 
 _THING = r"(?:loss(?:es)?|outputs?|predictions?|values?|weights?|gradients?|results?|logits)"
 _LEARN = r"(?:learn|converge|train|improve|minimi[sz]e)"
+_SAME = r"(?:values?|numbers?|results?|outputs?|predictions?|class(?:es)?|labels?|tokens?)"
+"""What a run that collapsed onto one answer gives the same of."""
+_PROBLEM = r"(?:problem|issue|bug|behaviou?r)"
 WRONG = re.compile(
     rf"\b{_THING}\b(?:(?!\bnot\b|n't|\bnever\b|\bno\b)[^.!?\n]){{0,40}}?\b(?:nan|inf)\b"
     rf"|\bnans?\b[ \t]{{0,3}}(?:in[ \t]{{1,3}})?(?:the[ \t]{{1,3}})?{_THING}\b"
@@ -46,21 +49,32 @@ WRONG = re.compile(
     rf"|\b{_THING}[ \t]{{1,3}}(?:are|is|were|was)[ \t]{{1,3}}(?:(?:just|only|pure|random)[ \t]{{1,3}}){{0,2}}noise\b"
     rf"|\b(?:does(?:n't|[ \t]not)|did(?:n't|[ \t]not)|won't|will[ \t]not|never|unable[ \t]to|fails?[ \t]to)[ \t]{{1,3}}{_LEARN}\b"
     r"|\bnot[ \t]{1,3}(?:learning|converging|improving|minimi[sz]ing)\b"
-    r"|\b(?:loss|accuracy)\b[^.!?\n]{0,30}?\bstuck\b",
+    r"|\b(?:loss|accuracy)\b[^.!?\n]{0,30}?\bstuck\b"
+    r"|\balways[ \t]{1,3}(?:returns?|gives?|picks?|produces?|predicts?|generates?|outputs?)[ \t]{1,3}the[ \t]{1,3}same"
+    rf"[ \t]{{1,3}}(?:{_SAME})(?![ \t]{{1,3}}as\b)"
+    rf"|\bthe[ \t]{{1,3}}same[ \t]{{1,3}}(?:{_SAME})[ \t]{{1,3}}(?:on|for|at|in|from)[ \t]{{1,3}}(?:every|each|all)[ \t]{{1,3}}"
+    r"(?:calls?|inputs?|images?|samples?|examples?|rows?|draws?)\b",
     re.IGNORECASE)
 """A run that computed wrong: "the loss becomes nan" (not "the loss does not become nan"), "NaN
 loss", "diverges", "wrong results", "the predictions are garbage", "predict() returns random
 noise" (not "not just noise"), "doesn't learn", "does not minimize loss", "accuracy is stuck at
-0.1"."""
+0.1", "always predicts the same class" (not "... the same result as the CPU"), "the same value
+on every call" (a random op, or a model that collapsed onto one output; "on every run" may be
+reproducibility, so it is not read)."""
 RIGHT = re.compile(
     r"\bconverg(?:e|es|ed|ing)\b"
     r"|\b(?:works?|worked|working|trains?|trained|training|learns?|learned|behaves?)[ \t]{1,3}(?:just[ \t]{1,3})?"
     r"(?:fine|well|correctly|normal(?:ly)?|perfectly|properly|as[ \t]expected)\b"
     rf"|\b(?:correct|expected|sensible|reasonable)[ \t]{{1,3}}{_THING}"
-    rf"|\b{_THING}[ \t]{{1,3}}(?:are|is|were|was|looks?)[ \t]{{1,3}}(?:correct|fine|ok|okay|as[ \t]expected|sensible|consistent)\b",
+    rf"|\b{_THING}[ \t]{{1,3}}(?:are|is|were|was|looks?)[ \t]{{1,3}}(?:correct|fine|ok|okay|as[ \t]expected|sensible|consistent)\b"
+    rf"|\b(?:the|this|that)[ \t]{{1,3}}{_PROBLEM}[ \t]{{1,3}}(?:does(?:n't|[ \t]not)|did(?:n't|[ \t]not)|never)[ \t]{{1,3}}"
+    r"(?:occur|happen|appear|show[ \t]up)"
+    rf"|\bneither[ \t]{{1,3}}(?:does|did)[ \t]{{1,3}}(?:the|this|that)[ \t]{{1,3}}{_PROBLEM}[ \t]{{1,3}}(?:occur|happen|appear)"
+    rf"|\b(?:does(?:n't|[ \t]not)|did(?:n't|[ \t]not)|do(?:n't|[ \t]not))[ \t]{{1,3}}have[ \t]{{1,3}}(?:the|this|that|the[ \t]same)[ \t]{{1,3}}{_PROBLEM}",
     re.IGNORECASE)
 """A run that computed right: "converges", "trains fine", "works as expected", "correct results",
-"the results are consistent"."""
+"the results are consistent", and a wrong result said not to happen there: "the problem does not
+occur", "neither does this issue happen", "does not have this problem"."""
 _ELLIPSIS = re.compile(r"[ \t,]{0,3}(?:(?:but|and|while|whereas)[ \t]{1,3})?(?:the[ \t]{1,3})?(?:on[ \t]{1,3}(?:the[ \t]{1,3})?)?"
                        r"(?:CPUs?|GPUs?)[ \t]{1,3}(?:does|did|do|can|is|was|works?)[ \t]{0,3}[.!]?[ \t]{0,3}$",
                        re.IGNORECASE)
