@@ -40,6 +40,8 @@ NOT_SET = [
     "```python\nif os.environ['TF_USE_LEGACY_KERAS'] == '1':\n    pass\n```",
     "```python\nos.environ['TF_USE_LEGACY_KERAS'] = str(flag)\n```",  # no value to read
     "export KERAS_BACKEND=jax",                                  # not one of TensorFlow's
+    "export TF_USE_LEGACY_KERAS=$(cat flag)",                    # expanded by the shell: unknown
+    'export TF_USE_LEGACY_KERAS="${LEGACY:-1}"',
 ]
 
 
