@@ -75,6 +75,7 @@ KERAS3 = [("keras3_legacy_optimizer.txt", "keras.optimizers.Adam"), ("keras3_sav
           ("keras3_tf_keras_shim_import.txt", "(tensorflow.keras.losses.mean_absolute_error): Keras 3"),
           ("keras3_load_savedmodel.txt", "keras.layers.TFSMLayer(path, call_endpoint='serving_default')"),
           ("keras3_foreign_layer_hub.txt", "goes in tf_keras.Sequential"),
+          ("keras3_hub_layer_cut.txt", "goes in tf_keras.Sequential"),
           ("keras3_foreign_optimizer_tf_keras.txt", "tf_keras.optimizers for a tf-keras model"),
           ("keras3_removed_image_data_generator.txt", "(keras.preprocessing.image.ImageDataGenerator): Keras 3 "
                                                       "has no such name"),
@@ -88,11 +89,16 @@ def test_keras_2_code_under_keras_3_gets_the_port_and_pinned_tf_keras(name, port
     assert "install -- 'tf-keras~=2.19.0'" in commands(f)
 
 
-def test_two_kerases_in_one_program_are_named_as_such():
-    f = one(diagnose(apple_silicon(), "keras3_foreign_layer_hub.txt"), "log.keras3-api")
+@pytest.mark.parametrize("name", ["keras3_foreign_layer_hub.txt", "keras3_hub_layer_cut.txt"])
+def test_two_kerases_in_one_program_are_named_as_such(name):
+    """TF Hub's layer received and named, or the message cut before it in a text that builds with
+    it: one diagnosis."""
+    f = one(diagnose(apple_silicon(), name), "log.keras3-api")
     assert f.title.startswith("Two Kerases in one program (a tensorflow_hub.keras_layer.KerasLayer (Keras 2)")
     assert "is Keras 2 API" not in f.remediation.text
-    # the user's own objects, of no Keras's class, are the user's code
+
+
+def test_the_users_own_objects_of_no_keras_class_are_the_users_code():
     for text in ("ValueError: Could not interpret optimizer identifier: 0.9",
                  "ValueError: Could not interpret optimizer identifier: <class 'keras.optimizers.Adam'>",
                  "ValueError: Only instances of `keras.Layer` can be added to a Sequential model. Received: "
@@ -124,3 +130,9 @@ def test_a_failed_fallback_where_the_machine_is_not_stated_names_both_and_the_qu
     f = one(diagnose(unstated, "optimizer_fallback_str_minimize.txt"), "log.optimizer-fallback-failed")
     assert f.severity is Severity.WARNING and "on an Apple-silicon Mac this is Keras" in f.title
     assert "platform.machine()" in commands(f)
+
+
+def test_tf_hubs_layer_refused_in_words_is_the_same_diagnosis_as_reported():
+    (f,) = [f for f in diagnose(apple_silicon(), "said_sequential_cannot_take_hub_layer.txt") if f.code == "log.keras3-api"]
+    assert f.basis == "reported" and "goes in tf_keras.Sequential" in f.title
+    assert f.title.startswith("Two Kerases in one program (a tensorflow_hub.keras_layer.KerasLayer (Keras 2)")

@@ -2,7 +2,8 @@
 knows (no arm64 wheel, a macOS too old for the plugin, h5py that would not build, a GPU
 TensorFlow does not find, a package that requires `tensorflow` where the Mac's TensorFlow is
 tensorflow-macos, the Metal plugin registered twice, an import that fails for the architecture,
-a CPU without AVX, a crash on an illegal instruction). A bug report often states the cause in
+a CPU without AVX, a crash on an illegal instruction, TF Hub's KerasLayer refused by a Sequential
+model: Keras 3's refusal of a Keras 2 layer). A bug report often states the cause in
 prose, or shows the error only in a screenshot; a maintainer reads the words. These are not
 messages a program prints, so each one is written over the family of phrasings (negations,
 either word order, the usual synonyms), never one user's sentence, and a finding that rests on
@@ -17,8 +18,10 @@ itself, as its printed messages do).
 from __future__ import annotations
 
 import re
+from itertools import permutations
 
 from tfdoctor.logtext.signature import SAID, Fields, Signature, adds, sig
+from tfdoctor.logtext.training import HUB_LAYER_API
 
 _FLAGS = re.IGNORECASE | re.MULTILINE
 _TENSORFLOW = re.compile(r"tensorflow|\btf[-_. ]|\btf\d|\bkeras\b|\bmetal\b", re.IGNORECASE)
@@ -58,6 +61,17 @@ def _floor(fields: Fields) -> Fields:
     """One field for the macOS the phrase names, whichever way it was said."""
     floor = fields.get("built_for") or fields.get("needs") or fields.get("built")
     return {"built_for": floor} if floor else {}
+
+
+_REFUSED = (r"(?:\bcan(?:no|')t\b|\bcan\snot\b|\bwon't\b|\bwill\snot\b|\bunable\b|\bValueError\b|\brefuse[sd]?\b|"
+            r"\bnot\s(?:be\s)?(?:added|accepted|recogni[sz]ed|allowed)\b)")
+"""Words that say one thing was refused by another ("can't handle", "cannot be added", "raises a
+ValueError"); an error somewhere in the same sentence is not enough."""
+
+
+def _in_one_sentence(*parts: str) -> str:
+    """The parts in one sentence, in any order (each pattern's own words)."""
+    return "|".join(f"{a}{_SENTENCE}{{0,80}}?{b}{_SENTENCE}{{0,80}}?{c}" for a, b, c in permutations(parts))
 
 
 def _said(variant: str, code: str, stage: str, title: str, pattern: str, example: str, source: str,
@@ -197,4 +211,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:\bnot|n't)\s(?:\w+\s){0,3}?(?:use|using|engag\w+)\s(?:the\s|my\s|a\s)?gpus?\sat all\b",
           "However, tensorflow did not seem to use GPU at all.",
           "https://github.com/OHBA-analysis/osl-dynamics/issues/247", needle="gpu"),
+    _said("keras3-hub-layer", "log.keras3-api", "training",
+          "TF Hub's KerasLayer is refused by a Sequential model, as Keras 3 refuses a Keras 2 layer",
+          _in_one_sentence(r"\bKerasLayer\b", r"\bSequential\b", _REFUSED),
+          "Sequential api can't handle `hub.KerasLayer`",
+          "https://github.com/mrdbourke/tensorflow-deep-learning/issues/668", needle="KerasLayer",
+          derive=adds(api=HUB_LAYER_API), outputs=("api",), applies=None),  # KerasLayer is TF Hub's name
 )

@@ -95,6 +95,17 @@ def _foreign(api: str):  # a small closure factory, as adds
     return derive
 
 
+HUB_LAYER_API = "a tensorflow_hub.keras_layer.KerasLayer (Keras 2) in Keras 3's Sequential"
+"""What keras3-foreign-layer names for TF Hub's layer: the cut and the said forms name it alike."""
+_HUB_LAYER = re.compile(r"\bhub\.KerasLayer\b|\btensorflow_hub\b|\bhub_layer\b")
+"""TF Hub's KerasLayer in a text: `hub.KerasLayer(...)`, the module, or `hub_layer`, the name
+TensorFlow's Hub tutorials give it (text_classification_with_hub)."""
+
+
+def _hub_layer_near(fields: Fields, text: str) -> bool:
+    return bool(_HUB_LAYER.search(text))
+
+
 def _shim_name(fields: Fields) -> Fields:
     """The Keras 2 name reached through Keras 3's tf.keras, as the code wrote it (layers.experimental:
     the api of its own form, so the two merge; a paste cut before the name: the shim alone)."""
@@ -562,6 +573,25 @@ SIGNATURES: tuple[Signature, ...] = (
         derive=_foreign("a {name} (Keras 2) in Keras 3's Sequential"), key=("api",), outputs=("api",),
         head=r"Only instances of `keras\.Layer` can be added to a Sequential model\. Received: "
              r"<(?P<module>(?!keras\.|__main__\.|builtins\.)[A-Za-z_]\w{0,60}(?:\.\w{1,60}){0,12})\.\w"),
+    # The same refusal cut before what it received (the paste ends at "Received:", or inside the
+    # word), where the text builds the model with TF Hub's KerasLayer: tensorflow_hub makes it a
+    # tf-keras (Keras 2) layer where tf.keras is Keras 3 (tensorflow_hub/keras_layer.py), the
+    # object the cut took. Received and named, the variant above reads it.
+    sig("log.keras3-api", "keras3-hub-layer-cut", "training",
+        "TF Hub's KerasLayer (Keras 2) refused by Keras 3's Sequential, the paste cut before the object",
+        r"Only instances of `keras\.Layer` can be added to a Sequential model\.(?![ \t]{0,3}Received:[ \t]{0,3}<)",
+        "----> 3 classifier = tf.keras.Sequential([\n"
+        "      4     hub.KerasLayer(classifier_model, input_shape=IMAGE_SHAPE+(3,))\n"
+        "      5 ])\n\n1 frames\n"
+        "/usr/local/lib/python3.10/dist-packages/keras/src/models/sequential.py in add(self, layer, rebuild)\n"
+        "     94                 layer = origin_layer\n"
+        "     95         if not isinstance(layer, Layer):\n"
+        "---> 96             raise ValueError(\n"
+        "     97                 \"Only instances of `keras.Layer` can be \"\n"
+        "     98                 f\"added to a Sequential model. Received: {layer} \"\n\n"
+        "ValueError: Only instances of `keras.Layer` can be added to a Sequential model.",
+        "https://github.com/tensorflow/tensorflow/issues/83279", needle="can be added to a Sequential model",
+        applies=_hub_layer_near, derive=adds(api=HUB_LAYER_API), key=("api",), outputs=("api",)),
     # every Keras's get() of an optimizer, loss, metric, activation, initializer, regularizer or
     # constraint ("Could not interpret {kind} identifier: {identifier}") refuses an instance of
     # another Keras's class: an object of the layouts of the Keras 3 years (keras.src: Keras 2.13+
