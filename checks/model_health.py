@@ -274,8 +274,9 @@ def _first_bad(m: ModelFacts) -> tuple[str | None, float | None]:
       "gives about 1e-6 per layer, a kernel bug 1e-2 and more (tensorflow/tensorflow#92686, "
       "#71577). Layers after it inherit its error. The loss after a few training steps on each "
       "device says how far training drifts. A pasted text that says it in its own words (a NaN "
-      "loss, divergence or wrong outputs on the GPU beside a CPU run that trains right) is this "
-      "finding as reported: a warning, with the probe that measures it.",
+      "loss, divergence, wrong outputs or one answer for every call on the GPU, beside a CPU run "
+      "that is right or where the problem does not occur) is this finding as reported: a "
+      "warning, with the probe that measures it.",
       "Run the named layer on the CPU (`with tf.device('/CPU:0'):` around it) or replace it, try "
       "another tensorflow-metal release, and report the layer with the evidence to Apple.",
       WRONG_ISSUE, fix_answer=ABOUT_THE_CODE)
