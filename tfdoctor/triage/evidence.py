@@ -69,7 +69,7 @@ _NOBODY = Identity("", "", "")
 
 
 def is_fact_name(name: str) -> bool:
-    """One of FACT_NAMES, or a package fact with a name after its prefix."""
+    """One of FACT_NAMES, or a package (conda package, variable) fact with a name after its prefix."""
     if name.startswith((PACKAGE, CONDA_PACKAGE, ENVIRONMENT)):
         return len(name.split(":", 1)[1]) > 0
     return name in FACT_NAMES

@@ -3,7 +3,8 @@ report leaves open.
 
 Each fact the report does not state is tried with the values it can take on such a machine
 (the Python's architecture: arm64 or x86_64; the Mac: Apple silicon or Intel; the package list:
-complete as pasted; the macOS: releases either side of the plugin's floor), and the report is
+complete as pasted; the macOS: releases either side of the plugin's floor; TF_USE_LEGACY_KERAS
+set or not, where tf-keras is installed), and the report is
 diagnosed again for each. A fact whose values lead to different diagnoses is worth a command;
 the commands are chosen greedily until every pair of diagnoses the facts allow is told apart.
 """
@@ -98,8 +99,8 @@ def questions(s: Snapshot, base: str) -> list[Question]:
             for fact, i in zip(open_facts, labels):
                 world = VARIANTS[fact][i][1](world)
             worlds[labels] = _top(world)
+    # per open fact: the pairs of diagnoses of two machines that differ in it alone
     pairs: dict[str, set[tuple[str, str]]] = {}
-    """For each open fact, the pairs of diagnoses two machines differing only in it get."""
     for n, fact in enumerate(open_facts):
         for labels, top in worlds.items():
             for i in range(len(VARIANTS[fact])):
