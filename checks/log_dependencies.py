@@ -227,8 +227,9 @@ def _own_keras(s: Snapshot, d: Derived, want: Requirement, keras: Any) -> bool:
       "metrics with the same name: /tensorflow/api/keras/optimizers' (collection_registry.cc), "
       "then 'AlreadyExistsError: Another metric with the same name already exists' (a notebook's "
       "traceback cut before that message still says it: IPython's AlreadyExistsError header over a "
-      "Keras module running at import). Keras creates its metrics when imported, so two copies of Keras's code in one process, a `keras` (or "
-      "keras-nightly, tf-keras) of another version than the installed TensorFlow's own, collide. "
+      "Keras module running at import). Keras creates its metrics when imported, so two copies of "
+      "Keras's code in one process, a `keras` (or keras-nightly, tf-keras) of another version than "
+      "the installed TensorFlow's own, collide. "
       "TensorFlow 2.6.0's pin keras~=2.6 let pip install keras 2.7 beside it (tensorflow/tensorflow"
       "#52937, keras-team/keras#15585). Where the installed versions are known, compat.pin-violation "
       "says which is out of place; where they are not, this finding names the cause.",

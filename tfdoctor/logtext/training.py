@@ -95,7 +95,8 @@ def _foreign(api: str):  # a small closure factory, as adds
     return derive
 
 
-HUB_LAYER_API = "a tensorflow_hub.keras_layer.KerasLayer (Keras 2) in Keras 3's Sequential"
+_FOREIGN_LAYER = "a {name} (Keras 2) in Keras 3's Sequential"
+HUB_LAYER_API = _FOREIGN_LAYER.format(name="tensorflow_hub.keras_layer.KerasLayer")
 """What keras3-foreign-layer names for TF Hub's layer: the cut and the said forms name it alike."""
 _HUB_LAYER = re.compile(r"\bhub\.KerasLayer\b|\btensorflow_hub\b|\bhub_layer\b")
 """TF Hub's KerasLayer in a text: `hub.KerasLayer(...)`, the module, or `hub_layer`, the name
@@ -570,7 +571,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "<tensorflow_hub.keras_layer.KerasLayer object at 0x28ac6d4d0> (of type <class "
         "'tensorflow_hub.keras_layer.KerasLayer'>)",
         "https://github.com/tensorflow/tensorflow/issues/65419", needle="can be added to a Sequential model",
-        derive=_foreign("a {name} (Keras 2) in Keras 3's Sequential"), key=("api",), outputs=("api",),
+        derive=_foreign(_FOREIGN_LAYER), key=("api",), outputs=("api",),
         head=r"Only instances of `keras\.Layer` can be added to a Sequential model\. Received: "
              r"<(?P<module>(?!keras\.|__main__\.|builtins\.)[A-Za-z_]\w{0,60}(?:\.\w{1,60}){0,12})\.\w"),
     # The same refusal cut before what it received (the paste ends at "Received:", or inside the
