@@ -141,7 +141,8 @@ def metal_without_tensorflow(s: Snapshot, d: Derived):
 
 @rule(codes.INSTALL_MULTIPLE_TENSORFLOW, "Several TensorFlow distributions are installed at once",
       Severity.ERROR,
-      "tensorflow, tensorflow-macos, tensorflow-cpu, tensorflow-intel and tf-nightly all "
+      "tensorflow, tensorflow-macos, tensorflow-cpu, tensorflow-intel, tf-nightly and the GPU, "
+      "ROCm and Intel builds (tensorflow-gpu up to 2.11, tensorflow-rocm, intel-tensorflow) all "
       "install the same `tensorflow` import package. Installed together, the last one wins "
       "file by file and the result matches neither version.",
       "Uninstall all of them, then install one.",
