@@ -141,8 +141,7 @@ def metal_without_tensorflow(s: Snapshot, d: Derived):
 
 @rule(codes.INSTALL_MULTIPLE_TENSORFLOW, "Several TensorFlow distributions are installed at once",
       Severity.ERROR,
-      "tensorflow, tensorflow-macos, tensorflow-cpu, tensorflow-intel, tf-nightly and the GPU, "
-      "ROCm and Intel builds (tensorflow-gpu up to 2.11, tensorflow-rocm, intel-tensorflow) all "
+      "tensorflow, tensorflow-macos, tensorflow-cpu, tensorflow-intel and tf-nightly all "
       "install the same `tensorflow` import package. Installed together, the last one wins "
       "file by file and the result matches neither version.",
       "Uninstall all of them, then install one.",

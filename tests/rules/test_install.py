@@ -56,18 +56,6 @@ def test_a_reports_tensorflow_2_15_beside_tensorflow_macos_2_15_is_the_thin_shim
     assert [f.code for f in installation.run(snap(two))] == ["install.multiple-tensorflow"]
 
 
-def test_a_gpu_build_beside_tensorflow_is_a_second_tensorflow():
-    """tensorflow-gpu (TensorFlow 1.x to 2.11), AMD's tensorflow-rocm and intel-tensorflow each
-    install the `tensorflow` import package too: beside `tensorflow`, one overwrites the other (a
-    dependency that requires `tensorflow` puts the CPU build over the GPU one)."""
-    for other in ("tensorflow-gpu", "tensorflow-rocm", "intel-tensorflow"):
-        named = [{"name": "tensorflow", "version": "1.15.4"}, {"name": other, "version": "1.15.4"}]
-        data = linux_cpu(packages=named, python={"site_packages": []})
-        (finding,) = installation.run(snap(data))
-        assert finding.code == "install.multiple-tensorflow", other
-        assert finding.evidence["providers"] == {"tensorflow": "1.15.4", other: "1.15.4"}
-
-
 def test_metal_without_tensorflow():
     data = apple_silicon(packages=[p for p in apple_silicon()["packages"] if p["name"] != "tensorflow"])
     (finding,) = installation.run(snap(data))
