@@ -82,10 +82,10 @@ _NAME_TF_KERAS = ("keras3-requires-tf-keras", "keras3-transformers")
 """Variants where a package says it needs tf-keras: Python's bare "No module named 'tf_keras'" beside
 them is the same need, told without its name."""
 
-_TWO_KERASES = ("keras3-foreign-layer", "keras3-foreign-object", "keras3-hub-layer-cut", "said-keras3-hub-layer")
+_TWO_KERASES = ("keras3-foreign-layer", "keras3-foreign-object")
 """Variants where Keras 3 met Keras 2 (tf-keras) in one program, rather than old code meeting Keras 3."""
-_PORTED_AS = {"keras3-hub-layer-cut": "keras3-foreign-layer", "said-keras3-hub-layer": "keras3-foreign-layer"}
-"""Variants that tell another's failure (cut, or in words): its port is theirs."""
+_TOLD_AS = {"keras3-hub-layer-cut": "keras3-foreign-layer", "said-keras3-hub-layer": "keras3-foreign-layer"}
+"""Variants that tell another's failure (cut, or in words): read as that one (its port, its kind)."""
 
 
 @rule(codes.LOG_KERAS3_API, "Keras 2 code failed under Keras 3", Severity.ERROR,
@@ -122,9 +122,9 @@ def keras3_api(s: Snapshot, d: Derived):
                 text, ("python -c 'import keras; print(keras.__version__, keras.__file__)'",)),
                 title=text, severity=Severity.INFO))
             continue
-        variant = _PORTED_AS.get(match.variant, match.variant)
+        variant = _TOLD_AS.get(match.variant, match.variant)
         port = _KERAS3_PORT.get(api) or _KERAS3_PORT.get(variant, "port the call to Keras 3")
-        mixed = match.variant in _TWO_KERASES
+        mixed = variant in _TWO_KERASES
         text, commands, facts = _legacy_keras(s, d, f"{api}: {port}" if mixed else f"{api} is Keras 2 API; {port}")
         out.append(keras3_api.finding(evidence(s, match, **facts),
                                       Remediation(text, commands, KERAS3_MIGRATION),

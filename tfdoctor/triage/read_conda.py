@@ -24,7 +24,8 @@ from tfdoctor.facts.archnames import normalise
 from tfdoctor.triage.evidence import CONDA_PACKAGE, Found, package_fact
 from tfdoctor.triage.layout import Document, Line
 from tfdoctor.triage.platforms import ARCHSPEC
-from tfdoctor.triage.vocabulary import is_distribution_name, is_elision, is_package_row, macos_version, version_at
+from tfdoctor.triage.vocabulary import (is_distribution_name, is_elision, is_package_row, macos_version,
+                                        typed_command, version_at)
 
 SUBDIR_ARCH = {"osx-64": "x86_64", "osx-arm64": "arm64", "linux-64": "x86_64",
                "linux-aarch64": "arm64", "win-64": "x86_64"}
@@ -61,7 +62,7 @@ def read(doc: Document, found: Found) -> None:
 
 
 _SET_SUBDIR = re.compile(
-    r"[ \t]{0,20}(?:[$%#>][ \t]{0,3}|\d{1,2}[.)][ \t]{1,3}|[-*][ \t]{1,3})?`?"
+    typed_command("$%#>") +
     r"(?:export[ \t]{1,3}CONDA_SUBDIR=|CONDA_SUBDIR=|(?:conda|mamba|micromamba)[ \t]{1,3}"
     r"(?:env[ \t]{1,3}config[ \t]{1,3}vars[ \t]{1,3}set[ \t]{1,3}CONDA_SUBDIR=|config[ \t]{1,3}"
     r"(?:--env[ \t]{1,3})?--set[ \t]{1,3}subdir[ \t]{1,3}))(?P<subdir>(?:osx|linux|win)-[\w]{1,10})\b")

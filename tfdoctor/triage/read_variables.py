@@ -14,12 +14,13 @@ import re
 
 from tfdoctor.triage.evidence import ENVIRONMENT, Found
 from tfdoctor.triage.layout import Document, Line
+from tfdoctor.triage.vocabulary import typed_command
 
 _NAME = r"(?P<name>TF_[A-Z0-9_]{1,60})"
 _VALUE = r"""(?P<quote>["']?)(?P<value>[^\s"'`;&|#$]{0,200})(?P=quote)"""
 """A literal value: one the shell would expand (`$HOME`, `$(cmd)`) is not known from the text."""
-_START = r"[ \t]{0,20}(?:[$%>][ \t]{0,3}|\d{1,2}[.)][ \t]{1,3}|[-*][ \t]{1,3})?`?"
-"""Where a command is typed: a prompt, a step's number or a bullet, and an opening backtick."""
+_START = typed_command("$%>")
+"""Where a command is typed; not after `#`, which in a script comments the setting out."""
 
 _SHELL = re.compile(
     _START + r"(?:export[ \t]{1,3}|set[ \t]{1,3}|ENV[ \t]{1,3}|%env[ \t]{1,3}|%set_env[ \t]{1,3}"

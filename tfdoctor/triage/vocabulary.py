@@ -14,6 +14,13 @@ VERSION = r"\d{1,4}(?:\.\d{1,8}){0,4}(?:-?(?:alpha|beta|a|b|rc)\d{0,12}|\.?post\
 """A release version as pip, conda and TensorFlow print them (2.16.0rc0, 2.4.0-rc0,
 2.14.0.dev20230601, 1.0.1+local), and as people write them (the fork's "0.1alpha3", pip's 0.1a3)."""
 _VERSION = re.compile(VERSION)
+
+
+def typed_command(prompts: str) -> str:
+    """Where a command is typed at a line's start: one of `prompts` (regex class characters, e.g.
+    "$%>"), a step's number or a bullet, then an opening backtick; all optional. A sentence that
+    mentions a command is not one typed."""
+    return rf"[ \t]{{0,20}}(?:[{prompts}][ \t]{{0,3}}|\d{{1,2}}[.)][ \t]{{1,3}}|[-*][ \t]{{1,3}})?`?"
 _CUT = ("…", "...")
 
 MACOS_NAMES = {
