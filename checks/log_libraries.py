@@ -2,7 +2,8 @@
 fault it is. The Metal plugin (or TensorFlow's own frame that loads tensorflow-plugins/): the
 TensorFlow pair; another plugin in that folder off macOS: that plugin; a companion's or your own
 custom op: that package, built for another TensorFlow; a symbol of macOS's own libraries: a
-library built for a newer macOS. (The other architecture: log_cpu.py.)
+library built for a newer macOS; an NVIDIA library: the CUDA stack a GPU build wants. (The other
+architecture: log_cpu.py.)
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge.records import version_of
+from tfdoctor.logtext import nvidia
 from tfdoctor.logtext.importing import LINKER_SKIPPED
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
@@ -207,3 +209,83 @@ def log_macos_too_old(s: Snapshot, d: Derived):
             title=f"{too_old}a library needs {match.fields.get('symbol')} from macOS's "
                   f"{match.fields.get('provider_name') or 'system libraries'}, built for {needs}"))
     return out
+
+
+_TESTED_BUILDS = "https://www.tensorflow.org/install/source#gpu"
+
+
+@rule(codes.LOG_GPU_LIBRARIES, "TensorFlow's GPU build could not load the NVIDIA libraries it needs",
+      Severity.ERROR,
+      "A GPU build of TensorFlow loads NVIDIA's stack by file name: the driver (libcuda.so.1, "
+      "nvcuda.dll), the CUDA toolkit of the release it was built with (libcudart.so.10.0, "
+      "cudart64_100.dll) and cuDNN (libcudnn.so.7). TensorFlow 1.x links them, so a missing one "
+      "stops `import tensorflow` ('cannot open shared object file', tensorflow/tensorflow#14280; "
+      "the Windows self-check's 'Could not find 'cudart64_100.dll'', tensorflow/tensorflow#31701): "
+      "an error. TensorFlow 2.x opens them once a GPU is found and skips the GPU when one is "
+      "missing ('Cannot dlopen some GPU libraries', tensorflow/tensorflow#60646): a warning. The "
+      "name says which part is missing and which CUDA or cuDNN release the build wants; a driver "
+      "library that is missing or an empty file inside a container means the container was "
+      "started without the GPU. 'Could not load dynamic library' alone is what every machine "
+      "without an NVIDIA GPU prints: read only beside one of these, or a GPU list that came back "
+      "empty.",
+      "Install the CUDA and cuDNN releases the library names (TensorFlow's tested build "
+      "configurations list them), or on Linux TensorFlow 2.14+ with its pip extra that brings "
+      "them; for the driver, install it, or start the container with the GPU.",
+      _TESTED_BUILDS, explains=(codes.LOG_NO_GPU_LISTED,), fix_answer=ABOUT_THE_LOG)
+def gpu_libraries(s: Snapshot, d: Derived):
+    matches = matches_of(s, codes.LOG_GPU_LIBRARIES)
+    failed = [m for m in matches if m.variant in nvidia.IMPORT_FAILED]
+    skipped = [m for m in matches if m.variant in nvidia.GPU_SKIPPED]
+    named = [m for m in matches if m.variant == nvidia.NOT_OPENED]
+    if not failed and not skipped and not (named and matches_of(s, codes.LOG_NO_GPU_LISTED)):
+        return None
+    libraries = list(dict.fromkeys(m.fields["library"] for m in failed + named if m.fields.get("library")))
+    parts: dict[str, str | None] = {}
+    for m in failed + named + skipped:
+        if m.fields.get("part"):
+            parts[m.fields["part"]] = parts.get(m.fields["part"]) or m.fields.get("wants")
+    placeholder = any(m.fields.get("problem") == "file too short" for m in failed)
+    facts = {"libraries": libraries[:8], "tensorflow": d.tf_version, "container": s.host.container}
+    if failed:
+        head = f"import tensorflow failed: its GPU build could not load {libraries[0] if libraries else 'an NVIDIA library'}"
+    elif not any(m.variant == "gpu-found-libraries-missing" for m in skipped) and skipped:
+        head = "TensorFlow's GPU build could not load cuDNN, which its convolutions and RNNs run on"
+    elif libraries:
+        head = f"TensorFlow ran without the GPU: it could not load {', '.join(libraries[:3])}"
+    else:
+        head = "TensorFlow found a GPU but skipped it: some of its GPU libraries could not be loaded"
+    text, commands = _missing_part(s, d, parts, libraries, in_container=bool(s.host.container) or placeholder)
+    return gpu_libraries.finding(evidence(s, (failed or skipped or named)[0], **facts),
+                                 Remediation(text, commands, _TESTED_BUILDS), title=f"{head}: {text}",
+                                 severity=None if failed else Severity.WARNING)
+
+
+_LIBRARY_PATH = {".dll": "PATH", ".dylib": "DYLD_LIBRARY_PATH"}
+
+
+def _missing_part(s: Snapshot, d: Derived, parts: dict[str, str | None], libraries: list[str],
+                  in_container: bool) -> tuple[str, tuple]:
+    """What to install for the parts of the NVIDIA stack that are missing. An empty driver library
+    ('file too short') is the placeholder a GPU image holds where the NVIDIA runtime mounts the
+    host's driver: a container started without the GPU."""
+    if "driver" in parts and len(parts) == 1:
+        if in_container:
+            return ("the NVIDIA driver is the host's: start the container with the GPU (docker run "
+                    "--gpus all, with the NVIDIA Container Toolkit), or use a CPU image"), ("nvidia-smi",)
+        return "the NVIDIA driver is missing: install it (nvidia-smi tells whether one works)", ("nvidia-smi",)
+    path = next((variable for ext, variable in _LIBRARY_PATH.items() if libraries and libraries[0].endswith(ext)),
+                "PATH" if s.host.system == "Windows" else "LD_LIBRARY_PATH")
+    releases = [f"{part} {version}" for part, version in parts.items() if part != "driver" and version]
+    wanted = (f"this build wants {' and '.join(releases)}: install {'that release' if len(releases) == 1 else 'those releases'}"
+              if releases else "install the CUDA and cuDNN releases this TensorFlow was built with (its "
+              "tested build configurations list them)")
+    text = f"{wanted} and put the library folder on {path}, or install a TensorFlow built for the CUDA you have"
+    # the pip extra (TensorFlow 2.14+) brings CUDA 12's libraries: the fix where the build is of that
+    # era, not an upgrade of a TensorFlow built for an older CUDA
+    cuda = parts.get("CUDA")
+    era = version_of(d.tf_version) >= version_of("2.14") if d.tf_version else (
+        cuda is None or version_of(cuda) >= version_of("12"))
+    if s.host.system == "Linux" and era:
+        return (text + "; TensorFlow 2.14+ brings them with its pip extra and-cuda",
+                (pip(s, "install", "tensorflow[and-cuda]"),))
+    return text, ()

@@ -98,6 +98,7 @@ def test_every_template_cut_after_its_head_is_diagnosed_without_a_rule_failing(t
     # a match without the fields the cut took (issue 26 class 5): every rule still judges it
     import re
 
+    from tfdoctor.logtext import nvidia
     from tfdoctor.logtext.catalog import SIGNATURES
 
     for signature in SIGNATURES:
@@ -107,7 +108,11 @@ def test_every_template_cut_after_its_head_is_diagnosed_without_a_rule_failing(t
         s = snap(apple_silicon())
         s.log = keep.read(tmp_path / "cut.txt", identity=WHO)
         codes = codes_of(diagnose(s).findings)
-        assert "check.crashed" not in codes and any(c.startswith("log.") for c in codes), (signature.variant, codes)
+        assert "check.crashed" not in codes, (signature.variant, codes)
+        # an NVIDIA library not opened is what every machine without the stack prints: a detail
+        # of log.gpu-libraries beside its messages, no finding alone
+        assert any(c.startswith("log.") for c in codes) != (signature.variant == nvidia.NOT_OPENED), (
+            signature.variant, codes)
 
 
 def test_keras_registered_twice_is_diagnosed_as_the_pin_it_breaks_or_named_where_keras_is_unknown():

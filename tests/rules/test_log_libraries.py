@@ -266,3 +266,84 @@ def test_dyld_s_note_told_in_words_is_the_macos_floor_the_report_says():
     newer.log = keep.from_bytes(words, "paste", identity=WHO)
     (g,) = [f for f in check.run(newer) if f.code == "log.macos-too-old"]
     assert g.severity.value == "info"
+
+
+# --- the NVIDIA stack of a GPU build -----------------------------------------------------------------
+
+
+def linux_gpu_build(version: str) -> dict:
+    return linux_cpu(packages=[_pkg("tensorflow-gpu" if version < "2.1" else "tensorflow", version,
+                                    ["cp35-cp35m-manylinux1_x86_64"])])
+
+
+def test_an_import_failing_on_a_cuda_library_names_the_cuda_release_the_build_wants():
+    # tensorflow/tensorflow#14280: tensorflow-gpu 1.4 links libcublas.so.8.0
+    f = one(diagnose(linux_gpu_build("1.4.0"), "cuda_library_import_cublas.txt"), "log.gpu-libraries")
+    assert f.severity.value == "error" and f.evidence["libraries"] == ["libcublas.so.8.0"]
+    assert "wants CUDA 8.0" in f.title and "LD_LIBRARY_PATH" in f.title
+    assert not f.remediation.commands  # the pip extra would be another TensorFlow, not this build's CUDA
+
+
+def test_the_pip_extra_is_offered_where_the_tensorflow_is_of_its_era():
+    f = one(diagnose(linux_cpu(), "gpu_found_libraries_missing.txt"), "log.gpu-libraries")  # TensorFlow 2.19.1
+    assert f.severity.value == "warning" and "skipped it" in f.title
+    assert "tensorflow[and-cuda]" in commands(f)
+
+
+def test_the_windows_self_check_names_the_dll_and_path():
+    # tensorflow/tensorflow#31701: "Could not find 'cudart64_100.dll'. TensorFlow requires that this DLL ..."
+    data = linux_cpu(host={"system": "Windows"}, packages=[])
+    f = one(diagnose(data, "cuda_dll_self_check_cudart.txt"), "log.gpu-libraries")
+    assert f.evidence["libraries"] == ["cudart64_100.dll"] and "wants CUDA 10.0" in f.title
+    assert "on PATH" in f.title and not f.remediation.commands
+
+
+def test_an_empty_driver_library_is_a_container_started_without_the_gpu():
+    # Ceruleanacg/Personae#14: libcuda.so.1 "file too short", the image's placeholder for the host's driver
+    f = one(diagnose(linux_cpu(packages=[]), "cuda_driver_placeholder_docker.txt"), "log.gpu-libraries")
+    assert "--gpus all" in f.title and commands(f) == "nvidia-smi"
+
+
+def test_libraries_named_beside_the_skip_give_each_release():
+    # JdeRobot/BehaviorMetrics#385: libcusolver.so.11 and libcudnn.so.8, then "Cannot dlopen some GPU libraries"
+    f = one(diagnose(linux_cpu(packages=[]), "nvidia_libraries_not_opened.txt"), "log.gpu-libraries")
+    assert f.evidence["libraries"] == ["libcusolver.so.11", "libcudnn.so.8"]
+    assert "wants CUDA 11 and cuDNN 8" in f.title and f.severity.value == "warning"
+
+
+def test_cudnn_that_tensorflow_0x_could_not_load():
+    f = one(diagnose(linux_cpu(packages=[]), "cudnn_dso_unable_to_load.txt"), "log.gpu-libraries")
+    assert "could not load cuDNN" in f.title and f.severity.value == "warning"
+
+
+def test_a_macos_gpu_build_wants_its_cuda_dylib_on_dyld_library_path():
+    # tensorflow/tensorflow#6370: TensorFlow 0.12's macOS GPU build links @rpath/libcudart.8.0.dylib
+    f = one(diagnose(linux_cpu(host={"system": "Darwin"}, packages=[]), "cuda_dylib_not_loaded.txt"),
+            "log.gpu-libraries")
+    assert "wants CUDA 8.0" in f.title and "DYLD_LIBRARY_PATH" in f.title
+
+
+def _text_findings(tmp_path, text: str) -> list:
+    path = tmp_path / "posted.txt"
+    path.write_text(text, encoding="utf-8")
+    s = snap(linux_cpu())
+    s.log = keep.read(path, identity=WHO)
+    return [f for f in check.run(s) if f.code == "log.gpu-libraries"]
+
+
+_NOT_OPENED = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+               "'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file "
+               "or directory\n")
+
+
+def test_a_library_not_opened_alone_is_what_every_machine_without_a_gpu_prints(tmp_path):
+    assert not _text_findings(tmp_path, _NOT_OPENED + "I tensorflow/stream_executor/cuda/cudart_stub.cc:29] "
+                              "Ignore above cudart dlerror if you do not have a GPU set up on your machine.\n")
+    assert not _text_findings(tmp_path, "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not "
+                              "load dynamic library 'libnvinfer.so.7'\nW tensorflow/compiler/tf2tensorrt/utils/"
+                              "py_utils.cc:38] Cannot dlopen some TensorRT libraries.\n")
+
+
+def test_a_library_not_opened_beside_an_empty_gpu_list_is_why(tmp_path):
+    found = _text_findings(tmp_path, _NOT_OPENED + ">>> tf.config.list_physical_devices('GPU')\n[]\n")
+    assert len(found) == 1 and found[0].severity.value == "warning" and "libcudart.so.11.0" in found[0].title

@@ -1,0 +1,42 @@
+"""tfdoctor/logtext/nvidia.py: which part of NVIDIA's stack a library is, and the release its
+name asks for (the soname's or the Windows DLL's version suffix)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfdoctor.logtext.catalog import recognise
+from tfdoctor.logtext.nvidia import part, wanted_version
+
+
+@pytest.mark.parametrize("library,expected_part,expected_version", [
+    ("libcublas.so.8.0", "CUDA", "8.0"),
+    ("/usr/local/cuda/lib64/libcudart.so.10.0", "CUDA", "10.0"),
+    ("libcusolver.so.11", "CUDA", "11"),
+    ("libcudnn.so.7", "cuDNN", "7"),
+    ("libcudnn_ops.so.9", "cuDNN", "9"),
+    ("cudart64_100.dll", "CUDA", "10.0"),
+    ("cudart64_90.dll", "CUDA", "9.0"),
+    ("cudart64_101.dll", "CUDA", "10.1"),
+    ("cublas64_11.dll", "CUDA", "11"),
+    ("cudnn64_7.dll", "cuDNN", "7"),
+    ("libcudart.8.0.dylib", "CUDA", "8.0"),
+    ("libcuda.so.1", "driver", None),
+    ("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "driver", None),
+    ("nvcuda.dll", "driver", None),
+    ("libcudnn.so", "cuDNN", None),
+])
+def test_the_part_and_the_release_a_library_name_asks_for(library, expected_part, expected_version):
+    assert part(library) == expected_part and wanted_version(library) == expected_version
+
+
+@pytest.mark.parametrize("name", ["libnvinfer.so.7", "libGL.so.1", "libtensorflow_framework.so.2",
+                                  "mylibcuda.so.1", "libcudart_static.a"])
+def test_other_libraries_are_not_nvidias_stack(name):
+    assert "log.gpu-libraries" not in {m.code for m in recognise(
+        f"ImportError: {name}: cannot open shared object file: No such file or directory")}
+
+
+def test_a_library_of_the_stack_in_the_same_message_is():
+    assert [m.fields["library"] for m in recognise(
+        "ImportError: libcudart.so.9.0: cannot open shared object file: No such file or directory")] == ["libcudart.so.9.0"]

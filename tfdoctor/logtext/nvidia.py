@@ -1,0 +1,138 @@
+"""Signatures of the NVIDIA libraries a GPU build of TensorFlow loads: the CUDA runtime and its
+maths libraries, cuDNN, and the driver's own libcuda / nvcuda.dll.
+
+TensorFlow 1.x GPU builds link them, so one that is missing stops `import tensorflow` (glibc's
+"cannot open shared object file", Windows builds' own self-check "Could not find
+'cudart64_100.dll'"). From 2.x they are opened at start-up and a missing one makes TensorFlow skip
+the GPU ("Cannot dlopen some GPU libraries", printed once a GPU was found). The library's name
+says which part of the stack is missing and, by its version suffix, which CUDA or cuDNN the build
+wants. The same lines on a machine without an NVIDIA GPU are harmless, so "Could not load
+dynamic library" alone is a detail for the rule, never a finding of its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tfdoctor.logtext import stderr
+from tfdoctor.logtext.signature import Fields, Signature, adds, sig
+
+_LINUX = (r"lib(?:cuda|cudart|cublas(?:Lt)?|cufft|curand|cusolver|cusparse|cudnn(?:_\w{1,20})?|nvrtc|nccl|nvJitLink)"
+          r"\.so(?:\.\d{1,3}){0,3}")
+_WINDOWS = r"(?:(?:cudart|cublas(?:Lt)?|cufft|curand|cusolver|cusparse|cudnn(?:_\w{1,20})?|nvrtc)64_\d{1,4}|nvcuda)\.dll"
+_MACOS = r"libcu(?:da|dart|blas|fft|rand|solver|sparse|dnn)(?:\.\d{1,3}){0,3}\.dylib"
+"""A library of the NVIDIA stack by its file name on Linux, Windows or (TensorFlow 1.0-1.1's GPU
+builds) macOS. TensorRT (libnvinfer) is left out: TensorFlow only offers it, and its absence is a
+warning of its own that costs no GPU."""
+
+_DRIVER = re.compile(r"^(?:libcuda\.so|nvcuda\.dll)", re.IGNORECASE)
+_CUDNN = re.compile(r"cudnn", re.IGNORECASE)
+_SUFFIX = re.compile(r"64_(\d{1,4})\.dll$|\.so\.(\d{1,3}(?:\.\d{1,3})?)|^libcu\w+\.(\d{1,3}(?:\.\d{1,3})?)\.dylib$")
+
+
+def part(library: str) -> str:
+    """Which part of the stack a library is: the driver, cuDNN or the CUDA toolkit."""
+    name = library.replace("\\", "/").rsplit("/", 1)[-1]
+    if _DRIVER.match(name):
+        return "driver"
+    return "cuDNN" if _CUDNN.search(name) else "CUDA"
+
+
+def wanted_version(library: str) -> str | None:
+    """The CUDA or cuDNN release a library's name asks for: libcublas.so.10.0 and cudart64_100.dll
+    are CUDA 10.0, cudart64_90.dll 9.0, cublas64_11.dll 11, libcudnn.so.7 and cudnn64_7.dll cuDNN 7.
+    The driver's libcuda.so.1 has no release in its name."""
+    name = library.replace("\\", "/").rsplit("/", 1)[-1]
+    if part(name) == "driver":
+        return None
+    m = _SUFFIX.search(name)
+    if not m:
+        return None
+    if m[1]:  # Windows: 100 -> 10.0, 90 -> 9.0; 11, 12 and cuDNN's 7, 8 are majors
+        digits = m[1]
+        if len(digits) == 3:
+            return f"{digits[:2]}.{digits[2]}"
+        if len(digits) == 2 and digits[1] == "0" and digits[0] != "1":
+            return f"{digits[0]}.0"
+        return digits
+    return m[2] or m[3]
+
+
+def _named(fields: Fields) -> Fields:
+    out = dict(fields)
+    library = out.get("library", "")
+    out["library"] = library.replace("\\", "/").rsplit("/", 1)[-1]
+    out["part"] = part(library)
+    version = wanted_version(library)
+    if version:
+        out["wants"] = version
+    return out
+
+
+_OUTPUTS = ("library", "part", "wants")
+
+SIGNATURES: tuple[Signature, ...] = (
+    # glibc's dlerror ("%s: cannot open shared object file: %s", "file too short" for the empty
+    # placeholder an image has where the NVIDIA runtime would mount the driver) as the ImportError
+    # of TensorFlow 1.x's pywrap_tensorflow, which links CUDA, cuDNN and the driver
+    sig("log.gpu-libraries", "cuda-library-import", "import",
+        "import tensorflow failed: the GPU build links an NVIDIA library that could not be loaded",
+        rf"(?:ImportError|OSError): (?:[^\s:'\"]{{0,300}}/)?(?P<library>{_LINUX}): "
+        r"(?P<problem>cannot open shared object file|file too short|invalid ELF header)",
+        "ImportError: libcublas.so.8.0: cannot open shared object file: No such file or directory",
+        "https://github.com/tensorflow/tensorflow/issues/14280", needle="Error: ",
+        derive=_named, outputs=_OUTPUTS + ("problem",), key=("library",)),
+    # TensorFlow 1.5-2.0's Windows self-check (tensorflow/python/platform/self_check.py):
+    # "Could not find %r. TensorFlow requires that this DLL be installed in a directory that is
+    # named in your %PATH% environment variable." for the driver, the CUDA runtime and cuDNN
+    sig("log.gpu-libraries", "cuda-dll-self-check", "import",
+        "import tensorflow failed: the GPU build's self-check found no NVIDIA DLL it needs",
+        rf"Could not find '(?P<library>{_WINDOWS})'\. TensorFlow requires that this DLL be installed",
+        "ImportError: Could not find 'cudart64_100.dll'. TensorFlow requires that this DLL be installed "
+        "in a directory that is named in your %PATH% environment variable. Download and install CUDA "
+        "10.0 from this URL: https://developer.nvidia.com/cuda-90-download-archive",
+        "https://github.com/tensorflow/tensorflow/issues/31701", needle="TensorFlow requires that this DLL",
+        derive=_named, outputs=_OUTPUTS, key=("library",),
+        head=rf"Could not find '(?P<library>{_WINDOWS})'\. TensorFlow requires that this DLL"),
+    # TensorFlow 1.0-1.1's macOS GPU builds link the CUDA toolkit's dylibs (dyld's template)
+    sig("log.gpu-libraries", "cuda-library-not-loaded", "import",
+        "import tensorflow failed: the macOS GPU build links a CUDA library that is not installed",
+        rf"Library not loaded: '?(?:@rpath/|/usr/local/cuda/lib/)?(?P<library>{_MACOS})",
+        "ImportError: dlopen(/Library/Frameworks/Python.framework/Versions/3.5/lib/python3.5/site-packages/"
+        "tensorflow/python/_pywrap_tensorflow.so, 10): Library not loaded: @rpath/libcudart.8.0.dylib",
+        "https://github.com/tensorflow/tensorflow/issues/6370", needle="Library not loaded",
+        derive=_named, outputs=_OUTPUTS, key=("library",)),
+    # gpu_device.cc, once a GPU was found: "Cannot dlopen some GPU libraries. Please make sure the
+    # missing libraries mentioned above are installed properly if you would like to use GPU ...
+    # Skipping registering GPU devices..."
+    sig("log.gpu-libraries", "gpu-found-libraries-missing", "import",
+        "a GPU was found but TensorFlow skipped it: GPU libraries could not be opened",
+        stderr.GPU_LIBRARIES_MISSING.regex.pattern,
+        "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1956] Cannot dlopen some GPU libraries. "
+        "Please make sure the missing libraries mentioned above are installed properly if you would "
+        "like to use GPU.", "https://github.com/tensorflow/tensorflow/issues/60646",
+        needle="Cannot dlopen some GPU", key=()),
+    # TensorFlow 0.x-1.0's cuda_dnn.cc at start-up: "Unable to load cuDNN DSO"
+    sig("log.gpu-libraries", "cudnn-dso", "import",
+        "TensorFlow's GPU build could not load cuDNN",
+        r"Unable to load cuDNN DSO",
+        "I tensorflow/stream_executor/cuda/cuda_dnn.cc:3448] Unable to load cuDNN DSO",
+        "https://github.com/tensorflow/tensorflow/issues/5591", needle="cuDNN DSO",
+        derive=adds(part="cuDNN"), outputs=("part",), key=()),
+    # which libraries: dso_loader.cc's "Could not load dynamic library 'X'" (2.x) and "Couldn't
+    # open CUDA library X" (0.x-1.x); printed on every machine without the stack, so the rule
+    # reads them only beside one of the messages above or a list of GPUs that came back empty
+    sig("log.gpu-libraries", "nvidia-library-not-opened", "import",
+        "TensorFlow could not open an NVIDIA library (harmless without an NVIDIA GPU)",
+        rf"(?:Could not load dynamic library '|Couldn't open CUDA library )(?:[^\s']{{0,300}}[/\\])?(?P<library>{_LINUX}|{_WINDOWS})",
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+        "library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such "
+        "file or directory", "https://github.com/JdeRobot/BehaviorMetrics/issues/385",
+        needle="ould", derive=_named, outputs=_OUTPUTS, key=("library",)),
+)
+
+IMPORT_FAILED = ("cuda-library-import", "cuda-dll-self-check", "cuda-library-not-loaded")
+"""Variants where the GPU build could not be imported at all."""
+GPU_SKIPPED = ("gpu-found-libraries-missing", "cudnn-dso")
+"""Variants where TensorFlow ran but without the GPU (or without cuDNN on it)."""
+NOT_OPENED = "nvidia-library-not-opened"
