@@ -129,8 +129,9 @@ def protobuf_fatal(s: Snapshot, d: Derived):
 @rule(codes.LOG_PROTOBUF_TOO_OLD, "protobuf is older than the generated code that imports it",
       Severity.ERROR,
       "Generated code runs only on a protobuf runtime at least as new as the protoc that made it: "
-      "protoc 3.20+ code imports google.protobuf.internal.builder ('cannot import name 'builder' "
-      "from 'google.protobuf.internal'' under an older runtime, tensorflow/tensorflow#60175), "
+      "it imports what that runtime added ('cannot import name 'builder' from "
+      "'google.protobuf.internal'' under a runtime before 3.20, tensorflow/tensorflow#60175; "
+      "symbol_database before 2.6; runtime_version before 5.26), and "
       "protoc 5.26+ code checks the runtime itself ('Detected incompatible Protobuf Gencode/Runtime "
       "versions ... Runtime version cannot be older than the linked gencode version'). The code "
       "is TensorFlow's (TensorFlow 2.12+ ships protoc 3.20+ code and requires protobuf 3.20.3+) "

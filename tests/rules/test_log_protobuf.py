@@ -89,3 +89,15 @@ def test_two_copies_of_protobuf_in_one_process_abort_in_a_mutex():
     older = one(diagnose(apple_silicon(packages=[_pkg("tensorflow", "2.16.1", ARM)]), "mutex_lock_failed_pyarrow.txt"),
                 "log.protobuf-fatal")
     assert commands(older) == ""
+
+
+def test_each_module_generated_code_imports_names_the_runtime_that_added_it():
+    # PokemonGoF/PokemonGo-Bot#2268: Python 2 names no module; the generated line above it does (2.6+)
+    old = one(diagnose(linux_cpu(packages=[]), "protobuf_gencode_symbol_database.txt"), "log.protobuf-too-old")
+    assert old.evidence["log_module"] == "symbol_database" and "(2.6+)" in old.title
+    assert old.severity is Severity.INFO  # another project's code, no TensorFlow in the text or here
+    # starik222/BooruDatasetTagManager#186: protoc 5.26+ code imports runtime_version
+    data = linux_cpu(packages=[_pkg("protobuf", "4.25.8", ["cp310-abi3-win_amd64"])])
+    new = one(diagnose(data, "protobuf_gencode_runtime_version.txt"), "log.protobuf-too-old")
+    assert new.evidence["log_module"] == "runtime_version" and "protobuf 4.25.8 is older" in new.title
+    assert "(5.26+)" in new.title
