@@ -141,12 +141,17 @@ def metal_without_tensorflow(s: Snapshot, d: Derived):
 
 @rule(codes.INSTALL_MULTIPLE_TENSORFLOW, "Several TensorFlow distributions are installed at once",
       Severity.ERROR,
-      "tensorflow, tensorflow-macos, tensorflow-cpu, tensorflow-intel and tf-nightly all "
+      "tensorflow, tensorflow-macos, tensorflow-cpu, tensorflow-intel, tf-nightly and the GPU, "
+      "ROCm and Intel builds (tensorflow-gpu up to 2.11, tensorflow-rocm, intel-tensorflow) all "
       "install the same `tensorflow` import package. Installed together, the last one wins "
-      "file by file and the result matches neither version.",
+      "file by file and the result matches neither version; before 2.1 `tensorflow` was "
+      "CPU-only, so installed over tensorflow-gpu (a dependency that requires `tensorflow` does "
+      "it) it takes the GPU away. From 2.1 tensorflow-gpu of the same version is the same build "
+      "and is not counted twice.",
       "Uninstall all of them, then install one.",
       explains=(codes.RUNTIME_IMPORT_FAILED, codes.RUNTIME_OP_NOT_REGISTERED,
-                codes.COMPAT_TF_METAL_MISMATCH), fix_answer=GOAL_INSTALLED)
+                codes.COMPAT_TF_METAL_MISMATCH, codes.RUNTIME_NO_GPU, codes.LOG_NO_GPU_LISTED),
+      fix_answer=GOAL_INSTALLED)
 def multiple_tensorflow(s: Snapshot, d: Derived):
     real = d.providers
     if len(real) < 2:

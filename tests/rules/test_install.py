@@ -495,3 +495,30 @@ def test_a_report_that_states_no_python_still_gets_the_install_rules(tmp_path):
     s = snap(data)
     s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
     assert diagnose(s).diagnosis().code == "install.requires-tensorflow-name"
+
+
+def test_a_gpu_build_beside_tensorflow_is_a_second_tensorflow():
+    """tensorflow-gpu (TensorFlow 1.x to 2.11), AMD's tensorflow-rocm and intel-tensorflow each
+    install the `tensorflow` import package too: beside `tensorflow`, one overwrites the other (before
+    2.1 a dependency that requires `tensorflow` puts the CPU-only build over the GPU one)."""
+    for other in ("tensorflow-gpu", "tensorflow-rocm", "intel-tensorflow"):
+        named = [{"name": "tensorflow", "version": "1.15.4"}, {"name": other, "version": "1.15.4"}]
+        data = linux_cpu(packages=named, python={"site_packages": []})
+        (finding,) = installation.run(snap(data))
+        assert finding.code == "install.multiple-tensorflow", other
+        assert finding.evidence["providers"] == {"tensorflow": "1.15.4", other: "1.15.4"}
+
+
+def test_from_2_1_tensorflow_gpu_of_the_same_version_is_the_same_build():
+    same = [{"name": "tensorflow", "version": "2.4.1"}, {"name": "tensorflow-gpu", "version": "2.4.1"}]
+    (finding,) = installation.run(snap(linux_cpu(packages=same, python={"site_packages": []})))
+    assert finding.code == "install.ok"
+    other = [{"name": "tensorflow", "version": "2.4.1"}, {"name": "tensorflow-gpu", "version": "2.3.0"}]
+    (finding,) = installation.run(snap(linux_cpu(packages=other, python={"site_packages": []})))
+    assert finding.code == "install.multiple-tensorflow"
+
+
+def test_a_gpu_build_alone_is_tensorflow_installed():
+    alone = [{"name": "tensorflow-gpu", "version": "2.4.1"}, {"name": "numpy", "version": "1.19.5"}]
+    (finding,) = installation.run(snap(linux_cpu(packages=alone, python={"site_packages": []})))
+    assert finding.code == "install.ok" and "tensorflow-gpu 2.4.1" in finding.title

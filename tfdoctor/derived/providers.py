@@ -3,15 +3,19 @@ same `tensorflow` import package and overwrite each other's files; shims (tensor
 onto tensorflow, tensorflow 2.13-2.15 onto tensorflow-macos on Apple silicon) only depend on
 another, told apart by their Requires-Dist; a self-shim (tensorflow-macos 2.15.1, a ~2 KB wheel
 whose only Darwin/arm64 requirement is itself) and a shim whose target is missing install nothing.
+From TensorFlow 2.1 the GPU build is `tensorflow` itself: tensorflow-gpu of the same version is
+the same build under another name, so beside it it overwrites nothing that differs.
 """
 
 from __future__ import annotations
 
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from tfdoctor.derived.markers import applicable, marker_env
 from tfdoctor.facts.archnames import normalise
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
+from tfdoctor.facts.versions import parse_version
 
 
 def _requires(s: Snapshot, pkg: PackageFacts) -> set[str]:
@@ -88,6 +92,20 @@ def self_shims(s: Snapshot) -> list[PackageFacts]:
     return [d for d in s.tensorflow_distributions() if self_shim_evidence(s, d) is not None]
 
 
+_GPU_TWINS = {"tensorflow-gpu": "tensorflow", "tf-nightly-gpu": "tf-nightly"}
+_GPU_IN_DEFAULT_BUILD = Version("2.1")
+"""From 2.1 `tensorflow` ships GPU support (before it, `tensorflow` was CPU-only and installed
+over tensorflow-gpu it replaced the GPU build's files)."""
+
+
+def _twin(s: Snapshot, pkg: PackageFacts) -> bool:
+    """tensorflow-gpu (or tf-nightly-gpu) of the same 2.1+ version as the default build beside it."""
+    default = _GPU_TWINS.get(pkg.key)
+    other = s.package(default) if default else None
+    version = parse_version(pkg.version)
+    return bool(other and version and other.version == pkg.version and version >= _GPU_IN_DEFAULT_BUILD)
+
+
 def _arch(s: Snapshot) -> str | None:
     """The architecture wheels were chosen for: the process's, else (a report that does not say)
     the Mac's own."""
@@ -101,6 +119,7 @@ def providers(s: Snapshot) -> tuple[list[PackageFacts], list[PackageFacts]]:
     their Requires-Dist, or, where a report lists names and versions only, by the matrix's kind
     of the release's wheel (tensorflow 2.13-2.15 for arm64 is a thin wheel onto tensorflow-macos).
 
+    A GPU twin (`_twin`) is counted with the shims: the same code as its default build.
     Self-shims (see `self_shims`) are in neither list: they install nothing. A shim onto one of
     them therefore is not a provider either, so with only those installed both lists are empty
     of code-carrying distributions."""
@@ -109,6 +128,6 @@ def providers(s: Snapshot) -> tuple[list[PackageFacts], list[PackageFacts]]:
     keys = {d.key for d in dists}
     arch = _arch(s)
     shims = [d for d in dists if d not in empty and keys - {d.key}
-             and (_requires(s, d) & (keys - {d.key}) or _matrix_kind(d, arch)[0] == "thin")]
+             and (_requires(s, d) & (keys - {d.key}) or _matrix_kind(d, arch)[0] == "thin" or _twin(s, d))]
     real = [d for d in dists if d not in shims and d not in empty]
     return real, shims

@@ -31,8 +31,14 @@ TENSORFLOW_DISTRIBUTIONS = (
     "tf-nightly",
     "tf-nightly-macos",
     "tf-nightly-cpu",
+    "tensorflow-gpu",
+    "tf-nightly-gpu",
+    "tensorflow-rocm",
+    "intel-tensorflow",
 )
-"""Distributions that install the `tensorflow` import package (they overwrite each other)."""
+"""Distributions that install the `tensorflow` import package (they overwrite each other): the
+GPU builds of TensorFlow 1.x to 2.11 (tensorflow-gpu, tf-nightly-gpu; from 2.12 tensorflow-gpu
+is an error at install), AMD's ROCm and Intel's builds among them."""
 
 
 _SEPARATORS = re.compile(r"[-_.]+")
