@@ -86,7 +86,7 @@ def op_not_registered(s: Snapshot, d: Derived):
     return out
 
 
-INTERNAL_USE = ("imports-tensorflow-internal", "tensorflow-internal-attribute")
+INTERNAL_USE = ("imports-tensorflow-internal", "imports-tensorflow-internal-line", "tensorflow-internal-attribute")
 PROBABILITY_ARG_SPECS = "probability-arg-specs"
 INTERNALS_USERS = ("tensorflow-probability", "keras", "tf-keras", "tensorflow-addons", "tensorflow-text",
                    "tensorflow-io", "tensorflow-decision-forests", "tensorflow-model-optimization",

@@ -95,6 +95,15 @@ def test_a_package_importing_an_internal_this_tensorflow_lacks_is_the_companions
     assert alone.title.startswith("a package that uses TensorFlow's internals imports naming") and not alone.remediation.commands
 
 
+def test_before_python_3_7_the_import_line_names_the_internal_the_message_does_not():
+    """LZQthePlane/Online-Realtime-Action-Recognition-based-on-OpenPose#40's title: Python 3.6's
+    "cannot import name 'tf_utils'" after the line that imported it from tensorflow.python."""
+    data = linux_cpu(packages=[_pkg("tensorflow", "2.3.0", []), _pkg("tensorflow-addons", "0.18.0", [])])
+    f = one(diagnose(data, "tf_internal_import_line_title.txt"), "log.companion-mismatch")
+    assert f.severity is Severity.ERROR and f.title.startswith(
+        "tensorflow-addons 0.18.0 imports tf_utils from tensorflow.python.keras.utils, which TensorFlow 2.3.0")
+
+
 def test_keras_reaching_a_tensorflow_internal_its_tensorflow_lacks_is_keras_of_another_tensorflow():
     """divamgupta/image-segmentation-keras#309: Keras 2.6's "module 'tensorflow.compat.v2.__internal__'
     has no attribute 'tf2'" (tf.__internal__ came with TensorFlow 2.5), and spotify/basic-pitch#82:

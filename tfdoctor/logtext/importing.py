@@ -406,6 +406,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/tensorflow/probability/issues/987", needle="cannot import name",
         derive=adds(fails="ImportError"), key=("name",), outputs=("name", "internal", "fails"),
         head=r"(?:ImportError: )?cannot import name '\w{1,100}' from 'tensorflow(?:_core)?\.(?:python|compat\.v2|_api\.v[12]\.compat\.v2)"),
+    # the same before Python 3.7, whose message names no module ("cannot import name 'X'"): the
+    # import line above it does (a traceback's code line, IPython's "---> 9 from ...", or both on
+    # one line, as an issue's title quotes them)
+    sig("log.companion-mismatch", "imports-tensorflow-internal-line", "import",
+        "a package imports a TensorFlow internal this TensorFlow does not have: built for another TensorFlow",
+        r"from " + _INTERNAL + r" import (?P<name>\w{1,100})(?: as \w{1,100})?"
+        r"(?:[ \t]{0,20}\n(?:[^\n]{0,300}\n){0,4}?[ \t]{0,20}|[ \t]{1,20})ImportError: cannot import name '?(?P=name)'?(?![\w'])",
+        "from tensorflow.python.keras.utils import tf_utils ImportError: cannot import name 'tf_utils'",
+        "https://github.com/LZQthePlane/Online-Realtime-Action-Recognition-based-on-OpenPose/issues/40",
+        needle="from tensorflow", derive=adds(fails="ImportError"), key=("name",),
+        outputs=("name", "internal", "fails"),
+        head=r"from tensorflow(?:_core)?(?:\._api\.v[12])?\.(?:python|compat\.v2)(?:\.\w{1,60}){0,8} import "
+             r"(?P<name>\w{1,100})(?: as \w{1,100})?[ \t]{1,20}ImportError: cannot import"),
     # Python's "module M has no attribute X" (Objects/moduleobject.c module_getattro) where a
     # package built for another TensorFlow reaches M.X: Keras 2.6+ calls tf.__internal__.tf2
     # through `import tensorflow.compat.v2 as tf`, which TensorFlow 2.4 and 1.x lack
