@@ -82,3 +82,24 @@ def test_a_version_is_completed_by_a_longer_one_that_agrees():
             "```\nProductVersion: 14.2.1\n```\n")
     snapshot = to_snapshot(read_report(text))
     assert snapshot.python.version == "3.11.4" and snapshot.host.macos_version == "14.2.1"
+
+
+def test_a_report_snapshot_learns_from_its_text_only_what_it_does_not_know():
+    from tfdoctor.triage.snapshot import complete
+
+    partial = to_snapshot(read_report("MacBook Air M2, macOS 13.4"))  # the report's fields: no Python facts
+    assert "python-arch" in partial.unknown and partial.host.chip == "Apple M2"
+    told = read_report("M1 Pro here\n$ conda env config vars set CONDA_SUBDIR=osx-64\n")
+    assert complete(partial, told) == ["python-arch"]
+    assert partial.python.process_arch == "x86_64" and partial.python.conda.subdir == "osx-64"
+    assert partial.host.chip == "Apple M2" and "python-arch" not in partial.unknown  # known facts stay
+    assert diagnose(partial).diagnosis().code == "arch.conda-osx-64"
+
+
+def test_a_gathered_snapshot_is_not_completed_from_a_text():
+    from tfdoctor.triage.snapshot import complete
+
+    collected = to_snapshot(read_report("M1, macOS 14.2, python 3.11"))
+    collected.python.process_arch, collected.unknown = "arm64", []  # as tfdoctor collect writes it
+    assert complete(collected, read_report("$ conda env config vars set CONDA_SUBDIR=osx-64\n")) == []
+    assert collected.python.process_arch == "arm64"

@@ -149,7 +149,9 @@ def diagnose(
     keep_log: KeepLogOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Run the checks offline on snapshots, with the same output and exit codes as `check`."""
+    """Run the checks offline on snapshots, with the same output and exit codes as `check`. A
+    snapshot that lists unknown facts (one built from a report) takes what a --log file settles
+    of them."""
     from tfdoctor.facts.snapshot import SnapshotError
     from tfdoctor.gather.snapshot_files import read_snapshot
 
@@ -157,7 +159,7 @@ def diagnose(
     check_log_path(log)
     threshold = Severity(fail_on.value)
     reports = []
-    pasted = None
+    pasted = told = None
     for name in files:
         try:
             snapshot = read_snapshot(name)
@@ -169,6 +171,11 @@ def diagnose(
 
                 pasted = keep.read(log, keep_log=keep_log)
             snapshot.log = pasted
+            if snapshot.unknown and log != "-":  # a report's snapshot: its text may settle what it does not know
+                from tfdoctor.triage.snapshot import complete
+
+                told = _told_by(log) if told is None else told
+                complete(snapshot, told)
         reports.append((name, diagnose_snapshot(snapshot, chosen, debug)))
     fmt = OutputFormat.json if json_output else fmt
     if summary:
@@ -192,6 +199,20 @@ def diagnose(
                 sys.stdout.write(f"\n# {name}\n\n")
             emit(report, fmt, verbose, threshold)
     raise typer.Exit(max(report.exit_code(threshold) for _, report in reports))
+
+
+def _told_by(path: str):
+    """What a pasted text, read as a bug report (its first MAX_REPORT_BYTES), states: the facts a
+    report's snapshot does not know may be there. A file that cannot be read states nothing."""
+    from tfdoctor.triage.facts import read_report
+    from tfdoctor.triage.outcome import MAX_REPORT_BYTES
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_REPORT_BYTES)
+    except OSError:
+        data = b""
+    return read_report(data.decode("utf-8", "replace"))
 
 
 @app.command()

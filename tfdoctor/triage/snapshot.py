@@ -145,3 +145,54 @@ def _settled(facts: ReportFacts, knowable: str) -> bool:
     if knowable == "chip":
         return _value(facts, "chip") is not None or (system not in (None, "Darwin"))
     return False  # plugins: no report lists tensorflow-plugins/; environment: nor its whole environment
+
+
+def complete(snapshot: Snapshot, facts: ReportFacts) -> list[str]:
+    """Fill what a snapshot does not know (`Snapshot.unknown`: one built from a report's fields, or
+    written by hand) with what the same report's pasted text settles; what the snapshot knows
+    stays. Returns the KNOWABLE names it settled. A snapshot tfdoctor gathered knows them all, and
+    is left as it is."""
+    text = to_snapshot(facts)
+    if facts.collected is not None:
+        return []
+    settled = [name for name in snapshot.unknown if name in _FILLS and name not in text.unknown]
+    for name in settled:
+        _FILLS[name](snapshot, text)
+    if settled and not snapshot.host.system:
+        snapshot.host.system = text.host.system
+    snapshot.unknown = [name for name in snapshot.unknown if name not in settled]
+    return settled
+
+
+def _fill_arch(snapshot: Snapshot, text: Snapshot) -> None:
+    if text.python is None:
+        return
+    if snapshot.python is None:
+        snapshot.python = copy.deepcopy(text.python)
+        return
+    snapshot.python.process_arch = text.python.process_arch
+    if snapshot.python.translated is None:
+        snapshot.python.translated = text.python.translated
+    if snapshot.python.conda is None:
+        snapshot.python.conda = copy.deepcopy(text.python.conda)
+
+
+def _fill_binary(snapshot: Snapshot, text: Snapshot) -> None:
+    if snapshot.python is not None and text.python is not None:
+        snapshot.python.binary = copy.deepcopy(text.python.binary)
+
+
+def _fill_macos(snapshot: Snapshot, text: Snapshot) -> None:
+    snapshot.host.macos_version = text.host.macos_version
+
+
+def _fill_chip(snapshot: Snapshot, text: Snapshot) -> None:
+    snapshot.host.chip = text.host.chip
+    if snapshot.host.hw_arm64 is None:
+        snapshot.host.hw_arm64 = text.host.hw_arm64
+
+
+_FILLS = {"python-arch": _fill_arch, "python-binary": _fill_binary, "macos": _fill_macos, "chip": _fill_chip}
+"""What each KNOWABLE fact fills. The package list and the environment are left to the snapshot:
+a report's fields and its text may name different packages, and which list is whole only the
+report's author knows."""
