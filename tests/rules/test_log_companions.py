@@ -82,6 +82,15 @@ def test_tensorflow_probability_refusing_an_older_tensorflow_is_the_companions_m
         == [Severity.ERROR]
 
 
+def test_the_import_check_other_companions_share_names_each_of_them():
+    """google-research/task_adaptation#11: TensorFlow Datasets' ensure_tf_install prints TFP's
+    template with its own name; tensorflow-datasets 4.0.1 needs TensorFlow 2.1+, 1.15.0 is installed."""
+    data = linux_cpu(packages=[_pkg("tensorflow", "1.15.0", []), _pkg("tensorflow-datasets", "4.0.1", [])])
+    f = one(diagnose(data, "datasets_needs_tensorflow.txt"), "log.companion-mismatch")
+    assert f.severity is Severity.ERROR and f.evidence["log_package"] == "tensorflow-datasets"
+    assert f.evidence["log_needs"] == ">=2.1.0" and "tensorflow-datasets" in f.title
+
+
 def test_a_package_importing_an_internal_this_tensorflow_lacks_is_the_companions_mismatch():
     """tensorflow/probability#987: "cannot import name 'naming' from 'tensorflow.python.autograph.core'"
     beside conda-forge's tensorflow-probability 0.8.0: the package built against another TensorFlow's

@@ -160,9 +160,15 @@ def _tensorflow_named(fields: Fields, text: str) -> bool:
     return "tensorflow" in text.lower()
 
 
-def _probability(fields: Fields) -> Fields:
-    """TensorFlow Probability's floor as a specifier; its check raises ImportError: a failure."""
-    out = {"package": "tensorflow-probability", "fails": "ImportError"}
+_ENSURE_TF_PRODUCTS = {"TensorFlow Probability": "tensorflow-probability", "TensorFlow Datasets": "tensorflow-datasets",
+                       "TensorFlow Addons": "tensorflow-addons", "TF Agents": "tf-agents", "TF-GAN": "tensorflow-gan"}
+"""The products whose import check prints the shared template, by the name it gives them."""
+
+
+def _ensure_tf(fields: Fields) -> Fields:
+    """The companion's floor as a specifier; its check raises ImportError: a failure."""
+    out = {"package": _ENSURE_TF_PRODUCTS.get(fields.get("product", ""), "tensorflow-probability"),
+           "fails": "ImportError"}
     if fields.get("min"):
         out["needs"] = f">={fields['min']}"
     if fields.get("tensorflow"):
@@ -429,15 +435,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/divamgupta/image-segmentation-keras/issues/309", needle="AttributeError: module 'tensorflow",
         derive=adds(fails="AttributeError"), key=("name",), outputs=("name", "internal", "fails"),
         head=r"AttributeError: module 'tensorflow(?:_core)?(?:\._api\.v[12])?\.(?:python|compat\.v2)"),
-    # tensorflow/probability tensorflow_probability/python/__init__.py _ensure_tf_install
-    sig("log.companion-mismatch", "probability-needs-tensorflow", "import",
-        "TensorFlow Probability needs a newer TensorFlow than the installed one",
-        r"This version of TensorFlow Probability requires TensorFlow version >= ?(?P<min>\d+(?:\.\d+)*)"
+    # the _ensure_tf_install template Google's companions share (tensorflow_probability/__init__.py,
+    # tensorflow_datasets/core/tf_compat.py, tensorflow_addons 0.7-0.8, tf_agents, tensorflow_gan):
+    # "This version of {product} requires TensorFlow version >= {required}; Detected an
+    # installation of version {present}. Please upgrade TensorFlow to proceed."
+    sig("log.companion-mismatch", "companion-needs-tensorflow", "import",
+        "a TensorFlow companion needs a newer TensorFlow than the installed one",
+        r"This version of (?P<product>" + "|".join(re.escape(p) for p in _ENSURE_TF_PRODUCTS) + r") requires "
+        r"TensorFlow version >= ?(?P<min>\d+(?:\.\d+)*)"
         r"(?:;?\s*Detected an installation of version (?P<tensorflow>\d+(?:\.\d+)*(?:[a-z-]+\w*)?))?",
         "ImportError: This version of TensorFlow Probability requires TensorFlow version >= 2.4",
-        "https://github.com/GPflow/GPflow/blob/develop/README.md", needle="TensorFlow Probability requires",
-        derive=_probability, key=("package",), outputs=("package", "needs", "tensorflow", "fails"),
-        head=r"This version of TensorFlow Probability requires TensorFlow"),
+        "https://github.com/GPflow/GPflow/blob/develop/README.md", needle=" requires TensorFlow",
+        derive=_ensure_tf, key=("package",), outputs=("package", "needs", "tensorflow", "fails"),
+        head=r"This version of (?:" + "|".join(re.escape(p) for p in _ENSURE_TF_PRODUCTS) + r") requires TensorFlow"),
     # tensorflow/probability tensorflow_probability/python/internal/prefer_static.py: TFP's numpy
     # twins of TensorFlow functions must have the signature of the TensorFlow TFP was written for
     # (_copy_docstring: "..., new=..., fn=...", _prefer_static: "..., static=..., fn=..."); another
