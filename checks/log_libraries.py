@@ -248,7 +248,7 @@ def gpu_libraries(s: Snapshot, d: Derived):
     facts = {"libraries": libraries[:8], "tensorflow": d.tf_version, "container": s.host.container}
     if failed:
         head = f"import tensorflow failed: its GPU build could not load {libraries[0] if libraries else 'an NVIDIA library'}"
-    elif not any(m.variant == "gpu-found-libraries-missing" for m in skipped) and skipped:
+    elif skipped and all(m.variant == nvidia.CUDNN_ONLY for m in skipped):
         head = "TensorFlow's GPU build could not load cuDNN, which its convolutions and RNNs run on"
     elif libraries:
         head = f"TensorFlow ran without the GPU: it could not load {', '.join(libraries[:3])}"
@@ -280,8 +280,9 @@ def _missing_part(s: Snapshot, d: Derived, parts: dict[str, str | None], librari
               if releases else "install the CUDA and cuDNN releases this TensorFlow was built with (its "
               "tested build configurations list them)")
     text = f"{wanted} and put the library folder on {path}, or install a TensorFlow built for the CUDA you have"
-    # the pip extra (TensorFlow 2.14+) brings CUDA 12's libraries: the fix where the build is of that
-    # era, not an upgrade of a TensorFlow built for an older CUDA
+    # the pip extra (TensorFlow 2.14+) brings the CUDA and cuDNN its build wants (CUDA 11.8 for 2.14,
+    # 12 from 2.15: the wheels' METADATA): the fix where the build is of that era, not an upgrade
+    # of a TensorFlow built for an older CUDA
     cuda = parts.get("CUDA")
     era = version_of(d.tf_version) >= version_of("2.14") if d.tf_version else (
         cuda is None or version_of(cuda) >= version_of("12"))

@@ -133,6 +133,7 @@ SIGNATURES: tuple[Signature, ...] = (
 
 IMPORT_FAILED = ("cuda-library-import", "cuda-dll-self-check", "cuda-library-not-loaded")
 """Variants where the GPU build could not be imported at all."""
-GPU_SKIPPED = ("gpu-found-libraries-missing", "cudnn-dso")
+CUDNN_ONLY = "cudnn-dso"
+GPU_SKIPPED = ("gpu-found-libraries-missing", CUDNN_ONLY)
 """Variants where TensorFlow ran but without the GPU (or without cuDNN on it)."""
 NOT_OPENED = "nvidia-library-not-opened"

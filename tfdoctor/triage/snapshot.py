@@ -151,10 +151,11 @@ def complete(snapshot: Snapshot, facts: ReportFacts) -> list[str]:
     """Fill what a snapshot does not know (`Snapshot.unknown`: one built from a report's fields, or
     written by hand) with what the same report's pasted text settles; what the snapshot knows
     stays. Returns the KNOWABLE names it settled. A snapshot tfdoctor gathered knows them all, and
-    is left as it is."""
-    text = to_snapshot(facts)
+    is left as it is; so is any snapshot beside a text that holds one of tfdoctor's own (that is
+    another environment's, whole)."""
     if facts.collected is not None:
         return []
+    text = to_snapshot(facts)
     settled = [name for name in snapshot.unknown if name in _FILLS and name not in text.unknown]
     for name in settled:
         _FILLS[name](snapshot, text)
