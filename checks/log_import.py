@@ -32,7 +32,9 @@ PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/202
       "provides `tensorflow` is installed for the interpreter that ran the code (pip installed it "
       "into another one, a requirement named a distribution without a wheel here, or the install "
       "failed). install.no-tensorflow is the cause where this environment has none either; where "
-      "it has one, the text came from another interpreter. transformers' 'X requires the TensorFlow "
+      "it has one, the text came from another interpreter (information), and where a report both "
+      "lists TensorFlow and shows the error, that is the report's cause: two interpreters. "
+      "transformers' 'X requires the TensorFlow "
       "library but it was not found in your environment' is its own check: TensorFlow 2.0+ under a "
       "distribution name it knows (tensorflow-macos from 4.7; Apple's 2020-21 fork calls itself "
       "tensorflow-macos 0.1a). R's reticulate says 'Python module tensorflow was not found' of the "
@@ -49,6 +51,15 @@ def no_tensorflow_module(s: Snapshot, d: Derived):
                     "the Python that has it")
             return no_tensorflow_module.finding(evidence(s, match), Remediation(text, (
                 "Rscript -e 'reticulate::py_config()'", "Rscript -e 'tensorflow::install_tensorflow()'")), title=text)
+        if d.tf_main is not None and s.unknown:  # a report's snapshot: both facts are the report's own
+            text = (f"the report shows {d.tf_main.name} {d.tf_main.version} installed, and the interpreter that "
+                    "ran the code has no tensorflow: two interpreters (the one pip installed into, and a "
+                    "notebook's kernel, an editor's interpreter or a venv that was not active)")
+            return no_tensorflow_module.finding(
+                evidence(s, match, tensorflow=d.tf_version), Remediation(
+                    text + ". Run the code with the one that has TensorFlow, or install it into the one that "
+                    "ran (`python -m pip install` with that interpreter)",
+                    ("python3 -c 'import sys; print(sys.executable)'",)), title=text)
         if d.tf_main is not None:
             text = (f"the text says the interpreter that ran has no tensorflow, but {d.tf_main.name} "
                     f"{d.tf_main.version} is installed here: the code ran with another interpreter")

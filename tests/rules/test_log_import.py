@@ -109,6 +109,22 @@ def test_the_interpreters_own_no_module_named_tensorflow_says_what_a_report_list
     assert elsewhere.severity is Severity.INFO and "another interpreter" in elsewhere.title
 
 
+def test_a_report_that_lists_tensorflow_and_shows_no_module_named_tensorflow_has_two_interpreters():
+    """The same text beside a report's own listing (a snapshot that lists what it does not know):
+    the listing is where pip installed TensorFlow, the text the interpreter that ran: the report's
+    cause, not another environment's text. A GPU build's name (tensorflow-gpu) is TensorFlow too."""
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    for name in ("tensorflow", "tensorflow-gpu"):
+        s = snap(linux_cpu(packages=[{"name": name, "version": "2.4.1"}], python={"site_packages": []}))
+        s.unknown = ["packages", "plugins", "environment"]
+        s.log = keep.read(LOGS / "no_module_named_tensorflow.txt", identity=WHO)
+        f = diagnose(s).diagnosis()
+        assert f.code == "log.no-tensorflow-module" and f.severity is Severity.ERROR, name
+        assert f"the report shows {name} 2.4.1 installed" in f.title and "two interpreters" in f.title
+
+
 def test_a_notebook_kernel_that_died_is_a_question_for_the_kernels_python():
     """conda-forge/tensorflow-feedstock#154: Jupyter's two lines and nothing else. The reason is
     printed where the kernel ran: information, with the commands that find and diagnose the
