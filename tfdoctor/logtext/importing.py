@@ -163,6 +163,7 @@ def _tensorflow_named(fields: Fields, text: str) -> bool:
 _ENSURE_TF_PRODUCTS = {"TensorFlow Probability": "tensorflow-probability", "TensorFlow Datasets": "tensorflow-datasets",
                        "TensorFlow Addons": "tensorflow-addons", "TF Agents": "tf-agents", "TF-GAN": "tensorflow-gan"}
 """The products whose import check prints the shared template, by the name it gives them."""
+_ENSURE_TF_NAMES = "|".join(re.escape(product) for product in _ENSURE_TF_PRODUCTS)
 
 
 def _ensure_tf(fields: Fields) -> Fields:
@@ -273,7 +274,7 @@ _GENCODE_MODULES = "|".join(_GENCODE_NEEDS)
 
 
 def _gencode_needs(fields: Fields) -> Fields:
-    module = fields.get("name") or fields.get("frame") or "builder"
+    module = fields.get("name") or fields["frame"]  # one of the two forms matched
     return {"module": module, "needs": _GENCODE_NEEDS[module]}
 
 
@@ -441,13 +442,13 @@ SIGNATURES: tuple[Signature, ...] = (
     # installation of version {present}. Please upgrade TensorFlow to proceed."
     sig("log.companion-mismatch", "companion-needs-tensorflow", "import",
         "a TensorFlow companion needs a newer TensorFlow than the installed one",
-        r"This version of (?P<product>" + "|".join(re.escape(p) for p in _ENSURE_TF_PRODUCTS) + r") requires "
+        r"This version of (?P<product>" + _ENSURE_TF_NAMES + r") requires "
         r"TensorFlow version >= ?(?P<min>\d+(?:\.\d+)*)"
         r"(?:;?\s*Detected an installation of version (?P<tensorflow>\d+(?:\.\d+)*(?:[a-z-]+\w*)?))?",
         "ImportError: This version of TensorFlow Probability requires TensorFlow version >= 2.4",
         "https://github.com/GPflow/GPflow/blob/develop/README.md", needle=" requires TensorFlow",
         derive=_ensure_tf, key=("package",), outputs=("package", "needs", "tensorflow", "fails"),
-        head=r"This version of (?:" + "|".join(re.escape(p) for p in _ENSURE_TF_PRODUCTS) + r") requires TensorFlow"),
+        head=r"This version of (?:" + _ENSURE_TF_NAMES + r") requires TensorFlow"),
     # tensorflow/probability tensorflow_probability/python/internal/prefer_static.py: TFP's numpy
     # twins of TensorFlow functions must have the signature of the TensorFlow TFP was written for
     # (_copy_docstring: "..., new=..., fn=...", _prefer_static: "..., static=..., fn=..."); another

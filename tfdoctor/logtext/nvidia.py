@@ -30,9 +30,14 @@ _CUDNN = re.compile(r"cudnn", re.IGNORECASE)
 _SUFFIX = re.compile(r"64_(\d{1,4})\.dll$|\.so\.(\d{1,3}(?:\.\d{1,3})?)|^libcu\w+\.(\d{1,3}(?:\.\d{1,3})?)\.dylib$")
 
 
+def _file_name(library: str) -> str:
+    """The library's file name, from a path of either system's separators."""
+    return library.replace("\\", "/").rsplit("/", 1)[-1]
+
+
 def part(library: str) -> str:
     """Which part of the stack a library is: the driver, cuDNN or the CUDA toolkit."""
-    name = library.replace("\\", "/").rsplit("/", 1)[-1]
+    name = _file_name(library)
     if _DRIVER.match(name):
         return "driver"
     return "cuDNN" if _CUDNN.search(name) else "CUDA"
@@ -42,7 +47,7 @@ def wanted_version(library: str) -> str | None:
     """The CUDA or cuDNN release a library's name asks for: libcublas.so.10.0 and cudart64_100.dll
     are CUDA 10.0, cudart64_90.dll 9.0, cublas64_11.dll 11, libcudnn.so.7 and cudnn64_7.dll cuDNN 7.
     The driver's libcuda.so.1 has no release in its name."""
-    name = library.replace("\\", "/").rsplit("/", 1)[-1]
+    name = _file_name(library)
     if part(name) == "driver":
         return None
     m = _SUFFIX.search(name)
@@ -60,8 +65,7 @@ def wanted_version(library: str) -> str | None:
 
 def _named(fields: Fields) -> Fields:
     out = dict(fields)
-    library = out.get("library", "")
-    out["library"] = library.replace("\\", "/").rsplit("/", 1)[-1]
+    library = out["library"] = _file_name(out.get("library", ""))
     out["part"] = part(library)
     version = wanted_version(library)
     if version:
