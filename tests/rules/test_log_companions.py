@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from log_cases import ARM, LogRules, commands, one
 
+from tfdoctor.logtext.catalog import recognise
 from tfdoctor.model import Severity
 from snapshots import _pkg, apple_silicon, linux_cpu, snap
 
@@ -89,6 +90,8 @@ def test_the_import_check_other_companions_share_names_each_of_them():
     f = one(diagnose(data, "datasets_needs_tensorflow.txt"), "log.companion-mismatch")
     assert f.severity is Severity.ERROR and f.evidence["log_package"] == "tensorflow-datasets"
     assert f.evidence["log_needs"] == ">=2.1.0" and "tensorflow-datasets" in f.title
+    cut = recognise("ImportError: This version of TensorFlow Datasets requires TensorFlow...")  # a title's cut
+    assert [m.fields["package"] for m in cut] == ["tensorflow-datasets"]
 
 
 def test_a_package_importing_an_internal_this_tensorflow_lacks_is_the_companions_mismatch():

@@ -168,8 +168,7 @@ _ENSURE_TF_NAMES = "|".join(re.escape(product) for product in _ENSURE_TF_PRODUCT
 
 def _ensure_tf(fields: Fields) -> Fields:
     """The companion's floor as a specifier; its check raises ImportError: a failure."""
-    out = {"package": _ENSURE_TF_PRODUCTS.get(fields.get("product", ""), "tensorflow-probability"),
-           "fails": "ImportError"}
+    out = {"package": _ENSURE_TF_PRODUCTS[fields["product"]], "fails": "ImportError"}  # the head names it too
     if fields.get("min"):
         out["needs"] = f">={fields['min']}"
     if fields.get("tensorflow"):
@@ -448,7 +447,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "ImportError: This version of TensorFlow Probability requires TensorFlow version >= 2.4",
         "https://github.com/GPflow/GPflow/blob/develop/README.md", needle=" requires TensorFlow",
         derive=_ensure_tf, key=("package",), outputs=("package", "needs", "tensorflow", "fails"),
-        head=r"This version of (?:" + _ENSURE_TF_NAMES + r") requires TensorFlow"),
+        head=r"This version of (?P<product>" + _ENSURE_TF_NAMES + r") requires TensorFlow"),
     # tensorflow/probability tensorflow_probability/python/internal/prefer_static.py: TFP's numpy
     # twins of TensorFlow functions must have the signature of the TensorFlow TFP was written for
     # (_copy_docstring: "..., new=..., fn=...", _prefer_static: "..., static=..., fn=..."); another
