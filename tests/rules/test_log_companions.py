@@ -92,6 +92,8 @@ def test_the_import_check_other_companions_share_names_each_of_them():
     assert f.evidence["log_needs"] == ">=2.1.0" and "tensorflow-datasets" in f.title
     cut = recognise("ImportError: This version of TensorFlow Datasets requires TensorFlow...")  # a title's cut
     assert [m.fields["package"] for m in cut] == ["tensorflow-datasets"]
+    lowered = recognise("importerror: this version of tensorflow datasets requires tensorflow version >= 2.1.0")
+    assert [m.fields["package"] for m in lowered] == ["tensorflow-datasets"]  # the flat view ignores case
 
 
 def test_a_package_importing_an_internal_this_tensorflow_lacks_is_the_companions_mismatch():

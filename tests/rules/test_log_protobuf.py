@@ -8,6 +8,7 @@ from log_cases import ARM, LOGS, WHO, LogRules, commands, one
 from snapshots import _pkg, apple_silicon, linux_cpu, snap
 
 from tfdoctor.logtext import keep
+from tfdoctor.logtext.catalog import recognise
 from tfdoctor.model import Severity
 
 check = LogRules("log_protobuf")
@@ -101,3 +102,5 @@ def test_each_module_generated_code_imports_names_the_runtime_that_added_it():
     new = one(diagnose(data, "protobuf_gencode_runtime_version.txt"), "log.protobuf-too-old")
     assert new.evidence["log_module"] == "runtime_version" and "protobuf 4.25.8 is older" in new.title
     assert "(5.26+)" in new.title
+    shouted = recognise("IMPORTERROR: CANNOT IMPORT NAME 'BUILDER' FROM 'GOOGLE.PROTOBUF.INTERNAL'")  # case ignored
+    assert [(m.fields["module"], m.fields["needs"]) for m in shouted] == [("builder", "3.20")]

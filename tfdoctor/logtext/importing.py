@@ -164,11 +164,13 @@ _ENSURE_TF_PRODUCTS = {"TensorFlow Probability": "tensorflow-probability", "Tens
                        "TensorFlow Addons": "tensorflow-addons", "TF Agents": "tf-agents", "TF-GAN": "tensorflow-gan"}
 """The products whose import check prints the shared template, by the name it gives them."""
 _ENSURE_TF_NAMES = "|".join(re.escape(product) for product in _ENSURE_TF_PRODUCTS)
+_ENSURE_TF_PACKAGE = {product.lower(): package for product, package in _ENSURE_TF_PRODUCTS.items()}
+"""The same, by the name as the flat view reads it (case ignored)."""
 
 
 def _ensure_tf(fields: Fields) -> Fields:
     """The companion's floor as a specifier; its check raises ImportError: a failure."""
-    out = {"package": _ENSURE_TF_PRODUCTS[fields["product"]], "fails": "ImportError"}  # the head names it too
+    out = {"package": _ENSURE_TF_PACKAGE[fields["product"].lower()], "fails": "ImportError"}  # the head names it too
     if fields.get("min"):
         out["needs"] = f">={fields['min']}"
     if fields.get("tensorflow"):
@@ -273,7 +275,7 @@ _GENCODE_MODULES = "|".join(_GENCODE_NEEDS)
 
 
 def _gencode_needs(fields: Fields) -> Fields:
-    module = fields.get("name") or fields["frame"]  # one of the two forms matched
+    module = (fields.get("name") or fields["frame"]).lower()  # one of the two forms matched; the flat view ignores case
     return {"module": module, "needs": _GENCODE_NEEDS[module]}
 
 
