@@ -135,25 +135,34 @@ def _kept(module: ModuleType) -> dict[str, re.Pattern[str]]:
 
 def _calls(mods: list[ModuleType], kept: dict[str, dict[str, re.Pattern[str]]]):
     """(module, NAME) -> the methods called on that pattern: in its own module by its name
-    (`_INFO.fullmatch(...)`), in modules that import the name, or through an attribute of that
-    name (`signature.regex.finditer(...)`)."""
+    (`_INFO.fullmatch(...)`), through the variable of a loop over the module's collection of
+    patterns (`for pattern in _PYTHON: pattern.match(...)`: each `_PYTHON[i]`), in modules that
+    import the name, or through an attribute of that name (`signature.regex.finditer(...)`)."""
     own: dict[tuple[str, str], set[str]] = {}
     elsewhere: dict[str, set[str]] = {}
     for module in mods:
-        for node in ast.walk(_tree(module)):
+        tree = _tree(module)
+        held = {name.split("[", 1)[0] for name in kept[module.__name__]}
+        walked = {node.target.id: node.iter.id for node in ast.walk(tree)
+                  if isinstance(node, ast.For) and isinstance(node.target, ast.Name)
+                  and isinstance(node.iter, ast.Name) and node.iter.id in held}
+        for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr in _METHODS):
                 continue
             owner = node.func.value
-            if isinstance(owner, ast.Name) and owner.id in kept[module.__name__]:
+            if isinstance(owner, ast.Name) and owner.id in walked:
+                own.setdefault((module.__name__, walked[owner.id]), set()).add(node.func.attr)
+            elif isinstance(owner, ast.Name) and owner.id in kept[module.__name__]:
                 own.setdefault((module.__name__, owner.id), set()).add(node.func.attr)
-            elif isinstance(owner, (ast.Name, ast.Attribute)) and getattr(owner, "id", "re") != "re":
+            elif isinstance(owner, (ast.Name, ast.Attribute)) and getattr(owner, "id", None) != "re":
                 name = owner.id if isinstance(owner, ast.Name) else owner.attr
                 elsewhere.setdefault(name, set()).add(node.func.attr)
 
     def methods(module: str, name: str) -> set[str]:
         last = name.rsplit(".", 1)[-1]
-        return own.get((module, name), set()) | elsewhere.get(last, set())
+        walked = own.get((module, name.split("[", 1)[0]), set()) if "[" in name else set()
+        return own.get((module, name), set()) | walked | elsewhere.get(last, set())
 
     return methods
 
