@@ -201,7 +201,9 @@ def pip_unsupported_wheel(s: Snapshot, d: Derived):
         if platform and not platform.startswith("macosx") and d.is_mac:
             wrong.append(f"it is for {platform}, not macOS")
         name, version = f.get("package", ""), f.get("version", "")
-        install = (pip(s, "install", f"{name}=={version}" if version else name),)
+        # a name the paste broke ("tensorflow-2.5.0-cp 37-none-...whl" reads as the wheel "37-none-...")
+        # gives no install line
+        install = (pip(s, "install", f"{name}=={version}" if version else name),) if name else ()
         macos_11 = _macos_11_tag(platform)
         if not wrong and macos_11:  # the tag fits this Mac: the pip, or the platform it was told, refused it
             why = then_versus_now(s, f"{match.text}\n{s.log.excerpt}") or (
@@ -210,7 +212,8 @@ def pip_unsupported_wheel(s: Snapshot, d: Derived):
                 "if it still refuses, run it with SYSTEM_VERSION_COMPAT=0")
             fix = Remediation(f"{f.get('wheel')}: {why}", (pip(s, "install", "--upgrade", "pip"), *install))
         else:
-            why = "; ".join(wrong) or "its tags fit this interpreter: pip ran in another environment"
+            why = "; ".join(wrong) or ("its tags fit this interpreter: pip ran in another environment" if tag and platform
+                                       else "its file name's tags are not this interpreter's")
             fix = Remediation(f"{f.get('wheel')}: {why}. Install by name, so pip picks the wheel for this "
                               "interpreter", install)
         m = d.matrix

@@ -164,6 +164,19 @@ def test_the_same_wheel_on_an_intel_mac_with_macos_10_15_is_refused_for_macos():
     assert f.evidence["mismatches"] == ["it needs macOS 11.0, this Mac runs 10.15.7"]
 
 
+def test_a_wheel_name_the_paste_broke_is_still_a_refusal_without_an_install_line(tmp_path):
+    """pip's template with the name a reporter typed ("cp 37": the wheel reads as "37-none-..."):
+    no distribution name is known, so no command names one, and no tag is claimed to fit."""
+    (tmp_path / "pip.txt").write_text("ERROR: tensorflow-2.5.0-cp 37-none-linux_armv71.whl is not a supported "
+                                      "wheel on this platform.\n")
+    s = snap(linux_cpu())
+    s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+    found = LogRules("log_install").run(s)
+    assert "check.crashed" not in {f.code for f in found}
+    (f,) = [f for f in found if f.code == "log.pip-unsupported-wheel"]
+    assert not f.remediation.commands and "tags fit" not in f.title
+
+
 # --- h5py and conda ------------------------------------------------------------------------------
 
 
