@@ -13,7 +13,7 @@ from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, pair_fix,
                                      recommended_requirements)
-from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
 from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
@@ -227,37 +227,81 @@ _TESTED_BUILDS = "https://www.tensorflow.org/install/source#gpu"
       "library that is missing or an empty file inside a container means the container was "
       "started without the GPU. 'Could not load dynamic library' alone is what every machine "
       "without an NVIDIA GPU prints: read only beside one of these, or a GPU list that came back "
-      "empty.",
+      "empty. A stack that loads can be the wrong release: a cuDNN older than the one TensorFlow "
+      "was compiled with ('Loaded runtime CuDNN library: 7.5.0 but source was compiled with: "
+      "7.6.0', tensorflow/tensorflow#33666) or a driver older than the CUDA runtime ('CUDA driver "
+      "version is insufficient for CUDA runtime version') makes the GPU's work fail, and "
+      "convolutions then report 'DNN library is not found': an error, read where the text is "
+      "TensorFlow's (JAX prints the same stream executor's lines).",
       "Install the CUDA and cuDNN releases the library names (TensorFlow's tested build "
       "configurations list them), or on Linux TensorFlow 2.14+ with its pip extra that brings "
-      "them; for the driver, install it, or start the container with the GPU.",
+      "them; for the driver, install or update it, or start the container with the GPU.",
       _TESTED_BUILDS, explains=(codes.LOG_NO_GPU_LISTED,), fix_answer=ABOUT_THE_LOG)
 def gpu_libraries(s: Snapshot, d: Derived):
     matches = matches_of(s, codes.LOG_GPU_LIBRARIES)
     failed = [m for m in matches if m.variant in nvidia.IMPORT_FAILED]
+    ran = ([m for m in matches if m.variant in nvidia.RUN_FAILED] if names_tensorflow(s) else [])
+    ran.sort(key=lambda m: nvidia.RUN_FAILED.index(m.variant))
     skipped = [m for m in matches if m.variant in nvidia.GPU_SKIPPED]
     named = [m for m in matches if m.variant == nvidia.NOT_OPENED]
-    if not failed and not skipped and not (named and matches_of(s, codes.LOG_NO_GPU_LISTED)):
+    if not failed and not ran and not skipped and not (named and matches_of(s, codes.LOG_NO_GPU_LISTED)):
         return None
     libraries = list(dict.fromkeys(m.fields["library"] for m in failed + named if m.fields.get("library")))
     parts: dict[str, str | None] = {}
-    for m in failed + named + skipped:
+    for m in failed + ran + named + skipped:
         if m.fields.get("part"):
             parts[m.fields["part"]] = parts.get(m.fields["part"]) or m.fields.get("wants")
     placeholder = any(m.fields.get("problem") == "file too short" for m in failed)
+    in_container = bool(s.host.container) or placeholder
     facts = {"libraries": libraries[:8], "tensorflow": d.tf_version, "container": s.host.container}
     if failed:
         head = f"import tensorflow failed: its GPU build could not load {libraries[0] if libraries else 'an NVIDIA library'}"
+    elif ran:
+        head, text, commands = _wrong_release(s, d, ran[0], libraries, in_container)
+        facts.update({k: ran[0].fields[k] for k in ("loaded", "wants") if ran[0].fields.get(k)})
+        return gpu_libraries.finding(evidence(s, ran[0], **facts), Remediation(text, commands, _TESTED_BUILDS),
+                                     title=f"{head}: {text}")
     elif skipped and all(m.variant == nvidia.CUDNN_ONLY for m in skipped):
         head = "TensorFlow's GPU build could not load cuDNN, which its convolutions and RNNs run on"
     elif libraries:
         head = f"TensorFlow ran without the GPU: it could not load {', '.join(libraries[:3])}"
     else:
         head = "TensorFlow found a GPU but skipped it: some of its GPU libraries could not be loaded"
-    text, commands = _missing_part(s, d, parts, libraries, in_container=bool(s.host.container) or placeholder)
+    text, commands = _missing_part(s, d, parts, libraries, in_container=in_container)
     return gpu_libraries.finding(evidence(s, (failed or skipped or named)[0], **facts),
                                  Remediation(text, commands, _TESTED_BUILDS), title=f"{head}: {text}",
                                  severity=None if failed else Severity.WARNING)
+
+
+def _wrong_release(s: Snapshot, d: Derived, match: LogTextMatch, libraries: list[str],
+                   in_container: bool) -> tuple[str, str, tuple]:
+    """The head, the fix and its commands where the GPU's work failed on the stack's release: a
+    cuDNN older than the one TensorFlow was compiled with (cuDNN 7+ needs the same major and at
+    least its minor; before 7 the same minor), a driver older than the CUDA runtime, or no cuDNN
+    usable at all."""
+    if match.variant == nvidia.DRIVER_TOO_OLD:
+        head = "the NVIDIA driver is older than the CUDA runtime TensorFlow was built with, so it cannot use the GPU"
+        if in_container:
+            return head, ("a container uses the host's driver: update the host's NVIDIA driver, or use "
+                          "an image of an older CUDA"), ("nvidia-smi",)
+        return head, ("update the NVIDIA driver (nvidia-smi's 'CUDA Version' is the newest CUDA it "
+                      "runs), or install a TensorFlow built for an older CUDA"), ("nvidia-smi",)
+    if match.variant == nvidia.CUDNN_MISMATCH and match.fields.get("wants") and match.fields.get("loaded"):
+        wants, loaded = match.fields["wants"], match.fields["loaded"]
+        major_minor = ".".join(wants.split(".")[:2])
+        head = (f"TensorFlow was compiled with cuDNN {wants} but loaded cuDNN {loaded}, so its "
+                f"convolutions and RNNs fail on the GPU")
+        text = (f"make cuDNN {major_minor} (or a later {wants.split('.')[0]}.x) the one loaded: install it and put "
+                f"its folder first on {_path_variable(s, libraries)} (a cuDNN found earlier, such as a conda "
+                f"package's or another framework's, is loaded instead), or install a TensorFlow built for cuDNN {loaded}")
+    else:  # no cuDNN usable, or a mismatch cut before its releases
+        head = "a GPU op failed because TensorFlow has no usable cuDNN (missing, or not the release it was built with)"
+        text = (f"install the cuDNN release this TensorFlow was built with (its tested build configurations "
+                f"list it) and put its folder on {_path_variable(s, libraries)}")
+    if _pip_extra_era(s, d, None):
+        return (head, text + "; TensorFlow 2.14+ brings the cuDNN it was built with through its pip extra and-cuda",
+                (pip(s, "install", "tensorflow[and-cuda]"),))
+    return head, text, ()
 
 
 _LIBRARY_PATH = {".dll": "PATH", ".dylib": "DYLD_LIBRARY_PATH"}
@@ -273,20 +317,27 @@ def _missing_part(s: Snapshot, d: Derived, parts: dict[str, str | None], librari
             return ("the NVIDIA driver is the host's: start the container with the GPU (docker run "
                     "--gpus all, with the NVIDIA Container Toolkit), or use a CPU image"), ("nvidia-smi",)
         return "the NVIDIA driver is missing: install it (nvidia-smi tells whether one works)", ("nvidia-smi",)
-    path = next((variable for ext, variable in _LIBRARY_PATH.items() if libraries and libraries[0].endswith(ext)),
-                "PATH" if s.host.system == "Windows" else "LD_LIBRARY_PATH")
     releases = [f"{part} {version}" for part, version in parts.items() if part != "driver" and version]
     wanted = (f"this build wants {' and '.join(releases)}: install {'that release' if len(releases) == 1 else 'those releases'}"
               if releases else "install the CUDA and cuDNN releases this TensorFlow was built with (its "
               "tested build configurations list them)")
-    text = f"{wanted} and put the library folder on {path}, or install a TensorFlow built for the CUDA you have"
-    # the pip extra (TensorFlow 2.14+) brings the CUDA and cuDNN its build wants (CUDA 11.8 for 2.14,
-    # 12 from 2.15: the wheels' METADATA): the fix where the build is of that era, not an upgrade
-    # of a TensorFlow built for an older CUDA
-    cuda = parts.get("CUDA")
-    era = version_of(d.tf_version) >= version_of("2.14") if d.tf_version else (
-        cuda is None or version_of(cuda) >= version_of("12"))
-    if s.host.system == "Linux" and era:
+    text = f"{wanted} and put the library folder on {_path_variable(s, libraries)}, or install a TensorFlow built for the CUDA you have"
+    if _pip_extra_era(s, d, parts.get("CUDA")):
         return (text + "; TensorFlow 2.14+ brings them with its pip extra and-cuda",
                 (pip(s, "install", "tensorflow[and-cuda]"),))
     return text, ()
+
+
+def _path_variable(s: Snapshot, libraries: list[str]) -> str:
+    """The variable the loader searches for the libraries named (by their suffix) or of this system."""
+    return next((variable for ext, variable in _LIBRARY_PATH.items() if libraries and libraries[0].endswith(ext)),
+                "PATH" if s.host.system == "Windows" else "LD_LIBRARY_PATH")
+
+
+def _pip_extra_era(s: Snapshot, d: Derived, cuda: str | None) -> bool:
+    """Whether the pip extra is the fix: TensorFlow 2.14+ on Linux brings the CUDA and cuDNN its
+    build wants (CUDA 11.8 for 2.14, 12 from 2.15: the wheels' METADATA); not an upgrade of a
+    TensorFlow built for an older CUDA."""
+    era = version_of(d.tf_version) >= version_of("2.14") if d.tf_version else (
+        cuda is None or version_of(cuda) >= version_of("12"))
+    return s.host.system == "Linux" and era

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tfdoctor.logtext.catalog import recognise
-from tfdoctor.logtext.nvidia import part, wanted_version
+from tfdoctor.logtext.nvidia import cudnn_release, part, wanted_version
 
 
 @pytest.mark.parametrize("library,expected_part,expected_version", [
@@ -40,3 +40,9 @@ def test_other_libraries_are_not_nvidias_stack(name):
 def test_a_library_of_the_stack_in_the_same_message_is():
     assert [m.fields["library"] for m in recognise(
         "ImportError: libcudart.so.9.0: cannot open shared object file: No such file or directory")] == ["libcudart.so.9.0"]
+
+
+@pytest.mark.parametrize("printed,release", [("5103", "5.1.3"), ("6021", "6.0.21"), ("7004", "7.0.4"),
+                                             ("7.6.0", "7.6.0"), ("8.9.7", "8.9.7")])
+def test_tensorflow_0x_printed_cudnn_s_number_which_is_read_as_its_release(printed, release):
+    assert cudnn_release(printed) == release

@@ -347,3 +347,51 @@ def test_a_library_not_opened_alone_is_what_every_machine_without_a_gpu_prints(t
 def test_a_library_not_opened_beside_an_empty_gpu_list_is_why(tmp_path):
     found = _text_findings(tmp_path, _NOT_OPENED + ">>> tf.config.list_physical_devices('GPU')\n[]\n")
     assert len(found) == 1 and found[0].severity.value == "warning" and "libcudart.so.11.0" in found[0].title
+
+
+def test_a_cudnn_older_than_the_one_tensorflow_was_compiled_with_names_both_releases():
+    # tensorflow/tensorflow#33666: "Loaded runtime CuDNN library: 7.5.0 but source was compiled with: 7.6.0"
+    f = one(diagnose(linux_gpu_build("2.0.0"), "cudnn_version_mismatch_conv.txt"), "log.gpu-libraries")
+    assert f.severity.value == "error" and (f.evidence["loaded"], f.evidence["wants"]) == ("7.5.0", "7.6.0")
+    assert "compiled with cuDNN 7.6.0 but loaded cuDNN 7.5.0" in f.title
+    assert "cuDNN 7.6 (or a later 7.x)" in f.title and "LD_LIBRARY_PATH" in f.title
+    assert not f.remediation.commands  # TensorFlow 2.0's CUDA comes from no pip extra
+
+
+def test_tensorflow_0x_prints_cudnn_s_version_numbers():
+    # tensorflow/tensorflow#4760: "Loaded runtime CuDNN library: 5005 (compatibility version 5000) but
+    # source was compiled with 5103 (compatibility version 5100)"
+    f = one(diagnose(linux_cpu(packages=[]), "cudnn_version_mismatch_legacy.txt"), "log.gpu-libraries")
+    assert "compiled with cuDNN 5.1.3 but loaded cuDNN 5.0.5" in f.title
+
+
+def test_the_mismatch_is_why_convolutions_found_no_dnn_library():
+    # stardist/stardist#228: the mismatch line, then "UNIMPLEMENTED: DNN library is not found."
+    f = one(diagnose(linux_gpu_build("2.12.0"), "dnn_library_not_found_beside_mismatch.txt"), "log.gpu-libraries")
+    assert "compiled with cuDNN 8.6.0 but loaded cuDNN 8.4.0" in f.title and f.evidence["line"] == 14  # the mismatch line
+
+
+def test_no_dnn_library_alone_is_a_cudnn_that_cannot_be_used():
+    # apapiu/guided-diffusion-keras#8: TensorFlow 2.8 with cuDNN 8.1.1, "DNN library is not found."
+    f = one(diagnose(linux_gpu_build("2.8.0"), "dnn_library_not_found.txt"), "log.gpu-libraries")
+    assert f.severity.value == "error" and "no usable cuDNN" in f.title and not f.remediation.commands
+    newer = one(diagnose(linux_cpu(), "dnn_library_not_found.txt"), "log.gpu-libraries")  # TensorFlow 2.19.1
+    assert "tensorflow[and-cuda]" in commands(newer)
+
+
+def test_a_driver_older_than_the_cuda_runtime_is_updated_not_installed():
+    # liuwei16/ALFNet#4: "cudaGetDevice() failed. Status: CUDA driver version is insufficient for CUDA runtime version"
+    f = one(diagnose(linux_gpu_build("1.10.0"), "cuda_driver_insufficient_status.txt"), "log.gpu-libraries")
+    assert f.severity.value == "error" and "driver is older than the CUDA runtime" in f.title
+    assert "update the NVIDIA driver" in f.title and commands(f) == "nvidia-smi"
+    docker = one(diagnose(merge(linux_gpu_build("1.10.0"), {"host": {"container": "docker"}}),
+                          "cuda_driver_insufficient_status.txt"), "log.gpu-libraries")
+    assert "update the host's NVIDIA driver" in docker.title
+
+
+def test_the_stream_executors_lines_in_a_text_that_never_names_tensorflow_are_another_frameworks(tmp_path):
+    jax = ("E0508 03:34:06.237713 14701 cuda_dnn.cc:522] Loaded runtime CuDNN library: 9.0.0 but source was "
+           "compiled with: 9.1.1. CuDNN library needs to have matching major version and equal or higher minor "
+           "version.\njax.errors.JaxRuntimeError: FAILED_PRECONDITION: DNN library initialization failed.\n")
+    assert not _text_findings(tmp_path, jax)
+    assert _text_findings(tmp_path, jax.replace("jax.errors.JaxRuntimeError", "tensorflow.python.framework.errors_impl.InternalError"))

@@ -8,6 +8,11 @@ the GPU ("Cannot dlopen some GPU libraries", printed once a GPU was found). The 
 says which part of the stack is missing and, by its version suffix, which CUDA or cuDNN the build
 wants. The same lines on a machine without an NVIDIA GPU are harmless, so "Could not load
 dynamic library" alone is a detail for the rule, never a finding of its own.
+
+A stack that loads can still be the wrong one: a cuDNN older than the one TensorFlow was compiled
+with ("Loaded runtime CuDNN library: X but source was compiled with: Y"), a driver older than the
+CUDA runtime ("CUDA driver version is insufficient for CUDA runtime version"); the GPU's
+convolutions then fail ("DNN library is not found").
 """
 
 from __future__ import annotations
@@ -61,6 +66,24 @@ def wanted_version(library: str) -> str | None:
             return f"{digits[0]}.0"
         return digits
     return m[2] or m[3]
+
+
+_LEGACY_CUDNN = re.compile(r"^(\d)(\d)(\d{2})$")
+
+
+def cudnn_release(printed: str) -> str:
+    """A cuDNN version as TensorFlow printed it, dotted: 1.x printed cudnnGetVersion()'s number,
+    major*1000 + minor*100 + patch (5103 is 5.1.3, 6021 is 6.0.21); later releases print 7.6.0."""
+    m = _LEGACY_CUDNN.match(printed)
+    return f"{m[1]}.{m[2]}.{int(m[3])}" if m else printed
+
+
+def _cudnn_pair(fields: Fields) -> Fields:
+    """The releases, where the paste was not cut before them."""
+    out = {"part": "cuDNN"}
+    if fields.get("loaded") and fields.get("compiled"):
+        out.update(loaded=cudnn_release(fields["loaded"]), wants=cudnn_release(fields["compiled"]))
+    return out
 
 
 def _named(fields: Fields) -> Fields:
@@ -123,6 +146,42 @@ SIGNATURES: tuple[Signature, ...] = (
         "I tensorflow/stream_executor/cuda/cuda_dnn.cc:3448] Unable to load cuDNN DSO",
         "https://github.com/tensorflow/tensorflow/issues/5591", needle="cuDNN DSO",
         derive=adds(part="cuDNN"), outputs=("part",), key=()),
+    # cuda_dnn.cc once cuDNN was loaded, when it is not the release TensorFlow was compiled
+    # with: 1.x's "Loaded runtime CuDNN library: 6021 (compatibility version 6000) but source was
+    # compiled with 5110 (compatibility version 5100)", from 1.13 (XLA's stream executor since)
+    # "Loaded runtime CuDNN library: 7.5.0 but source was compiled with: 7.6.0.  CuDNN library
+    # needs to have matching major version and equal or higher minor version." Convolutions and
+    # RNNs then fail ("Failed to get convolution algorithm", "DNN library is not found")
+    sig("log.gpu-libraries", "cudnn-version-mismatch", "training",
+        "TensorFlow loaded a cuDNN older than, or of another major than, the one it was compiled with",
+        r"Loaded runtime CuDNN library: (?P<loaded>\d+(?:\.\d+){0,2})(?: \(compatibility version \d+\))? "
+        r"but source was compiled with:? (?P<compiled>\d+(?:\.\d+){0,2})",
+        "E tensorflow/stream_executor/cuda/cuda_dnn.cc:319] Loaded runtime CuDNN library: 7.5.0 but source "
+        "was compiled with: 7.6.0.  CuDNN library major and minor version needs to match or have higher "
+        "minor version in case of CuDNN 7.0 or later version.", "https://github.com/tensorflow/tensorflow/issues/33666",
+        needle="Loaded runtime CuDNN library", derive=_cudnn_pair, outputs=("part", "loaded", "wants"),
+        key=("loaded", "wants"), head="Loaded runtime CuDNN library"),
+    # the CUDA runtime's cudaErrorInsufficientDriver ("CUDA driver version is insufficient for
+    # CUDA runtime version") as TensorFlow reports it: gpu_device.cc's "cudaGetDevice() failed.
+    # Status: %s", 0.x-1.x's "Failed to get the number of CUDA devices: %s" and "Failed to
+    # initialize CUDA device #%d: %s". The same words from another program (PyTorch's "CUDA
+    # error: ...", onnxruntime's "CUDA failure 35: ...") are that program's.
+    sig("log.gpu-libraries", "cuda-driver-insufficient", "import",
+        "the NVIDIA driver is older than the CUDA runtime TensorFlow was built with",
+        r"(?:Status: |Failed to get the number of CUDA devices: |Failed to initialize CUDA device #\d+: )"
+        r"CUDA driver version is insufficient for CUDA runtime version",
+        "tensorflow.python.framework.errors_impl.InternalError: cudaGetDevice() failed. Status: CUDA driver "
+        "version is insufficient for CUDA runtime version", "https://github.com/liuwei16/ALFNet/issues/4",
+        needle="CUDA driver version is insufficient", derive=adds(part="driver", problem="too old"),
+        outputs=("part", "problem"), key=()),
+    # the stream executor's answer when an op asks for cuDNN that could not be loaded or
+    # initialised: "DNN library is not found." (errors "UNIMPLEMENTED: DNN library is not found.")
+    sig("log.gpu-libraries", "dnn-library-not-found", "training",
+        "a GPU op failed: TensorFlow has no usable cuDNN",
+        r"DNN library is not found\.",
+        "W tensorflow/core/framework/op_kernel.cc:1830] OP_REQUIRES failed at conv_ops_fused_impl.h:625 : "
+        "UNIMPLEMENTED: DNN library is not found.", "https://github.com/stardist/stardist/issues/228",
+        needle="DNN library is not found", derive=adds(part="cuDNN"), outputs=("part",), key=()),
     # which libraries: dso_loader.cc's "Could not load dynamic library 'X'" (2.x) and "Couldn't
     # open CUDA library X" (0.x-1.x); printed on every machine without the stack, so the rule
     # reads them only beside one of the messages above or a list of GPUs that came back empty
@@ -137,6 +196,11 @@ SIGNATURES: tuple[Signature, ...] = (
 
 IMPORT_FAILED = ("cuda-library-import", "cuda-dll-self-check", "cuda-library-not-loaded")
 """Variants where the GPU build could not be imported at all."""
+CUDNN_MISMATCH = "cudnn-version-mismatch"
+DRIVER_TOO_OLD = "cuda-driver-insufficient"
+NO_DNN = "dnn-library-not-found"
+RUN_FAILED = (CUDNN_MISMATCH, DRIVER_TOO_OLD, NO_DNN)
+"""Variants where the GPU was found but work on it failed: the stack's releases do not fit."""
 CUDNN_ONLY = "cudnn-dso"
 GPU_SKIPPED = ("gpu-found-libraries-missing", CUDNN_ONLY)
 """Variants where TensorFlow ran but without the GPU (or without cuDNN on it)."""
