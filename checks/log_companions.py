@@ -19,6 +19,7 @@ from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.versions import same_release
 from tfdoctor.knowledge import companions
 from tfdoctor.knowledge.keras_releases import keras_requirement
+from tfdoctor.knowledge.records import version_of, version_or_none
 from tfdoctor.model import Remediation, Severity, rule
 
 TEXT_FIRST_ARM64_WHEEL = {"3.9": "2.17.0", "3.10": "2.17.0", "3.11": "2.17.0", "3.12": "2.18.1",
@@ -88,6 +89,9 @@ def op_not_registered(s: Snapshot, d: Derived):
 
 INTERNAL_USE = ("imports-tensorflow-internal", "imports-tensorflow-internal-line", "tensorflow-internal-attribute")
 PROBABILITY_ARG_SPECS = "probability-arg-specs"
+KERAS_NEEDS_TENSORFLOW = "keras-needs-tensorflow"
+KERAS_BEFORE_WRAPPER = "2.3.1"
+"""The last multi-backend Keras (2019-10), for a TensorFlow before 2.2: Keras 2.4 wraps tf.keras of 2.2+."""
 INTERNALS_USERS = ("tensorflow-probability", "keras", "tf-keras", "tensorflow-addons", "tensorflow-text",
                    "tensorflow-io", "tensorflow-decision-forests", "tensorflow-model-optimization",
                    "tf-models-official", "tensorflow-hub")
@@ -142,6 +146,12 @@ def _built_for(s: Snapshot, package: str) -> str | None:
     return str(made.tensorflow) if made else None
 
 
+def _meets_floor(version: str | None, floor: str) -> bool:
+    """Whether a known TensorFlow meets a companion's `>=X` (an unknown or unreadable one does not)."""
+    parsed = version_or_none(version or "")
+    return bool(parsed and parsed >= version_of(floor.removeprefix(">=")))
+
+
 @rule(codes.LOG_COMPANION_MISMATCH, "A companion package says it was built for another TensorFlow",
       Severity.ERROR,
       "tensorflow-addons checks the TensorFlow it runs with and says so: 'TensorFlow Addons has "
@@ -163,6 +173,9 @@ def _built_for(s: Snapshot, package: str) -> str | None:
       "the TensorFlow of their minor). tensorflow-decision-forests says 'Failure to load the inference.so "
       "custom c++ tensorflow ops. This error is likely caused the version of TensorFlow and TensorFlow "
       "Decision Forests are not compatible' (the TensorFlow its release is built for: companion_pins). "
+      "Keras 2.4, a wrapper of tf.keras, raises 'Keras requires TensorFlow 2.2 or higher' when "
+      "TensorFlow 2.2's tf.keras does not import: an older TensorFlow (keras 2.3.1 is the last Keras "
+      "of its own), or, where 2.2+ is installed, TensorFlow's own import failing. "
       "The companion's mismatch is the cause of what fails after it; "
       "tensorflow-addons itself ended with 0.23.0.",
       "Install the TensorFlow the warning names, or the companion release made for the installed "
@@ -176,6 +189,12 @@ def companion_mismatch(s: Snapshot, d: Derived):
         needs = match.fields.get("needs") or _built_for(s, package)
         printed = match.fields.get("tensorflow")
         here = d.tf_version
+        if match.variant == KERAS_NEEDS_TENSORFLOW and _meets_floor(here, needs):
+            return companion_mismatch.finding(  # its check failed on a TensorFlow that does not import
+                evidence(s, match, tensorflow_here=here),
+                Remediation("Read the error printed before Keras': it says why TensorFlow did not import"),
+                title=f"Keras could not import TensorFlow {here}, which is new enough for it: TensorFlow's "
+                      f"own import failed", severity=Severity.INFO)
         if match.variant == PROBABILITY_ARG_SPECS:
             what = (f"{package}'s twin of {match.fields.get('function') or 'a TensorFlow function'} takes other "
                     f"arguments than {f'TensorFlow {here}' if here else 'the TensorFlow it ran with'}")
@@ -192,6 +211,9 @@ def companion_mismatch(s: Snapshot, d: Derived):
                     f" (`pip show tensorflow` names it), or the TensorFlow this {package} was made for")
         if package == "tensorflow-addons":
             text += f" ({package} ended with {last}, {date}; its features moved to Keras and TF-Text)"
+        if match.variant == KERAS_NEEDS_TENSORFLOW:
+            text = (f"{what}: install TensorFlow {needs}, or keras=={KERAS_BEFORE_WRAPPER} (the last Keras "
+                    f"of its own) for {f'TensorFlow {here}' if here else 'an older TensorFlow'}")
         # compiled against another TensorFlow, or a version check that raises: the import failed
         severity = Severity.ERROR if match.fields.get("built_for") or match.fields.get("fails") else Severity.WARNING
         if printed and here and not same_release(printed, here):  # this environment's TensorFlow is another one

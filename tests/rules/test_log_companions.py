@@ -96,6 +96,28 @@ def test_the_import_check_other_companions_share_names_each_of_them():
     assert [m.fields["package"] for m in lowered] == ["tensorflow-datasets"]  # the flat view ignores case
 
 
+def test_keras_2_4_refusing_a_tensorflow_before_2_2_names_both_ways_out():
+    """rolux/stylegan2encoder#26: Keras 2.4 wraps tf.keras of TensorFlow 2.2+; beside a TensorFlow
+    1.x (or an unstated one) the fix is that TensorFlow, or the last Keras of its own."""
+    data = linux_cpu(packages=[_pkg("tensorflow-gpu", "1.14.0", []), _pkg("keras", "2.4.3", [])])
+    f = one(diagnose(data, "keras_requires_tensorflow_22.txt"), "log.companion-mismatch")
+    assert f.severity is Severity.ERROR and f.evidence["log_package"] == "keras"
+    assert f.title.startswith("keras supports TensorFlow >=2.2; it ran with 1.14.0")
+    assert "keras==2.3.1" in f.remediation.text and "TensorFlow 1.14.0" in f.remediation.text
+    unstated = one(diagnose(linux_cpu(packages=[]), "keras_requires_tensorflow_22.txt"), "log.companion-mismatch")
+    assert unstated.severity is Severity.ERROR and "an older TensorFlow" in unstated.remediation.text
+    lowered = recognise("importerror: keras requires tensorflow 2.2 or higher.")
+    assert [m.fields["needs"] for m in lowered] == [">=2.2"]
+
+
+def test_keras_2_4_refusing_a_tensorflow_new_enough_is_tensorflows_own_import_failing():
+    """tensorflow/tensorflow#43152's shape: TensorFlow 2.3 installed, its DLL failing first; Keras'
+    check says 2.2 or higher, which 2.3 is: the error before it is the story."""
+    data = linux_cpu(packages=[_pkg("tensorflow", "2.3.0", []), _pkg("keras", "2.4.3", [])])
+    f = one(diagnose(data, "keras_requires_tensorflow_22.txt"), "log.companion-mismatch")
+    assert f.severity is Severity.INFO and "TensorFlow's own import failed" in f.title
+
+
 def test_a_package_importing_an_internal_this_tensorflow_lacks_is_the_companions_mismatch():
     """tensorflow/probability#987: "cannot import name 'naming' from 'tensorflow.python.autograph.core'"
     beside conda-forge's tensorflow-probability 0.8.0: the package built against another TensorFlow's

@@ -450,6 +450,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/GPflow/GPflow/blob/develop/README.md", needle=" requires TensorFlow",
         derive=_ensure_tf, key=("package",), outputs=("package", "needs", "tensorflow", "fails"),
         head=r"This version of (?P<product>" + _ENSURE_TF_NAMES + r") requires TensorFlow"),
+    # Keras 2.4's keras/__init__.py, a thin wrapper of tf.keras: "try: from tensorflow.keras.layers.
+    # experimental.preprocessing import RandomRotation / except ImportError: raise ImportError('Keras
+    # requires TensorFlow 2.2 or higher. Install TensorFlow via `pip install tensorflow`')". Any
+    # failure of that import says it: a TensorFlow before 2.2, none, or one that does not import.
+    sig("log.companion-mismatch", "keras-needs-tensorflow", "import",
+        "Keras 2.4 could not import the TensorFlow 2.2+ it wraps",
+        r"Keras requires TensorFlow (?P<min>\d+(?:\.\d+)*) or higher",
+        "ImportError: Keras requires TensorFlow 2.2 or higher. Install TensorFlow via `pip install tensorflow`",
+        "https://github.com/rolux/stylegan2encoder/issues/26", needle="Keras requires TensorFlow",
+        derive=lambda fields: {"package": "keras", "needs": f">={fields['min']}", "fails": "ImportError"},
+        key=("package",), outputs=("package", "needs", "fails")),
     # tensorflow/probability tensorflow_probability/python/internal/prefer_static.py: TFP's numpy
     # twins of TensorFlow functions must have the signature of the TensorFlow TFP was written for
     # (_copy_docstring: "..., new=..., fn=...", _prefer_static: "..., static=..., fn=..."); another
