@@ -24,6 +24,22 @@ def test_protobuf_4_with_tensorflow_macos_2_9():
     assert f.evidence["protobuf"] == "4.21.1" and "protobuf==3.20.3" in commands(f)
 
 
+def test_a_paste_starting_at_the_messages_workarounds_is_still_protobuf_too_new():
+    """maudzung/SFA3D#82's text from its third line on (a paste that lost the error's first lines):
+    the workarounds are the same message's, so it is the same finding."""
+    tail = (LOGS / "protobuf_descriptors.txt").read_text().split("\n", 2)[2]
+    assert "Descriptors" not in tail and "_pb2" not in tail
+    data = apple_silicon(python={"version": "3.9.13"},
+                         packages=[_pkg("tensorflow-macos", "2.9.0", ["cp39-cp39-macosx_11_0_arm64"]),
+                                   _pkg("protobuf", "4.21.1", ["cp37-abi3-macosx_10_9_universal2"])])
+    s = snap(data)
+    s.log = keep.from_bytes(tail.encode(), "paste", identity=WHO)
+    (f,) = [f for f in check.run(s) if f.code == "log.protobuf-descriptors"]
+    assert f.severity == Severity.ERROR and "protobuf==3.20.3" in commands(f)
+    assert [m.variant for m in recognise(tail)] == ["protobuf-descriptors-workarounds"]
+    assert [m.variant for m in recognise((LOGS / "protobuf_descriptors.txt").read_text())] == ["protobuf-descriptors"]
+
+
 def test_protobuf_descriptors_under_a_pin_of_tensorflow_2_12_plus_are_another_packages():
     # TensorFlow 2.12+ ships generated code protobuf 4 accepts and pins protobuf to it
     pin = ["protobuf!=4.21.0,!=4.21.1,!=4.21.2,!=4.21.3,!=4.21.4,!=4.21.5,<5.0.0dev,>=3.20.3"]

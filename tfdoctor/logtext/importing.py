@@ -658,6 +658,15 @@ SIGNATURES: tuple[Signature, ...] = (
         stderr.PROTOBUF_DESCRIPTORS.regex,
         "TypeError: Descriptors cannot not be created directly.",
         "https://github.com/maudzung/SFA3D/issues/82", needle="created directly", key=()),
+    # the same message's workarounds (protobuf 4.21+'s python/google/protobuf/descriptor.py: "If you
+    # cannot immediately regenerate your protos, some other possible workarounds are:\n 1.
+    # Downgrade the protobuf package to 3.20.x or lower.\n 2. Set PROTOCOL_BUFFERS_PYTHON_
+    # IMPLEMENTATION=python ..."): a paste that starts after the message's first lines
+    sig("log.protobuf-descriptors", "protobuf-descriptors-workarounds", "import",
+        "protobuf newer than the generated code TensorFlow ships (its message's workarounds)",
+        r"Downgrade the protobuf package to 3\.20\.x or lower",
+        " 1. Downgrade the protobuf package to 3.20.x or lower.", "https://github.com/maudzung/SFA3D/issues/82",
+        needle="protobuf package to 3.20.x", key=()),
     # generated code (_pb2.py) newer than the protobuf runtime that imports it (_GENCODE_NEEDS);
     # protoc 5.26+ code imports google.protobuf.runtime_version, whose ValidateProtobufRuntimeVersion
     # refuses an older runtime ("Detected incompatible Protobuf Gencode/Runtime versions when
