@@ -22,6 +22,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.derived.text_speed import text_speed
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.knowledge.records import version_or_none
 from tfdoctor.model import Remediation, Severity, rule
 
 PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/20200624-pluggable-device-for-tensorflow.md"
@@ -145,11 +146,33 @@ def plugin_registered_twice(s: Snapshot, d: Derived):
     return None
 
 
+WINDOWS_LAST_GPU_BUILD = "2.10"
+"""The last TensorFlow with a GPU (CUDA) build for native Windows: from 2.11 the Windows wheels
+are CPU builds (2.12+: tensorflow-intel), https://www.tensorflow.org/install/pip#windows-native."""
+
+
+def _gpu_off_macos(s: Snapshot, d: Derived) -> tuple[str, Severity]:
+    """Why no GPU is listed off macOS, where tensorflow-metal does not apply: on native Windows,
+    TensorFlow after 2.10 has no GPU build at all."""
+    if s.host.system == "Windows":
+        after = version_or_none(d.tf_version or "")
+        if after and after.release[:2] > (2, 10):
+            return (f"TensorFlow {d.tf_version} has no GPU build for native Windows ({WINDOWS_LAST_GPU_BUILD} "
+                    "was the last): run it in WSL2 with tensorflow[and-cuda], or use TensorFlow "
+                    f"{WINDOWS_LAST_GPU_BUILD} with CUDA 11.2 and cuDNN 8.1"), Severity.ERROR
+        return (f"on native Windows only TensorFlow {WINDOWS_LAST_GPU_BUILD} and older have a GPU build (with "
+                "the CUDA and cuDNN of their release); later ones need WSL2"), Severity.WARNING
+    return (f"tensorflow-metal is for macOS only; on {s.host.system} a GPU needs CUDA "
+            "(tensorflow[and-cuda]) or another plugin"), Severity.WARNING
+
+
 @rule(codes.LOG_NO_GPU_LISTED, "TensorFlow listed no GPU", Severity.ERROR,
       "`tf.config.list_physical_devices('GPU')` is [] when no GPU plugin is installed or loaded: "
       "tensorflow-metal missing, built for another TensorFlow, installed for another Python, "
       "or Python running as x86_64 under Rosetta 2 (the plugin is arm64 only). Apple's 2020-21 ML "
-      "Compute fork lists none by design (information).",
+      "Compute fork lists none by design (information). Off macOS a GPU needs CUDA; on native "
+      "Windows TensorFlow 2.10 was the last release with a GPU build (tensorflow.org/install/pip), "
+      "so a later one lists none there.",
       "Install the TensorFlow/tensorflow-metal pair for this Python (the finding names it).",
       APPLE_PLUGIN_PAGE, fix_answer=ABOUT_THE_LOG)
 def no_gpu_listed(s: Snapshot, d: Derived):
@@ -158,10 +181,8 @@ def no_gpu_listed(s: Snapshot, d: Derived):
                  "translated": d.translated, "system": s.host.system}
         severity = None
         if s.host.system and not d.is_mac:  # an unstated system is unknown, not another one
-            text = (f"tensorflow-metal is for macOS only; on {s.host.system} a GPU "
-                    "needs CUDA (tensorflow[and-cuda]) or another plugin")
+            text, severity = _gpu_off_macos(s, d)
             commands: tuple[str, ...] = ()
-            severity = Severity.WARNING
         elif d.translated:
             text = "this Python runs as x86_64 under Rosetta 2: the Metal plugin is arm64 only (see arch.rosetta)"
             commands = ()

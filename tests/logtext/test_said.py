@@ -63,7 +63,8 @@ SAID = {
         "a tensorflow binary architecture mismatch between the venv and the IDE",
     ],
     "log.no-gpu-listed": ["TensorFlow can't find any local GPUs, so the models take a long time to fit",
-                          "the GPU is not detected by tensorflow-macos"],
+                          "the GPU is not detected by tensorflow-macos",
+                          "tensorflow 2.16 can't utilize the gpu on my machine"],
 }
 NOT_SAID = [
     "I'm not sure which wheel to use for M1 with tensorflow",
@@ -71,6 +72,8 @@ NOT_SAID = [
     "tensorflow-metal requires Python 3.9",
     "tensorflow detects the GPU, but it is slow",
     "the GPU is not used by tensorflow for this op",
+    "tensorflow doesn't use the GPU for this op",
+    "I can't use the GPU's full memory with tensorflow",
     "tensorflow-macos 2.13 wheels are now available on PyPI for arm64",
     "I installed tensorflow-macos and tensorflow-metal and it works",
     "tensorflow-macos is faster than tensorflow on my M1",

@@ -76,6 +76,18 @@ def test_empty_gpu_list_on_linux_is_a_warning():
     assert f.severity.value == "warning" and "macOS only" in f.title
 
 
+def test_empty_gpu_list_on_native_windows_after_2_10_has_no_gpu_build_to_find():
+    """TensorFlow 2.10 was the last release with a GPU build for native Windows: 2.15's list is
+    empty there whatever CUDA is installed (an error, the way out named); 2.10's may be CUDA's."""
+    later = linux_cpu(host={"system": "Windows"}, packages=[_pkg("tensorflow", "2.15.0", [])])
+    f = one(diagnose(later, "gpu_list_empty_tf215.txt"), "log.no-gpu-listed")
+    assert f.severity == Severity.ERROR and "no GPU build for native Windows (2.10 was the last)" in f.title
+    assert "WSL2" in f.title
+    older = linux_cpu(host={"system": "Windows"}, packages=[_pkg("tensorflow", "2.10.1", [])])
+    g = one(diagnose(older, "gpu_list_empty_tf215.txt"), "log.no-gpu-listed")
+    assert g.severity == Severity.WARNING and "2.10 and older have a GPU build" in g.title
+
+
 def test_empty_gpu_list_where_the_system_is_not_stated_is_not_another_system(tmp_path):
     """A report that names no OS: the system is unknown, not Linux. With the ML Compute fork's
     own import (apple/tensorflow_macos README: `from tensorflow.python.compiler.mlcompute import

@@ -206,6 +206,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:can't|cannot|can not|doesn't|does not|didn't|did not|won't|unable to|fails? to|not able to)\s"
           r"(?:\w+\s){0,2}?(?:find|detect|see|recogni[sz]e|list)\s(?:any\s|the\s|my\s|a\s)?"
           r"(?:local\s|apple\s|m[1-4]\s|metal\s)?gpus?\b|"
+          # unable to use it at all ("tensorflow can't utilize the gpu"); "doesn't use the GPU" may
+          # be one op's placement, which is another story
+          r"\b(?:can't|cannot|can not|unable to|not able to)\s(?:\w+\s){0,2}?(?:use|utili[sz]e|access)\s"
+          r"(?:any\s|the\s|my\s|a\s)?(?:local\s|apple\s|m[1-4]\s|metal\s)?gpus?\b(?!['’]s)|"
           r"\bgpus?\s(?:is\s|was\s|are\s|were\s)?(?:not|never)\s(?:being\s)?(?:detected|found|recogni[sz]ed|listed)\b|"
           r"\bno gpus?\s(?:is\s|was\s)?(?:found|detected|listed|devices?)\b|"
           r"(?:\bnot|n't)\s(?:\w+\s){0,3}?(?:use|using|engag\w+)\s(?:the\s|my\s|a\s)?gpus?\sat all\b",
