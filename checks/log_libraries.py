@@ -288,10 +288,11 @@ def _wrong_release(s: Snapshot, d: Derived, match: LogTextMatch, libraries: list
                       "runs), or install a TensorFlow built for an older CUDA"), ("nvidia-smi",)
     if match.variant == nvidia.CUDNN_MISMATCH and match.fields.get("wants") and match.fields.get("loaded"):
         wants, loaded = match.fields["wants"], match.fields["loaded"]
-        major_minor = ".".join(wants.split(".")[:2])
+        major, major_minor = wants.split(".")[0], ".".join(wants.split(".")[:2])
+        later = f" (or a later {major}.x)" if major.isdigit() and int(major) >= 7 else ""  # before 7: that minor
         head = (f"TensorFlow was compiled with cuDNN {wants} but loaded cuDNN {loaded}, so its "
                 f"convolutions and RNNs fail on the GPU")
-        text = (f"make cuDNN {major_minor} (or a later {wants.split('.')[0]}.x) the one loaded: install it and put "
+        text = (f"make cuDNN {major_minor}{later} the one loaded: install it and put "
                 f"its folder first on {_path_variable(s, libraries)} (a cuDNN found earlier, such as a conda "
                 f"package's or another framework's, is loaded instead), or install a TensorFlow built for cuDNN {loaded}")
     else:  # no cuDNN usable, or a mismatch cut before its releases

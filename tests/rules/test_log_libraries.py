@@ -363,6 +363,7 @@ def test_tensorflow_0x_prints_cudnn_s_version_numbers():
     # source was compiled with 5103 (compatibility version 5100)"
     f = one(diagnose(linux_cpu(packages=[]), "cudnn_version_mismatch_legacy.txt"), "log.gpu-libraries")
     assert "compiled with cuDNN 5.1.3 but loaded cuDNN 5.0.5" in f.title
+    assert "make cuDNN 5.1 the one loaded" in f.title  # before cuDNN 7 a later minor does not do
 
 
 def test_the_mismatch_is_why_convolutions_found_no_dnn_library():
