@@ -286,14 +286,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "the process died on an instruction this CPU lacks (x86_64 code under Rosetta 2)",
         r"Illegal instruction: 4|illegal hardware instruction(?:[ \t]+(?P<command>\S[^\n`]{0,200}))?|"
         r"Fatal Python error: Illegal instruction|"
-        r"Illegal instruction \(core dumped\)|"  # bash on Linux (an amd64 container under emulation)
+        # bash on Linux (an amd64 container under emulation): jobs.c's "%s (core dumped)", whose
+        # note is translated with the locale (Italian "(core dump creato)", German "(Speicherabzug
+        # geschrieben)") while the signal's name may stay English
+        r"Illegal instruction[ \t]{0,2}\([ \t]{0,2}(?:core[ \t]dump|Speicherabzug)[^)\n]{0,40}\)|"
         # bash's job report without a core ("line 51:   276 Illegal instruction     python3 x.py"),
         # or alone on its line after the command that died (">>> import tensorflow" / "Illegal instruction")
         r"^(?:.{0,300}\bline \d+:[ \t]+\d+[ \t]+|[ \t`]*)Illegal instruction(?:[ \t]{2,}(?P<job>\S[^\n`]{0,200}))?[ \t`]*$|"
         # fish (src/proc.cpp: "fish: Job %d, '%ls' terminated by signal %ls (%ls)"; 2.x without the job),
-        # gdb ("Program received signal SIGILL, Illegal instruction."), bash's "(core dump created)"
+        # gdb ("Program received signal SIGILL, Illegal instruction.")
         r"fish: (?:Job \d+, )?'(?P<fish>[^'\n]{1,200})' terminated by signal SIGILL \(Illegal instruction\)|"
-        r"received signal SIGILL, Illegal instruction\.|Illegal instruction \(core dump created\)",
+        r"received signal SIGILL, Illegal instruction\.",
         "Illegal instruction: 4", "https://github.com/tensorflow/tensorflow/issues/62860",
         needle="llegal", key=(), derive=_job_command, outputs=("command",)),
     # JetBrains IDEs (PyCharm's run console, intellij-community ProcessTerminatedListener) print
