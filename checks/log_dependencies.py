@@ -269,6 +269,9 @@ def keras_registered_twice(s: Snapshot, d: Derived):
                                           Remediation(text, commands, KERAS_VERSIONS), title=why)
 
 
+PKG_RESOURCES_REFUSED = "pkg-resources-version-conflict"
+
+
 @rule(codes.LOG_PIP_CONFLICT, "pip says an installed version breaks a package's requirement",
       Severity.WARNING,
       "After an install pip checks what it left: 'tensorflow 2.2.1 has requirement "
@@ -277,25 +280,32 @@ def keras_registered_twice(s: Snapshot, d: Derived):
       "same). About the installed TensorFlow it is its pin broken, which compat.pin-violation "
       "names from it; a companion's requirement on TensorFlow means the companion was made for "
       "another TensorFlow; between other packages it is not TensorFlow's business (information). "
-      "pip installs regardless, so the environment stays broken until the versions are moved.",
+      "pip installs regardless, so the environment stays broken until the versions are moved. "
+      "setuptools' pkg_resources checks the same when a console script or plugin loads "
+      "('ContextualVersionConflict: (numpy 1.23.3 (...), Requirement.parse('numpy~=1.19.2'), "
+      "{'tensorflow'})') and refuses to run it: there it is an error.",
       "Install the version the requirement asks for (the finding gives the command), or the "
       "release of the requiring package made for what is installed.", fix_answer=ABOUT_THE_LOG)
 def pip_conflict(s: Snapshot, d: Derived):
     out = []
     for match in matches_of(s, codes.LOG_PIP_CONFLICT):
         f = match.fields
-        by, wants, package = f"{f['required_by']} {f['required_by_version']}", f["requirement"], f["package"]
-        said = f"pip says {package} {f['installed']} breaks {by}'s requirement {wants}"
+        by = " ".join(filter(None, (f["required_by"], f.get("required_by_version"))))
+        wants, package = f["requirement"], f["package"]
+        refused = match.variant == PKG_RESOURCES_REFUSED  # the program stopped, where pip only warned
+        said = (f"pkg_resources refused to load {f['required_by']}: {package} {f['installed']} breaks its "
+                f"requirement {wants}" if refused else f"pip says {package} {f['installed']} breaks {by}'s requirement {wants}")
         if f["required_by"] in TENSORFLOW_DISTRIBUTIONS:
             here = about(d.tensorflow, f)
             text = (f"{said}: TensorFlow's own pin; install {wants}" if here or d.tensorflow is None else
                     f"{said}; TensorFlow here is {d.tensorflow.label}: the line came from another install")
             commands = (pip(s, "install", wants),) if here or d.tensorflow is None else ()
-            severity = Severity.WARNING if commands else Severity.INFO
+            severity = (Severity.ERROR if refused else Severity.WARNING) if commands else Severity.INFO
         elif package in TENSORFLOW_DISTRIBUTIONS:
             text = (f"{said}: {f['required_by']} was made for another TensorFlow; install the "
                     f"{f['required_by']} release made for {package} {f['installed']}")
-            commands, severity = (pip(s, "index", "versions", f["required_by"]),), Severity.WARNING
+            commands = (pip(s, "index", "versions", f["required_by"]),)
+            severity = Severity.ERROR if refused else Severity.WARNING
         else:
             text = f"{said}: a conflict between other packages' requirements, not TensorFlow's own pins"
             commands, severity = (), Severity.INFO

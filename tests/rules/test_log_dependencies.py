@@ -200,6 +200,23 @@ def test_pip_breaking_tensorflows_pin_is_its_pin_and_another_packages_is_not_ten
     assert "requirement tensorflow<2.11,>=2.10.0:" in companion.title
 
 
+def test_pkg_resources_refusing_tensorflows_pin_is_the_pin_as_an_error(tmp_path):
+    """chklovski/CheckM2#24: pkg_resources would not load a console script, numpy 1.23.3 breaking
+    TensorFlow's numpy~=1.19.2. It names the distribution, not its version: the installed
+    TensorFlow's pin, an error (the program stopped, where pip only warns)."""
+    tf24 = apple_silicon(packages=[_pkg("tensorflow", "2.4.1", []), _pkg("numpy", "1.23.3", [])])
+    f = one(diagnose(tf24, "pkg_resources_conflict_tensorflow_pin.txt"), "log.pip-conflict")
+    assert f.severity is Severity.ERROR and "pkg_resources refused to load tensorflow" in f.title
+    assert "install -- 'numpy~=1.19.2'" in commands(f)
+    (tmp_path / "guesslang.txt").write_text(
+        "pkg_resources.ContextualVersionConflict: (tensorflow 2.9.1 (/usr/lib/python3.10/site-packages), "
+        "Requirement.parse('tensorflow==2.5.0'), {'guesslang'})\n", encoding="utf-8")
+    s = snap(apple_silicon())
+    s.log = keep.read(tmp_path / "guesslang.txt", identity=WHO)
+    (companion,) = [x for x in check.run(s) if x.code == "log.pip-conflict"]
+    assert companion.severity is Severity.ERROR and "made for another TensorFlow" in companion.title
+
+
 def test_a_symbolic_tensor_reaching_numpy_is_numpy_1_20_under_tensorflow_before_2_7():
     """TensorFlow's own __array__ message (ianscottknight/...#1, an LSTM in February 2021). With
     the versions known it is the pin they break; without them, the likely cause and its two ways

@@ -47,8 +47,9 @@ def tensorflow_pins(s: Snapshot, tf: PackageFacts, m: CompatMatrix | None
 
 def about(tf: PackageFacts | None, conflict: dict[str, str]) -> bool:
     """A pip conflict line (log.pip-conflict's fields) is about this installed TensorFlow: its
-    distribution at its version."""
-    return tf is not None and conflict.get("required_by") == tf.key and conflict.get("required_by_version") == tf.version
+    distribution at its version (pkg_resources names the distribution only: the one it loaded)."""
+    return (tf is not None and conflict.get("required_by") == tf.key
+            and conflict.get("required_by_version", tf.version) == tf.version)
 
 
 def pip_conflicts(s: Snapshot, d: Derived) -> tuple[list[Requirement], dict[str, PackageFacts]]:

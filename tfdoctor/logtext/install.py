@@ -238,6 +238,20 @@ SIGNATURES: tuple[Signature, ...] = (
         "incompatible.", "https://github.com/abhishekkrthakur/approachingalmost/issues/26", needle="but you",
         derive=_conflict, key=("required_by", "package"),
         outputs=("required_by", "required_by_version", "requirement", "package", "installed")),
+    # setuptools' pkg_resources refusing to load a distribution whose requirement an installed
+    # version breaks (pkg_resources/__init__.py, WorkingSet.resolve: "raise VersionConflict(dist,
+    # req).with_context(dependent_req)"), printed as its arguments: "ContextualVersionConflict:
+    # (numpy 1.23.3 (/path/site-packages), Requirement.parse('numpy~=1.19.2'), {'tensorflow'})"
+    sig("log.pip-conflict", "pkg-resources-version-conflict", "import",
+        "pkg_resources refused to load a package: an installed version breaks its requirement",
+        r"VersionConflict: \((?P<package>[A-Za-z0-9][A-Za-z0-9._-]{0,100}) (?P<installed>\d[\w.+!-]{0,60}) "
+        r"\([^()\n]{0,400}\), Requirement\.parse\(['\"](?P<requirement>[A-Za-z0-9][^'\"\n]{0,300})['\"]\), "
+        r"\{['\"](?P<required_by>[A-Za-z0-9][A-Za-z0-9._-]{0,100})['\"]",
+        "pkg_resources.ContextualVersionConflict: (numpy 1.23.3 (/mnt/hpccs01/work/microbiome/conda/envs/"
+        "checkm2-v0.1.3/lib/python3.9/site-packages), Requirement.parse('numpy~=1.19.2'), {'tensorflow'})",
+        "https://github.com/chklovski/CheckM2/pull/24", needle="VersionConflict: (",
+        derive=_conflict, key=("required_by", "package"),
+        outputs=("required_by", "requirement", "package", "installed")),
     # pip's resolver (src/pip/_internal/resolution/resolvelib/factory.py, get_installation_error
     # on ResolutionImpossible): "Cannot install {triggers} because these package versions have
     # conflicting dependencies." then "The conflict is caused by:" and, per cause, four spaces and
