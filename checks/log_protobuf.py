@@ -25,6 +25,7 @@ from tfdoctor.model import Remediation, Severity, rule
 PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/#python-updates"
 CROSS_VERSION = "https://protobuf.dev/support/cross-version-runtime-guarantee/"
 TWO_RUNTIMES = "two-runtimes-mutex"
+RUNTIME_OLDER = "protobuf-runtime-older"
 _PB2_OWNER = re.compile(r"site-packages/([^/\s\"']+)/[^\s\"']*_pb2\.py")
 """The package whose generated code a traceback shows (site-packages/tensorboard/.../x_pb2.py)."""
 _PB2_IMPORT = re.compile(r"from (\w+)(?:\.\w+)* import \w+_pb2\b")
@@ -89,6 +90,9 @@ def _not_tensorflows_descriptors(s: Snapshot, match, version: str, spec: str | N
       "A '[libprotobuf FATAL ...] CHECK failed' abort comes from C++ protobuf code, typically when "
       "two libraries carrying different protobuf runtimes meet in one process (TensorFlow and a "
       "plugin or add-on built for another TensorFlow, or a protobuf outside TensorFlow's pin); "
+      "'This program requires version 3.5.0 of the Protocol Buffer runtime library, but the "
+      "installed version is 2.6.1' is protobuf's own check: an older libprotobuf (another "
+      "library's, the system's) was loaded before TensorFlow's code (tensorflow/tensorflow#19370); "
       "on macOS TensorFlow 2.20 beside pyarrow or tokenizers aborts in a mutex ('mutex lock failed: "
       "Invalid argument', tensorflow/tensorflow#98563); "
       "tensorflow/tensorflow#64507 shows it with TensorFlow 2.16.1 on an M1.",
@@ -96,6 +100,17 @@ def _not_tensorflows_descriptors(s: Snapshot, match, version: str, spec: str | N
       "installed TensorFlow.", fix_answer=ABOUT_THE_LOG)
 def protobuf_fatal(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_PROTOBUF_FATAL):
+        if match.variant == RUNTIME_OLDER:
+            if not names_tensorflow(s) and "protobuf_archive/" not in match.text:
+                continue  # another C++ program's check (TensorFlow 1.x's own build calls it protobuf_archive)
+            needs, runtime = match.fields.get("needs"), match.fields.get("runtime")
+            text = (f"the process loaded libprotobuf {runtime or '(an older one)'} before TensorFlow's code, "
+                    f"compiled against protobuf {needs or 'a newer one'}: another library (OpenCV, Caffe, "
+                    "ROS, the system's libprotobuf) brought its own C++ runtime first. `pip show protobuf` "
+                    "is the Python package and does not tell: import tensorflow before that library, or "
+                    "use a build of it made against the same protobuf")
+            return protobuf_fatal.finding(evidence(s, match, tensorflow=d.tf_version),
+                                          Remediation(text, ()), title=text)
         if match.variant == TWO_RUNTIMES:
             clash = not d.tf_version or d.tf_version.startswith("2.20")
             text = ("two copies of protobuf/abseil met in one process and one's mutex aborted it: TensorFlow and "

@@ -120,3 +120,22 @@ def test_each_module_generated_code_imports_names_the_runtime_that_added_it():
     assert "(5.26+)" in new.title
     shouted = recognise("IMPORTERROR: CANNOT IMPORT NAME 'BUILDER' FROM 'GOOGLE.PROTOBUF.INTERNAL'")  # case ignored
     assert [(m.fields["module"], m.fields["needs"]) for m in shouted] == [("builder", "3.20")]
+
+
+def test_an_older_libprotobuf_loaded_first_is_named_with_both_releases_and_not_pips_protobuf():
+    """tensorflow/tensorflow#19370: protobuf's C++ check ('requires version 3.5.0 ..., but the
+    installed version is 2.6.1') while pip lists protobuf 3.5.2: the C++ runtime loaded first is
+    another library's or the system's, which pip's package does not show."""
+    data = linux_cpu(packages=[_pkg("tensorflow", "1.8.0", []), _pkg("protobuf", "3.5.2.post1", [])])
+    f = one(diagnose(data, "protobuf_runtime_older_jetson.txt"), "log.protobuf-fatal")
+    assert f.severity == Severity.ERROR and "loaded libprotobuf 2.6.1 before TensorFlow's code" in f.title
+    assert "compiled against protobuf 3.5.0" in f.title and "does not tell" in f.title
+    another = ("[libprotobuf FATAL /var/lib/jenkins/workspace/x/src/google/protobuf/stubs/common.cc:67] This "
+               "program requires version 3.6.1 of the Protocol Buffer runtime library, but the installed "
+               "version is 3.1.0.  (Version verification failed in \"google/protobuf/any.pb.cc\".)\n")
+    s = snap(linux_cpu())
+    s.log = keep.from_bytes(another.encode(), "paste", identity=WHO)
+    assert not [x for x in check.run(s) if x.code == "log.protobuf-fatal"]  # another C++ program's, no TensorFlow
+    archive = another.replace("/var/lib/jenkins/workspace/x/src", "external/protobuf_archive/src")
+    s.log = keep.from_bytes(archive.encode(), "paste", identity=WHO)  # TensorFlow 1.x's Bazel name for protobuf
+    assert [x.severity for x in check.run(s) if x.code == "log.protobuf-fatal"] == [Severity.ERROR]

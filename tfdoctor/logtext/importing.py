@@ -701,6 +701,23 @@ SIGNATURES: tuple[Signature, ...] = (
         "[libprotobuf FATAL google/protobuf/message_lite.cc:353] CHECK failed: target + size == res: ",
         "https://github.com/tensorflow/tensorflow/issues/64507", needle="libprotobuf FATAL",
         key=("check",), head=r"\[libprotobuf FATAL (?P<where>[^\]\n]{1,300})\] CHECK failed"),
+    # protobuf's C++ version check (src/google/protobuf/stubs/common.cc, VerifyVersion): code
+    # compiled against protobuf X found an older libprotobuf Y already loaded ("This program
+    # requires version 3.5.0 of the Protocol Buffer runtime library, but the installed version is
+    # 2.6.1. ... (Version verification failed in "....pb.cc".)"). Any C++ program prints it: the
+    # rule reads it as TensorFlow's where the text names TensorFlow
+    sig("log.protobuf-fatal", "protobuf-runtime-older", "import",
+        "a libprotobuf older than the one TensorFlow was compiled with was loaded first",
+        r"This program requires version (?P<needs>\d{1,2}(?:\.\d{1,3}){1,2}) of the Protocol Buffer runtime "
+        r"library, but the installed version is (?P<runtime>\d{1,2}(?:\.\d{1,3}){1,2})"
+        r"(?:(?:(?!\(Version verification)[^\n]){0,400}\(Version verification failed in \"(?P<file>[^\"\n]{1,300})\")?",
+        "[libprotobuf FATAL google/protobuf/stubs/common.cc:61] This program requires version 3.5.0 of the "
+        "Protocol Buffer runtime library, but the installed version is 2.6.1.  Please update your library.  If "
+        "you compiled the program yourself, make sure that your headers are from the same version of Protocol "
+        "Buffers as your link-time library.  (Version verification failed in \"bazel-out/arm-opt/genfiles/"
+        "tensorflow/contrib/tpu/proto/tpu_embedding_config.pb.cc\".)",
+        "https://github.com/tensorflow/tensorflow/issues/19370", needle="Protocol Buffer runtime",
+        key=()),
     # libc++'s std::mutex::lock throwing (the abort's last words on macOS) where TensorFlow 2.20 and
     # another package each carry their own protobuf/abseil in one process (pyarrow, tokenizers:
     # tensorflow/tensorflow#98563); abseil's own "[mutex.cc : N] RAW: Lock blocking" is the hang
