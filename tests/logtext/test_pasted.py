@@ -157,6 +157,18 @@ def test_every_template_cut_after_its_head_is_still_named(signature) -> None:
     assert found & ({signature.code} | FINER.get(signature.code, set())), head_cut(signature)
 
 
+def test_a_title_cut_after_a_head_is_named_though_the_report_goes_on() -> None:
+    """A report's title holds an error's start ("... stuck with importerror: libcublas.so.9.0",
+    googlecolab/colabtools#442's title) and the body goes on about other things: the first line
+    is a message cut where the title ends. The same words later in a long text are no cut."""
+    body = (LOGS / "keras3_requires_tf_keras.txt").read_text(encoding="utf-8")
+    assert len(body) > 300 and "libcublas" not in body
+    title = "Google colab tensorflow-gpu stuck with importerror: libcublas.so.9.0"
+    assert [(m.fields["library"], m.line) for m in recognise(title + "\n\n" + body)
+            if m.variant == "cuda-library-import"] == [("libcublas.so.9.0", 1)]
+    assert "log.gpu-libraries" not in {m.code for m in recognise("A long report\n" + title + "\n" + body)}
+
+
 def test_keras_3_layer_arguments_cut_after_the_layer_name() -> None:
     # keras/src/layers/layer.py: f"Unrecognized keyword arguments passed to {self.__class__.__name__}: {kwargs}"
     (match,) = recognise("ValueError: Unrecognized keyword arguments passed to Dense")

@@ -108,7 +108,8 @@ SIGNATURES: tuple[Signature, ...] = (
         r"(?P<problem>cannot open shared object file|file too short|invalid ELF header)",
         "ImportError: libcublas.so.8.0: cannot open shared object file: No such file or directory",
         "https://github.com/tensorflow/tensorflow/issues/14280", needle="Error: ",
-        derive=_named, outputs=_OUTPUTS + ("problem",), key=("library",)),
+        derive=_named, outputs=_OUTPUTS + ("problem",), key=("library",),
+        head=rf"(?:Import|OS)Error: (?:[^\s:'\"]{{0,300}}/)?(?P<library>{_LINUX})"),
     # TensorFlow 1.5-2.0's Windows self-check (tensorflow/python/platform/self_check.py):
     # "Could not find %r. TensorFlow requires that this DLL be installed in a directory that is
     # named in your %PATH% environment variable." for the driver, the CUDA runtime and cuDNN

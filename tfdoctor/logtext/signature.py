@@ -123,7 +123,8 @@ class Recogniser:
 
     Each block is read as pasted (tfdoctor.logtext.pasted): first line by line, then, for the
     signatures that found nothing, with its lines joined and case ignored, and last, for those
-    that still found nothing, as a message cut after its head. A block owns its lines from
+    that still found nothing, as a message cut after its head (the text's first line on its own
+    too: a report's title is a message cut where the title ends). A block owns its lines from
     `own_from` to SPAN characters before its end (all of them when it is the last): a match is
     counted by the block it starts in the owned part of, where it lies whole."""
 
@@ -155,9 +156,10 @@ class Recogniser:
         present = [s for s in self.signatures if needles[s.needle.lower()] and (own_from == 1 or not s.prose)]
         missed = [s for s in present if not self._collect(s, clean, s.regex, owned)]
         missed = [s for s in missed if not self._collect(s, flat, s.flat, owned)]
+        title = views(text[:text.index("\n")], first_line)[1] if first_line == 1 and "\n" in text else None
         for signature in missed:
-            if signature.cut is not None:
-                self._collect(signature, flat, signature.cut, owned)
+            if signature.cut is not None and not self._collect(signature, flat, signature.cut, owned) and title:
+                self._collect(signature, title, signature.cut, owned)
         return own_to
 
     def matches(self) -> list[LogMatch]:
