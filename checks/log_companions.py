@@ -16,10 +16,9 @@ from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.facts.versions import same_release
+from tfdoctor.facts.versions import at_least, same_release
 from tfdoctor.knowledge import companions
 from tfdoctor.knowledge.keras_releases import keras_requirement
-from tfdoctor.knowledge.records import version_of, version_or_none
 from tfdoctor.model import Remediation, Severity, rule
 
 TEXT_FIRST_ARM64_WHEEL = {"3.9": "2.17.0", "3.10": "2.17.0", "3.11": "2.17.0", "3.12": "2.18.1",
@@ -146,12 +145,6 @@ def _built_for(s: Snapshot, package: str) -> str | None:
     return str(made.tensorflow) if made else None
 
 
-def _meets_floor(version: str | None, floor: str) -> bool:
-    """Whether a known TensorFlow meets a companion's `>=X` (an unknown or unreadable one does not)."""
-    parsed = version_or_none(version or "")
-    return bool(parsed and parsed >= version_of(floor.removeprefix(">=")))
-
-
 @rule(codes.LOG_COMPANION_MISMATCH, "A companion package says it was built for another TensorFlow",
       Severity.ERROR,
       "tensorflow-addons checks the TensorFlow it runs with and says so: 'TensorFlow Addons has "
@@ -189,7 +182,7 @@ def companion_mismatch(s: Snapshot, d: Derived):
         needs = match.fields.get("needs") or _built_for(s, package)
         printed = match.fields.get("tensorflow")
         here = d.tf_version
-        if match.variant == KERAS_NEEDS_TENSORFLOW and _meets_floor(here, needs):
+        if match.variant == KERAS_NEEDS_TENSORFLOW and at_least(here, needs.removeprefix(">=")):
             return companion_mismatch.finding(  # its check failed on a TensorFlow that does not import
                 evidence(s, match, tensorflow_here=here),
                 Remediation("Read the error printed before Keras': it says why TensorFlow did not import"),
@@ -204,16 +197,17 @@ def companion_mismatch(s: Snapshot, d: Derived):
         else:
             what = f"{package} supports TensorFlow {needs or 'in another range'}; it ran with {printed or here or 'a TensorFlow whose version is not stated'}"
         last, date, _source = ADDONS_LAST
-        text = (f"{what}: install TensorFlow {needs}" if needs else what) + (
-            f", or the {package} release made for TensorFlow {printed or here}" if printed or here else "")
         if match.variant == PROBABILITY_ARG_SPECS:  # its release notes name the TensorFlow each release needs
             text = (f"Install the {package} release made for {f'TensorFlow {here}' if here else 'the installed TensorFlow'}"
                     f" (`pip show tensorflow` names it), or the TensorFlow this {package} was made for")
-        if package == "tensorflow-addons":
-            text += f" ({package} ended with {last}, {date}; its features moved to Keras and TF-Text)"
-        if match.variant == KERAS_NEEDS_TENSORFLOW:
+        elif match.variant == KERAS_NEEDS_TENSORFLOW:
             text = (f"{what}: install TensorFlow {needs}, or keras=={KERAS_BEFORE_WRAPPER} (the last Keras "
                     f"of its own) for {f'TensorFlow {here}' if here else 'an older TensorFlow'}")
+        else:
+            text = (f"{what}: install TensorFlow {needs}" if needs else what) + (
+                f", or the {package} release made for TensorFlow {printed or here}" if printed or here else "")
+        if package == "tensorflow-addons":
+            text += f" ({package} ended with {last}, {date}; its features moved to Keras and TF-Text)"
         # compiled against another TensorFlow, or a version check that raises: the import failed
         severity = Severity.ERROR if match.fields.get("built_for") or match.fields.get("fails") else Severity.WARNING
         if printed and here and not same_release(printed, here):  # this environment's TensorFlow is another one

@@ -22,7 +22,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.derived.text_speed import text_speed
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.knowledge.records import version_or_none
+from tfdoctor.facts.versions import parse_version
 from tfdoctor.model import Remediation, Severity, rule
 
 PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/20200624-pluggable-device-for-tensorflow.md"
@@ -155,7 +155,7 @@ def _gpu_off_macos(s: Snapshot, d: Derived) -> tuple[str, Severity]:
     """Why no GPU is listed off macOS, where tensorflow-metal does not apply: on native Windows,
     TensorFlow after 2.10 has no GPU build at all."""
     if s.host.system == "Windows":
-        after = version_or_none(d.tf_version or "")
+        after = parse_version(d.tf_version)
         if after and after.release[:2] > (2, 10):
             return (f"TensorFlow {d.tf_version} has no GPU build for native Windows ({WINDOWS_LAST_GPU_BUILD} "
                     "was the last): run it in WSL2 with tensorflow[and-cuda], or use TensorFlow "

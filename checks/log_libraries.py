@@ -258,7 +258,6 @@ def gpu_libraries(s: Snapshot, d: Derived):
         head = f"import tensorflow failed: its GPU build could not load {libraries[0] if libraries else 'an NVIDIA library'}"
     elif ran:
         head, text, commands = _wrong_release(s, d, ran[0], libraries, in_container)
-        facts.update({k: ran[0].fields[k] for k in ("loaded", "wants") if ran[0].fields.get(k)})
         return gpu_libraries.finding(evidence(s, ran[0], **facts), Remediation(text, commands, _TESTED_BUILDS),
                                      title=f"{head}: {text}")
     elif skipped and all(m.variant == nvidia.CUDNN_ONLY for m in skipped):

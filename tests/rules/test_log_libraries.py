@@ -352,7 +352,7 @@ def test_a_library_not_opened_beside_an_empty_gpu_list_is_why(tmp_path):
 def test_a_cudnn_older_than_the_one_tensorflow_was_compiled_with_names_both_releases():
     # tensorflow/tensorflow#33666: "Loaded runtime CuDNN library: 7.5.0 but source was compiled with: 7.6.0"
     f = one(diagnose(linux_gpu_build("2.0.0"), "cudnn_version_mismatch_conv.txt"), "log.gpu-libraries")
-    assert f.severity.value == "error" and (f.evidence["loaded"], f.evidence["wants"]) == ("7.5.0", "7.6.0")
+    assert f.severity.value == "error" and (f.evidence["log_loaded"], f.evidence["log_wants"]) == ("7.5.0", "7.6.0")
     assert "compiled with cuDNN 7.6.0 but loaded cuDNN 7.5.0" in f.title
     assert "cuDNN 7.6 (or a later 7.x)" in f.title and "LD_LIBRARY_PATH" in f.title
     assert not f.remediation.commands  # TensorFlow 2.0's CUDA comes from no pip extra

@@ -205,14 +205,14 @@ def _told_by(path: str):
     """What a pasted text, read as a bug report (its first MAX_REPORT_BYTES), states: the facts a
     report's snapshot does not know may be there. A file that cannot be read states nothing."""
     from tfdoctor.triage.facts import read_report
-    from tfdoctor.triage.outcome import MAX_REPORT_BYTES
+    from tfdoctor.triage.outcome import MAX_REPORT_BYTES, report_text
 
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_REPORT_BYTES)
     except OSError:
         data = b""
-    return read_report(data.decode("utf-8", "replace"))
+    return read_report(report_text(data))
 
 
 @app.command()

@@ -45,9 +45,14 @@ class Triaged:
         return sorted({f.code for f in from_text} | causes)
 
 
+def report_text(data: bytes) -> str:
+    """A report given as bytes, as it is read: its first MAX_REPORT_BYTES, in any encoding."""
+    return data[:MAX_REPORT_BYTES].decode("utf-8", "replace")
+
+
 def triage_text(name: str, data: bytes, identity: Identity | None = None) -> Triaged:
     """Triage one report given as bytes (any encoding, cut at MAX_REPORT_BYTES)."""
-    text = data[:MAX_REPORT_BYTES].decode("utf-8", "replace")
+    text = report_text(data)
     facts = read_report(text)
     snapshot = to_snapshot(facts)
     if facts.collected is None:
