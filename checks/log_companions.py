@@ -89,6 +89,8 @@ def op_not_registered(s: Snapshot, d: Derived):
 INTERNAL_USE = ("imports-tensorflow-internal", "imports-tensorflow-internal-line", "tensorflow-internal-attribute")
 PROBABILITY_ARG_SPECS = "probability-arg-specs"
 KERAS_NEEDS_TENSORFLOW = "keras-needs-tensorflow"
+_REPOSITORY = {"keras": "https://github.com/keras-team/keras", "tf-agents": "https://github.com/tensorflow/agents"}
+"""Companions whose repository is not github.com/tensorflow/ and their name without `tensorflow-`."""
 KERAS_BEFORE_WRAPPER = "2.3.1"
 """The last multi-backend Keras (2019-10), for a TensorFlow before 2.2: Keras 2.4 wraps tf.keras of 2.2+."""
 INTERNALS_USERS = ("tensorflow-probability", "keras", "tf-keras", "tensorflow-addons", "tensorflow-text",
@@ -215,7 +217,7 @@ def companion_mismatch(s: Snapshot, d: Derived):
             what += f" (this environment has TensorFlow {here}: the text came from another environment)"
         return companion_mismatch.finding(
             evidence(s, match, tensorflow_here=here),
-            Remediation(text, (), f"https://github.com/tensorflow/{package.removeprefix('tensorflow-')}"),
+            Remediation(text, (), _REPOSITORY.get(package, f"https://github.com/tensorflow/{package.removeprefix('tensorflow-')}")),
             title=f"{what}: the companion is built for another TensorFlow", severity=severity)
     return None
 

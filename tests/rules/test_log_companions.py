@@ -92,8 +92,25 @@ def test_the_import_check_other_companions_share_names_each_of_them():
     assert f.evidence["log_needs"] == ">=2.1.0" and "tensorflow-datasets" in f.title
     cut = recognise("ImportError: This version of TensorFlow Datasets requires TensorFlow...")  # a title's cut
     assert [m.fields["package"] for m in cut] == ["tensorflow-datasets"]
+    assert f.remediation.link == "https://github.com/tensorflow/datasets"
     lowered = recognise("importerror: this version of tensorflow datasets requires tensorflow version >= 2.1.0")
     assert [m.fields["package"] for m in lowered] == ["tensorflow-datasets"]  # the flat view ignores case
+
+
+def test_each_companion_is_pointed_to_its_own_repository(tmp_path):
+    """TF Agents' repository is tensorflow/agents, not tensorflow/tf-agents (the template filled as
+    its import check prints it)."""
+    from log_cases import WHO
+
+    from tfdoctor.logtext import keep
+
+    (tmp_path / "agents.txt").write_text(
+        "ImportError: This version of TF Agents requires TensorFlow version >= 2.6; Detected an installation "
+        "of version 2.3.0. Please upgrade TensorFlow to proceed.\n", encoding="utf-8")
+    s = snap(linux_cpu(packages=[_pkg("tensorflow", "2.3.0", [])]))
+    s.log = keep.read(tmp_path / "agents.txt", identity=WHO)
+    (f,) = [x for x in check.run(s) if x.code == "log.companion-mismatch"]
+    assert f.remediation.link == "https://github.com/tensorflow/agents"
 
 
 def test_keras_2_4_refusing_a_tensorflow_before_2_2_names_both_ways_out():
@@ -104,6 +121,7 @@ def test_keras_2_4_refusing_a_tensorflow_before_2_2_names_both_ways_out():
     assert f.severity is Severity.ERROR and f.evidence["log_package"] == "keras"
     assert f.title.startswith("keras supports TensorFlow >=2.2; it ran with 1.14.0")
     assert "keras==2.3.1" in f.remediation.text and "TensorFlow 1.14.0" in f.remediation.text
+    assert f.remediation.link == "https://github.com/keras-team/keras"
     unstated = one(diagnose(linux_cpu(packages=[]), "keras_requires_tensorflow_22.txt"), "log.companion-mismatch")
     assert unstated.severity is Severity.ERROR and "an older TensorFlow" in unstated.remediation.text
     lowered = recognise("importerror: keras requires tensorflow 2.2 or higher.")
