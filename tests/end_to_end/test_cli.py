@@ -320,17 +320,23 @@ def test_shell_completion_completes_explain_codes():
     assert "lint.xla-on-metal" in complete_codes("lint.xla")
 
 
-def test_diagnose_of_a_reports_snapshot_reads_what_it_does_not_know_from_the_log(tmp_path):
+@pytest.mark.parametrize("given", ["file", "stdin"])
+def test_diagnose_of_a_reports_snapshot_reads_what_it_does_not_know_from_the_log(tmp_path, given):
     """A snapshot built from a report's fields knows no Python architecture; the pasted text sets
-    CONDA_SUBDIR=osx-64 (DeepLabCut's M1 instructions): diagnose --log settles it from there."""
+    CONDA_SUBDIR=osx-64 (DeepLabCut's M1 instructions): diagnose --log settles it from there,
+    from a file or from standard input, which can be read only once."""
     from tfdoctor.triage.facts import read_report
     from tfdoctor.triage.snapshot import to_snapshot
 
     snap = tmp_path / "snap.json"
     snap.write_text(json.dumps(to_snapshot(read_report("MacBook Pro M2, macOS 13.0.1")).to_dict()))
+    posted = "5. `conda activate DEEPLABCUT_M1`\n`conda env config vars set CONDA_SUBDIR=osx-64`\n"
     text = tmp_path / "posted.txt"
-    text.write_text("5. `conda activate DEEPLABCUT_M1`\n`conda env config vars set CONDA_SUBDIR=osx-64`\n")
-    result = run_tfdoctor("diagnose", str(snap), "--log", str(text), "--json")
+    text.write_text(posted)
+    if given == "file":
+        result = run_tfdoctor("diagnose", str(snap), "--log", str(text), "--json")
+    else:
+        result = run_tfdoctor("diagnose", str(snap), "--log", "-", "--json", stdin=posted)
     assert json.loads(result.stdout)["diagnosis"]["code"] == "arch.conda-osx-64"
     alone = run_tfdoctor("diagnose", str(snap), "--json")
     assert (json.loads(alone.stdout)["diagnosis"] or {}).get("code") != "arch.conda-osx-64"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tfdoctor.logtext.catalog import CODES, SIGNATURES, recognise
-from tfdoctor.logtext.reader import Reading, read_log, read_log_bytes
+from tfdoctor.logtext.reader import Reading, keeping_head, read_log, read_log_bytes
 from tfdoctor.logtext.training import companion_for
 
 LOGS = Path(__file__).parents[1] / "data" / "logs"
@@ -200,6 +200,19 @@ def test_invalid_utf8_is_decoded_not_fatal() -> None:
     reading = read_log_bytes(b"Illegal instruction: 4\n\x81\xfe\xfa ok\n" + b"a" * 1000)
     assert [m.code for m in recognise(_text(reading))] == ["log.illegal-instruction"]
     assert reading.read.encoding == "cp1252" and reading.read.replaced == 1
+
+
+def test_the_head_kept_is_the_text_as_read_up_to_its_budget() -> None:
+    """diagnose --log reads the text once and reads its head as a report: the head is what the
+    pieces gave (decoded, cleaned), cut at the budget, and complete only once they are taken."""
+    data = "Ausgabe \x1b[31mrot\x1b[0m\n".encode("utf-16") + "x\n".encode("utf-16-le") * 50
+    reading, head = keeping_head(read_log_bytes(data), budget=12)
+    assert head == []
+    text = _text(reading)
+    assert "".join(head) == text[:12] == "Ausgabe rot\n"
+    reading, head = keeping_head(read_log_bytes(b"a\nb\n"), budget=1000)
+    text = _text(reading)
+    assert "".join(head) == text == "a\nb\n"
 
 
 def test_readme_lists_every_signature_with_its_source() -> None:

@@ -167,14 +167,13 @@ def diagnose(
             raise usage_error(str(exc))
         if log is not None:  # read once (it may be standard input), the same for every snapshot
             if pasted is None:
-                from tfdoctor.logtext import keep
-
-                pasted = keep.read(log, keep_log=keep_log)
+                pasted, head = _read_log(log, keep_log)
             snapshot.log = pasted
-            if snapshot.unknown and log != "-":  # a report's snapshot: its text may settle what it does not know
+            if snapshot.unknown:  # a report's snapshot: its text may settle what it does not know
+                from tfdoctor.triage.facts import read_report
                 from tfdoctor.triage.snapshot import complete
 
-                told = _told_by(log) if told is None else told
+                told = read_report("".join(head)) if told is None else told
                 complete(snapshot, told)
         reports.append((name, diagnose_snapshot(snapshot, chosen, debug)))
     fmt = OutputFormat.json if json_output else fmt
@@ -201,18 +200,15 @@ def diagnose(
     raise typer.Exit(max(report.exit_code(threshold) for _, report in reports))
 
 
-def _told_by(path: str):
-    """What a pasted text, read as a bug report (its first MAX_REPORT_BYTES), states: the facts a
-    report's snapshot does not know may be there. A file that cannot be read states nothing."""
-    from tfdoctor.triage.facts import read_report
-    from tfdoctor.triage.outcome import MAX_REPORT_BYTES, report_text
+def _read_log(path: str, keep_log: bool):
+    """The --log text as a fact, and its first MAX_REPORT_BYTES characters as read: a report's
+    snapshot takes from them what it does not know (the text read once, as standard input must be)."""
+    from tfdoctor.logtext import keep
+    from tfdoctor.logtext.reader import keeping_head, read_log
+    from tfdoctor.triage.outcome import MAX_REPORT_BYTES
 
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_REPORT_BYTES)
-    except OSError:
-        data = b""
-    return read_report(report_text(data))
+    reading, head = keeping_head(read_log(path), MAX_REPORT_BYTES)
+    return keep.from_reading(reading, keep_log=keep_log), head
 
 
 @app.command()

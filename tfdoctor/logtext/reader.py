@@ -83,6 +83,23 @@ def read_log_bytes(data: bytes, source: str = "<text>", limit: int = DEFAULT_LIM
     return _reading(LogRead(source, size=len(data)), _file_chunks(io.BytesIO(data), len(data), max(int(limit), 2)))
 
 
+def keeping_head(reading: Reading, budget: int) -> tuple[Reading, list[str]]:
+    """The same reading, and a list that holds the first `budget` characters of its text once its
+    pieces are taken: a log read once (standard input can be read only once) can be read as a
+    report too, without keeping the whole."""
+    head: list[str] = []
+
+    def pieces() -> Iterator[str]:
+        left = budget
+        for piece in reading.pieces:
+            if left > 0:
+                head.append(piece[:left])
+                left -= len(head[-1])
+            yield piece
+
+    return Reading(reading.read, pieces()), head
+
+
 def _failed(source: str, error: str) -> Reading:
     return Reading(LogRead(source, error=error), iter(()))
 
