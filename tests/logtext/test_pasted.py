@@ -1,6 +1,7 @@
 """Every real error text of tests/data/logs is recognised however it was pasted (issue 19 class 2):
 as printed, wrapped at 80 columns, quoted in markdown inside a code fence, cut in the middle of
-its last line after the part that tells it apart, and with a logger's timestamps in front."""
+its last line after the part that tells it apart, with a logger's timestamps in front, and with
+typographic quotes."""
 
 from __future__ import annotations
 
@@ -41,9 +42,24 @@ def timestamped(text: str) -> str:
                      for i, line in enumerate(text.splitlines()))
 
 
+def typographic(text: str) -> str:
+    """Quotes as a blog, a word processor or a phone's keyboard sets them: ‘…’ and “…”."""
+    out, single, double = [], False, False
+    for ch in text:
+        if ch == "'":
+            single = not single
+            ch = "\u2018" if single else "\u2019"
+        elif ch == '"':
+            double = not double
+            ch = "\u201c" if double else "\u201d"
+        out.append(ch)
+    return "".join(out)
+
+
 WAYS = {"as printed": lambda t, c: t, "wrapped at 80": lambda t, c: wrapped(t),
         "quoted in markdown": lambda t, c: quoted(t), "cut": cut,
-        "timestamped": lambda t, c: timestamped(t), "CRLF and colours": lambda t, c: "\x1b[31m" + t.replace("\n", "\x1b[0m\r\n")}
+        "timestamped": lambda t, c: timestamped(t), "CRLF and colours": lambda t, c: "\x1b[31m" + t.replace("\n", "\x1b[0m\r\n"),
+        "with typographic quotes": lambda t, c: typographic(t)}
 
 
 KNOWN_MISSES = {

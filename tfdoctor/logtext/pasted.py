@@ -2,7 +2,8 @@
 
 A message reaches tfdoctor wrapped by a terminal or a forum at some column, quoted in markdown
 (`> `), inside a code fence, with its backticks lost or doubled, with a logger's timestamp in
-front, with ANSI colours or CRLF line ends. Signatures are written against the message as the
+front, with ANSI colours or CRLF line ends, with typographic quotes a blog, a word processor or
+a phone put in for the program's straight ones. Signatures are written against the message as the
 code prints it, so every text goes through the same two views before matching:
 
 * `clean`: the same lines (line numbers stay the user's), each without what pasting added;
@@ -58,8 +59,15 @@ def _unwrapped(match: re.Match[str]) -> str:
     return match.group(1).rstrip().rstrip("`")
 
 
+_TYPOGRAPHIC = str.maketrans("\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f", "''''\"\"\"\"")
+"""Curly quotes back to the straight ones every program prints ("Could not load dynamic library
+‘libcusolver.so.10’" as a blog or a phone's keyboard has it); one character for one, so offsets
+and line numbers stay."""
+
+
 def clean(text: str) -> str:
     """Every line of `text` without what pasting added around the message (lines are kept)."""
+    text = text.translate(_TYPOGRAPHIC)
     if "\x1b" in text:
         text = ANSI.sub("", text)
     if "\r" in text:
