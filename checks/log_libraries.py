@@ -226,8 +226,9 @@ _TESTED_BUILDS = "https://www.tensorflow.org/install/source#gpu"
       "name says which part is missing and which CUDA or cuDNN release the build wants; a driver "
       "library that is missing or an empty file inside a container means the container was "
       "started without the GPU. 'Could not load dynamic library' alone is what every machine "
-      "without an NVIDIA GPU prints: read only beside one of these, or a GPU list that came back "
-      "empty. A stack that loads can be the wrong release: a cuDNN older than the one TensorFlow "
+      "without an NVIDIA GPU prints: read only beside one of these, a GPU list that came back "
+      "empty, or a text that says its machine has an NVIDIA GPU or a CUDA toolkit (a GPU model, "
+      "a CUDA release, nvidia-smi's table; tensorflow/tensorflow#43947). A stack that loads can be the wrong release: a cuDNN older than the one TensorFlow "
       "was compiled with ('Loaded runtime CuDNN library: 7.5.0 but source was compiled with: "
       "7.6.0', tensorflow/tensorflow#33666) or a driver older than the CUDA runtime ('CUDA driver "
       "version is insufficient for CUDA runtime version') makes the GPU's work fail, and "
@@ -244,7 +245,8 @@ def gpu_libraries(s: Snapshot, d: Derived):
     ran.sort(key=lambda m: nvidia.RUN_FAILED.index(m.variant))
     skipped = [m for m in matches if m.variant in nvidia.GPU_SKIPPED]
     named = [m for m in matches if m.variant == nvidia.NOT_OPENED]
-    if not failed and not ran and not skipped and not (named and matches_of(s, codes.LOG_NO_GPU_LISTED)):
+    gpu_wanted = bool(matches_of(s, codes.LOG_NO_GPU_LISTED)) or bool(s.log and s.log.names_nvidia_gpu)
+    if not failed and not ran and not skipped and not (named and gpu_wanted):
         return None
     libraries = list(dict.fromkeys(m.fields["library"] for m in failed + named if m.fields.get("library")))
     parts: dict[str, str | None] = {}
@@ -318,7 +320,10 @@ def _missing_part(s: Snapshot, d: Derived, parts: dict[str, str | None], librari
                     "--gpus all, with the NVIDIA Container Toolkit), or use a CPU image"), ("nvidia-smi",)
         return "the NVIDIA driver is missing: install it (nvidia-smi tells whether one works)", ("nvidia-smi",)
     releases = [f"{part} {version}" for part, version in parts.items() if part != "driver" and version]
-    wanted = (f"this build wants {' and '.join(releases)}: install {'that release' if len(releases) == 1 else 'those releases'}"
+    ranges = any("-" in version or version.endswith(".x") for version in parts.values() if version)
+    which = "a release of that range" if len(releases) == 1 and ranges else (
+        "that release" if len(releases) == 1 else "those releases")
+    wanted = (f"this build wants {' and '.join(releases)}: install {which}"
               if releases else "install the CUDA and cuDNN releases this TensorFlow was built with (its "
               "tested build configurations list them)")
     text = f"{wanted} and put the library folder on {_path_variable(s, libraries)}, or install a TensorFlow built for the CUDA you have"
@@ -339,5 +344,5 @@ def _pip_extra_era(s: Snapshot, d: Derived, cuda: str | None) -> bool:
     build wants (CUDA 11.8 for 2.14, 12 from 2.15: the wheels' METADATA); not an upgrade of a
     TensorFlow built for an older CUDA."""
     era = version_of(d.tf_version) >= version_of("2.14") if d.tf_version else (
-        cuda is None or version_of(cuda) >= version_of("12"))
+        cuda is None or version_of(nvidia.first_release(cuda)) >= version_of("12"))
     return s.host.system == "Linux" and era

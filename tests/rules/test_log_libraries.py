@@ -5,6 +5,8 @@ pair and what the snapshot knows of it."""
 
 from __future__ import annotations
 
+import pytest
+
 from log_cases import ARM, LOGS, WHO, LogRules, commands, one
 from snapshots import _pkg, apple_silicon, linux_cpu, merge, snap
 
@@ -308,7 +310,7 @@ def test_libraries_named_beside_the_skip_give_each_release():
     # JdeRobot/BehaviorMetrics#385: libcusolver.so.11 and libcudnn.so.8, then "Cannot dlopen some GPU libraries"
     f = one(diagnose(linux_cpu(packages=[]), "nvidia_libraries_not_opened.txt"), "log.gpu-libraries")
     assert f.evidence["libraries"] == ["libcusolver.so.11", "libcudnn.so.8"]
-    assert "wants CUDA 11 and cuDNN 8" in f.title and f.severity.value == "warning"
+    assert "wants CUDA 11.1-12.x and cuDNN 8" in f.title and f.severity.value == "warning"
 
 
 def test_cudnn_that_tensorflow_0x_could_not_load():
@@ -396,3 +398,39 @@ def test_the_stream_executors_lines_in_a_text_that_never_names_tensorflow_are_an
            "version.\njax.errors.JaxRuntimeError: FAILED_PRECONDITION: DNN library initialization failed.\n")
     assert not _text_findings(tmp_path, jax)
     assert _text_findings(tmp_path, jax.replace("jax.errors.JaxRuntimeError", "tensorflow.python.framework.errors_impl.InternalError"))
+
+
+def _not_opened(text: str) -> list:
+    s = snap(linux_cpu(packages=[]))
+    s.log = keep.from_bytes(text.encode(), "paste", identity=WHO)
+    return check.run(s)
+
+
+_CUSOLVER_NOT_OPENED = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load dynamic "
+               "library 'libcusolver.so.10'; dlerror: libcusolver.so.10: cannot open shared object file: "
+               "No such file or directory\n")
+
+
+@pytest.mark.parametrize("machine", [
+    "- CUDA/cuDNN version: 11.1 / 8.0.4.30\n- GPU model and memory: RTX 2080 8GB\n",  # tensorflow/tensorflow#43947's template
+    "win10\nRTX3070ti\ncuda11.2\ncudnn8.1.0\n",
+    "| NVIDIA-SMI 455.23.05    Driver Version: 455.23.05    CUDA Version: 11.1     |\n",
+    "LD_LIBRARY_PATH=/usr/local/cuda-11.1/lib64\n",
+])
+def test_a_library_not_opened_costs_the_gpu_of_a_machine_that_says_it_has_one(machine):
+    """'Could not load dynamic library' is what every machine without an NVIDIA GPU prints; a text
+    that says its machine has one (a GPU model, a CUDA release, nvidia-smi) lost that GPU. The
+    library's name says which CUDA ships it: libcusolver.so.10 is CUDA 10.1-11.0's, not 10's."""
+    f = one(_not_opened(machine + _CUSOLVER_NOT_OPENED), "log.gpu-libraries")
+    assert f.severity.value == "warning" and "libcusolver.so.10" in f.title
+    assert "wants CUDA 10.1-11.0: install a release of that range" in f.title
+
+
+@pytest.mark.parametrize("machine", [
+    "",  # a CPU-only machine, a CI runner
+    "- CUDA/cuDNN version: N/A\n- GPU model and memory: N/A\n",
+    "I tensorflow/core/common_runtime/gpu/gpu_device.cc] Cuda compute capability 3.0\n",
+    "tensorflow/stream_executor/cuda/cuda_driver.cc:269] failed call to cuInit: UNKNOWN ERROR (303)\n",
+])
+def test_the_same_line_where_no_nvidia_gpu_is_said_is_no_finding(machine):
+    assert "log.gpu-libraries" not in {f.code for f in _not_opened(machine + _CUSOLVER_NOT_OPENED)}

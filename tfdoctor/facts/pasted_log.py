@@ -166,6 +166,11 @@ class LogTextFacts(LogRead):
     """Whether the text, all of it as read, shows something failing: a Python traceback or
     exception line, a crash signal, an abort (tfdoctor.logtext.keep.FAILURE_WORDS). A report that
     shows none describes a setup, a question or a benchmark."""
+    names_nvidia_gpu: bool = False
+    """Whether the text, all of it as read, says its machine has an NVIDIA GPU or a CUDA toolkit:
+    a GPU model, a CUDA release, nvidia-smi's table (tfdoctor.logtext.keep.NVIDIA_WORDS). There a
+    CUDA library TensorFlow could not open costs the GPU; elsewhere the same line is what every
+    machine without one prints."""
     timings: list[TextTiming] = field(default_factory=list)
     """The durations the text gives for runs on the GPU and on the CPU (tfdoctor.logtext.speeds):
     the first few per device and unit."""

@@ -39,6 +39,15 @@ TENSORFLOW_WORDS = re.compile(r"tensorflow|\bkeras\b|\btf\.|^[ \t]{0,20}\d{1,9}/
                               re.IGNORECASE | re.MULTILINE)
 """Words that say a text is about TensorFlow, and Keras' own progress bar ("300/300 [=====] - 3s
 10ms/step - loss: ..."): one search per block of the text as it is read."""
+NVIDIA_WORDS = re.compile(
+    r"\b(?:GeForce|Quadro|Tesla[ \t]{0,2}[KPVTMA]\d{1,3}|Titan[ \t]{0,2}(?:Xp?|V|RTX)|(?:RTX|GTX)[ \t]{0,2}[A2-9]?\d{3,4}"
+    r"|NVIDIA-SMI|CUDA(?:[ \t]{0,2}(?:toolkit|version|/[ \t]{0,2}cuDNN(?:[ \t]{1,2}version)?))?[ \t]{0,3}[-_:=]?[ \t]{0,3}"
+    r"v?(?:[7-9]|1[0-3])\.\d)", re.IGNORECASE)
+"""Words that say a text's machine has an NVIDIA GPU or a CUDA toolkit: a GPU model ("GeForce",
+"RTX 3070ti", "Tesla T4"), nvidia-smi's table, a CUDA release as reporters and templates state it
+("CUDA 11.1", "cuda11.2", "CUDA/cuDNN version: 11.1 / 8.0", "cudatoolkit 11.8", "/usr/local/cuda-11.0").
+TensorFlow's own "Cuda compute capability" and its source paths (stream_executor/cuda/) name no
+release (one search per block, as TENSORFLOW_WORDS)."""
 FAILURE_WORDS = re.compile(
     r"Traceback \(most recent call last\)|^[ \t]{0,40}[\w.]{0,200}(?:Error|Exception):|[Ss]egmentation fault|[Bb]us error|"
     r"Abort trap|Illegal instruction|illegal hardware instruction|terminating (?:with|due to) uncaught exception|"
@@ -72,7 +81,7 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
 
     recogniser = Recogniser(SIGNATURES)
     window = Window(KEEP_LOG_CHARS if keep_log else 0, clean)
-    names_tensorflow = shows_failure = False
+    names_tensorflow = shows_failure = names_nvidia_gpu = False
     speeds, outcomes, growth, models = SpeedReader(), OutcomeReader(), GrowthReader(), ModelErrorReader()
     for block in scan(window.pieces(reading.pieces), recogniser):
         window.block(block)
@@ -82,6 +91,7 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
         models.feed_block(block.lines.text, block.lines.first)
         names_tensorflow = names_tensorflow or bool(TENSORFLOW_WORDS.search(block.lines.text))
         shows_failure = shows_failure or bool(FAILURE_WORDS.search(block.lines.text))
+        names_nvidia_gpu = names_nvidia_gpu or bool(NVIDIA_WORDS.search(block.lines.text))
     log = reading.read
     matches = recogniser.matches()[:MAX_MATCHES] if not log.binary and not log.error else []
     excerpt, log.kept_lines = window.excerpt(matches)
@@ -94,6 +104,7 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
                         redacted=redacted, text=clean(text) if text is not None else None,
                         names_tensorflow=names_tensorflow and not log.binary,
                         shows_failure=shows_failure and not log.binary,
+                        names_nvidia_gpu=names_nvidia_gpu and not log.binary,
                         timings=[] if log.binary else speeds.kept,
                         outcomes=[] if log.binary else [replace(o, said=clean(o.said)) for o in outcomes.kept],
                         growth=[] if log.binary else [replace(g, said=clean(g.said)) for g in growth.kept],

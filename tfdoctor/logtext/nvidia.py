@@ -48,16 +48,37 @@ def part(library: str) -> str:
     return "cuDNN" if _CUDNN.search(name) else "CUDA"
 
 
+_COMPONENT = re.compile(r"^(?:lib)?(cudart|cublas|cufft|curand|cusolver|cusparse)", re.IGNORECASE)
+_CUDA_SHIPPING = {
+    ("cudart", "11.0"): "11.x", ("cudart", "110"): "11.x", ("cudart", "12"): "12.x",
+    ("cublas", "10"): "10.1-10.2", ("cublas", "11"): "11.x", ("cublas", "12"): "12.x",
+    ("cufft", "10"): "10.1-11.8", ("cufft", "11"): "12.x",
+    ("curand", "10"): "10.1-12.x",
+    ("cusolver", "10"): "10.1-11.0", ("cusolver", "11"): "11.1-12.x",
+    ("cusparse", "10"): "10.1-10.2", ("cusparse", "11"): "11.x", ("cusparse", "12"): "12.x",
+}
+"""The CUDA releases whose toolkit ships a library of this name. Up to CUDA 10.0 every library's
+name carried the toolkit's release (libcublas.so.10.0); from 10.1 the maths libraries carry their
+own major (NVIDIA's CUDA Toolkit Release Notes, "CUDA Toolkit Major Component Versions": cuSOLVER
+10.x in CUDA 10.1-11.0, 11.x from 11.1), and every CUDA 11 names its runtime libcudart.so.11.0
+(cudart64_110.dll on Windows). So libcusolver.so.10 is CUDA 11.0's as much as 10.1's, never 10.0's."""
+
+
 def wanted_version(library: str) -> str | None:
     """The CUDA or cuDNN release a library's name asks for: libcublas.so.10.0 and cudart64_100.dll
-    are CUDA 10.0, cudart64_90.dll 9.0, cublas64_11.dll 11, libcudnn.so.7 and cudnn64_7.dll cuDNN 7.
-    The driver's libcuda.so.1 has no release in its name."""
+    are CUDA 10.0, cudart64_90.dll 9.0, libcudnn.so.7 and cudnn64_7.dll cuDNN 7; a maths library
+    of CUDA 10.1+ names the releases that ship it (libcusolver.so.10: CUDA 10.1-11.0,
+    cublas64_11.dll: 11.x). The driver's libcuda.so.1 has no release in its name."""
     name = _file_name(library)
     if part(name) == "driver":
         return None
     m = _SUFFIX.search(name)
     if not m:
         return None
+    component = _COMPONENT.match(name)
+    shipped = _CUDA_SHIPPING.get((component[1].lower(), m[1] or m[2] or m[3])) if component else None
+    if shipped:
+        return shipped
     if m[1]:  # Windows: 100 -> 10.0, 90 -> 9.0; 11, 12 and cuDNN's 7, 8 are majors
         digits = m[1]
         if len(digits) == 3:
@@ -66,6 +87,11 @@ def wanted_version(library: str) -> str | None:
             return f"{digits[0]}.0"
         return digits
     return m[2] or m[3]
+
+
+def first_release(wanted: str) -> str:
+    """The oldest release a wanted_version names ("10.1-11.0" -> "10.1", "12.x" -> "12")."""
+    return wanted.split("-")[0].removesuffix(".x")
 
 
 _LEGACY_CUDNN = re.compile(r"^(\d)(\d)(\d{2})$")
