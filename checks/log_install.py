@@ -4,8 +4,7 @@ pip's "No matching distribution found for tensorflow-macos==2.12.0" means differ
 different machines: the version may not exist at all, exist only for other Pythons or the other
 architecture, be a pre-release, or need a newer macOS. The matrix (compat_matrix.json, read from
 the registry's wheels) answers which, for this Python, the architecture pip runs as and this
-macOS, and every fix names a version that exists here. Also the log as a whole: unreadable, or
-read and recognised nowhere (`log.unreadable`, `log.not-recognised`).
+macOS, and every fix names a version that exists here.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from tfdoctor.advice.tensorflow_name import refusal_evidence, refusal_story, ref
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair
 from tfdoctor.knowledge.records import python_minor
+from tfdoctor.logtext import network
 from tfdoctor.model import Command, Remediation, Severity, rule
 
 MINIFORGE = "https://github.com/conda-forge/miniforge"
@@ -78,6 +78,11 @@ def _fix_for_machine(s: Snapshot, d: Derived, m: Any, what: str) -> Remediation:
     return Remediation(what, (), APPLE_PLUGIN_PAGE)
 
 
+def _listed(match: Any) -> list[str]:
+    """The versions pip's refusal lists ("from versions: none" and "from versions: " list none)."""
+    return [v.strip() for v in match.fields.get("available", "").split(",") if v.strip() and v.strip() != "none"]
+
+
 @rule(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, "pip found no distribution of what was asked for",
       Severity.ERROR,
       "pip lists only the wheels whose tags fit the Python it runs with, the architecture it runs "
@@ -88,14 +93,27 @@ def _fix_for_machine(s: Snapshot, d: Derived, m: Any, what: str) -> Remediation:
       "asked for is looked up in the matrix for this Python, architecture and macOS. poetry's "
       "'Unable to find installation candidates for tensorflow (2.12.0)' is the same refusal of "
       "the release it locked. Where the report does not say the architecture, an unstated chip is "
-      "not taken for Intel: what each architecture's wheels say is given, with the command that tells which.",
+      "not taken for Intel: what each architecture's wheels say is given, with the command that tells which. "
+      "An empty list after an index page pip could not read ('Could not fetch URL ... - skipping', "
+      "urllib3's 'Retrying ... after connection broken by') is the network's, not the package's: "
+      "information beside log.network-error.",
       "Install a version that exists here (the finding names it), or move to a Python that has one.",
       "https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/",
       fix_answer=ABOUT_THE_LOG)
 def pip_no_matching(s: Snapshot, d: Derived):
     out = []
     name_refusals = {id(r.match): r for r in refused_for_tensorflow_name(s, d)}
+    unread = [m for m in matches_of(s, codes.LOG_NETWORK_ERROR) if m.variant in network.INDEX_UNREAD]
     for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION):
+        if unread and not _listed(match):  # pip never read the index: its empty list is the network's
+            out.append(pip_no_matching.finding(
+                evidence(s, match, verdict="index-not-read", network=unread[0].text), Remediation(
+                    "pip could not read the package index, so it listed no versions: fix the network "
+                    "error shown before it (log.network-error), then install again"),
+                title=f"pip listed no versions of {match.fields.get('package') or 'the package'} because it "
+                      "could not read the package index (the network, not the package or this machine)",
+                severity=Severity.INFO))
+            continue
         if (refused := name_refusals.get(id(match))) is not None:  # `tensorflow` (from X): the name
             text, fix = refusal_story(s, d, refused)
             out.append(pip_no_matching.finding(refusal_evidence(s, d, refused), fix, title=text))
@@ -104,8 +122,7 @@ def pip_no_matching(s: Snapshot, d: Derived):
         installer = "poetry" if match.variant == POETRY else "uv" if match.variant.startswith("uv-") else "pip"
         spec = _spec(match.fields.get("specifier", ""))
         where = _where(s, d)
-        available = [v.strip() for v in match.fields.get("available", "").split(",")
-                     if v.strip() and v.strip() != "none"]
+        available = _listed(match)
         facts: dict[str, Any] = dict(where)
         m = d.matrix
         if (judged := pip_verdict(s, d, match)) is not None:
@@ -360,31 +377,3 @@ def conda_packages_not_found(s: Snapshot, d: Derived):
         out.append(conda_packages_not_found.finding(evidence(s, match, conda_subdir=env_subdir, **_where(s, d)),
                                                     Remediation(text, commands, MINIFORGE), title=f"conda: {text}"))
     return out
-
-
-@rule(codes.LOG_UNREADABLE, "The log given could not be read", Severity.WARNING,
-      "The file given with --log is missing, a directory, unreadable, a binary file, or empty, "
-      "so there is no error text to diagnose (the environment is still diagnosed).",
-      "Give the text file with the error (or `-` and paste it on standard input).", fix_answer=ABOUT_THE_LOG)
-def unreadable(s: Snapshot, d: Derived):
-    log = s.log
-    if log is None or not (log.error or log.binary or log.empty):
-        return None
-    what = log.error or ("a binary file, not a log" if log.binary else "empty")
-    return unreadable.finding({"log": log.source, "problem": what, "size": log.size},
-                              Remediation(unreadable.doc.fix), title=f"The log {log.source} is {what}"
-                              if not log.error else f"The log {log.source}: {what}")
-
-
-@rule(codes.LOG_NOT_RECOGNISED, "No known error message in the log", Severity.INFO,
-      "The log was read but holds none of the error texts tfdoctor knows (`tfdoctor list-checks` "
-      "lists the log.* codes); the diagnosis rests on the environment alone.",
-      "If it holds an error about TensorFlow on a Mac, report it with the text so a signature "
-      "can be added.", fix_answer=ABOUT_THE_LOG)
-def not_recognised(s: Snapshot, d: Derived):
-    log = s.log
-    if log is None or log.matches or log.error or log.binary or log.empty:
-        return None
-    ev = {"log": log.source, "summary": log.summary(), "notes": list(log.notes)}
-    return not_recognised.finding(ev, Remediation(not_recognised.doc.fix),
-                                  title=f"No known error message in {log.source} ({log.lines} lines)")

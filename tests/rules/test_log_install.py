@@ -19,6 +19,7 @@ from tfdoctor.facts import pasted_log
 from tfdoctor.logtext import keep
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.logtext.reader import DEFAULT_LIMIT
+from tfdoctor.model import Severity
 from tfdoctor.render.schemas import snapshot_schema
 from tfdoctor.sanitize.redact import Identity
 
@@ -241,34 +242,6 @@ def test_conda_tensorflow_gpu_on_a_mac_is_a_cuda_package(tmp_path):
 # --- the log as a fact -----------------------------------------------------------------------------
 
 
-def test_unreadable_logs_are_a_finding_not_a_crash(tmp_path):
-    empty = tmp_path / "empty.log"
-    empty.write_bytes(b"")
-    binary = tmp_path / "model.h5"
-    binary.write_bytes(b"\x89HDF\r\n\x1a\n\x00\x00\x00\x00" * 100)
-    for path, problem in ((empty, "empty"), (binary, "a binary file, not a log"),
-                          (tmp_path / "missing.log", "no such file"), (tmp_path, "is a directory, not a log file")):
-        s = snap(apple_silicon())
-        s.log = keep.read(path, identity=WHO)
-        f = one_plain(check.run(s), "log.unreadable")
-        assert f.evidence["problem"] == problem
-
-
-def one_plain(findings: list, code: str):
-    found = [f for f in findings if f.code == code]
-    assert len(found) == 1, [f.code for f in findings]
-    return found[0]
-
-
-def test_a_log_without_known_errors_says_so(tmp_path):
-    path = tmp_path / "train.log"
-    path.write_text("Epoch 1/3\n469/469 - loss: 0.31 - accuracy: 0.91\n", encoding="utf-8")
-    s = snap(apple_silicon())
-    s.log = keep.read(path, identity=WHO)
-    f = one_plain(check.run(s), "log.not-recognised")
-    assert "2 lines" in f.title
-
-
 def test_the_log_is_redacted_bounded_and_survives_a_snapshot_file(tmp_path):
     text = (LOGS / "metal_plugin_symbol_assign_update.txt").read_text(encoding="utf-8")
     noise = "".join(f"step {i} loss 0.1 https://ada:hunter2secret@pypi.example.com/simple\n" for i in range(20000))
@@ -418,3 +391,24 @@ def test_condas_refusal_cut_after_its_head_names_no_empty_package(tmp_path):
     s.log = keep.read(tmp_path / "conda.txt", identity=WHO)
     (f,) = [f for f in LogRules("log_install").run(s) if f.code == "log.conda-packages-not-found"]
     assert f.title.startswith("conda: the packages asked for (the paste ends before conda names them)")
+
+
+@pytest.mark.parametrize("name", ["pip_index_unreachable_tls.txt", "pip_index_unreachable_certificate.txt"])
+def test_an_empty_version_list_after_an_index_pip_could_not_read_is_the_network(name):
+    """apple/turicreate#631, tensorflow/tensorflow#70901: 'Could not fetch URL ... - skipping', then
+    '(from versions: )': pip read no page, so the empty list says nothing of the package or machine."""
+    found = [f for f in check.diagnose(linux_cpu(packages=[]), name) if f.code == "log.pip-no-matching-distribution"]
+    assert found and all(f.severity is Severity.INFO and f.evidence["verdict"] == "index-not-read" for f in found)
+    assert "could not read the package index" in found[0].title
+
+
+def test_versions_listed_despite_a_retry_mean_pip_read_the_index():
+    s = snap(linux_cpu(packages=[]))
+    s.log = keep.from_bytes(
+        b"WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection "
+        b"broken by 'ReadTimeoutError(\"HTTPSConnectionPool(host='pypi.org', port=443): Read timed out. (read "
+        b"timeout=15)\")': /simple/tensorflow/\nERROR: Could not find a version that satisfies the requirement "
+        b"tensorflow==2.99 (from versions: 2.16.1, 2.16.2, 2.17.0)\nERROR: No matching distribution found for "
+        b"tensorflow==2.99\n", "paste", identity=WHO)
+    (f,) = [f for f in check.run(s) if f.code == "log.pip-no-matching-distribution"]
+    assert f.severity is Severity.ERROR and f.evidence["verdict"] != "index-not-read"
