@@ -39,12 +39,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # network, a proxy, a firewall) it is all a plain `pip install` shows before giving up
     sig("log.network-error", RETRYING, "install",
         "pip's connection to the package index broke and was retried",
-        r"Retrying \(Retry\(total=\d{1,3}[^\n]{0,200}?\)\) after connection broken by "
-        r"'?(?P<error>\w{1,60})\([^\n]{0,800}?\)'?: (?P<path>/[^\s]{1,300})",
+        r"Retrying \(Retry\(total=\d{1,3}[^)\n]{0,200}\)\) after connection broken by '?(?P<error>\w{1,60})\(",
         "Retrying (Retry(total=4, connect=None, read=None, redirect=None)) after connection broken by "
         "'ProxyError('Cannot connect to proxy.', NewConnectionError('<pip._vendor.requests.packages.urllib3."
         "connection.VerifiedHTTPSConnection object at 0x000001B1FCB5A160>: Failed to establish a new "
         "connection: [Errno 11001] getaddrinfo failed',))': /simple/tensorflow/",
         "https://github.com/psf/requests/issues/4607", needle="after connection broken by", key=(),
-        head=r"Retrying \(Retry\(total=\d{1,3}[^\n]{0,200}?\)\) after connection broken by"),
+        head=r"Retrying \(Retry\(total=\d{1,3}[^)\n]{0,200}\)\) after connection broken by"),
 )
