@@ -225,11 +225,13 @@ _TESTED_BUILDS = "https://www.tensorflow.org/install/source#gpu"
       "missing ('Cannot dlopen some GPU libraries', tensorflow/tensorflow#60646): a warning. The "
       "name says which part is missing and which CUDA or cuDNN release the build wants; a driver "
       "library that is missing or an empty file inside a container means the container was "
-      "started without the GPU. 'Could not load dynamic library' alone is what every machine "
-      "without an NVIDIA GPU prints: read only beside one of these, a GPU list that came back "
-      "empty, or a text that says its machine has an NVIDIA GPU or a CUDA toolkit (a GPU model, "
-      "a CUDA release, nvidia-smi's table; tensorflow/tensorflow#43947). A stack that loads can be the wrong release: a cuDNN older than the one TensorFlow "
-      "was compiled with ('Loaded runtime CuDNN library: 7.5.0 but source was compiled with: "
+      "started without the GPU. 'Could not load dynamic library' (and 2.13+'s 'Could not find "
+      "cuda drivers on your machine', printed when the CUDA runtime cannot be opened) alone is "
+      "what every machine without an NVIDIA GPU prints: read only beside one of these, a GPU "
+      "list that came back empty, or a text that says its machine has an NVIDIA GPU or a CUDA "
+      "toolkit (a GPU model, a CUDA release, nvidia-smi's table; tensorflow/tensorflow#43947, "
+      "tensorflow/tensorflow#61689). A stack that loads can be the wrong release: a cuDNN older "
+      "than the one TensorFlow was compiled with ('Loaded runtime CuDNN library: 7.5.0 but source was compiled with: "
       "7.6.0', tensorflow/tensorflow#33666) or a driver older than the CUDA runtime ('CUDA driver "
       "version is insufficient for CUDA runtime version') makes the GPU's work fail, and "
       "convolutions then report 'DNN library is not found': an error, read where the text is "
@@ -244,7 +246,7 @@ def gpu_libraries(s: Snapshot, d: Derived):
     ran = ([m for m in matches if m.variant in nvidia.RUN_FAILED] if names_tensorflow(s) else [])
     ran.sort(key=lambda m: nvidia.RUN_FAILED.index(m.variant))
     skipped = [m for m in matches if m.variant in nvidia.GPU_SKIPPED]
-    named = [m for m in matches if m.variant == nvidia.NOT_OPENED]
+    named = [m for m in matches if m.variant in nvidia.NOT_OPENED_ANYWHERE]
     gpu_wanted = bool(matches_of(s, codes.LOG_NO_GPU_LISTED)) or bool(s.log and s.log.names_nvidia_gpu)
     if not failed and not ran and not skipped and not (named and gpu_wanted):
         return None
@@ -266,6 +268,8 @@ def gpu_libraries(s: Snapshot, d: Derived):
         head = "TensorFlow's GPU build could not load cuDNN, which its convolutions and RNNs run on"
     elif libraries:
         head = f"TensorFlow ran without the GPU: it could not load {', '.join(libraries[:3])}"
+    elif named and all(m.variant == nvidia.NO_CUDA_RUNTIME for m in named):
+        head = "TensorFlow ran without the GPU: it could not open the CUDA runtime (libcudart) it was built with"
     else:
         head = "TensorFlow found a GPU but skipped it: some of its GPU libraries could not be loaded"
     text, commands = _missing_part(s, d, parts, libraries, in_container=in_container)

@@ -434,3 +434,19 @@ def test_a_library_not_opened_costs_the_gpu_of_a_machine_that_says_it_has_one(ma
 ])
 def test_the_same_line_where_no_nvidia_gpu_is_said_is_no_finding(machine):
     assert "log.gpu-libraries" not in {f.code for f in _not_opened(machine + _CUSOLVER_NOT_OPENED)}
+
+
+def test_the_cuda_runtime_the_stub_could_not_open_costs_the_gpu_the_report_names():
+    # tensorflow/tensorflow#61689: TensorFlow 2.13 beside CUDA 12.0 and an RTX 2080 SUPER
+    f = one(diagnose(linux_cpu(packages=[_pkg("tensorflow", "2.13.0", ["cp38-cp38-manylinux_2_17_x86_64"])]),
+                     "cuda_drivers_not_found_rtx.txt"),
+            "log.gpu-libraries")
+    assert f.severity.value == "warning" and "could not open the CUDA runtime" in f.title
+    assert "tensorflow[and-cuda]" not in commands(f)  # 2.13 has no such extra
+
+
+def test_the_stub_s_line_on_a_machine_that_names_no_gpu_is_no_finding():
+    text = ("2024-06-07 14:17:16.238228: I external/local_tsl/tsl/cuda/cudart_stub.cc:32] Could not find cuda "
+            "drivers on your machine, GPU will not be used.\nTraceback (most recent call last):\n"
+            "ValueError: Input 0 of layer dense is incompatible with the layer\n")
+    assert "log.gpu-libraries" not in {f.code for f in _not_opened(text)}

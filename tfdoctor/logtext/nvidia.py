@@ -219,6 +219,15 @@ SIGNATURES: tuple[Signature, ...] = (
         "library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such "
         "file or directory", "https://github.com/JdeRobot/BehaviorMetrics/issues/385",
         needle="ould", derive=_named, outputs=_OUTPUTS, key=("library",)),
+    # XLA's tsl/cuda/cudart_stub.cc (TensorFlow 2.13+): "Could not find cuda drivers on your
+    # machine, GPU will not be used." when it cannot open the CUDA runtime (libcudart); printed
+    # on every machine without the stack, so read, as the line above, only where a GPU is wanted
+    sig("log.gpu-libraries", "cudart-stub-not-found", "import",
+        "TensorFlow could not open the CUDA runtime (harmless without an NVIDIA GPU)",
+        r"Could not find cuda drivers on your machine, GPU will not be used",
+        "I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be used.",
+        "https://github.com/tensorflow/tensorflow/issues/61689", needle="Could not find cuda drivers",
+        derive=adds(part="CUDA"), outputs=("part",), key=(), head="Could not find cuda drivers on your machine"),
 )
 
 IMPORT_FAILED = ("cuda-library-import", "cuda-dll-self-check", "cuda-library-not-loaded")
@@ -232,3 +241,6 @@ CUDNN_ONLY = "cudnn-dso"
 GPU_SKIPPED = ("gpu-found-libraries-missing", CUDNN_ONLY)
 """Variants where TensorFlow ran but without the GPU (or without cuDNN on it)."""
 NOT_OPENED = "nvidia-library-not-opened"
+NO_CUDA_RUNTIME = "cudart-stub-not-found"
+NOT_OPENED_ANYWHERE = (NOT_OPENED, NO_CUDA_RUNTIME)
+"""Variants every machine without an NVIDIA stack prints: a finding only where a GPU is wanted."""
