@@ -235,7 +235,9 @@ _TESTED_BUILDS = "https://www.tensorflow.org/install/source#gpu"
       "7.6.0', tensorflow/tensorflow#33666) or a driver older than the CUDA runtime ('CUDA driver "
       "version is insufficient for CUDA runtime version') makes the GPU's work fail, and "
       "convolutions then report 'DNN library is not found': an error, read where the text is "
-      "TensorFlow's (JAX prints the same stream executor's lines).",
+      "TensorFlow's (JAX prints the same stream executor's lines; TensorFlow 1.x's own form, with "
+      "cudnnGetVersion()'s numbers, 'Loaded runtime CuDNN library: 5005 (compatibility version "
+      "5000)', predates JAX).",
       "Install the CUDA and cuDNN releases the library names (TensorFlow's tested build "
       "configurations list them), or on Linux TensorFlow 2.14+ with its pip extra that brings "
       "them; for the driver, install or update it, or start the container with the GPU.",
@@ -243,7 +245,8 @@ _TESTED_BUILDS = "https://www.tensorflow.org/install/source#gpu"
 def gpu_libraries(s: Snapshot, d: Derived):
     matches = matches_of(s, codes.LOG_GPU_LIBRARIES)
     failed = [m for m in matches if m.variant in nvidia.IMPORT_FAILED]
-    ran = ([m for m in matches if m.variant in nvidia.RUN_FAILED] if names_tensorflow(s) else [])
+    ran = [m for m in matches if m.variant in nvidia.RUN_FAILED
+           and (names_tensorflow(s) or m.fields.get("printed_by") == "TensorFlow 1.x")]
     ran.sort(key=lambda m: nvidia.RUN_FAILED.index(m.variant))
     skipped = [m for m in matches if m.variant in nvidia.GPU_SKIPPED]
     named = [m for m in matches if m.variant in nvidia.NOT_OPENED_ANYWHERE]

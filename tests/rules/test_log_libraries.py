@@ -450,3 +450,23 @@ def test_the_stub_s_line_on_a_machine_that_names_no_gpu_is_no_finding():
             "drivers on your machine, GPU will not be used.\nTraceback (most recent call last):\n"
             "ValueError: Input 0 of layer dense is incompatible with the layer\n")
     assert "log.gpu-libraries" not in {f.code for f in _not_opened(text)}
+
+
+def test_tensorflow_1_s_own_cudnn_numbers_are_tensorflow_s_in_a_text_that_never_names_it(tmp_path):
+    # tensorflow/tensorflow#4760's line alone: cudnnGetVersion()'s numbers with their compatibility
+    # versions are TensorFlow 1.x's form, printed before JAX existed; the dotted form stays unclaimed
+    line = (LOGS / "cudnn_version_mismatch_legacy.txt").read_text(encoding="utf-8").splitlines()[3]
+    assert "tensorflow" not in line.lower()
+    (f,) = _text_findings(tmp_path, "I am trying to train a ConvNet on my laptop and got this error.\n\n" + line + "\n")
+    assert f.code == "log.gpu-libraries" and f.severity.value == "error"
+    assert f.evidence["log_printed_by"] == "TensorFlow 1.x" and "compiled with cuDNN 5.1.3" in f.title
+
+
+def test_xla_s_gpu_device_beside_a_library_not_opened_is_a_gpu_that_was_skipped():
+    # TensorFlow 2.0-2.3 list XLA_GPU where XLA found a CUDA GPU; its own GPU device needs cuDNN
+    text = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library "
+            "'libcudnn.so.7'; dlerror: libcudnn.so.7: cannot open shared object file: No such file or directory\n"
+            ">>> tf.config.list_physical_devices()\n[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU'),\n"
+            " PhysicalDevice(name='/physical_device:XLA_GPU:0', device_type='XLA_GPU')]\n")
+    f = one(_not_opened(text), "log.gpu-libraries")
+    assert "libcudnn.so.7" in f.title and "cuDNN 7" in f.title

@@ -41,11 +41,12 @@ TENSORFLOW_WORDS = re.compile(r"tensorflow|\bkeras\b|\btf\.|^[ \t]{0,20}\d{1,9}/
 10ms/step - loss: ..."): one search per block of the text as it is read."""
 NVIDIA_WORDS = re.compile(
     r"\b(?:GeForce|Quadro|Tesla[ \t]{0,2}[KPVTMA]\d{1,3}|Titan[ \t]{0,2}(?:Xp?|V|RTX)|(?:RTX|GTX)[ \t]{0,2}[A2-9]?\d{3,4}"
-    r"|NVIDIA-SMI|CUDA(?:[ \t]{0,2}(?:toolkit|version|/[ \t]{0,2}cuDNN(?:[ \t]{1,2}version)?))?[ \t]{0,3}[-_:=]?[ \t]{0,3}"
+    r"|NVIDIA-SMI|XLA_GPU|CUDA(?:[ \t]{0,2}(?:toolkit|version|/[ \t]{0,2}cuDNN(?:[ \t]{1,2}version)?))?[ \t]{0,3}[-_:=]?[ \t]{0,3}"
     r"v?(?:[7-9]|1[0-3])\.\d)", re.IGNORECASE)
 """Words that say a text's machine has an NVIDIA GPU or a CUDA toolkit: a GPU model ("GeForce",
 "RTX 3070ti", "Tesla T4"), nvidia-smi's table, a CUDA release as reporters and templates state it
-("CUDA 11.1", "cuda11.2", "CUDA/cuDNN version: 11.1 / 8.0", "cudatoolkit 11.8", "/usr/local/cuda-11.0").
+("CUDA 11.1", "cuda11.2", "CUDA/cuDNN version: 11.1 / 8.0", "cudatoolkit 11.8", "/usr/local/cuda-11.0"),
+the XLA_GPU device TensorFlow 2.0-2.3 lists where XLA found a CUDA GPU its own GPU device skipped.
 TensorFlow's own "Cuda compute capability" and its source paths (stream_executor/cuda/) name no
 release (one search per block, as TENSORFLOW_WORDS)."""
 FAILURE_WORDS = re.compile(

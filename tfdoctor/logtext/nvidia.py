@@ -105,10 +105,14 @@ def cudnn_release(printed: str) -> str:
 
 
 def _cudnn_pair(fields: Fields) -> Fields:
-    """The releases, where the paste was not cut before them."""
+    """The releases, where the paste was not cut before them; the printer, where the form tells it:
+    cudnnGetVersion()'s numbers (5005, 6021) are TensorFlow 1.x's own form, printed before JAX and
+    other users of the stream executor existed."""
     out = {"part": "cuDNN"}
     if fields.get("loaded") and fields.get("compiled"):
         out.update(loaded=cudnn_release(fields["loaded"]), wants=cudnn_release(fields["compiled"]))
+        if _LEGACY_CUDNN.match(fields["loaded"]):
+            out["printed_by"] = "TensorFlow 1.x"
     return out
 
 
@@ -186,7 +190,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "E tensorflow/stream_executor/cuda/cuda_dnn.cc:319] Loaded runtime CuDNN library: 7.5.0 but source "
         "was compiled with: 7.6.0.  CuDNN library major and minor version needs to match or have higher "
         "minor version in case of CuDNN 7.0 or later version.", "https://github.com/tensorflow/tensorflow/issues/33666",
-        needle="Loaded runtime CuDNN library", derive=_cudnn_pair, outputs=("part", "loaded", "wants"),
+        needle="Loaded runtime CuDNN library", derive=_cudnn_pair, outputs=("part", "loaded", "wants", "printed_by"),
         key=("loaded", "wants"), head="Loaded runtime CuDNN library"),
     # the CUDA runtime's cudaErrorInsufficientDriver ("CUDA driver version is insufficient for
     # CUDA runtime version") as TensorFlow reports it: gpu_device.cc's "cudaGetDevice() failed.
