@@ -16,7 +16,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import WHICH_PYTHON, pip, printed_elsewhere
+from tfdoctor.advice.commands import WHICH_PYTHON, pip, printed_elsewhere, python_cmd
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import listing_read, tf_requirement
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
@@ -25,6 +25,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
 from tfdoctor.facts.versions import allows, at_least, below
 from tfdoctor.knowledge.keras_releases import keras_requirement
+from tfdoctor.logtext.importing import NUMPY_BEFORE_1_16
 from tfdoctor.model import Remediation, Severity, rule
 
 NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
@@ -37,7 +38,9 @@ NUMPY_120_ISSUE = "https://github.com/tensorflow/tensorflow/issues/47691"
       "Compiled modules built against NumPy 1.x cannot run under NumPy 2 ('A module that was "
       "compiled using NumPy 1.x cannot be run in NumPy 2.0.0', '_ARRAY_API not found'); TensorFlow "
       "is built against NumPy 2 only from 2.18. A module built for a newer NumPy C API fails on an "
-      "older NumPy ('module compiled against API version 0xf but this version of numpy is 0xe'). "
+      "older NumPy ('module compiled against API version 0xf but this version of numpy is 0xe'; "
+      "before NumPy 1.16, \"No module named 'numpy.core._multiarray_umath'\", the extension 1.16 "
+      "added). "
       "A NumPy 2 message where NumPy 1.x is installed came from another environment (information). "
       "TensorFlow's own 'Cannot convert a symbolic Tensor (...) to a numpy array' is NumPy 1.20+ under "
       "a TensorFlow before 2.7, whose np.prod on layer shapes (LSTM, random layers) NumPy then "
@@ -71,12 +74,24 @@ def numpy_abi(s: Snapshot, d: Derived):
              "tensorflow": d.tf_version}
     if match.variant in BFLOAT16:
         return _bfloat16(s, d, match, numpy, spec, facts)
-    elif match.variant == "numpy-api-version" or newer_struct:
-        req = f"numpy{spec}" if spec else "numpy"
+    if match.variant == NUMPY_BEFORE_1_16 and numpy and numpy.version and at_least(numpy.version, "1.16"):
+        text = (f"the NumPy imported is older than 1.16 (it has no numpy.core._multiarray_umath), but NumPy "
+                f"{numpy.version} is installed here: an older NumPy from another environment, such as "
+                "~/.local or PYTHONPATH, is imported first")
+        return numpy_abi.finding(evidence(s, match, **facts), Remediation(
+            text, (f'{python_cmd(s)} -c "import numpy; print(numpy.__version__, numpy.__file__)"',), NUMPY2_GUIDE),
+            title=text)
+    elif match.variant in ("numpy-api-version", NUMPY_BEFORE_1_16) or newer_struct:
+        floor = ">=1.16" if match.variant == NUMPY_BEFORE_1_16 else ""
+        cap = "<2" if d.tf_version and below(d.tf_version, "2.18") and "<" not in (spec or "") else ""
+        req = "numpy" + ",".join(part for part in (spec, floor, cap) if part)  # TensorFlow before 2.18: NumPy 1.x
         built = (f"C API ({f['compiled']})" if f.get("compiled")
+                 else "(1.16 or later: it imports numpy.core._multiarray_umath)" if match.variant == NUMPY_BEFORE_1_16
                  else f"({f.get('what', 'numpy.dtype')} of {f.get('expected')} bytes, not {f.get('got')})")
         text = (f"a module needs a newer NumPy {built} than NumPy "
                 f"{numpy.version if numpy else ''} provides: upgrade NumPy within TensorFlow's pin ({req})")
+        if not numpy and match.variant == NUMPY_BEFORE_1_16:
+            text += " (or, where a newer one is installed, an older NumPy from ~/.local or PYTHONPATH is imported first)"
         args = ("install", "--upgrade", req)
     elif numpy and below(numpy.version, "2"):  # the message is NumPy 2's: observed beats read
         text = (f"the message comes from a NumPy 2, but this environment has NumPy {numpy.version}: "

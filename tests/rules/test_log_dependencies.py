@@ -4,7 +4,7 @@ installed NumPy (can this environment have printed it?)."""
 
 from __future__ import annotations
 
-from log_cases import ARM, WHO, LogRules, commands, one
+from log_cases import ARM, LOGS, WHO, LogRules, commands, one
 from snapshots import _pkg, apple_silicon, snap
 
 from tfdoctor.logtext import keep
@@ -251,7 +251,28 @@ def test_tensorflows_bfloat16_that_numpy_could_not_make():
 
 
 def test_tensorflows_own_bfloat16_abort_where_numpy_failed_to_import():
-    # deepfakes/faceswap#645: TensorFlow 1.x aborts in bfloat16.cc after NumPy's C API failed
-    f = one(diagnose(apple_silicon(packages=[]), "numpy_bfloat16_check_failed.txt"), "log.numpy-abi")
+    # deepfakes/faceswap#645 from its C API's failure on: TensorFlow 1.x aborts in bfloat16.cc
+    text = (LOGS / "numpy_bfloat16_check_failed.txt").read_text(encoding="utf-8")
+    s = snap(apple_silicon(packages=[]))
+    s.log = keep.from_bytes(text[text.index("ImportError: numpy.core._multiarray_umath"):].encode(), "cut", identity=WHO)
+    f = one(check.run(s), "log.numpy-abi")
     assert f.severity is Severity.ERROR and "another environment, such as ~/.local" in f.title
     assert commands(f).endswith("-m pip check")
+
+
+def test_the_whole_faceswap_text_says_the_numpy_imported_was_older_than_1_16():
+    # deepfakes/faceswap#645 as posted: its first line names the extension NumPy 1.16 added
+    f = one(diagnose(apple_silicon(packages=[]), "numpy_bfloat16_check_failed.txt"), "log.numpy-abi")
+    assert "1.16 or later" in f.title and "~/.local" in f.title and commands(f).endswith("'numpy>=1.16'")
+    here = one(diagnose(apple_silicon(packages=[_pkg("numpy", "1.16.2", ARM)]), "numpy_bfloat16_check_failed.txt"),
+               "log.numpy-abi")
+    assert "NumPy 1.16.2 is installed here: an older NumPy from another environment" in here.title
+    assert "numpy.__file__" in commands(here)
+
+
+def test_a_module_built_for_numpy_1_16_under_an_older_numpy_asks_for_a_newer_numpy():
+    # tensorflow/tensorflow#26273: TensorFlow 1.13.1 (built against NumPy 1.16) under NumPy 1.15
+    data = apple_silicon(packages=[_pkg("tensorflow", "1.13.1", ARM, ["numpy>=1.13.3"]), _pkg("numpy", "1.15.4", ARM)])
+    f = one(diagnose(data, "numpy_before_1_16_multiarray_umath.txt"), "log.numpy-abi")
+    assert f.severity is Severity.ERROR and "1.16 or later" in f.title and "NumPy 1.15.4" in f.title
+    assert commands(f).endswith("install --upgrade -- 'numpy>=1.13.3,>=1.16,<2'")  # not NumPy 2

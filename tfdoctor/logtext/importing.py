@@ -279,6 +279,9 @@ def _gencode_needs(fields: Fields) -> Fields:
     return {"module": module, "needs": _GENCODE_NEEDS[module]}
 
 
+NUMPY_BEFORE_1_16 = "numpy-before-1.16"
+"""A module compiled against NumPy 1.16+ under an older NumPy: it imports numpy.core._multiarray_umath."""
+
 SIGNATURES: tuple[Signature, ...] = (
     # zsh (Src/jobs.c printjob) names the job after the signal's text: "zsh: illegal hardware
     # instruction  arch -x86_64 python3", so the command that died (and how it was started) is read
@@ -602,6 +605,16 @@ SIGNATURES: tuple[Signature, ...] = (
         "RuntimeError: module compiled against API version 0xe but this version of numpy is 0xd",
         "https://github.com/AI4EPS/PhaseNet/issues/32", needle="compiled against",
         key=(), head=r"module compiled against (?P<what>API|ABI) version"),
+    # Python's import error for the extension NumPy 1.16 introduced (numpy/core/_multiarray_umath,
+    # multiarray and umath merged): a module compiled against NumPy 1.16+ imports it, and a NumPy
+    # before 1.16 has none (TensorFlow 1.13's wheels were built against 1.16). NumPy 2 keeps the
+    # name as a shim of numpy._core, so the message is a NumPy older than the module's
+    sig("log.numpy-abi", NUMPY_BEFORE_1_16, "import",
+        "a module built against NumPy 1.16+ imported under an older NumPy",
+        r"No module named '?numpy\.core\._multiarray_umath'?",
+        "ModuleNotFoundError: No module named 'numpy.core._multiarray_umath'\n"
+        "ImportError: numpy.core.multiarray failed to import",
+        "https://github.com/tensorflow/tensorflow/issues/26273", needle="_multiarray_umath", key=()),
     # TensorFlow's Tensor.__array__ (tensorflow/python/framework/ops.py): "Cannot convert a symbolic
     # Tensor ({}) to a numpy array. This error may indicate that you're trying to pass a Tensor to a
     # NumPy call, which is not supported". Before 2.7, TensorFlow's own array_ops._constant_if_small
