@@ -2,13 +2,11 @@
 against NumPy 1 (the published pins of some releases do not forbid it), anything outside the
 installed TensorFlow's Requires-Dist (read from its METADATA, markers evaluated for the diagnosed
 interpreter; or printed by pip, tfdoctor.advice.tensorflow_pins), and Keras 3 where the environment
-expects Keras 2 (tf-keras, TF_USE_LEGACY_KERAS)."""
+expects Keras 2 (tf-keras, TF_USE_LEGACY_KERAS; judged in tfdoctor.advice.keras_expected)."""
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import replace
-from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -16,33 +14,24 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import export_variable, pip
+from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG
 from tfdoctor.advice.fork_exit import plugin_era_way
+from tfdoctor.advice.keras_expected import KERAS_GUIDE, keras_expected
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.advice.tensorflow_pins import pip_conflicts, tensorflow_pins
 from tfdoctor.derived import Derived
-from tfdoctor.derived.markers import applicable, marker_env, satisfies
-from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
-from tfdoctor.facts.versions import parse_version
-from tfdoctor.knowledge.keras_releases import KERAS2_USERS, keras2_users, keras_requirement
+from tfdoctor.derived.markers import satisfies
+from tfdoctor.facts.snapshot import PackageFacts, Snapshot
+from tfdoctor.facts.versions import parse_version, release_minor
+from tfdoctor.knowledge.keras_releases import keras_requirement
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import PIN_NAMES
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
-KERAS_GUIDE = "https://keras.io/getting_started/"
-LEGACY_TRUE = ("true", "True", "1")
-"""The TF_USE_LEGACY_KERAS values TensorFlow honours (tensorflow/python/util/lazy_loader.py)."""
-LAZY_LOADER_SOURCE = ("tensorflow/python/util/lazy_loader.py of tensorflow 2.19.1 (KerasLazyLoader."
-                      "_initialize), read from the installed wheel")
 NUMPY_QUIRK = "numpy-not-capped"
 NUMPY2_FALLBACK_MINOR = "2.18"
-
-
-def _minor(version: str) -> str:
-    v = parse_version(version)
-    return f"{v.major}.{v.minor}" if v else version
 
 
 # ---------------------------------------------------------------------------------------------
@@ -109,19 +98,21 @@ _EXPLAINS_BY_NAME = {"numpy": (codes.RUNTIME_NUMPY_ABI, codes.LOG_NUMPY_ABI), "k
                      _KERAS_EXPLAINS, "protobuf": (codes.RUNTIME_PROTOBUF, codes.LOG_PROTOBUF_DESCRIPTORS, codes.LOG_PROTOBUF_TOO_OLD)}
 
 
-def _keras_observed(s: Snapshot, d: Derived, pins: list[Requirement], source: str) -> tuple[list[Requirement], str]:
-    """The pins, keras narrowed to TensorFlow's own minor (keras~=2.6.0) where the log shows two Kerases
-    colliding: observed, it outranks a published pin that let another in (2.6.0's keras~=2.6: 2.7)."""
+def _keras_of_the_minor(s: Snapshot, d: Derived, pins: list[Requirement], source: str) -> tuple[list[Requirement], str]:
+    """The pins, keras narrowed to TensorFlow's own minor (keras~=2.6.0) where a published pin let another
+    in: keras 2.6-2.15 follow TensorFlow's minors, and 2.6.0-2.6.1's keras~=2.6 admitted 2.7, which fails."""
     keras, tf = s.package("keras"), d.tensorflow.version
     published = next((r for r in pins if canonicalize_name(r.name) == "keras"), None)
-    if keras is None or d.matrix is None or not matches_of(s, codes.LOG_KERAS_REGISTERED_TWICE) or (
+    if keras is None or not keras.version or d.matrix is None or (
             published is not None and satisfies(keras.version, published) is False):
-        return pins, source  # nothing to hold, no collision seen, or the published pin says it
+        return pins, source  # nothing to hold, or the published pin says it
     want = keras_requirement(d.matrix, tf, s.python.minor if s.python else None) or ""
-    if not want.startswith("keras~="):
+    if not want.startswith("keras~=") or satisfies(keras.version, Requirement(want)) is not False:
         return pins, source  # none before 2.6; from 2.16 tf-keras, not one of TensorFlow's pins
-    return [r for r in pins if canonicalize_name(r.name) != "keras"] + [Requirement(want)], (
-        f"{source}; keras narrowed to {want}, TensorFlow {_minor(tf)}'s own: the log shows two Kerases registering a metric")
+    why = ("the log shows two Kerases registering a metric" if matches_of(s, codes.LOG_KERAS_REGISTERED_TWICE) else
+           "keras 2.6-2.15 follow TensorFlow's minors, and 2.6.2 closed 2.6.0's keras~=2.6, which let keras 2.7 in")
+    narrowed = [r for r in pins if canonicalize_name(r.name) != "keras"] + [Requirement(want)]
+    return narrowed, f"{source}; keras narrowed to {want}, TensorFlow {release_minor(tf)}'s own: {why}"
 
 
 def _pin_violations(s: Snapshot, tf: PackageFacts, pins: list[Requirement], pins_source: str,
@@ -155,136 +146,6 @@ def _pin_violations(s: Snapshot, tf: PackageFacts, pins: list[Requirement], pins
         evidence, Remediation(f"Install what {tf.label} requires: {', '.join(wanted)}",
                               (pip(s, "install", *wanted),)),
         title=title, severity=severity, explains=explains)
-
-
-# ---------------------------------------------------------------------------------------------
-# Keras
-
-
-def _expects_keras2(s: Snapshot, keras: PackageFacts | None) -> list[dict[str, str]]:
-    """Installed packages (not TensorFlow, not tf-keras) that require tf-keras, or a Keras the
-    installed Keras 3 does not satisfy while a Keras 2 would."""
-    env = marker_env(s)
-    out = keras2_users(s.packages)  # their TensorFlow code needs Keras 2, whatever their METADATA says
-    for pkg in s.packages:
-        if pkg.key in TENSORFLOW_DISTRIBUTIONS or pkg.key in ("tf-keras", "keras") or pkg.key in KERAS2_USERS:
-            continue
-        if not any("keras" in text.lower() for text in pkg.requires_dist):
-            continue  # parsing every requirement of 150,000 packages is the slow part
-        for req in applicable(pkg, env):
-            key = canonicalize_name(req.name)
-            if key == "tf-keras" or (key == "keras" and keras and keras.version
-                                     and not req.specifier.contains(keras.version, prereleases=True)
-                                     and req.specifier.contains("2.15.0")):
-                out.append({"package": pkg.label, "requires": str(req)})
-    return out
-
-
-def _tf_keras_fits(tfk: PackageFacts, tf: PackageFacts, env: dict[str, str]) -> tuple[bool, str]:
-    """Does the installed tf-keras accept this TensorFlow? By its own requirement on
-    tensorflow when it has one, else by minor."""
-    for req in applicable(tfk, env):
-        if canonicalize_name(req.name) in TENSORFLOW_DISTRIBUTIONS:
-            ok = satisfies(tf.version, req)
-            return ok is not False, str(req)
-    return _minor(tfk.version or "") == _minor(tf.version or ""), f"same minor as TensorFlow ({_minor(tf.version)})"
-
-
-def _keras3(severity: Severity, title: str, evidence: dict[str, Any], fix: Remediation,
-            detail: str = "", explains: tuple[str, ...] = ()) -> Finding:
-    return keras3.finding(evidence, fix, title=title, detail=detail, severity=severity, explains=explains)
-
-
-def _keras(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[Finding | None, str]:
-    """The Keras finding for TensorFlow 2.16+, and the Keras part of the OK headline."""
-    tv = parse_version(tf.version)
-    minor = m.tf_minor(tf.version) if m else None
-    keras_major = minor.keras_major if minor and minor.keras_major else (
-        3 if tv and (tv.major, tv.minor) >= (2, 16) else 2)
-    keras = s.package("keras")
-    if keras_major != 3:
-        return None, f"Keras {keras.version}" if keras else ""
-    tfk = s.package("tf-keras")
-    raw = s.env.get("TF_USE_LEGACY_KERAS") or None  # empty is as good as unset
-    legacy = raw in LEGACY_TRUE
-    deliberate_off = raw is not None and raw.strip().lower() in ("0", "false", "no", "off")
-    env = marker_env(s)
-    want = f"tf-keras~={_minor(tf.version)}.0"
-    dependents = _expects_keras2(s, keras)
-    evidence: dict[str, Any] = {
-        "tensorflow": tf.label, "keras": keras.version if keras else None,
-        "tf_keras": tfk.version if tfk else None, "TF_USE_LEGACY_KERAS": raw,
-        "expects_keras2": dependents,
-        "tensorflow_keras_rule": "tf.keras is tf_keras only when TF_USE_LEGACY_KERAS is one of "
-                                 f"{', '.join(LEGACY_TRUE)} and tf_keras imports; else Keras 3 "
-                                 f"({LAZY_LOADER_SOURCE})",
-        "keras_major_source": f"compat_matrix.json tensorflow.{minor.minor}.keras_major ({minor.source})"
-                              if minor else "TensorFlow 2.16+ ships Keras 3",
-    }
-    keras_now = (f"tf.keras is Keras {keras.version}" if keras else "tf.keras is Keras 3 (TensorFlow 2.16+ "
-                 "requires it; the report lists no keras)" if "packages" in s.unknown
-                 else "tf.keras has no Keras to load (keras is not installed)")
-    export = export_variable("TF_USE_LEGACY_KERAS", "1")
-    persist = ([f"echo 'export TF_USE_LEGACY_KERAS=1' >> {shlex.quote(s.python.prefix + '/bin/activate')}"]
-               if s.python and s.python.in_venv else [])
-    if legacy and tfk is None:
-        return _keras3(
-            Severity.ERROR,
-            f"TF_USE_LEGACY_KERAS={raw} but tf-keras is not installed: tf.keras raises 'Keras cannot "
-            "be imported'", evidence,
-            Remediation(f"Install tf-keras for TensorFlow {_minor(tf.version)} ({want}), or unset "
-                        "TF_USE_LEGACY_KERAS to use Keras 3", (pip(s, "install", want),), KERAS_GUIDE),
-            "TensorFlow logs 'Your environment has TF_USE_LEGACY_KERAS set to True, but you do not "
-            "have the tf_keras package installed' and tf.keras then fails.",
-        ), ""
-    if tfk is not None:
-        fits, rule = _tf_keras_fits(tfk, tf, env)
-        evidence["tf_keras_requires"] = rule
-        if legacy and not fits:
-            return _keras3(
-                Severity.ERROR, f"tf-keras {tfk.version} does not fit {tf.label} ({rule})", evidence,
-                Remediation(f"Install the tf-keras of TensorFlow's minor: {want}",
-                            (pip(s, "install", want),), KERAS_GUIDE),
-                "tf-keras is built for one TensorFlow minor; with another, tf.keras fails at import "
-                "or on first use.",
-                (codes.RUNTIME_IMPORT_FAILED,),
-            ), ""
-        if raw is None and "environment" in s.unknown:  # a report: the variable is unknown, not unset
-            return None, f"tf-keras {tfk.version} (TF_USE_LEGACY_KERAS not known)"
-        if not legacy and not deliberate_off:
-            commands = ([pip(s, "install", want)] if not fits else []) + [export] + persist
-            unset = (f"TF_USE_LEGACY_KERAS={raw} is not a value TensorFlow honours "
-                     f"({', '.join(LEGACY_TRUE)})" if raw is not None else "TF_USE_LEGACY_KERAS is not set")
-            return _keras3(
-                Severity.WARNING,
-                f"tf-keras {tfk.version} is installed but {unset}: {keras_now}",
-                evidence,
-                Remediation("Set TF_USE_LEGACY_KERAS=1 so tf.keras is Keras 2 (tf-keras)"
-                            + ("" if fits else f", and install {want}, the tf-keras of this TensorFlow")
-                            + "; or uninstall tf-keras to use Keras 3", tuple(commands), KERAS_GUIDE),
-                "tfdoctor read the variable from the environment it ran in; set it where your code runs.",
-            ), ""
-        if legacy:
-            return None, f"Keras 2 through tf-keras {tfk.version} (TF_USE_LEGACY_KERAS={raw})"
-    if dependents and not deliberate_off:
-        names = ", ".join(d["package"] for d in dependents)
-        return _keras3(
-            Severity.WARNING,
-            f"{names} expect{'s' if len(dependents) == 1 else ''} Keras 2, but {keras_now}",
-            evidence,
-            Remediation(f"Install tf-keras ({want}) and set TF_USE_LEGACY_KERAS=1", (pip(s, "install", want, *(
-                d["with"] for d in dependents if d.get("with"))), export, *persist), KERAS_GUIDE),
-        ), ""
-    if raw is not None and not legacy and not deliberate_off:
-        return _keras3(
-            Severity.WARNING,
-            f"TF_USE_LEGACY_KERAS={raw} is not a value TensorFlow honours (only {', '.join(LEGACY_TRUE)}): "
-            f"{keras_now}",
-            evidence,
-            Remediation(f"Use TF_USE_LEGACY_KERAS=1 with tf-keras installed ({want}) for Keras 2, or "
-                        "unset it for Keras 3", (pip(s, "install", want), export), KERAS_GUIDE),
-        ), ""
-    return None, f"tf.keras is Keras {keras.version}" if keras else ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -336,11 +197,12 @@ def numpy_abi(s: Snapshot, d: Derived):
       "version is outside it: another package or a later `pip install` moved it. Outside the "
       "pins TensorFlow fails in ways such as protobuf's 'Descriptors cannot be created "
       "directly' or NumPy's API-version error. Error for those five, warning for the others. "
-      "Where the Python is not known (a report), only the matrix's pins common to every Python "
-      "are held against the installed versions. Where the log shows two Kerases registering one metric "
-      "(log.keras-registered-twice), keras must be TensorFlow's minor (2.6.0's own keras~=2.6 let 2.7 in). "
-      "pip's own conflict line after an install ('tensorflow 2.2.1 has requirement numpy<1.19.0,>=1.16.0, "
-      "but you'll have numpy 1.19.0', log.pip-conflict) is the pin and the version observed.",
+      "Where the Python is not known (a report), only the matrix's pins common to every Python are held against "
+      "the installed versions. keras 2.6-2.15 must be TensorFlow's own minor: 2.6.0-2.6.1's keras~=2.6 let keras 2.7 "
+      "in, which fails under 2.6 (tensorflow/tensorflow#52937; 2.6.2 added the upper bound); a log of two Kerases "
+      "registering one metric (log.keras-registered-twice) shows it. pip's own conflict line after an install "
+      "('tensorflow 2.2.1 has requirement numpy<1.19.0,>=1.16.0, but you'll have numpy 1.19.0', log.pip-conflict) "
+      "is the pin and the version observed.",
       "Install versions inside the pins (the finding gives the pip command built from them); for "
       "Apple's ML Compute fork on Apple silicon, whose installer brought its own wheels of its pins, "
       "leave the fork for the plugin era.",
@@ -348,7 +210,7 @@ def numpy_abi(s: Snapshot, d: Derived):
 def pin_violation(s: Snapshot, d: Derived):
     if not _judged(d):
         return None
-    pins, source = _keras_observed(s, d, *_pins(s, d))
+    pins, source = _keras_of_the_minor(s, d, *_pins(s, d))
     numpy = _numpy_abi(s, d.matrix, d.tensorflow, pins, source)  # reported by its own rule
     found = _pin_violations(s, d.tensorflow, pins, source, {"numpy"} if numpy else set(), pip_conflicts(s, d)[1])
     if found is not None and d.fork and s.host.hw_arm64 is not False:
@@ -374,7 +236,11 @@ def pin_violation(s: Snapshot, d: Derived):
 def keras3(s: Snapshot, d: Derived):
     if not _judged(d):
         return None
-    return _keras(s, d.matrix, d.tensorflow)[0]
+    verdict = keras_expected(s, d.matrix, d.tensorflow)[0]
+    if verdict is None:
+        return None
+    return keras3.finding(verdict.evidence, verdict.fix, title=verdict.title, detail=verdict.detail,
+                          severity=verdict.severity, explains=verdict.explains)
 
 
 @rule(codes.COMPAT_PINS_OK, "TensorFlow's dependencies are within its pins",
@@ -388,7 +254,7 @@ def pins_ok(s: Snapshot, d: Derived):
         return None
     tf = d.tensorflow
     pins, pins_source = _pins(s, d)
-    _keras_finding, keras_note = _keras(s, d.matrix, tf)
+    keras_note = keras_expected(s, d.matrix, tf)[1]
     held = [p.label for p in (s.package(r.name) for r in pins)
             if p is not None and canonicalize_name(p.key) in PIN_NAMES]
     title = f"{tf.label}'s pins hold" + (f": {', '.join(held)}" if held else "")

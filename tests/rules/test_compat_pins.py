@@ -340,14 +340,19 @@ def _with_keras_log(tf: str, requires: list[str], keras: str):
     return s
 
 
-def test_keras_2_7_beside_tensorflow_2_6_is_a_pin_violation_observed_from_two_kerases_in_the_log():
+def test_keras_2_7_beside_tensorflow_2_6_is_a_pin_violation_of_tensorflow_2_6_s_own_keras():
     """TensorFlow 2.6.0's own pin keras~=2.6 admits keras 2.7, the release that broke it
-    (tensorflow/tensorflow#52937): alone the pins hold; with the log's 'Cannot register 2 metrics'
-    the keras pin is TensorFlow 2.6's own Keras, keras~=2.6.0, and the violation explains the log."""
+    (tensorflow/tensorflow#52937; 2.6.2 added the upper bound): the keras pin is TensorFlow 2.6's
+    own Keras, keras~=2.6.0, from the versions alone; with the log's 'Cannot register 2 metrics' the
+    violation is observed and explains the log. keras 2.6.0 holds."""
     s = _with_keras_log("2.6.0", TF_MACOS_2_6_0, "2.7.0")
-    quiet = snap(apple_silicon(python={"version": "3.9.13"}, packages=[
+    alone = snap(apple_silicon(python={"version": "3.9.13"}, packages=[
         pkg("tensorflow-macos", "2.6.0", TF_MACOS_2_6_0, "3.9"), _pkg("keras", "2.7.0", ["py2.py3-none-any"])]))
-    assert "compat.pin-violation" not in [f.code for f in dependencies.run(quiet)]
+    (read,) = [f for f in dependencies.run(alone) if f.code == "compat.pin-violation"]
+    assert "keras~=2.6.0" in read.title and "2.6.2 closed 2.6.0's keras~=2.6" in read.evidence["pins_source"]
+    own = snap(apple_silicon(python={"version": "3.9.13"}, packages=[
+        pkg("tensorflow-macos", "2.6.0", TF_MACOS_2_6_0, "3.9"), _pkg("keras", "2.6.0", ["py2.py3-none-any"])]))
+    assert "compat.pin-violation" not in [f.code for f in dependencies.run(own)]
     (f,) = [f for f in dependencies.run(s) if f.code == "compat.pin-violation"]
     assert f.severity is Severity.ERROR and "keras 2.7.0" in f.title and "keras~=2.6.0" in f.title
     assert "log.keras-registered-twice" in f.explains and "two Kerases" in f.evidence["pins_source"]

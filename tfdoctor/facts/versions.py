@@ -14,6 +14,12 @@ def parse_version(text: str | None) -> Version | None:
         return None
 
 
+def release_minor(version: str) -> str:
+    """A version's X.Y ("2.16" of "2.16.1rc0"); an unreadable one as written."""
+    parsed = parse_version(version)
+    return f"{parsed.major}.{parsed.minor}" if parsed else version
+
+
 def same_release(a: str, b: str) -> bool:
     """Whether two spellings name one release ("2.0.0-beta1" and "2.0.0b1", "2.3" and "2.3.0");
     unreadable ones are compared as written."""

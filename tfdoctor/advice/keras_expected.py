@@ -1,0 +1,163 @@
+"""Which Keras tf.keras is, and which Keras the environment expects: from TensorFlow 2.16 tf.keras
+is Keras 3 unless tf-keras is installed *and* TF_USE_LEGACY_KERAS is one of the values TensorFlow
+honours. Judged once here for two rules of checks/compat_pins.py: compat.keras3 (what is wrong) and
+compat.pins-ok (what its headline says of Keras)."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.utils import canonicalize_name
+
+from tfdoctor import codes
+from tfdoctor.advice.commands import export_variable, pip
+from tfdoctor.derived.markers import applicable, marker_env, satisfies
+from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
+from tfdoctor.facts.versions import parse_version, release_minor
+from tfdoctor.knowledge.keras_releases import KERAS2_USERS, keras2_users
+from tfdoctor.knowledge.matrix import CompatMatrix
+from tfdoctor.model import Remediation, Severity
+
+KERAS_GUIDE = "https://keras.io/getting_started/"
+LEGACY_TRUE = ("true", "True", "1")
+"""The TF_USE_LEGACY_KERAS values TensorFlow honours (tensorflow/python/util/lazy_loader.py)."""
+LAZY_LOADER_SOURCE = ("tensorflow/python/util/lazy_loader.py of tensorflow 2.19.1 (KerasLazyLoader."
+                      "_initialize), read from the installed wheel")
+
+
+@dataclass(frozen=True)
+class KerasVerdict:
+    """What is wrong with the Keras tf.keras resolves to: compat.keras3's finding, unbuilt."""
+
+    severity: Severity
+    title: str
+    evidence: dict[str, Any]
+    fix: Remediation
+    detail: str = ""
+    explains: tuple[str, ...] = ()
+
+
+
+def _expects_keras2(s: Snapshot, keras: PackageFacts | None) -> list[dict[str, str]]:
+    """Installed packages (not TensorFlow, not tf-keras) that require tf-keras, or a Keras the
+    installed Keras 3 does not satisfy while a Keras 2 would."""
+    env = marker_env(s)
+    out = keras2_users(s.packages)  # their TensorFlow code needs Keras 2, whatever their METADATA says
+    for pkg in s.packages:
+        if pkg.key in TENSORFLOW_DISTRIBUTIONS or pkg.key in ("tf-keras", "keras") or pkg.key in KERAS2_USERS:
+            continue
+        if not any("keras" in text.lower() for text in pkg.requires_dist):
+            continue  # parsing every requirement of 150,000 packages is the slow part
+        for req in applicable(pkg, env):
+            key = canonicalize_name(req.name)
+            if key == "tf-keras" or (key == "keras" and keras and keras.version
+                                     and not req.specifier.contains(keras.version, prereleases=True)
+                                     and req.specifier.contains("2.15.0")):
+                out.append({"package": pkg.label, "requires": str(req)})
+    return out
+
+
+def _tf_keras_fits(tfk: PackageFacts, tf: PackageFacts, env: dict[str, str]) -> tuple[bool, str]:
+    """Does the installed tf-keras accept this TensorFlow? By its own requirement on
+    tensorflow when it has one, else by minor."""
+    for req in applicable(tfk, env):
+        if canonicalize_name(req.name) in TENSORFLOW_DISTRIBUTIONS:
+            ok = satisfies(tf.version, req)
+            return ok is not False, str(req)
+    minor = release_minor(tf.version or "")
+    return release_minor(tfk.version or "") == minor, f"same minor as TensorFlow ({minor})"
+
+
+def keras_expected(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[KerasVerdict | None, str]:
+    """What compat.keras3 finds for TensorFlow 2.16+ (None: nothing), and the Keras part of
+    compat.pins-ok's headline."""
+    tv = parse_version(tf.version)
+    minor = m.tf_minor(tf.version) if m else None
+    keras_major = minor.keras_major if minor and minor.keras_major else (
+        3 if tv and (tv.major, tv.minor) >= (2, 16) else 2)
+    keras = s.package("keras")
+    if keras_major != 3:
+        return None, f"Keras {keras.version}" if keras else ""
+    tfk = s.package("tf-keras")
+    raw = s.env.get("TF_USE_LEGACY_KERAS") or None  # empty is as good as unset
+    legacy = raw in LEGACY_TRUE
+    deliberate_off = raw is not None and raw.strip().lower() in ("0", "false", "no", "off")
+    env = marker_env(s)
+    want = f"tf-keras~={release_minor(tf.version)}.0"
+    dependents = _expects_keras2(s, keras)
+    evidence: dict[str, Any] = {
+        "tensorflow": tf.label, "keras": keras.version if keras else None,
+        "tf_keras": tfk.version if tfk else None, "TF_USE_LEGACY_KERAS": raw,
+        "expects_keras2": dependents,
+        "tensorflow_keras_rule": "tf.keras is tf_keras only when TF_USE_LEGACY_KERAS is one of "
+                                 f"{', '.join(LEGACY_TRUE)} and tf_keras imports; else Keras 3 "
+                                 f"({LAZY_LOADER_SOURCE})",
+        "keras_major_source": f"compat_matrix.json tensorflow.{minor.minor}.keras_major ({minor.source})"
+                              if minor else "TensorFlow 2.16+ ships Keras 3",
+    }
+    keras_now = (f"tf.keras is Keras {keras.version}" if keras else "tf.keras is Keras 3 (TensorFlow 2.16+ "
+                 "requires it; the report lists no keras)" if "packages" in s.unknown
+                 else "tf.keras has no Keras to load (keras is not installed)")
+    export = export_variable("TF_USE_LEGACY_KERAS", "1")
+    persist = ([f"echo 'export TF_USE_LEGACY_KERAS=1' >> {shlex.quote(s.python.prefix + '/bin/activate')}"]
+               if s.python and s.python.in_venv else [])
+    if legacy and tfk is None:
+        return KerasVerdict(
+            Severity.ERROR,
+            f"TF_USE_LEGACY_KERAS={raw} but tf-keras is not installed: tf.keras raises 'Keras cannot "
+            "be imported'", evidence,
+            Remediation(f"Install tf-keras for TensorFlow {release_minor(tf.version)} ({want}), or unset "
+                        "TF_USE_LEGACY_KERAS to use Keras 3", (pip(s, "install", want),), KERAS_GUIDE),
+            "TensorFlow logs 'Your environment has TF_USE_LEGACY_KERAS set to True, but you do not "
+            "have the tf_keras package installed' and tf.keras then fails.",
+        ), ""
+    if tfk is not None:
+        fits, rule = _tf_keras_fits(tfk, tf, env)
+        evidence["tf_keras_requires"] = rule
+        if legacy and not fits:
+            return KerasVerdict(
+                Severity.ERROR, f"tf-keras {tfk.version} does not fit {tf.label} ({rule})", evidence,
+                Remediation(f"Install the tf-keras of TensorFlow's minor: {want}",
+                            (pip(s, "install", want),), KERAS_GUIDE),
+                "tf-keras is built for one TensorFlow minor; with another, tf.keras fails at import "
+                "or on first use.",
+                (codes.RUNTIME_IMPORT_FAILED,),
+            ), ""
+        if raw is None and "environment" in s.unknown:  # a report: the variable is unknown, not unset
+            return None, f"tf-keras {tfk.version} (TF_USE_LEGACY_KERAS not known)"
+        if not legacy and not deliberate_off:
+            commands = ([pip(s, "install", want)] if not fits else []) + [export] + persist
+            unset = (f"TF_USE_LEGACY_KERAS={raw} is not a value TensorFlow honours "
+                     f"({', '.join(LEGACY_TRUE)})" if raw is not None else "TF_USE_LEGACY_KERAS is not set")
+            return KerasVerdict(
+                Severity.WARNING,
+                f"tf-keras {tfk.version} is installed but {unset}: {keras_now}",
+                evidence,
+                Remediation("Set TF_USE_LEGACY_KERAS=1 so tf.keras is Keras 2 (tf-keras)"
+                            + ("" if fits else f", and install {want}, the tf-keras of this TensorFlow")
+                            + "; or uninstall tf-keras to use Keras 3", tuple(commands), KERAS_GUIDE),
+                "tfdoctor read the variable from the environment it ran in; set it where your code runs.",
+            ), ""
+        if legacy:
+            return None, f"Keras 2 through tf-keras {tfk.version} (TF_USE_LEGACY_KERAS={raw})"
+    if dependents and not deliberate_off:
+        names = ", ".join(d["package"] for d in dependents)
+        return KerasVerdict(
+            Severity.WARNING,
+            f"{names} expect{'s' if len(dependents) == 1 else ''} Keras 2, but {keras_now}",
+            evidence,
+            Remediation(f"Install tf-keras ({want}) and set TF_USE_LEGACY_KERAS=1", (pip(s, "install", want, *(
+                d["with"] for d in dependents if d.get("with"))), export, *persist), KERAS_GUIDE),
+        ), ""
+    if raw is not None and not legacy and not deliberate_off:
+        return KerasVerdict(
+            Severity.WARNING,
+            f"TF_USE_LEGACY_KERAS={raw} is not a value TensorFlow honours (only {', '.join(LEGACY_TRUE)}): "
+            f"{keras_now}",
+            evidence,
+            Remediation(f"Use TF_USE_LEGACY_KERAS=1 with tf-keras installed ({want}) for Keras 2, or "
+                        "unset it for Keras 3", (pip(s, "install", want), export), KERAS_GUIDE),
+        ), ""
+    return None, f"tf.keras is Keras {keras.version}" if keras else ""
