@@ -204,3 +204,11 @@ def test_a_linker_that_skipped_a_library_of_the_other_architecture_is_the_mismat
                               "built for arm64, the build is for x86_64")
     assert f.remediation.commands == ("file /usr/local/lib/libtensorflow.so",)
     assert "log.symbol-not-found" not in found  # the undefined symbols are the skipped library's
+
+
+def test_windows_status_illegal_instruction_in_a_dll_load_is_the_cpu_without_avx():
+    # tensorflow/tensorflow#35409: Python 3.5's "DLL load failed with error code -1073741795"
+    # (0xC000001D, STATUS_ILLEGAL_INSTRUCTION) loading TensorFlow's .pyd on Windows
+    f = one(diagnose(linux_cpu(host={"system": "Windows", "cpu_flags": []}), "windows_dll_illegal_instruction.txt"),
+            "log.illegal-instruction")
+    assert f.severity is Severity.ERROR and "lacks an instruction the TensorFlow build needs (AVX)" in f.title

@@ -311,6 +311,15 @@ SIGNATURES: tuple[Signature, ...] = (
         "Process finished with exit code 132 (interrupted by signal 4: SIGILL)",
         "https://github.com/tensorflow/tensorflow/issues/47799",
         needle="exit code 132", key=()),
+    # Windows' STATUS_ILLEGAL_INSTRUCTION (ntstatus.h 0xC000001D) for the same death: Python 3.5-3.7
+    # report it as "ImportError: DLL load failed with error code -1073741795" when the DLL's own
+    # start-up code hit it (TensorFlow's _pywrap_tensorflow_internal.pyd, built with AVX since 1.6);
+    # JetBrains IDEs as "Process finished with exit code -1073741795 (0xC000001D)"
+    sig("log.illegal-instruction", "windows-illegal-instruction", "import",
+        "the process died on an instruction this CPU lacks (Windows' STATUS_ILLEGAL_INSTRUCTION)",
+        r"(?:error|exit) code -1073741795(?!\d)(?: \(0xC000001D\))?",
+        "ImportError: DLL load failed with error code -1073741795",
+        "https://github.com/tensorflow/tensorflow/issues/35409", needle="1073741795", key=()),
     sig("log.avx-missing", "avx-missing", "import",
         "TensorFlow for x86_64 needs AVX, which this CPU (or its emulator) does not offer",
         re.compile(stderr.CPU_INSTRUCTIONS_MISSING.regex.pattern +
