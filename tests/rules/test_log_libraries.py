@@ -470,3 +470,10 @@ def test_xla_s_gpu_device_beside_a_library_not_opened_is_a_gpu_that_was_skipped(
             " PhysicalDevice(name='/physical_device:XLA_GPU:0', device_type='XLA_GPU')]\n")
     f = one(_not_opened(text), "log.gpu-libraries")
     assert "libcudnn.so.7" in f.title and "cuDNN 7" in f.title
+
+
+def test_absurd_cudnn_releases_are_not_echoed_in_the_advice(tmp_path):
+    text = ("tensorflow/stream_executor/cuda/cuda_dnn.cc:319] Loaded runtime CuDNN library: 99999999999999.6.0 "
+            "but source was compiled with: 7.6.0.  CuDNN library major and minor version needs to match\n")
+    (f,) = _text_findings(tmp_path, text)
+    assert f.code == "log.gpu-libraries" and "99999" not in f.title and "log_loaded" not in f.evidence

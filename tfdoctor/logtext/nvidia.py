@@ -185,8 +185,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # RNNs then fail ("Failed to get convolution algorithm", "DNN library is not found")
     sig("log.gpu-libraries", "cudnn-version-mismatch", "training",
         "TensorFlow loaded a cuDNN older than, or of another major than, the one it was compiled with",
-        r"Loaded runtime CuDNN library: (?P<loaded>\d+(?:\.\d+){0,2})(?: \(compatibility version \d+\))? "
-        r"but source was compiled with:? (?P<compiled>\d+(?:\.\d+){0,2})",
+        r"Loaded runtime CuDNN library: (?P<loaded>\d{1,5}(?:\.\d{1,3}){0,2})(?: \(compatibility version \d{1,5}\))? "
+        r"but source was compiled with:? (?P<compiled>\d{1,5}(?:\.\d{1,3}){0,2})(?![\d.]*\d)",
         "E tensorflow/stream_executor/cuda/cuda_dnn.cc:319] Loaded runtime CuDNN library: 7.5.0 but source "
         "was compiled with: 7.6.0.  CuDNN library major and minor version needs to match or have higher "
         "minor version in case of CuDNN 7.0 or later version.", "https://github.com/tensorflow/tensorflow/issues/33666",
