@@ -16,8 +16,8 @@ from tfdoctor import codes
 from tfdoctor.advice.commands import pip, python_cmd, unset_variable
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.fork_exit import fork_in_play
-from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, matching_metal,
-                                     pair_fix, recommended_requirements)
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, WINDOWS_LAST_GPU_BUILD, install_commands, listing_read,
+                                     matching_metal, pair_fix, recommended_requirements)
 from tfdoctor.derived import Derived
 from tfdoctor.derived.text_speed import text_speed
 from tfdoctor.advice.log_evidence import evidence, matches_of
@@ -144,11 +144,6 @@ def plugin_registered_twice(s: Snapshot, d: Derived):
             Remediation(text, tuple(commands), PLUGGABLE_DEVICE),
             title=f"Platform {platform} registered twice: {text}")
     return None
-
-
-WINDOWS_LAST_GPU_BUILD = "2.10"
-"""The last TensorFlow with a GPU (CUDA) build for native Windows: from 2.11 the Windows wheels
-are CPU builds (2.12+: tensorflow-intel), https://www.tensorflow.org/install/pip#windows-native."""
 
 
 def _gpu_off_macos(s: Snapshot, d: Derived) -> tuple[str, Severity]:

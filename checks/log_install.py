@@ -17,7 +17,7 @@ from packaging.version import InvalidVersion, Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import machine_check, pip, python_cmd
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
-from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, move_python,
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, WINDOWS_LAST_GPU_BUILD, install_commands, move_python,
                                      recommended_requirements, tf_requirement)
 from tfdoctor.derived import Derived, pip_arch, verdict_archs
 from tfdoctor.advice.log_evidence import evidence, matches_of, said
@@ -27,7 +27,7 @@ from tfdoctor.advice.tensorflow_name import refusal_evidence, refusal_story, ref
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair
 from tfdoctor.knowledge.records import python_minor
-from tfdoctor.logtext import network
+from tfdoctor.logtext import install, network
 from tfdoctor.model import Command, Remediation, Severity, rule
 
 MINIFORGE = "https://github.com/conda-forge/miniforge"
@@ -114,6 +114,11 @@ def pip_no_matching(s: Snapshot, d: Derived):
                       "could not read the package index (the network, not the package or this machine)",
                 severity=Severity.INFO))
             continue
+        if match.variant == install.TENSORFLOW_GPU_REMOVED:
+            text, fix = _tensorflow_gpu_removed(s, d)
+            out.append(pip_no_matching.finding(evidence(s, match, verdict="name-removed", **_where(s, d)), fix,
+                                               title=text))
+            continue
         if (refused := name_refusals.get(id(match))) is not None:  # `tensorflow` (from X): the name
             text, fix = refusal_story(s, d, refused)
             out.append(pip_no_matching.finding(refusal_evidence(s, d, refused), fix, title=text))
@@ -181,6 +186,22 @@ def pip_no_matching(s: Snapshot, d: Derived):
                               (pip(s, "index", "versions", package),))
         out.append(pip_no_matching.finding(evidence(s, match, **facts), fix, title=title))
     return out
+
+
+def _tensorflow_gpu_removed(s: Snapshot, d: Derived) -> tuple[str, Remediation]:
+    """tensorflow-gpu 2.12+ is an empty package that refuses to build: the GPU build has been
+    `tensorflow` itself since 2.1, with the GPU each platform has."""
+    text = ("pip was asked for tensorflow-gpu, an empty package from 2.12 on that refuses to install: "
+            "TensorFlow's GPU build has been `tensorflow` itself since 2.1; ask for tensorflow instead")
+    if d.is_mac:
+        reqs = recommended_requirements(s).requirements
+        return (f"{text} (on a Mac the GPU is Metal: {' + '.join(reqs)})",
+                Remediation(text, tuple(install_commands(s, reqs)), APPLE_PLUGIN_PAGE))
+    if s.host.system == "Windows":
+        return (f"{text}; on native Windows {WINDOWS_LAST_GPU_BUILD} was the last with a GPU build (later: WSL2)",
+                Remediation(text, (pip(s, "install", f"tensorflow=={WINDOWS_LAST_GPU_BUILD}.*"),)))
+    return (f"{text} (on Linux with its and-cuda extra, which brings CUDA and cuDNN, from 2.14)",
+            Remediation(text, (pip(s, "install", "tensorflow[and-cuda]"),)))
 
 
 @rule(codes.LOG_PIP_UNSUPPORTED_WHEEL, "pip refused a wheel built for another Python or platform",

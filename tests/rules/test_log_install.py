@@ -412,3 +412,21 @@ def test_versions_listed_despite_a_retry_mean_pip_read_the_index():
         b"tensorflow==2.99\n", "paste", identity=WHO)
     (f,) = [f for f in check.run(s) if f.code == "log.pip-no-matching-distribution"]
     assert f.severity is Severity.ERROR and f.evidence["verdict"] != "index-not-read"
+
+
+@pytest.mark.parametrize("host,command", [
+    ({"system": "Linux"}, "install -- 'tensorflow[and-cuda]'"),
+    ({"system": "Windows"}, "install -- 'tensorflow==2.10.*'"),
+])
+def test_tensorflow_gpu_s_removal_notice_asks_for_tensorflow_with_the_gpu_of_the_platform(host, command):
+    # dionhaefner/pyhpc-benchmarks#17: pip asked for tensorflow-gpu, whose 2.12+ setup.py refuses to build
+    (f,) = [f for f in check.diagnose(linux_cpu(host=host, packages=[]), "tensorflow_gpu_removed.txt")
+            if f.code == "log.pip-no-matching-distribution"]
+    assert f.severity is Severity.ERROR and "ask for tensorflow instead" in f.title
+    assert commands(f).endswith(command)
+
+
+def test_tensorflow_gpu_s_removal_notice_on_a_mac_names_the_metal_pair():
+    (f,) = [f for f in check.diagnose(apple_silicon(packages=[]), "tensorflow_gpu_removed.txt")
+            if f.code == "log.pip-no-matching-distribution"]
+    assert "the GPU is Metal" in f.title and "tensorflow-metal" in commands(f)

@@ -68,6 +68,8 @@ def test_statements(text, expected):
     "The aliases was originally deprecated in NumPy 1.20; for more details",  # NumPy's message: a release
     "`np.string_` was removed in the NumPy 2.0 release. Use `np.bytes_` instead.",
     "as of Keras 2.4 the backend is TensorFlow",
+    "the two packages have been identical since TensorFlow 2.1",  # tensorflow-gpu's removal notice: a release
+    "prior to TensorFlow 2.11 the GPU worked on native Windows",
 ])
 def test_what_is_not_a_statement(text):
     said = set(statements(text))

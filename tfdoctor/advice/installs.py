@@ -25,6 +25,9 @@ from tfdoctor.knowledge.records import MetalRelease
 from tfdoctor.model import Command
 
 APPLE_PLUGIN_PAGE = "https://developer.apple.com/metal/tensorflow-plugin/"
+WINDOWS_LAST_GPU_BUILD = "2.10"
+"""The last TensorFlow with a GPU (CUDA) build for native Windows: from 2.11 the Windows wheels
+are CPU builds (2.12+: tensorflow-intel), https://www.tensorflow.org/install/pip#windows-native."""
 _GITHUB = re.compile(r"https://github\.com/([^/]+/[^/]+)/(?:issues|pull)/(\d+)")
 
 

@@ -131,6 +131,9 @@ def _fork_installer(fields: Fields) -> Fields:
     return {"sign": "Error: installer needs macOS 11" if fields.get("error") else "installer ran"}
 
 
+TENSORFLOW_GPU_REMOVED = "tensorflow-gpu-removed"
+"""pip asked for tensorflow-gpu at 2.12 or later, the empty package whose setup.py refuses to build."""
+
 SIGNATURES: tuple[Signature, ...] = (
     # apple/tensorflow_macos scripts/install_venv.sh (0.1alpha0-3): the fork's bundled wheels are
     # cp38 only, so its installer rejects any other Python in so many words
@@ -191,6 +194,15 @@ SIGNATURES: tuple[Signature, ...] = (
         needle="Could not find a ", derive=_requirement, key=("package",),
         outputs=("package", "specifier", "marker", "required_by", "available"),
         head=r"Could not find a (?:final )?version that satisfies the requirement"),
+    # tensorflow-gpu 2.12.0's setup.py (an empty package since December 2022, pypi.org/project/
+    # tensorflow-gpu): raise Exception(TF_REMOVAL_WARNING), 'The "tensorflow-gpu" package has been
+    # removed! Please install "tensorflow" instead.', so pip cannot build the name it was asked for
+    sig("log.pip-no-matching-distribution", TENSORFLOW_GPU_REMOVED, "install",
+        "tensorflow-gpu 2.12+ is an empty package that refuses to build: the GPU build is `tensorflow`",
+        r"The \"?tensorflow-gpu\"? package has been removed!",
+        "The \"tensorflow-gpu\" package has been removed!\n\n    Please install \"tensorflow\" instead.",
+        "https://github.com/dionhaefner/pyhpc-benchmarks/issues/17", needle="package has been removed",
+        derive=adds(package="tensorflow-gpu"), outputs=("package",), key=()),
     sig("log.pip-no-matching-distribution", "pip-no-matching", "install",
         "pip found no distribution of a package for this Python and platform",
         r"No matching distribution found for (?P<requirement>" + _NAME + r"[^\s;]*)"

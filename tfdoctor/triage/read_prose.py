@@ -193,9 +193,10 @@ def _macos(text: str) -> Iterator[tuple[str, str]]:
 
 
 _A_RELEASE = re.compile(r"(?:deprecated|removed|introduced|added|dropped)[ \t]{1,3}in(?:[ \t]{1,3}the)?[ \t]{1,3}$"
-                        r"|as[ \t]{1,3}of[ \t]{1,3}$", re.IGNORECASE)
+                        r"|(?:as[ \t]{1,3}of|since|until|prior[ \t]{1,3}to)[ \t]{1,3}$", re.IGNORECASE)
 """Words before a package and its version that name a release, not what is installed: NumPy's own
-"deprecated in NumPy 1.20" and "was removed in the NumPy 2.0 release"."""
+"deprecated in NumPy 1.20" and "was removed in the NumPy 2.0 release", tensorflow-gpu's "identical
+since TensorFlow 2.1"."""
 
 
 def _packages(text: str) -> Iterator[tuple[str, str]]:
