@@ -23,6 +23,7 @@ from tfdoctor.derived.text_speed import text_speed
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.versions import parse_version
+from tfdoctor.logtext import nvidia
 from tfdoctor.model import Remediation, Severity, rule
 
 PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/20200624-pluggable-device-for-tensorflow.md"
@@ -146,6 +147,9 @@ def plugin_registered_twice(s: Snapshot, d: Derived):
     return None
 
 
+GPU_REQUIREMENTS = "https://www.tensorflow.org/install/pip#hardware_requirements"
+
+
 def _gpu_off_macos(s: Snapshot, d: Derived) -> tuple[str, Severity]:
     """Why no GPU is listed off macOS, where tensorflow-metal does not apply: on native Windows,
     TensorFlow after 2.10 has no GPU build at all."""
@@ -167,17 +171,30 @@ def _gpu_off_macos(s: Snapshot, d: Derived) -> tuple[str, Severity]:
       "or Python running as x86_64 under Rosetta 2 (the plugin is arm64 only). Apple's 2020-21 ML "
       "Compute fork lists none by design (information). Off macOS a GPU needs CUDA; on native "
       "Windows TensorFlow 2.10 was the last release with a GPU build (tensorflow.org/install/pip), "
-      "so a later one lists none there.",
+      "so a later one lists none there. An NVIDIA GPU older than the build's kernels is ignored "
+      "('Ignoring visible gpu device (...) with Cuda compute capability 3.0. The minimum required "
+      "Cuda capability is 3.5.', tensorflow/tensorflow#17445): an error whatever else is installed.",
       "Install the TensorFlow/tensorflow-metal pair for this Python (the finding names it).",
       APPLE_PLUGIN_PAGE, fix_answer=ABOUT_THE_LOG)
 def no_gpu_listed(s: Snapshot, d: Derived):
-    for match in matches_of(s, codes.LOG_NO_GPU_LISTED):
+    matches = matches_of(s, codes.LOG_NO_GPU_LISTED)
+    for match in sorted(matches, key=lambda m: m.variant != nvidia.GPU_BELOW_CAPABILITY):  # why, before the list
         facts = {"tensorflow": d.tf_version, "tensorflow_metal": d.metal.version if d.metal else None,
                  "translated": d.translated, "system": s.host.system}
         severity = None
+        if match.variant == nvidia.GPU_BELOW_CAPABILITY:
+            f = match.fields
+            capability = ("its compute capability is below the one" if not (f.get("have") and f.get("need"))
+                          else f"its compute capability {f['have']} is below the {f['need']}")  # else a cut paste
+            text = (f"TensorFlow ignored the {f.get('gpu') or 'NVIDIA GPU'}: {capability} this build has kernels "
+                    f"for; use a TensorFlow built for it (an older release, or one built from source with "
+                    f"TF_CUDA_COMPUTE_CAPABILITIES={f.get('have') or 'its capability'}) or a newer GPU")
+            commands: tuple[str, ...] = ("nvidia-smi --query-gpu=name,compute_cap --format=csv",)
+            return no_gpu_listed.finding(evidence(s, match, **facts), Remediation(text, commands, GPU_REQUIREMENTS),
+                                         title=f"No GPU listed: {text}", severity=Severity.ERROR)
         if s.host.system and not d.is_mac:  # an unstated system is unknown, not another one
             text, severity = _gpu_off_macos(s, d)
-            commands: tuple[str, ...] = ()
+            commands = ()
         elif d.translated:
             text = "this Python runs as x86_64 under Rosetta 2: the Metal plugin is arm64 only (see arch.rosetta)"
             commands = ()

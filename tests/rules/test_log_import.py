@@ -189,3 +189,14 @@ def test_r_bound_to_a_python_without_tensorflow():
     f = one(diagnose(linux_cpu(), "reticulate_tensorflow_keras_not_found.txt"), "log.no-tensorflow-module")
     assert f.title.startswith("R's reticulate is bound to a Python without TensorFlow")
     assert "tensorflow::install_tensorflow()" in commands(f)
+
+
+def test_a_gpu_older_than_the_build_s_kernels_is_why_no_gpu_is_listed():
+    # tensorflow/tensorflow#17445: a Quadro K2000M (compute capability 3.0) under a pip build that needs 3.5
+    f = one(diagnose(linux_cpu(packages=[]), "gpu_below_minimum_capability.txt"), "log.no-gpu-listed")
+    assert f.severity is Severity.ERROR and "ignored the Quadro K2000M" in f.title
+    assert "compute capability 3.0 is below the 3.5" in f.title and "TF_CUDA_COMPUTE_CAPABILITIES=3.0" in f.title
+    s = snap(linux_cpu(packages=[]))
+    s.log = keep.from_bytes(((LOGS / "gpu_below_minimum_capability.txt").read_text(encoding="utf-8")
+                             + ">>> tf.config.list_physical_devices('GPU')\n[]\n").encode(), "paste", identity=WHO)
+    assert "ignored the Quadro K2000M" in one(check.run(s), "log.no-gpu-listed").title  # the reason before the list

@@ -127,6 +127,15 @@ def _named(fields: Fields) -> Fields:
 
 
 _OUTPUTS = ("library", "part", "wants")
+GPU_BELOW_CAPABILITY = "gpu-below-minimum-capability"
+"""TensorFlow found an NVIDIA GPU and ignored it: the build has no kernels for its compute capability."""
+_GPU_NAME = re.compile(r"name: ([^,()\n]{1,80})")
+
+
+def _gpu_name(fields: Fields) -> Fields:
+    """The GPU's name from TensorFlow's short description ("device: 0, name: Quadro K2000M, ...")."""
+    name = _GPU_NAME.search(fields.get("device", ""))
+    return {"gpu": name[1].strip() if name else "", "have": fields.get("have", ""), "need": fields.get("need", "")}
 
 SIGNATURES: tuple[Signature, ...] = (
     # glibc's dlerror ("%s: cannot open shared object file: %s", "file too short" for the empty
@@ -223,6 +232,19 @@ SIGNATURES: tuple[Signature, ...] = (
         "library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such "
         "file or directory", "https://github.com/JdeRobot/BehaviorMetrics/issues/385",
         needle="ould", derive=_named, outputs=_OUTPUTS, key=("library",)),
+    # gpu_device.cc's GetValidDeviceIds (gpu_init.cc in 0.x): "Ignoring visible gpu device (%s)
+    # with Cuda compute capability %s. The minimum required Cuda capability is %s." The build has
+    # no kernels for a GPU this old (pip builds: 3.5 through 2.x, later higher), so TensorFlow
+    # lists no GPU although the whole stack loaded
+    sig("log.no-gpu-listed", GPU_BELOW_CAPABILITY, "import",
+        "TensorFlow ignored the GPU: its compute capability is below what the build supports",
+        r"Ignoring (?:visible )?gpu device \((?P<device>[^()\n]{0,300})\)\s{1,4}with Cuda compute capability "
+        r"(?P<have>\d{1,2}\.\d{1,2})\. The minimum required Cuda capability is (?P<need>\d{1,2}\.\d{1,2})",
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1283] Ignoring visible gpu device (device: 0, name: "
+        "Quadro K2000M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. "
+        "The minimum required Cuda capability is 3.5.", "https://github.com/tensorflow/tensorflow/issues/17445",
+        needle="gpu device (", derive=_gpu_name, outputs=("gpu", "have", "need"),
+        key=("have", "need"), head=r"Ignoring (?:visible )?gpu device \("),
     # XLA's tsl/cuda/cudart_stub.cc (TensorFlow 2.13+): "Could not find cuda drivers on your
     # machine, GPU will not be used." when it cannot open the CUDA runtime (libcudart); printed
     # on every machine without the stack, so read, as the line above, only where a GPU is wanted
