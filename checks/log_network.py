@@ -5,7 +5,7 @@ network's fix, so that no TensorFlow cause is read into them."""
 from __future__ import annotations
 
 from tfdoctor import codes
-from tfdoctor.advice.commands import pip
+from tfdoctor.advice.commands import pip, python_cmd
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived
@@ -67,9 +67,9 @@ def _index_unreachable(s: Snapshot, url: str, reason: str) -> tuple[Remediation,
     if any(word in reason for word in _OLD_TLS):
         return (Remediation(f"{host} refused this pip's TLS 1.0/1.1 (PyPI requires TLS 1.2 since April 2018): "
                             "upgrade pip without pip, or use a Python built with OpenSSL 1.0.1 or later",
-                            ("curl https://bootstrap.pypa.io/get-pip.py | python3",), _PYPI_TLS),
+                            (f"curl https://bootstrap.pypa.io/get-pip.py | {python_cmd(s)}",), _PYPI_TLS),
                 f"pip could not read {host}: its TLS is too old for the index (not TensorFlow)")
-    if "CERTIFICATE_VERIFY_FAILED" in reason or "certificate" in reason:
+    if "certificate" in reason.lower():
         return (Remediation(f"pip could not verify {host}'s certificate: install the CA certificates "
                             "(python.org's macOS Python: its Install Certificates.command), or name your "
                             "company proxy's CA bundle (pip config set global.cert PATH)",

@@ -1,12 +1,14 @@
 """checks/log_network.py: download failures (a read that timed out, a certificate Python could
-not verify) are said as the network's, with the network's fix, and no TensorFlow cause is drawn
-from them (real texts: rstudio/tensorflow#165, keras-team/keras#14089)."""
+not verify, an index page pip could not fetch) are said as the network's, with the network's fix,
+and no TensorFlow cause is drawn from them (real texts: rstudio/tensorflow#165,
+keras-team/keras#14089, apple/turicreate#631, tensorflow/tensorflow#70901, psf/requests#4607)."""
 
 from __future__ import annotations
 
-from log_cases import LogRules, commands, one
-from snapshots import apple_silicon
+from log_cases import WHO, LogRules, commands, one
+from snapshots import apple_silicon, snap
 
+from tfdoctor.logtext import keep
 from tfdoctor.model import Severity
 
 check = LogRules("log_network")
@@ -27,7 +29,7 @@ def test_an_index_page_pip_could_not_fetch_over_old_tls_names_pip_s_upgrade():
     # apple/turicreate#631: pip 9 whose OpenSSL speaks TLS 1.0, refused by PyPI since April 2018
     f = one(check.diagnose(apple_silicon(), "pip_index_unreachable_tls.txt"), "log.network-error")
     assert f.severity is Severity.INFO and "pypi.python.org" in f.title and "TLS" in f.title
-    assert commands(f) == "curl https://bootstrap.pypa.io/get-pip.py | python3"
+    assert commands(f) == "curl https://bootstrap.pypa.io/get-pip.py | /Users/ada/venvs/tf/bin/python"
 
 
 def test_the_certificate_pip_gives_as_its_reason_is_one_finding():
@@ -40,3 +42,4 @@ def test_retries_through_a_proxy_name_the_proxy():
     # psf/requests#4607: urllib3's retry warnings, each broken by ProxyError
     f = one(check.diagnose(apple_silicon(), "pip_retrying_proxy.txt"), "log.network-error")
     assert "through the proxy" in f.title and "HTTPS_PROXY" in f.remediation.text
+
