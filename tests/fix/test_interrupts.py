@@ -36,6 +36,10 @@ STEPS = {  # the stderr line that starts each step
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 DELAY_S = 0.5
 """Each wheel download waits this long: the resolve and install steps are under way for seconds."""
+PIP_TIMEOUT_S = "20"
+"""pip's read timeout against the slow index: the 2 s of pip_env is for indexes that never answer;
+here a dozen fix processes share two cores with the index's thread, and a wheel sent after the
+delay could reach pip after 2 s (a case failed so: 'Read timed out. (read timeout=2.0)')."""
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +107,7 @@ def test_stopped_at_every_step_by_every_signal_nothing_is_lost(world):
     cases = [_case(world, mode, step, signum) for mode in STEPS for step in STEPS[mode] for signum in SIGNALS]
     with index(world, delay=DELAY_S) as slow:
         for case in cases:
-            case.run = FixRun(case.args, world.env(slow.url))
+            case.run = FixRun(case.args, world.env(slow.url, PIP_TIMEOUT=PIP_TIMEOUT_S))
         threads = [threading.Thread(target=_interrupt, args=(case,)) for case in cases]
         for thread in threads:
             thread.start()
@@ -150,7 +154,7 @@ def test_a_second_ctrl_c_does_not_cut_the_clean_up_short(world):
     new_env = _case(world, "new-env", "install", signal.SIGINT, "twice")
     with index(world, delay=DELAY_S) as slow:
         for case, cleaning in ((in_place, "restoring "), (new_env, "removing the half-made")):
-            run = case.run = FixRun(case.args, world.env(slow.url))
+            run = case.run = FixRun(case.args, world.env(slow.url, PIP_TIMEOUT=PIP_TIMEOUT_S))
             assert run.wait_for(lambda line: line.startswith("Install tensorflow-cpu"))
             run.proc.send_signal(signal.SIGINT)
             assert run.wait_for(lambda line, text=cleaning: line.startswith(text)), run.err
@@ -183,7 +187,7 @@ def test_a_clean_up_that_leaves_files_says_so_and_the_next_fix_finishes_it(world
     how = ""
     try:
         with index(world, delay=DELAY_S) as slow:
-            run = case.run = FixRun(case.args, world.env(slow.url))
+            run = case.run = FixRun(case.args, world.env(slow.url, PIP_TIMEOUT=PIP_TIMEOUT_S))
             assert run.wait_for(lambda line: line.startswith("Install tensorflow-cpu"))
             how = _block_removal(case.env)
             if not how:
