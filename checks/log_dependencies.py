@@ -25,7 +25,7 @@ from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
 from tfdoctor.facts.versions import allows, at_least, below
 from tfdoctor.knowledge.keras_releases import keras_requirement
-from tfdoctor.logtext.importing import NUMPY_BEFORE_1_16
+from tfdoctor.logtext.importing import NUMPY_BEFORE_1_16, NUMPY_MULTIARRAY
 from tfdoctor.model import Remediation, Severity, rule
 
 NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
@@ -93,6 +93,8 @@ def numpy_abi(s: Snapshot, d: Derived):
         if not numpy and match.variant == NUMPY_BEFORE_1_16:
             text += " (or, where a newer one is installed, an older NumPy from ~/.local or PYTHONPATH is imported first)"
         args = ("install", "--upgrade", req)
+    elif match.variant == NUMPY_MULTIARRAY and not (numpy and at_least(numpy.version, "2")):
+        return _c_api_not_imported(s, d, match, numpy, spec, facts)
     elif numpy and below(numpy.version, "2"):  # the message is NumPy 2's: observed beats read
         text = (f"the message comes from a NumPy 2, but this environment has NumPy {numpy.version}: "
                 "another environment printed it")
@@ -115,6 +117,24 @@ def numpy_abi(s: Snapshot, d: Derived):
     return numpy_abi.finding(evidence(s, match, **facts),
                              Remediation(text.replace("  ", " "), (pip(s, *args),), NUMPY2_GUIDE),
                              title=text.replace("  ", " "))
+
+
+def _c_api_not_imported(s: Snapshot, d: Derived, match: Any, numpy: Any, spec: str | None, facts: dict[str, Any]):
+    """NumPy 1.x's "numpy.core.multiarray failed to import" without the line that says why, where
+    no NumPy 2 is installed: the NumPy imported is older than the module's (an old one installed, or
+    one from another environment imported first, tensorflow/tensorflow#559), or a NumPy 2 not known
+    here. NumPy 1.x within TensorFlow's pin, at its newest, fits either way."""
+    cap = "<2" if "<" not in (spec or "") else ""
+    req = "numpy" + ",".join(part for part in (spec, cap) if part)
+    text = ("a module built against NumPy 1.x could not import NumPy's C API (numpy.core.multiarray failed "
+            f"to import): install the newest NumPy TensorFlow allows below 2 ({req})")
+    commands = [pip(s, "install", "--upgrade", req)]
+    if numpy and numpy.version:
+        text += (f"; NumPy {numpy.version} is installed here, so if it already fits, an older NumPy from "
+                 "another environment, such as ~/.local or PYTHONPATH, is imported first")
+        commands.append(f'{python_cmd(s)} -c "import numpy; print(numpy.__version__, numpy.__file__)"')
+    return numpy_abi.finding(evidence(s, match, **facts), Remediation(text, tuple(commands), NUMPY2_GUIDE),
+                             title=text)
 
 
 BFLOAT16 = ("numpy-bfloat16-handle", "numpy-bfloat16-check")

@@ -276,3 +276,31 @@ def test_a_module_built_for_numpy_1_16_under_an_older_numpy_asks_for_a_newer_num
     f = one(diagnose(data, "numpy_before_1_16_multiarray_umath.txt"), "log.numpy-abi")
     assert f.severity is Severity.ERROR and "1.16 or later" in f.title and "NumPy 1.15.4" in f.title
     assert commands(f).endswith("install --upgrade -- 'numpy>=1.13.3,>=1.16,<2'")  # not NumPy 2
+
+
+def test_numpys_c_api_import_failing_alone_asks_for_the_newest_numpy_1_within_tensorflows_pin():
+    # MaybeShewill-CV/CRNN_Tensorflow#9: "numpy.core.multiarray failed to import" without the line
+    # before it (NumPy 1.x's __multiarray_api.h); the thread's answer is another NumPy imported
+    # first (tensorflow/tensorflow#559)
+    name = "numpy_multiarray_failed_native_runtime.txt"
+    f = one(diagnose(apple_silicon(packages=[]), name), "log.numpy-abi")
+    assert f.severity is Severity.ERROR and f.evidence["signature_source"].endswith("CRNN_Tensorflow/issues/9")
+    assert "could not import NumPy's C API" in f.title and commands(f).endswith("install --upgrade -- 'numpy<2'")
+    old = apple_silicon(packages=[_pkg("tensorflow", "1.13.1", ARM, ["numpy>=1.13.3"]), _pkg("numpy", "1.15.4", ARM)])
+    f = one(diagnose(old, name), "log.numpy-abi")
+    assert "'numpy>=1.13.3,<2'" in commands(f) and "numpy.__file__" in commands(f)
+    assert "NumPy 1.15.4 is installed here" in f.title and "~/.local" in f.title
+
+
+def test_numpys_c_api_import_failing_under_numpy_2_is_numpy_2_under_a_tensorflow_built_for_1():
+    data = apple_silicon(packages=[_pkg("tensorflow", "2.15.0", ARM, ["numpy<2.0.0,>=1.23.5"]),
+                                   _pkg("numpy", "2.0.0", ARM)])
+    f = one(diagnose(data, "numpy_multiarray_failed_native_runtime.txt"), "log.numpy-abi")
+    assert "built for NumPy 1.x" in f.title and "numpy<2.0.0,>=1.23.5" in commands(f)
+
+
+def test_the_line_that_says_why_numpys_c_api_failed_outranks_the_failure_itself():
+    for name, said in (("numpy_api_0x10_m1_notebook.txt", "module compiled against API version"),
+                       ("numpy_before_1_16_multiarray_umath.txt", "No module named 'numpy.core._multiarray_umath'"),
+                       ("numpy_bfloat16_check_failed.txt", "No module named 'numpy.core._multiarray_umath'")):
+        assert said in one(diagnose(apple_silicon(packages=[]), name), "log.numpy-abi").evidence["matched"]

@@ -279,6 +279,8 @@ def _gencode_needs(fields: Fields) -> Fields:
     return {"module": module, "needs": _GENCODE_NEEDS[module]}
 
 
+NUMPY_MULTIARRAY = "numpy-multiarray"
+"""NumPy 1.x's C-API import failing, without (or after) the line that says why."""
 NUMPY_BEFORE_1_16 = "numpy-before-1.16"
 """A module compiled against NumPy 1.16+ under an older NumPy: it imports numpy.core._multiarray_umath."""
 
@@ -678,6 +680,17 @@ SIGNATURES: tuple[Signature, ...] = (
         "2019-03-04 01:03:42.312319: F tensorflow/python/lib/core/bfloat16.cc:675] Check failed: "
         "PyBfloat16_Type.tp_base != nullptr", "https://github.com/deepfakes/faceswap/issues/645",
         needle="PyBfloat16_Type", key=()),
+    # NumPy 1.x's C-API import, compiled into every extension built against it (numpy/core/include/
+    # numpy/__multiarray_api.h, _import_array): it raises this when the NumPy imported does not fit,
+    # after the line that says why ("module compiled against API version", a NumPy older than the
+    # module's; "_ARRAY_API not found", NumPy 2). A paste that kept only this line still says the
+    # module and the NumPy imported disagree. (NumPy 2's headers say numpy._core: another message.)
+    # Declared after the other NumPy messages: where one of them is in the text, it is the occurrence.
+    sig("log.numpy-abi", NUMPY_MULTIARRAY, "import",
+        "a module built against NumPy 1.x could not import the NumPy it found",
+        r"numpy\.core\.(?:_multiarray_umath|multiarray|umath) failed to import",
+        "ImportError: numpy.core.multiarray failed to import\nFailed to load the native TensorFlow runtime.",
+        "https://github.com/MaybeShewill-CV/CRNN_Tensorflow/issues/9", needle="failed to import", key=()),
     sig("log.protobuf-descriptors", "protobuf-descriptors", "import",
         "protobuf newer than the generated code TensorFlow ships",
         stderr.PROTOBUF_DESCRIPTORS.regex,
