@@ -20,6 +20,9 @@ from tfdoctor.logtext.importing import LINKER_SKIPPED, MKL_REQUIREMENTS
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
+_AVX_GUIDE = "https://www.tensorflow.org/install/pip#hardware_requirements"
+"""TensorFlow's install guide: "Starting with TensorFlow 1.6, binaries use AVX instructions which may
+not run on older CPUs"."""
 _PYTHON_PROGRAM = re.compile(r"python|jupyter|\.py\b|tensorflow", re.IGNORECASE)
 """A crashed command (zsh names it) that runs Python or TensorFlow."""
 
@@ -87,7 +90,7 @@ def _cpu_finding(rule_: Any, s: Snapshot, d: Derived, match: Any, what: str,
 def illegal_instruction(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION):
         program = match.fields.get("command", "")
-        if program and not _PYTHON_PROGRAM.search(program) and d.tf_main is None and not names_tensorflow(s):
+        if _another_programs(s, d, match):
             text = (f"the program that died is `{program}`, not Python, and nothing in the text names "
                     "TensorFlow: its illegal instruction is that program's")
             return illegal_instruction.finding(
@@ -95,6 +98,47 @@ def illegal_instruction(s: Snapshot, d: Derived):
                 Remediation(text + ". Ask its authors for a build for this CPU"),
                 title=text, severity=Severity.INFO)
         return _cpu_finding(illegal_instruction, s, d, match, "Illegal instruction")
+    return None
+
+
+def _another_programs(s: Snapshot, d: Derived, match: Any) -> bool:
+    """A crash of a program that is not Python, in a text that never names TensorFlow."""
+    program = match.fields.get("command", "")
+    return bool(program) and not _PYTHON_PROGRAM.search(program) and d.tf_main is None and not names_tensorflow(s)
+
+
+def _own_x86_cpu(s: Snapshot, d: Derived) -> bool:
+    """The text's machine runs x86 code on an x86 CPU of its own: its chip or macOS says it is no
+    Apple silicon (or it is Windows, whose TensorFlow is x86_64 only), and nothing says a
+    container or an emulator ran it."""
+    if d.apple_silicon or d.translated or s.host.container or emulated_x86_container(s) \
+            or matches_of(s, codes.LOG_QEMU_EMULATION):
+        return False
+    return s.host.hw_arm64 is False or s.host.system == "Windows"
+
+
+_AVX_FLAG = {"Linux": "grep -o -w -m1 avx /proc/cpuinfo", "Darwin": "sysctl -n machdep.cpu.features | grep -o -w AVX1.0"}
+"""The command that prints AVX where the CPU has it (macOS names it AVX1.0)."""
+
+
+def _illegal_on_own_x86_cpu(s: Snapshot, d: Derived) -> Finding | None:
+    """An illegal instruction where TensorFlow ran on an x86 CPU of its own: TensorFlow's x86_64
+    builds use AVX (the registry's wheels from 1.6; community builds often AVX2 and FMA too), so
+    there the instruction missing is AVX, not Rosetta's or an emulator's."""
+    if not _own_x86_cpu(s, d):
+        return None
+    for match in matches_of(s, codes.LOG_ILLEGAL_INSTRUCTION):
+        if _another_programs(s, d, match):
+            continue
+        cpu = s.host.cpu_brand or s.host.chip or {"Darwin": "an Intel Mac"}.get(s.host.system, "an x86 CPU")
+        cause = (f"Illegal instruction on an x86 CPU of its own ({cpu}): TensorFlow's x86_64 builds use AVX "
+                 "(the registry's wheels from 1.6; some builds AVX2 and FMA too), which this CPU lacks")
+        commands = (_AVX_FLAG[s.host.system],) if s.host.system in _AVX_FLAG else ()
+        return avx_missing.finding(
+            evidence(s, match, **_arch_facts(s, d)),
+            Remediation(cause + ". Check the CPU's flags for AVX; without it, use a TensorFlow built for this "
+                        "CPU (from source, or a build without AVX such as TensorFlow 1.5) or a machine with AVX",
+                        commands, _AVX_GUIDE), title=cause)
     return None
 
 
@@ -121,7 +165,10 @@ def x86_build(s: Snapshot, d: Derived):
       "QEMU do not offer it (tensorflow/tensorflow#52972, docker/for-mac#5342). Intel MKL (NumPy, "
       "SciPy or TensorFlow built with it, as conda's defaults channel ships them) checks the CPU "
       "too ('Intel MKL FATAL ERROR: This system does not meet the minimum requirements'); MKL has "
-      "only x86 code, so on Apple silicon that says an x86_64 process ran.",
+      "only x86 code, so on Apple silicon that says an x86_64 process ran. An illegal instruction "
+      "where the report's chip or macOS (before 11) says TensorFlow ran on an x86 CPU of its own, "
+      "neither Rosetta nor an emulator, is this too: TensorFlow's x86_64 builds use AVX from 1.6 "
+      "(its install guide's hardware requirements), so that CPU lacks it.",
       "Run arm64 TensorFlow natively: an arm64 Python on the Mac, an arm64 image in Docker; on an "
       "x86 CPU without the instructions MKL lists, builds without MKL (conda's nomkl, pip's wheels).",
       explains=(codes.LOG_ILLEGAL_INSTRUCTION,), fix_answer=ABOUT_THE_LOG)
@@ -131,7 +178,7 @@ def avx_missing(s: Snapshot, d: Derived):
             return _mkl_refused(s, d, match)
         return _cpu_finding(avx_missing, s, d, match, f"TensorFlow needs {match.fields.get('instructions', 'AVX')}",
                             match.fields.get("emulator"))
-    return None
+    return _illegal_on_own_x86_cpu(s, d)
 
 
 def _mkl_refused(s: Snapshot, d: Derived, match: Any) -> Finding:

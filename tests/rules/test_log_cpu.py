@@ -212,3 +212,46 @@ def test_windows_status_illegal_instruction_in_a_dll_load_is_the_cpu_without_avx
     f = one(diagnose(linux_cpu(host={"system": "Windows", "cpu_flags": []}), "windows_dll_illegal_instruction.txt"),
             "log.illegal-instruction")
     assert f.severity is Severity.ERROR and "lacks an instruction the TensorFlow build needs (AVX)" in f.title
+
+
+def _reported(**host) -> dict:
+    """A snapshot built from a report that states only these host facts."""
+    return {"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": host, "unknown": ["packages"]}
+
+
+@pytest.mark.parametrize(("host", "flag_command"), [
+    ({"system": "Linux", "hw_arm64": False, "chip": "Intel Core i3"}, "/proc/cpuinfo"),
+    ({"system": "Darwin", "hw_arm64": False, "macos_version": "10.12.5"}, "machdep.cpu.features"),
+])
+def test_an_illegal_instruction_on_an_x86_cpu_of_its_own_is_tensorflows_avx(host, flag_command):
+    """TensorFlow's install guide: "Starting with TensorFlow 1.6, binaries use AVX instructions which
+    may not run on older CPUs". Where the report's chip or macOS says the CPU is x86 and runs its
+    own code (no Rosetta, no emulator), the instruction missing is AVX: log.avx-missing, which
+    explains the crash."""
+    findings = diagnose(_reported(**host), "illegal_instruction_4.txt")
+    f = one(findings, "log.avx-missing")
+    assert f.severity is Severity.ERROR and "x86 CPU of its own" in f.title and "AVX" in f.title
+    assert flag_command in commands(f)
+    assert one(findings, "log.illegal-instruction")  # the crash itself, which avx-missing explains
+
+
+def test_windows_illegal_instruction_importing_tensorflow_is_avx():
+    # tensorflow/tensorflow#35409: Windows' STATUS_ILLEGAL_INSTRUCTION; TensorFlow on Windows is x86_64 only
+    f = one(diagnose(_reported(system="Windows"), "windows_dll_illegal_instruction.txt"), "log.avx-missing")
+    assert "x86 CPU of its own" in f.title and f.remediation.commands == ()
+
+
+@pytest.mark.parametrize("host", [
+    {"system": "Linux"},  # an ARM board is Linux too: the chip is unknown
+    {"system": "Linux", "hw_arm64": False, "container": "docker"},  # a container: maybe emulated
+    {"system": "Darwin", "hw_arm64": True, "chip": "Apple M1"},  # Rosetta's story
+])
+def test_an_illegal_instruction_where_the_cpu_is_not_known_to_run_its_own_x86_code_is_not_avx(host):
+    assert not [f for f in diagnose(_reported(**host), "illegal_instruction_4.txt") if f.code == "log.avx-missing"]
+
+
+def test_an_illegal_instruction_of_another_program_on_an_x86_cpu_is_not_tensorflows_avx(tmp_path):
+    s = snap(_reported(system="Linux", hw_arm64=False, chip="Intel Core i5"))
+    (tmp_path / "posted.md").write_text("zsh: illegal hardware instruction  ./video_tool --scan\n", encoding="utf-8")
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    assert [f.code for f in check.run(s) if f.code.startswith("log.")] == ["log.illegal-instruction"]

@@ -117,3 +117,30 @@ def test_the_gpu_the_plugin_opened_outranks_a_chip_a_sentence_names():
 ])
 def test_dyld_names_the_process_architecture_it_needs(wording, arch):
     assert ("python_arch", arch, "read", "dyld error") in _facts(f"ImportError: dlopen(x.so, 0x0002): tried: 'x.so' {wording}")
+
+
+@pytest.mark.parametrize(("listing", "chip", "source"), [
+    ("model name\t: Intel(R) Core(TM) i5-2400 CPU @ 3.10GHz", "Intel Core i5", "cpuinfo"),  # /proc/cpuinfo
+    ("Model name:            AMD Ryzen 7 3700X 8-Core Processor", "AMD", "cpuinfo"),  # lscpu
+    ("          product: Intel(R) Core(TM) i3 CPU       M 330  @ 2.13GHz", "Intel Core i3", "lshw"),  # lshw -class cpu
+])
+def test_linux_cpu_listings_name_the_chip_and_so_no_apple_silicon(listing, chip, source):
+    got = _facts(listing + "\n")
+    assert ("chip", chip, "read", source) in got and ("hw_arm64", "false", "inferred", "chip") in got
+    assert any(f[0] == "cpu_brand" and f[3] == source for f in got)
+
+
+def test_lshw_products_that_are_not_a_chip_are_not_a_cpu():
+    got = _facts("       product: 8 Series/C220 Series Chipset Family SATA Controller\n"
+                 "       product: Radeon Pro 5500M\n")
+    assert not [f for f in got if f[0] in ("chip", "cpu_brand", "hw_arm64")]
+
+
+@pytest.mark.parametrize(("version", "intel"), [("10.12.5", True), ("10.15.7", True), ("11.2", False)])
+def test_a_macos_before_11_is_an_intel_mac(version, intel):
+    """Apple silicon Macs shipped with macOS 11; an x86_64 Python's "10.16" on 11+ is the reported
+    version, another fact, so it says nothing of the chip."""
+    got = _facts(f"ProductName:\tmacOS\nProductVersion:\t{version}\n")
+    assert (("hw_arm64", "false", "inferred", "macos version") in got) is intel
+    reported = _facts("ProductName:\tMac OS X\nProductVersion:\t10.16\n")
+    assert not [f for f in reported if f[0] == "hw_arm64"]

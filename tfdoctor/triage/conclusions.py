@@ -2,7 +2,7 @@
 it came from.
 
 An Apple M-series chip is Apple silicon and an Intel chip is not (and, with no other OS or a
-container named, a Mac running macOS); a Python binary with one
+container named, a Mac running macOS), nor is a Mac on a macOS before 11; a Python binary with one
 architecture can only run as that architecture; and on Apple silicon a Python process running as
 x86_64 is running under Rosetta 2 (Apple, "About the Rosetta translation environment": the only
 way x86_64 code runs there), while an arm64 one runs natively; what the process runs as is taken
@@ -38,6 +38,8 @@ def conclusions(facts: list[Fact]) -> list[Fact]:
             conclude("hw_arm64", "true" if is_apple_chip(fact.value) else "false", fact, "chip")
         elif fact.name == "python_binary_archs" and len(fact.value.split()) == 1 and not fact.quoted:
             conclude("python_arch", fact.value, fact, "python_binary_archs")
+        elif fact.name == "macos_version" and not fact.quoted and _before_big_sur(fact.value):
+            conclude("hw_arm64", "false", fact, "macos version")  # Apple silicon came with macOS 11
     known = facts + out
     hardware = surest(known, "hw_arm64")
     process = surest((f for f in known if f.how != "stated"), "python_arch")  # what ran, not a belief
@@ -60,6 +62,15 @@ def conclusions(facts: list[Fact]) -> list[Fact]:
     if system is None and surest(known, "container") is None and chip is not None and is_apple_chip(chip.value):
         conclude("os", "Darwin", chip, "chip")  # a Mac's own chip, with no container or other OS named
     return out
+
+
+def _before_big_sur(release: str) -> bool:
+    """A macOS before 11, which no Apple silicon Mac runs (the M1 shipped with macOS 11.0; an x86_64
+    Python's "10.16" on macOS 11+ is macos_version_reported, not this fact)."""
+    try:
+        return Version(release) < Version("10.16")
+    except InvalidVersion:
+        return False
 
 
 def _installed_x86_64_wheel(facts: list[Fact]) -> Fact | None:

@@ -34,7 +34,7 @@ FACT_NAMES = (
     "os",                      # "Darwin", "Linux" or "Windows"
     "macos_version",           # "13.2.1"; "13" when only the name (Ventura) or Darwin's major says
     "macos_version_reported",  # "10.16": what macOS 11+ tells Pythons built against an old SDK
-    "chip",                    # "Apple M1 Max", "Intel Core i9", "Intel"
+    "chip",                    # "Apple M1 Max", "Intel Core i9", "Intel", "AMD"
     "cpu_brand",               # machdep.cpu.brand_string as printed ("VirtualApple @ 2.50GHz processor")
     "hw_arm64",                # "true" on Apple silicon, "false" on an Intel Mac
     "shell_arch",              # what the terminal runs as (`uname -m`, `arch`): "arm64" or "x86_64"

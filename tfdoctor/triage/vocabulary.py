@@ -44,6 +44,8 @@ _CHIP = re.compile(r"(?i)(?<![\w-])(?:apple[ \t]{1,3})?m([1-9])(?:[ \t-]{0,2}(pr
 _INTEL_CORE = re.compile(r"(?i)(?<![\w-])intel(?:\((?:r|tm)\))?[ \t-]{1,3}(?:core(?:\((?:r|tm)\))?[ \t]{1,3})?(i[3579])(?![\w])")
 _INTEL_XEON = re.compile(r"(?i)(?<![\w-])intel(?:\((?:r|tm)\))?[ \t-]{1,3}xeon(?![\w])")
 """The Mac Pro's and iMac Pro's chip, as About This Mac names it ("2.5 GHz 28-Core Intel Xeon W")."""
+_AMD = re.compile(r"(?i)(?<![\w-])AMD[ \t]{1,3}(?:Ryzen|Athlon|Phenom|FX|Opteron|EPYC|Threadripper|Turion|Sempron)(?![\w-])")
+"""AMD's x86 CPUs by their brand (not its Radeon GPUs, which Intel Macs have beside an Intel chip)."""
 _INTEL_MAC = re.compile(r"(?i)(?<![\w-])intel[ \t-]{1,3}(?:based[ \t]{1,3})?(?:mac|macbook|imac|chip|cpu|processor)")
 
 
@@ -94,7 +96,7 @@ def macos_version(text: str) -> str | None:
 
 
 def chip_name(text: str) -> str | None:
-    """The chip a text names: "Apple M1 Max", "Intel Core i9", "Intel"."""
+    """The chip a text names: "Apple M1 Max", "Intel Core i9", "Intel", "AMD"."""
     match = _CHIP.search(text)
     if match:
         tier = f" {match.group(2).capitalize()}" if match.group(2) else ""
@@ -104,6 +106,8 @@ def chip_name(text: str) -> str | None:
         return f"Intel Core {match.group(1).lower()}"
     if _INTEL_XEON.search(text):
         return "Intel Xeon"
+    if _AMD.search(text):
+        return "AMD"
     return "Intel" if _INTEL_MAC.search(text) else None
 
 
@@ -116,6 +120,7 @@ def chips_in(text: str) -> list[tuple[int, str]]:
     for match in _INTEL_CORE.finditer(text):
         found.append((match.start(), f"Intel Core {match.group(1).lower()}"))
     found += [(m.start(), "Intel Xeon") for m in _INTEL_XEON.finditer(text)]
+    found += [(m.start(), "AMD") for m in _AMD.finditer(text)]
     if not found:
         found += [(m.start(), "Intel") for m in _INTEL_MAC.finditer(text)]
     return sorted(found)
