@@ -5,10 +5,9 @@ keras-team/keras#14089, apple/turicreate#631, tensorflow/tensorflow#70901, psf/r
 
 from __future__ import annotations
 
-from log_cases import WHO, LogRules, commands, one
-from snapshots import apple_silicon, snap
+from log_cases import LogRules, commands, one
+from snapshots import apple_silicon
 
-from tfdoctor.logtext import keep
 from tfdoctor.model import Severity
 
 check = LogRules("log_network")
