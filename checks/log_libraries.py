@@ -17,6 +17,7 @@ from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
 from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.facts.versions import below
 from tfdoctor.knowledge.records import version_of
 from tfdoctor.logtext import nvidia
 from tfdoctor.logtext.importing import LINKER_SKIPPED
@@ -228,7 +229,10 @@ _TESTED_BUILDS = "https://www.tensorflow.org/install/source#gpu"
       "started without the GPU. 'Could not load dynamic library' (and 2.13+'s 'Could not find "
       "cuda drivers on your machine', printed when the CUDA runtime cannot be opened) alone is "
       "what every machine without an NVIDIA GPU prints: read only beside one of these, a GPU "
-      "list that came back empty, or a text that says its machine has an NVIDIA GPU or a CUDA "
+      "list that came back empty, a writer who says they have a GPU they want used ('I have a "
+      "GPU', 'my GPU is not detected'), a library of a CUDA before 10.1 (only tensorflow-gpu "
+      "opened one: the tensorflow package became a GPU build in 2.1, with CUDA 10.1), or a text "
+      "that says its machine has an NVIDIA GPU or a CUDA "
       "toolkit (a GPU model, a CUDA release, nvidia-smi's table; tensorflow/tensorflow#43947, "
       "tensorflow/tensorflow#61689). A stack that loads can be the wrong release: a cuDNN older "
       "than the one TensorFlow was compiled with ('Loaded runtime CuDNN library: 7.5.0 but source was compiled with: "
@@ -250,7 +254,9 @@ def gpu_libraries(s: Snapshot, d: Derived):
     ran.sort(key=lambda m: nvidia.RUN_FAILED.index(m.variant))
     skipped = [m for m in matches if m.variant in nvidia.GPU_SKIPPED]
     named = [m for m in matches if m.variant in nvidia.NOT_OPENED_ANYWHERE]
-    gpu_wanted = bool(matches_of(s, codes.LOG_NO_GPU_LISTED)) or bool(s.log and s.log.names_nvidia_gpu)
+    gpu_wanted = bool(matches_of(s, codes.LOG_NO_GPU_LISTED)) or bool(s.log and (s.log.names_nvidia_gpu
+                                                                               or s.log.wants_gpu)) \
+        or any(_gpu_package_only(m) for m in named)
     if not failed and not ran and not skipped and not (named and gpu_wanted):
         return None
     libraries = list(dict.fromkeys(m.fields["library"] for m in failed + named if m.fields.get("library")))
@@ -279,6 +285,15 @@ def gpu_libraries(s: Snapshot, d: Derived):
     return gpu_libraries.finding(evidence(s, (failed or skipped or named)[0], **facts),
                                  Remediation(text, commands, _TESTED_BUILDS), title=f"{head}: {text}",
                                  severity=None if failed else Severity.WARNING)
+
+
+def _gpu_package_only(match: LogTextMatch) -> bool:
+    """A CUDA library of a release before 10.1 (cudart64_100.dll, libcublas.so.10.0): only
+    tensorflow-gpu, or a GPU build from source, opened one. TensorFlow 2.1's release notes: the
+    tensorflow package "now includes GPU support by default", built with CUDA 10.1."""
+    wants = match.fields.get("wants") or ""
+    return match.fields.get("part") == "CUDA" and wants.replace(".", "").isdigit() and "." in wants \
+        and below(wants, "10.1")
 
 
 def _wrong_release(s: Snapshot, d: Derived, match: LogTextMatch, libraries: list[str],

@@ -436,6 +436,38 @@ def test_the_same_line_where_no_nvidia_gpu_is_said_is_no_finding(machine):
     assert "log.gpu-libraries" not in {f.code for f in _not_opened(machine + _CUSOLVER_NOT_OPENED)}
 
 
+@pytest.mark.parametrize("words", [
+    "Ofc i have GPU in my Computer\n",
+    "I've got an NVIDIA GPU but TensorFlow ignores it.\n",
+    "my gpu is not detected\n",
+    "How do I make TensorFlow use the GPU?\n",
+])
+def test_a_library_not_opened_costs_the_gpu_of_a_writer_who_says_they_want_it(words):
+    """The writer's own words that they have a GPU they want used: the report asks why it is lost."""
+    f = one(_not_opened(words + _CUSOLVER_NOT_OPENED), "log.gpu-libraries")
+    assert f.severity.value == "warning" and "libcusolver.so.10" in f.title
+
+
+@pytest.mark.parametrize("words", [
+    "I have no GPU, only the CPU.\n",
+    "I don't have a GPU.\n",
+    "- GPU model and memory: none\n",
+])
+def test_a_writer_without_a_gpu_is_not_told_it_was_lost(words):
+    assert "log.gpu-libraries" not in {f.code for f in _not_opened(words + _CUSOLVER_NOT_OPENED)}
+
+
+def test_a_cuda_library_before_10_1_is_tensorflow_gpus_own_so_a_gpu_was_wanted():
+    """TensorFlow 2.1's release notes: the tensorflow package "now includes GPU support by default"
+    (CUDA 10.1); before it only tensorflow-gpu opened CUDA, so cudart64_100.dll says the GPU
+    package was installed, and 11.0's runtime alone still says nothing."""
+    line = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library "
+            "'cudart64_100.dll'; dlerror: cudart64_100.dll not found\n")
+    f = one(_not_opened(line), "log.gpu-libraries")
+    assert "cudart64_100.dll" in f.title and "CUDA 10.0" in f.title
+    assert "log.gpu-libraries" not in {f.code for f in _not_opened(line.replace("100", "110"))}
+
+
 def test_the_cuda_runtime_the_stub_could_not_open_costs_the_gpu_the_report_names():
     # tensorflow/tensorflow#61689: TensorFlow 2.13 beside CUDA 12.0 and an RTX 2080 SUPER
     f = one(diagnose(linux_cpu(packages=[_pkg("tensorflow", "2.13.0", ["cp38-cp38-manylinux_2_17_x86_64"])]),

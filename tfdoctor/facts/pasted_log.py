@@ -171,6 +171,10 @@ class LogTextFacts(LogRead):
     a GPU model, a CUDA release, nvidia-smi's table (tfdoctor.logtext.keep.NVIDIA_WORDS). There a
     CUDA library TensorFlow could not open costs the GPU; elsewhere the same line is what every
     machine without one prints."""
+    wants_gpu: bool = False
+    """Whether the text, in its writer's words, says the machine has a GPU they want used ("I have
+    a GPU", "my GPU", "the GPU is not detected", "to use the GPU"; tfdoctor.logtext.keep.GPU_WANTED_WORDS).
+    A report about a CUDA library TensorFlow could not open then asks why that GPU is lost."""
     timings: list[TextTiming] = field(default_factory=list)
     """The durations the text gives for runs on the GPU and on the CPU (tfdoctor.logtext.speeds):
     the first few per device and unit."""

@@ -49,6 +49,15 @@ NVIDIA_WORDS = re.compile(
 the XLA_GPU device TensorFlow 2.0-2.3 lists where XLA found a CUDA GPU its own GPU device skipped.
 TensorFlow's own "Cuda compute capability" and its source paths (stream_executor/cuda/) name no
 release (one search per block, as TENSORFLOW_WORDS)."""
+GPU_WANTED_WORDS = re.compile(
+    r"\b(?:i|we)(?:'ve(?:[ \t]got)?|[ \t](?:do[ \t])?(?:have|own)(?:[ \t]got)?)[ \t](?:an?[ \t]|the[ \t])?"
+    r"(?:(?!no\b|not\b)\w{1,12}[ \t])?gpus?\b|\bmy[ \t](?:\w{1,12}[ \t])?gpus?\b"
+    r"|\bgpus?[ \t](?:is|isn't|are|aren't|was|wasn't)[ \t](?:not[ \t])?(?:being[ \t])?"
+    r"(?:used|detected|recogni[sz]ed|found|utili[sz]ed)\b"
+    r"|\b(?:use|using|utili[sz]e)[ \t](?:the[ \t]|my[ \t])?gpus?\b", re.IGNORECASE)
+"""A writer's words that say their machine has a GPU they want used: "I have a GPU", "we've got an
+NVIDIA GPU", "my GPU", "the GPU is not detected", "to use the GPU"; not "I have no GPU" (one
+search per block, as TENSORFLOW_WORDS)."""
 FAILURE_WORDS = re.compile(
     r"Traceback \(most recent call last\)|^[ \t]{0,40}[\w.]{0,200}(?:Error|Exception):|[Ss]egmentation fault|[Bb]us error|"
     r"Abort trap|Illegal instruction|illegal hardware instruction|terminating (?:with|due to) uncaught exception|"
@@ -82,7 +91,7 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
 
     recogniser = Recogniser(SIGNATURES)
     window = Window(KEEP_LOG_CHARS if keep_log else 0, clean)
-    names_tensorflow = shows_failure = names_nvidia_gpu = False
+    names_tensorflow = shows_failure = names_nvidia_gpu = wants_gpu = False
     speeds, outcomes, growth, models = SpeedReader(), OutcomeReader(), GrowthReader(), ModelErrorReader()
     for block in scan(window.pieces(reading.pieces), recogniser):
         window.block(block)
@@ -93,6 +102,7 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
         names_tensorflow = names_tensorflow or bool(TENSORFLOW_WORDS.search(block.lines.text))
         shows_failure = shows_failure or bool(FAILURE_WORDS.search(block.lines.text))
         names_nvidia_gpu = names_nvidia_gpu or bool(NVIDIA_WORDS.search(block.lines.text))
+        wants_gpu = wants_gpu or bool(GPU_WANTED_WORDS.search(block.lines.text))
     log = reading.read
     matches = recogniser.matches()[:MAX_MATCHES] if not log.binary and not log.error else []
     excerpt, log.kept_lines = window.excerpt(matches)
@@ -106,6 +116,7 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
                         names_tensorflow=names_tensorflow and not log.binary,
                         shows_failure=shows_failure and not log.binary,
                         names_nvidia_gpu=names_nvidia_gpu and not log.binary,
+                        wants_gpu=wants_gpu and not log.binary,
                         timings=[] if log.binary else speeds.kept,
                         outcomes=[] if log.binary else [replace(o, said=clean(o.said)) for o in outcomes.kept],
                         growth=[] if log.binary else [replace(g, said=clean(g.said)) for g in growth.kept],
