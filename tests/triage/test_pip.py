@@ -118,6 +118,14 @@ def test_old_pip_downloads_name_the_wheel_in_a_url():
     assert ("python_version", "3.8", "read", "wheel name") in got
 
 
+def test_a_stable_abi_wheel_says_its_platform_but_not_the_python():
+    """cp37-abi3 is CPython's stable ABI: any CPython from 3.7 takes the wheel (PEP 384, PEP 425)."""
+    got = _facts("Collecting opencv-python==4.7.0.68\n"
+                 "  Using cached opencv_python-4.7.0.68-cp37-abi3-macosx_11_0_arm64.whl (31.1 MB)\n")
+    assert ("python_arch", "arm64", "read", "wheel name") in got
+    assert not [f for f in got if f[0] == "python_version"]
+
+
 def test_rows_under_a_grepped_command_have_no_header():
     text = ("```\n(tf) % pip list | grep -E 'tensorflow|numpy'\nnumpy                   1.23.5\n"
             "tensorflow-macos        2.9.2\ntensorflow-metal        0.5.0\n(tf) % python -V\nPython 3.9.16\n```")

@@ -82,7 +82,8 @@ class Wheel:
     name: str
     version: str
     python: str | None
-    """"3.11" for a cp311 wheel; None for py3 and other untied tags."""
+    """"3.11" for a cp311 wheel; None for py3, a stable-ABI wheel (cp37-abi3 runs on every CPython
+    from 3.7) and other untied tags."""
     os: str | None
     arch: str | None
     """"arm64" or "x86_64"; None for universal2 and pure-Python wheels."""
@@ -95,7 +96,8 @@ def read_wheel(filename: str) -> Wheel | None:
         return None
     tags = match.group("python").split(".")
     cpython = [t for t in tags if re.fullmatch(r"cp3\d{1,2}", t)]
-    python = f"3.{cpython[0][3:]}" if len(cpython) == 1 else None
+    stable_abi = "abi3" in match.group("abi").split(".")  # cp37-abi3: any CPython from 3.7 (PEP 384, 425)
+    python = f"3.{cpython[0][3:]}" if len(cpython) == 1 and not stable_abi else None
     plat = match.group("platform")
     os_name, arch = None, None
     if plat.startswith("macosx_"):
