@@ -16,7 +16,7 @@ from tfdoctor.advice.installs import install_commands, recommended_requirements
 from tfdoctor.advice.log_evidence import amd64_on_arm, emulated_x86_container, evidence, matches_of, names_tensorflow, said
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.logtext.importing import LINKER_SKIPPED, MKL_REQUIREMENTS
+from tfdoctor.logtext.importing import LINKER_SKIPPED, MKL_REQUIREMENTS, WINDOWS_DLL_INIT_FAILED
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
@@ -176,9 +176,29 @@ def avx_missing(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_AVX_MISSING):
         if match.variant == MKL_REQUIREMENTS:
             return _mkl_refused(s, d, match)
+        if match.variant == WINDOWS_DLL_INIT_FAILED:
+            return _dll_init_failed(s, d, match)
         return _cpu_finding(avx_missing, s, d, match, f"TensorFlow needs {match.fields.get('instructions', 'AVX')}",
                             match.fields.get("emulator"))
     return _illegal_on_own_x86_cpu(s, d)
+
+
+_CPU_HAS_AVX = "import cpuinfo; print('AVX' if 'avx' in cpuinfo.get_cpu_info()['flags'] else 'no AVX')"
+"""Windows has no command of its own that lists the CPU's flags: py-cpuinfo reads them."""
+
+
+def _dll_init_failed(s: Snapshot, d: Derived, match: Any) -> Finding:
+    """Windows refusing TensorFlow's native module at its start-up: the AVX its builds use, which
+    TensorFlow's maintainers answer it with; where the CPU has AVX, the C++ runtime its DLLs load."""
+    cause = ("Windows could not start TensorFlow's native module (DLL initialization routine failed): its x86_64 "
+             "builds use AVX from 1.6 (some builds AVX2 too), which this CPU most likely lacks")
+    return avx_missing.finding(
+        evidence(s, match, **_arch_facts(s, d)),
+        Remediation(cause + ". Check the CPU for AVX; without it, use a TensorFlow built for this CPU or another "
+                    "machine. If it has AVX, install the latest Microsoft Visual C++ Redistributable (x64), the "
+                    "runtime TensorFlow's DLLs load", (pip(s, "install", "py-cpuinfo"),
+                                                      f'{python_cmd(s)} -c "{_CPU_HAS_AVX}"'), _AVX_GUIDE),
+        title=cause)
 
 
 def _mkl_refused(s: Snapshot, d: Derived, match: Any) -> Finding:

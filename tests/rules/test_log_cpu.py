@@ -255,3 +255,25 @@ def test_an_illegal_instruction_of_another_program_on_an_x86_cpu_is_not_tensorfl
     (tmp_path / "posted.md").write_text("zsh: illegal hardware instruction  ./video_tool --scan\n", encoding="utf-8")
     s.log = keep.read(tmp_path / "posted.md", identity=WHO)
     assert [f.code for f in check.run(s) if f.code.startswith("log.")] == ["log.illegal-instruction"]
+
+
+def test_windows_refusing_tensorflows_native_module_at_start_up_is_avx_or_the_runtime():
+    """tensorflow/tensorflow#39855: "DLL load failed while importing _pywrap_tensorflow_internal: A
+    dynamic link library (DLL) initialization routine failed" (ERROR_DLL_INIT_FAILED), which
+    TensorFlow's maintainers answer with its AVX requirement (tensorflow/tensorflow#39092)."""
+    f = one(diagnose(_reported(system="Windows"), "windows_dll_init_failed_pywrap.txt"), "log.avx-missing")
+    assert "DLL initialization routine failed" in f.title and "AVX" in f.title
+    assert "py-cpuinfo" in commands(f) and "Visual C++ Redistributable" in f.remediation.text
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed.\n\n"
+     "Failed to load the native TensorFlow runtime.\n", True),  # Python before 3.8 names no module
+    ("ImportError: DLL load failed while importing _multiarray_umath: A dynamic link library (DLL) "
+     "initialization routine failed.\n", False),  # NumPy's module: another story
+])
+def test_a_dll_that_failed_its_start_up_is_tensorflows_only_where_it_is_its_native_module(tmp_path, text, read):
+    s = snap(_reported(system="Windows"))
+    (tmp_path / "posted.md").write_text(text, encoding="utf-8")
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    assert ("log.avx-missing" in {f.code for f in check.run(s)}) is read

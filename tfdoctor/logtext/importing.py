@@ -225,6 +225,17 @@ def _mkl(fields: Fields) -> Fields:
     return {"instructions": ", ".join(_MKL_NEEDS.findall(fields.get("needs", "")))}
 
 
+_NATIVE_MODULE = re.compile(r"_?pywrap_tensorflow|native TensorFlow runtime")
+
+
+def _tensorflows_native_module(fields: Fields, text: str) -> bool:
+    """Whether the DLL that failed is TensorFlow's own native module: named by Python 3.8+'s
+    message ("while importing _pywrap_tensorflow_internal"), else by the traceback or TensorFlow's
+    own note around it ("Failed to load the native TensorFlow runtime")."""
+    module = fields.get("module")
+    return bool(_NATIVE_MODULE.search(module)) if module else bool(_NATIVE_MODULE.search(text))
+
+
 def _avx(fields: Fields) -> Fields:
     out = dict(fields)
     if out.pop("qemu", ""):
@@ -279,6 +290,8 @@ def _gencode_needs(fields: Fields) -> Fields:
     return {"module": module, "needs": _GENCODE_NEEDS[module]}
 
 
+WINDOWS_DLL_INIT_FAILED = "windows-dll-init-failed"
+"""Windows refusing TensorFlow's native module at its start-up: AVX, or a runtime it loads."""
 NUMPY_MULTIARRAY = "numpy-multiarray"
 """NumPy 1.x's C-API import failing, without (or after) the line that says why."""
 NUMPY_BEFORE_1_16 = "numpy-before-1.16"
@@ -322,6 +335,17 @@ SIGNATURES: tuple[Signature, ...] = (
         r"(?:error|exit) code -1073741795(?!\d)(?: \(0xC000001D\))?",
         "ImportError: DLL load failed with error code -1073741795",
         "https://github.com/tensorflow/tensorflow/issues/35409", needle="1073741795", key=()),
+    # Windows' ERROR_DLL_INIT_FAILED (winerror.h 1114) for TensorFlow's own native module: the
+    # module's start-up code runs the AVX its x86_64 builds are compiled with (from 1.6), and a CPU
+    # without it (or a build's AVX2 on a CPU with AVX only, fo40225/tensorflow-windows-wheel#48)
+    # fails there; TensorFlow's maintainers answer it with the AVX requirement (tensorflow/tensorflow#39092)
+    sig("log.avx-missing", WINDOWS_DLL_INIT_FAILED, "import",
+        "TensorFlow's native module failed its start-up on Windows (DLL initialization routine failed)",
+        r"DLL load failed(?: while importing (?P<module>\w{1,100}))?: A dynamic link library \(DLL\) "
+        r"initialization routine failed",
+        "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: A dynamic link library (DLL) "
+        "initialization routine failed.", "https://github.com/tensorflow/tensorflow/issues/39855",
+        needle="initialization routine failed", applies=_tensorflows_native_module, key=()),
     sig("log.avx-missing", "avx-missing", "import",
         "TensorFlow for x86_64 needs AVX, which this CPU (or its emulator) does not offer",
         re.compile(stderr.CPU_INSTRUCTIONS_MISSING.regex.pattern +
