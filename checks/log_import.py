@@ -20,11 +20,12 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, WINDOWS_LAST_GPU_BUILD,
                                      matching_metal, pair_fix, recommended_requirements)
 from tfdoctor.derived import Derived
 from tfdoctor.derived.text_speed import text_speed
-from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.advice.log_evidence import evidence, gpu_wanted, matches_of
+from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.facts.versions import parse_version
 from tfdoctor.logtext import nvidia
-from tfdoctor.model import Remediation, Severity, rule
+from tfdoctor.model import Finding, Remediation, Severity, rule
 
 PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/20200624-pluggable-device-for-tensorflow.md"
 
@@ -173,12 +174,16 @@ def _gpu_off_macos(s: Snapshot, d: Derived) -> tuple[str, Severity]:
       "Windows TensorFlow 2.10 was the last release with a GPU build (tensorflow.org/install/pip), "
       "so a later one lists none there. An NVIDIA GPU older than the build's kernels is ignored "
       "('Ignoring visible gpu device (...) with Cuda compute capability 3.0. The minimum required "
-      "Cuda capability is 3.5.', tensorflow/tensorflow#17445): an error whatever else is installed.",
+      "Cuda capability is 3.5.', tensorflow/tensorflow#17445): an error whatever else is installed. "
+      "The NVIDIA driver's own 'failed call to cuInit: CUDA_ERROR_NO_DEVICE' (a GPU hidden by "
+      "CUDA_VISIBLE_DEVICES, a container started without it, no kernel driver) is read where the text "
+      "wants a GPU: a machine with the driver's library and no GPU prints it on every run.",
       "Install the TensorFlow/tensorflow-metal pair for this Python (the finding names it).",
       APPLE_PLUGIN_PAGE, fix_answer=ABOUT_THE_LOG)
 def no_gpu_listed(s: Snapshot, d: Derived):
     matches = matches_of(s, codes.LOG_NO_GPU_LISTED)
-    for match in sorted(matches, key=lambda m: m.variant != nvidia.GPU_BELOW_CAPABILITY):  # why, before the list
+    for match in sorted(matches, key=lambda m: _WHY_FIRST.index(m.variant) if m.variant in _WHY_FIRST
+                        else len(_WHY_FIRST)):  # why, before the list
         facts = {"tensorflow": d.tf_version, "tensorflow_metal": d.metal.version if d.metal else None,
                  "translated": d.translated, "system": s.host.system}
         severity = None
@@ -192,6 +197,8 @@ def no_gpu_listed(s: Snapshot, d: Derived):
             commands: tuple[str, ...] = ("nvidia-smi --query-gpu=name,compute_cap --format=csv",)
             return no_gpu_listed.finding(evidence(s, match, **facts), Remediation(text, commands, GPU_REQUIREMENTS),
                                          title=f"No GPU listed: {text}", severity=Severity.ERROR)
+        if match.variant == nvidia.CUINIT_NO_DEVICE:
+            return _no_cuda_device(s, match, facts, wanted=gpu_wanted(s))
         if s.host.system and not d.is_mac:  # an unstated system is unknown, not another one
             text, severity = _gpu_off_macos(s, d)
             commands = ()
@@ -228,6 +235,33 @@ def no_gpu_listed(s: Snapshot, d: Derived):
                                      Remediation(text, commands, APPLE_PLUGIN_PAGE),
                                      title=f"No GPU listed: {text}", severity=severity)
     return None
+
+
+_WHY_FIRST = (nvidia.GPU_BELOW_CAPABILITY, nvidia.CUINIT_NO_DEVICE)
+"""Variants that say why no GPU is listed, in the order they are told before an empty list."""
+
+
+def _no_cuda_device(s: Snapshot, match: LogTextMatch, facts: dict, wanted: bool) -> Finding:
+    """The NVIDIA driver's own "no CUDA-capable device is detected": where a GPU is wanted, what
+    hides it; elsewhere what a machine with the driver's library and no GPU prints (information)."""
+    if not wanted:
+        text = ("the NVIDIA driver found no CUDA device: a machine with the driver's library and no NVIDIA GPU (a "
+                "cloud notebook's CPU runtime) prints this on every run; if this one has a GPU, nvidia-smi tells "
+                "whether the driver sees it")
+        return no_gpu_listed.finding(evidence(s, match, **facts), Remediation(text, ("nvidia-smi",), GPU_REQUIREMENTS),
+                                     title=text, severity=Severity.INFO)
+    if match.fields.get("no_driver"):
+        text = ("the NVIDIA kernel driver is not running where TensorFlow ran (/proc/driver/nvidia/version does "
+                "not exist): in a container, start it with the GPU (docker run --gpus all, with the NVIDIA "
+                "Container Toolkit on the host); elsewhere install the NVIDIA driver and reboot")
+        commands: tuple[str, ...] = ("nvidia-smi", "cat /proc/driver/nvidia/version")
+    else:
+        text = ("the NVIDIA driver found no CUDA device: CUDA_VISIBLE_DEVICES hides the GPU (set to -1 or "
+                "empty), a container was started without it (docker run --gpus all), or the driver does not "
+                "see the card (nvidia-smi tells)")
+        commands = ("nvidia-smi", f'{python_cmd(s)} -c "import os; print(repr(os.environ.get(\'CUDA_VISIBLE_DEVICES\')))"')
+    return no_gpu_listed.finding(evidence(s, match, **facts), Remediation(text, commands, GPU_REQUIREMENTS),
+                                 title=f"No GPU listed: {text}", severity=Severity.ERROR)
 
 
 @rule(codes.LOG_KERNEL_DIED, "The notebook's kernel died", Severity.INFO,

@@ -13,7 +13,7 @@ from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, install_commands, listing_read, pair_fix,
                                      recommended_requirements)
-from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
+from tfdoctor.advice.log_evidence import evidence, gpu_wanted, matches_of, names_tensorflow
 from tfdoctor.derived import Derived
 from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
@@ -254,10 +254,8 @@ def gpu_libraries(s: Snapshot, d: Derived):
     ran.sort(key=lambda m: nvidia.RUN_FAILED.index(m.variant))
     skipped = [m for m in matches if m.variant in nvidia.GPU_SKIPPED]
     named = [m for m in matches if m.variant in nvidia.NOT_OPENED_ANYWHERE]
-    gpu_wanted = bool(matches_of(s, codes.LOG_NO_GPU_LISTED)) or bool(s.log and (s.log.names_nvidia_gpu
-                                                                               or s.log.wants_gpu)) \
-        or any(_gpu_package_only(m) for m in named)
-    if not failed and not ran and not skipped and not (named and gpu_wanted):
+    wanted = gpu_wanted(s) or any(_gpu_package_only(m) for m in named)
+    if not failed and not ran and not skipped and not (named and wanted):
         return None
     libraries = list(dict.fromkeys(m.fields["library"] for m in failed + named if m.fields.get("library")))
     parts: dict[str, str | None] = {}

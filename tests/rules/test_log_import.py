@@ -200,3 +200,38 @@ def test_a_gpu_older_than_the_build_s_kernels_is_why_no_gpu_is_listed():
     s.log = keep.from_bytes(((LOGS / "gpu_below_minimum_capability.txt").read_text(encoding="utf-8")
                              + ">>> tf.config.list_physical_devices('GPU')\n[]\n").encode(), "paste", identity=WHO)
     assert "ignored the Quadro K2000M" in one(check.run(s), "log.no-gpu-listed").title  # the reason before the list
+
+
+_CUINIT = ("E tensorflow/stream_executor/cuda/cuda_driver.cc:314] failed call to cuInit: CUDA_ERROR_NO_DEVICE: "
+           "no CUDA-capable device is detected\n")
+
+
+def _on_linux(text: str) -> list:
+    s = snap(linux_cpu(packages=[]))
+    s.log = keep.from_bytes(text.encode(), "paste", identity=WHO)
+    return check.run(s)
+
+
+def test_the_drivers_no_device_in_a_container_without_the_kernel_driver_is_the_gpu_not_passed_in():
+    # tensorflow/tensorflow#44869: cuInit's CUDA_ERROR_NO_DEVICE, then cuda_diagnostics.cc's "kernel
+    # driver does not appear to be running on this host (16c54693e7f2)", beside CUDA 10.1's compat path
+    f = one(diagnose(linux_cpu(packages=[]), "cuinit_no_device_container.txt"), "log.no-gpu-listed")
+    assert f.severity is Severity.ERROR and "kernel driver is not running" in f.title
+    assert "--gpus all" in f.title and "cat /proc/driver/nvidia/version" in commands(f)
+
+
+def test_the_drivers_no_device_where_a_gpu_is_wanted_names_what_hides_it():
+    f = one(_on_linux("I have an RTX 3060 but TensorFlow runs on the CPU.\n" + _CUINIT), "log.no-gpu-listed")
+    assert "CUDA_VISIBLE_DEVICES" in f.title and "CUDA_VISIBLE_DEVICES" in commands(f)
+
+
+def test_the_drivers_no_device_alone_is_what_a_cpu_runtime_with_the_driver_prints():
+    """A cloud notebook's CPU runtime has the driver's library and no GPU: it prints the line on
+    every run, so alone, and beside a library not opened, it is information."""
+    f = one(_on_linux(_CUINIT), "log.no-gpu-listed")
+    assert f.severity is Severity.INFO and "prints this on every run" in f.title
+    libraries = LogRules("log_libraries")
+    s = snap(linux_cpu(packages=[]))
+    s.log = keep.from_bytes((_CUINIT + "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not "
+                             "load dynamic library 'libcudart.so.11.0'\n").encode(), "paste", identity=WHO)
+    assert not [f for f in libraries.run(s) if f.code == "log.gpu-libraries"]

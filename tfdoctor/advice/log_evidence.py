@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfdoctor.codes import LOG_AMD64_IMAGE, LOG_QEMU_EMULATION
+from tfdoctor.codes import LOG_AMD64_IMAGE, LOG_NO_GPU_LISTED, LOG_QEMU_EMULATION
 from tfdoctor.facts.pasted_log import LogTextMatch
+from tfdoctor.logtext.nvidia import CUINIT_NO_DEVICE
 from tfdoctor.logtext.signature import SAID
 
 
@@ -84,3 +85,13 @@ def names_tensorflow(snapshot: Any) -> bool:
     log = getattr(snapshot, "log", None)
     return bool(log is not None and log.names_tensorflow)
 
+
+def gpu_wanted(snapshot: Any) -> bool:
+    """Whether the text says its machine has a GPU its writer wants used: a GPU list that came back
+    empty (not the driver's own "no CUDA-capable device", which a machine with the driver and no
+    GPU prints on every run), an NVIDIA GPU or CUDA release it names, or its writer's words."""
+    log = getattr(snapshot, "log", None)
+    if log is None:
+        return False
+    listed_none = any(m.variant != CUINIT_NO_DEVICE for m in matches_of(snapshot, LOG_NO_GPU_LISTED))
+    return listed_none or log.names_nvidia_gpu or log.wants_gpu

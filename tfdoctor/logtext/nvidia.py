@@ -129,6 +129,9 @@ def _named(fields: Fields) -> Fields:
 _OUTPUTS = ("library", "part", "wants")
 GPU_BELOW_CAPABILITY = "gpu-below-minimum-capability"
 """TensorFlow found an NVIDIA GPU and ignored it: the build has no kernels for its compute capability."""
+CUINIT_NO_DEVICE = "cuinit-no-device"
+"""The driver's own "no CUDA-capable device": a GPU hidden (CUDA_VISIBLE_DEVICES), not passed to a
+container, or not seen by the driver; on a machine without one, everyday output."""
 _GPU_NAME = re.compile(r"name: ([^,()\n]{1,80})")
 
 
@@ -245,6 +248,20 @@ SIGNATURES: tuple[Signature, ...] = (
         "The minimum required Cuda capability is 3.5.", "https://github.com/tensorflow/tensorflow/issues/17445",
         needle="gpu device (", derive=_gpu_name, outputs=("gpu", "have", "need"),
         key=("have", "need"), head=r"Ignoring (?:visible )?gpu device \("),
+    # the stream executor's cuda_driver.cc Init (TensorFlow 1.x-2.x, XLA's since): "failed call to
+    # cuInit: %s" with the driver's CUresult, CUDA_ERROR_NO_DEVICE ("no CUDA-capable device is
+    # detected"; 1.x printed its number, "UNKNOWN ERROR (100)"): the driver loaded and sees no GPU.
+    # cuda_diagnostics.cc's next lines say whether the kernel driver runs ("kernel driver does not
+    # appear to be running on this host": none, or a container started without the GPU). A machine
+    # with the driver's library and no GPU (a cloud notebook's CPU runtime) prints it on every run,
+    # so the rule reads it only where a GPU is wanted
+    sig("log.no-gpu-listed", CUINIT_NO_DEVICE, "import",
+        "the NVIDIA driver found no CUDA device",
+        re.compile(r"failed call to cuInit: (?:CUDA_ERROR_NO_DEVICE|UNKNOWN ERROR \(100\))"
+                   r"(?:.{0,300}\n(?:.{0,300}\n)?.{0,300}(?P<no_driver>kernel driver does not appear to be running))?"),
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:314] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no "
+        "CUDA-capable device is detected", "https://github.com/tensorflow/tensorflow/issues/44869",
+        needle="failed call to cuInit", key=(), outputs=("no_driver",)),
     # XLA's tsl/cuda/cudart_stub.cc (TensorFlow 2.13+): "Could not find cuda drivers on your
     # machine, GPU will not be used." when it cannot open the CUDA runtime (libcudart); printed
     # on every machine without the stack, so read, as the line above, only where a GPU is wanted
