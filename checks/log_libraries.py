@@ -17,7 +17,7 @@ from tfdoctor.advice.log_evidence import evidence, gpu_wanted, matches_of, names
 from tfdoctor.derived import Derived
 from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.facts.versions import below
+from tfdoctor.facts.versions import below, release_minor
 from tfdoctor.knowledge.records import version_of
 from tfdoctor.logtext import nvidia
 from tfdoctor.logtext.importing import LINKER_SKIPPED
@@ -145,7 +145,7 @@ def symbol_not_found(s: Snapshot, d: Derived):
             continue  # the linker left out a library of the other architecture: its symbols (log.arch-mismatch)
         library = match.fields.get("library", "")
         owner = _owner(library)
-        minor = ".".join((d.tf_version or "").split(".")[:2])
+        minor = release_minor(d.tf_version) if d.tf_version else ""
         installed = s.package(owner) if owner else None
         facts = {"tensorflow": d.tf_version, "library_package": owner,
                  "library_package_installed": installed.version if installed else None}
