@@ -123,6 +123,8 @@ def test_dyld_names_the_process_architecture_it_needs(wording, arch):
     ("model name\t: Intel(R) Core(TM) i5-2400 CPU @ 3.10GHz", "Intel Core i5", "cpuinfo"),  # /proc/cpuinfo
     ("Model name:            AMD Ryzen 7 3700X 8-Core Processor", "AMD", "cpuinfo"),  # lscpu
     ("          product: Intel(R) Core(TM) i3 CPU       M 330  @ 2.13GHz", "Intel Core i3", "lshw"),  # lshw -class cpu
+    ("model name\t: Intel(R) Core(TM)2 Quad CPU    Q9650  @ 3.00GHz", "Intel", "cpuinfo"),  # Core 2: no AVX
+    ("model name\t: Intel(R) Celeron(R) CPU  N3050  @ 1.60GHz", "Intel", "cpuinfo"),
 ])
 def test_linux_cpu_listings_name_the_chip_and_so_no_apple_silicon(listing, chip, source):
     got = _facts(listing + "\n")
@@ -144,3 +146,16 @@ def test_a_macos_before_11_is_an_intel_mac(version, intel):
     assert (("hw_arm64", "false", "inferred", "macos version") in got) is intel
     reported = _facts("ProductName:\tMac OS X\nProductVersion:\t10.16\n")
     assert not [f for f in reported if f[0] == "hw_arm64"]
+
+
+@pytest.mark.parametrize(("listing", "x86"), [
+    ("flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush dts acpi mmx fxsr "
+     "sse sse2 ht tm pbe syscall nx lm constant_tsc", True),  # /proc/cpuinfo of an x86 CPU (a Core 2: no avx)
+    ("Flags:                           fpu vme de pse tsc msr pae mce cx8 apic sep sse sse2 ssse3 avx", True),  # lscpu
+    ("Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid", False),  # /proc/cpuinfo of an ARM CPU
+    ("Flags:                           fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid", False),  # lscpu on ARM
+])
+def test_an_x86_cpus_flags_say_it_is_no_apple_silicon(listing, x86):
+    got = _facts(listing + "\n")
+    assert (("hw_arm64", "false", "read", "cpuinfo") in got) is x86
+    assert not [f for f in got if f[0] == "hw_arm64" and f[1] == "true"]

@@ -1,5 +1,5 @@
 """What the system's own tools printed, wherever it was pasted: sw_vers, system_profiler, uname -a, sysctl,
-Linux's CPU listings (/proc/cpuinfo, lscpu, lshw), platform strings, `file` and `lipo` on the
+Linux's CPU listings (/proc/cpuinfo, lscpu, lshw: the model, and x86's flags), platform strings, `file` and `lipo` on the
 interpreter, and Docker's platform warning.
 
 Formats: `sw_vers` prints "ProductName:", "ProductVersion:", "BuildVersion:" lines (sw_vers(1));
@@ -43,10 +43,13 @@ _FILE_ARCH = re.compile(r"\[(?P<arch>x86_64h?|arm64e?|i386):")
 _THIN = re.compile(r"64-bit executable (?P<arch>x86_64h?|arm64e?)\b")
 _LIPO_FAT = re.compile(r"Architectures in the fat file: (?P<path>\S{1,1000}) are: (?P<archs>[\w \t]{1,80})")
 _LIPO_THIN = re.compile(r"Non-fat file: (?P<path>\S{1,1000}) is architecture: (?P<arch>\w{1,20})")
-_CPU_MODEL = re.compile(r"(?P<field>model name|Model name|product)[ \t]{0,20}:[ \t]{0,20}(?P<brand>\S.{0,200}?)[ \t]*")
+_CPU_MODEL = re.compile(r"(?P<field>model name|Model name|product)[ \t]{0,20}:[ \t]{0,40}(?P<brand>\S.{0,200}?)[ \t]*")
 """Linux's CPU listings: /proc/cpuinfo's "model name\t: Intel(R) Core(TM) i5-2400 CPU @ 3.10GHz",
 lscpu's "Model name:  AMD Ryzen 7 3700X 8-Core Processor", lshw's "product: Intel(R) Core(TM) i3
 CPU M 330 @ 2.13GHz" (lshw names every device's product: only a chip counts)."""
+_X86_FLAGS = re.compile(r"(?:flags|Flags)[ \t]{0,20}:[ \t]{0,40}(?=\S)(?:[\w.]{1,40}[ \t]{1,4}){0,200}?sse2(?![\w.])")
+"""/proc/cpuinfo's "flags\t\t: fpu vme ... sse sse2 ..." (lscpu's "Flags:"): SSE2 is x86's; an ARM CPU
+lists its features as "Features\t: fp asimd ..." (lscpu: "Flags: fp asimd")."""
 _DOCKER = re.compile(r"requested image's platform \(linux/(?P<image>amd64|arm64)[\w/]{0,10}\) does not match the detected host platform \(linux/(?P<host>amd64|arm64)")
 
 
@@ -156,6 +159,9 @@ def _cpu_model(line: Line, text: str, found: Found) -> None:
     match = _CPU_MODEL.fullmatch(text) if text[:1] in ("m", "M", "p") else None
     if match and chip_name(match.group("brand")):
         brand(line, match.group("brand"), "lshw" if match.group("field") == "product" else "cpuinfo", found)
+        found.claim(line)
+    elif text[:1] in ("f", "F") and _X86_FLAGS.match(text):
+        found.add(line, "hw_arm64", "false", "read", "cpuinfo")  # an x86 CPU's flags
         found.claim(line)
 
 

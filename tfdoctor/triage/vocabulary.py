@@ -44,6 +44,9 @@ _CHIP = re.compile(r"(?i)(?<![\w-])(?:apple[ \t]{1,3})?m([1-9])(?:[ \t-]{0,2}(pr
 _INTEL_CORE = re.compile(r"(?i)(?<![\w-])intel(?:\((?:r|tm)\))?[ \t-]{1,3}(?:core(?:\((?:r|tm)\))?[ \t]{1,3})?(i[3579])(?![\w])")
 _INTEL_XEON = re.compile(r"(?i)(?<![\w-])intel(?:\((?:r|tm)\))?[ \t-]{1,3}xeon(?![\w])")
 """The Mac Pro's and iMac Pro's chip, as About This Mac names it ("2.5 GHz 28-Core Intel Xeon W")."""
+_INTEL_OTHER = re.compile(r"(?i)(?<![\w-])intel(?:\((?:r|tm)\))?[ \t-]{1,3}(?:core(?:\((?:r|tm)\))?[ \t]?2|pentium|celeron|atom"
+                          r"|[qetxlpu]\d{4})(?![\w-])")
+"""Intel's other x86 CPUs: Core 2 (and its model numbers, "Intel Q9650"), Pentium, Celeron, Atom."""
 _AMD = re.compile(r"(?i)(?<![\w-])AMD[ \t]{1,3}(?:Ryzen|Athlon|Phenom|FX|Opteron|EPYC|Threadripper|Turion|Sempron)(?![\w-])")
 """AMD's x86 CPUs by their brand (not its Radeon GPUs, which Intel Macs have beside an Intel chip)."""
 _INTEL_MAC = re.compile(r"(?i)(?<![\w-])intel[ \t-]{1,3}(?:based[ \t]{1,3})?(?:mac|macbook|imac|chip|cpu|processor)")
@@ -108,7 +111,7 @@ def chip_name(text: str) -> str | None:
         return "Intel Xeon"
     if _AMD.search(text):
         return "AMD"
-    return "Intel" if _INTEL_MAC.search(text) else None
+    return "Intel" if _INTEL_OTHER.search(text) or _INTEL_MAC.search(text) else None
 
 
 def chips_in(text: str) -> list[tuple[int, str]]:
@@ -122,6 +125,7 @@ def chips_in(text: str) -> list[tuple[int, str]]:
     found += [(m.start(), "Intel Xeon") for m in _INTEL_XEON.finditer(text)]
     found += [(m.start(), "AMD") for m in _AMD.finditer(text)]
     if not found:
+        found += [(m.start(), "Intel") for m in _INTEL_OTHER.finditer(text)]
         found += [(m.start(), "Intel") for m in _INTEL_MAC.finditer(text)]
     return sorted(found)
 
