@@ -168,3 +168,18 @@ def test_tf_config_lines_are_read_outside_a_fence_with_a_path_or_nothing_in_pare
     printed no location); a sentence's parentheses are no location."""
     text = "OUTPUT from `tf_config()`\nTensorFlow v1.14.0 ()\nPython v3.7 (~/anaconda3/bin/python)\n"
     assert {("tensorflow_version", "1.14.0", "read", "printed"), ("python_version", "3.7", "read", "printed")} <= _facts(text)
+
+
+@pytest.mark.parametrize(("printed", "version"), [
+    # TensorFlow Probability's _ensure_tf_install (tensorflow_probability/python/__init__.py)
+    ("ImportError: This version of TensorFlow Probability requires TensorFlow version >= 2.4; Detected an "
+     "installation of version 2.3.0-dev20200603. Please upgrade TensorFlow to proceed.", "2.3.0-dev20200603"),
+    # TensorFlow Addons' ensure_tf_install (tensorflow_addons/utils/ensure_tf_install.py)
+    ("UserWarning: Tensorflow Addons supports using Python ops for all Tensorflow versions above or equal to 2.2.0 "
+     "and strictly below 2.3.0 (nightly versions are not supported).\n The versions of TensorFlow you are currently "
+     "using is 2.3.0 and is not supported.", "2.3.0"),
+])
+def test_the_tensorflow_a_companions_check_found_outranks_the_one_a_reporter_believes(printed, version):
+    text = f"I have installed TensorFlow 2.4.\n\n{printed}\n"
+    assert ("tensorflow_version", version, "read", "companion's version check") in _facts(text)
+    assert to_snapshot(read_report(text)).package("tensorflow").version == version

@@ -4,7 +4,7 @@
 notebooks print with f"... {tf.__version__}", platform.machine(), platform.platform()), and R's
 `tensorflow::tf_config()` ("TensorFlow v2.15.1 (PATH)") and `sessionInfo()` ("Platform:
 x86_64-apple-darwin17.0 (64-bit)": the Python reticulate embeds in R runs as R was built;
-"Running under: macOS Monterey 12.1").
+"Running under: macOS Monterey 12.1"), and the TensorFlow a companion's own version check found.
 
 Only `key: value` lines inside a fence (tf_config()'s lines anywhere, with a path or nothing in
 their parentheses: no sentence has that shape), not code and not already read by another reader,
@@ -57,11 +57,28 @@ _R_CONFIG_BARE = re.compile(_R_CONFIG_KEY + r"\((?:[~/][^()\n]{0,1000})?\)")
 (see the notes)" is a sentence)."""
 
 
+_COMPANION_CHECK = re.compile(r"Detected an installation of version (?=\d)|"
+                              r"The versions? of TensorFlow you are currently using is (?=\d)")
+"""A companion's own check printing the TensorFlow it found: TensorFlow Probability's
+_ensure_tf_install ("This version of TensorFlow Probability requires TensorFlow version >= 2.4;
+Detected an installation of version 2.3.0-dev20200603."), TensorFlow Addons' ("The versions of
+TensorFlow you are currently using is 2.3.0 and is not supported."), anywhere in the text: what
+the imported TensorFlow says of itself outranks a version the reporter believes installed."""
+COMPANION_CHECK = "companion's version check"
+_PRINTED_VERSION = re.compile(r"\d[\w.+!-]{0,60}")
+
+
 def read(doc: Document, found: Found) -> None:
     for line in doc.lines:
         if line.code or line.number in found.claimed or len(line.text) > 400:
             continue
         text = line.text.rstrip(" \t")
+        checked = _COMPANION_CHECK.search(text)
+        if checked:  # as printed, a nightly's suffix too ("2.3.0-dev20200603")
+            version = _PRINTED_VERSION.match(text, checked.end()).group().rstrip(".")
+            if "." in version:
+                found.add(line, "tensorflow_version", version, "read", COMPANION_CHECK)
+                continue
         match = (_LINE.fullmatch(text) or _R_CONFIG.fullmatch(text)) if line.fenced else _R_CONFIG_BARE.fullmatch(text)
         name = _KEYS.get(_key(match.group("key"))) if match else None
         if name and _printed(line, name, match.group("value").strip("'\""), found):
