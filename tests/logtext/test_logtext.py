@@ -280,3 +280,17 @@ def test_a_pip_line_quoted_in_prose_loses_the_prose_quote_and_full_stop() -> Non
     found for tensorflow-macos`." names tensorflow-macos with no specifier, not the specifier "`."."""
     (match,) = recognise("I am getting the error `ERROR: No matching distribution found for tensorflow-macos`.")
     assert match.fields["package"] == "tensorflow-macos" and not match.fields.get("specifier")
+
+
+def test_each_candidate_pip_names_keeps_its_own_requirement_on_tensorflow() -> None:
+    """pip's "The conflict is caused by:" lists a candidate a line (factory.py); one that takes any
+    `tensorflow` prints no specifier, and neither merging nor a paste read flat gives it the next
+    candidate's range."""
+    text = ("The conflict is caused by:\n"
+            "    magenta 2.1.3 depends on tensorflow\n"
+            "    magenta 1.3.3 depends on tensorflow<2.0.0 and >=1.15.0\n"
+            "    basic-pitch 0.2.0 depends on tensorflow<2.10 and >=2.4.1; sys_platform != \"darwin\"\n")
+    found = {(m.fields["required_by"], m.fields["required_by_version"]): m.fields.get("specifier", "")
+             for m in recognise(text) if m.code == "log.pip-depends-on-tensorflow"}
+    assert found == {("magenta", "2.1.3"): "", ("magenta", "1.3.3"): "<2.0.0,>=1.15.0",
+                     ("basic-pitch", "0.2.0"): "<2.10,>=2.4.1"}

@@ -36,3 +36,24 @@ def test_words_where_tensorflow_is_installed_are_information():
     # logictensornetworks/logictensornetworks#32 in words, on a Mac with tensorflow 2.19.1 itself
     (f,) = [f for f in diagnose(apple_silicon(), "said_tensorflow_name.txt") if f.code == "log.pip-depends-on-tensorflow"]
     assert f.severity is Severity.INFO and "not so here" in f.title and f.evidence["said"] is True
+
+
+def test_a_candidate_that_takes_any_tensorflow_on_apple_silicon_is_pip_before_the_arm64_wheels(tmp_path):
+    """pip names each candidate with its own requirement; the newest here takes any `tensorflow`,
+    which on Apple silicon pip could only have refused before the arm64 wheels (2.13): the
+    older candidates' ranges below it are not its own."""
+    from log_cases import WHO
+    from snapshots import snap
+
+    from tfdoctor.logtext import keep
+
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+              "host": {"system": "Darwin", "hw_arm64": True, "chip": "Apple M1"}, "unknown": ["packages"]})
+    (tmp_path / "pip.txt").write_text("ERROR: Cannot install magenta because these package versions have conflicting "
+                                      "dependencies.\n\nThe conflict is caused by:\n    magenta 2.1.3 depends on "
+                                      "tensorflow\n    magenta 1.3.3 depends on tensorflow<2.0.0 and >=1.15.0\n",
+                                      encoding="utf-8")
+    s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+    f = observed_one(check.run(s), "log.pip-depends-on-tensorflow")
+    assert f.severity is Severity.ERROR and f.title.startswith("pip refused magenta 2.1.3: it depends on `tensorflow`,")
+    assert "from 2.13 on" in f.title

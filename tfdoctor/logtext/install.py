@@ -268,16 +268,18 @@ SIGNATURES: tuple[Signature, ...] = (
     # on ResolutionImpossible): "Cannot install {triggers} because these package versions have
     # conflicting dependencies." then "The conflict is caused by:" and, per cause, four spaces and
     # f"{parent.name} {parent.version} depends on " + req.format_for_error() (the requirement,
-    # its comma-separated clauses joined as "A, B and C", read in pip 23.2.1). Only the lines whose
-    # requirement is the distribution `tensorflow` itself (not tensorflow-text, numpy, ...).
+    # its comma-separated clauses joined as "A, B and C", read in pip 23.2.1; none for any release,
+    # so the specifier is its clauses only, never the next line of a paste read flat). Each candidate
+    # is its own occurrence: one that takes any release is not given another's range. Only the lines
+    # whose requirement is the distribution `tensorflow` itself (not tensorflow-text, numpy, ...).
     sig("log.pip-depends-on-tensorflow", "pip-conflict-depends-on-tensorflow", "install",
         "pip's resolver could not satisfy a package's requirement on the distribution `tensorflow`",
         r"^[ \t]*(?P<required_by>[A-Za-z0-9][A-Za-z0-9._-]{0,100}(?:\[[^\]\n]{0,100}\])?) "
         r"(?P<required_by_version>[0-9][^\s]{0,60}) depends on tensorflow(?![\w.-])(?:\[[^\]\n]{0,100}\])?"
-        r"(?P<specifier>[^\n;]{0,300})",
+        r"(?P<specifier>(?:[ \t]{0,3}(?:,|and)?[ \t]{0,3}(?:===|[<>=!~]=|[<>])[ \t]{0,2}[\w.*+!-]{1,60}){0,8})",
         "    basic-pitch 0.2.0 depends on tensorflow<2.10 and >=2.4.1",
         "https://github.com/spotify/basic-pitch/issues/60", needle="depends on tensorflow",
-        derive=_depends_on, key=("required_by",),
+        derive=_depends_on, key=("required_by", "required_by_version"),
         outputs=("package", "required_by", "required_by_version", "specifier")),
     sig("log.pip-unsupported-wheel", "pip-unsupported-wheel", "install",
         "a wheel built for another Python or platform",
