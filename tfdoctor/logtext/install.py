@@ -184,11 +184,12 @@ SIGNATURES: tuple[Signature, ...] = (
     sig("log.pip-no-matching-distribution", "pip-could-not-find", "install",
         "pip found no distribution of a package for this Python and platform",
         # pip 26 says "a final version"; "(from -r requirements.txt (line 3))" nests brackets;
-        # a paste may end before the list of versions closes
+        # a paste may end before the list of versions closes, and a message quoted in a sentence
+        # may end, within its quotes, at the package that asked for it
         r"Could not find a (?:final )?version that satisfies the requirement (?=(?P<requirement>"
         r"[A-Za-z0-9][^\s;(\[]*(?:\[[^\]\n]*\][^\s;(]*)?))(?P=requirement)(?:;(?=(?P<marker>[^(\n]*))(?P=marker))?\s*"
         r"(?:\(from (?!versions:)(?P<required_by>[^()\n]*(?:\([^()\n]*\)[^()\n]*)*)\)\s*)?"
-        r"\(from versions: (?P<versions>[^)\n]*)\)?",
+        r"(?:\(from versions: (?P<versions>[^)\n]*)\)?|(?<=\))(?=[\"'`]))",
         "Could not find a version that satisfies the requirement tensorflow-macos==2.12.0 "
         "(from versions: none)", "https://github.com/bmaltais/kohya_ss/issues/563",
         needle="Could not find a ", derive=_requirement, key=("package",),
