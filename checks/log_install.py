@@ -21,8 +21,8 @@ from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, WINDOWS_LAST_GPU_BUILD,
                                      recommended_requirements, tf_requirement)
 from tfdoctor.derived import Derived, pip_arch, verdict_archs
 from tfdoctor.advice.log_evidence import evidence, matches_of, said
-from tfdoctor.advice.pip_refusal import (PIP_WITH_MACOS_11_TAGS, TF_DISTS, pip_verdict, prerelease,
-                                         python_came_later, refusal, then_versus_now, version_key)
+from tfdoctor.advice.pip_refusal import (PIP_WITH_MACOS_11_TAGS, TF_DISTS, found_none_of, macos_11_tag, pip_verdict,
+                                         prerelease, python_came_later, refusal, then_versus_now, version_key)
 from tfdoctor.advice.tensorflow_name import refusal_evidence, refusal_story, refused_for_tensorflow_name
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import best_pair
@@ -211,7 +211,8 @@ def _tensorflow_gpu_removed(s: Snapshot, d: Derived) -> tuple[str, Remediation]:
       "the other architecture, a newer macOS. A wheel tagged macOS 11 or later that fits this Mac "
       "was refused by a pip before 20.3, which does not know those tags (its own 'You are using "
       "pip version 20.2.4' line says which), or by a Python built with an older SDK, which reports "
-      "macOS 10.16.",
+      "macOS 10.16. pip's 'No matching distribution' for the same package is this refusal seen from "
+      "pip: the wheel's tags say why, so this finding explains it.",
       "Install by name and let pip choose the wheel, or download the one for this Python, "
       "architecture and macOS (the finding says which tag does not fit).", fix_answer=ABOUT_THE_LOG)
 def pip_unsupported_wheel(s: Snapshot, d: Derived):
@@ -242,7 +243,7 @@ def pip_unsupported_wheel(s: Snapshot, d: Derived):
         # a name the paste broke ("tensorflow-2.5.0-cp 37-none-...whl" reads as the wheel "37-none-...")
         # gives no install line
         install = (pip(s, "install", f"{name}=={version}" if version else name),) if name else ()
-        macos_11 = _macos_11_tag(platform)
+        macos_11 = macos_11_tag(platform)
         if not wrong and macos_11:  # the tag fits this Mac: the pip, or the platform it was told, refused it
             why = then_versus_now(s, f"{match.text}\n{s.log.excerpt}") or (
                 f"it is tagged for macOS {macos_11}, which pip before {PIP_WITH_MACOS_11_TAGS} does not know, "
@@ -260,16 +261,9 @@ def pip_unsupported_wheel(s: Snapshot, d: Derived):
             if verdict != "installable-here":
                 fix = _fix_for_machine(s, d, m, f"{why}; {text}")
         out.append(pip_unsupported_wheel.finding(evidence(s, match, mismatches=wrong, **where), fix,
-                                                  title=f"pip refused {f.get('wheel')}: {why}"))
+                                                  title=f"pip refused {f.get('wheel')}: {why}",
+                                                  explains=found_none_of(s, name)))  # this wheel's tags, seen from pip
     return out
-
-
-def _macos_11_tag(platform: str) -> str | None:
-    """The macOS of a wheel's platform tag when it is 11 or later ('macosx_11_0_arm64': '11.0')."""
-    parts = platform.split("_")
-    if len(parts) >= 3 and parts[0] == "macosx" and parts[1].isdigit() and int(parts[1]) >= 11:
-        return f"{parts[1]}.{parts[2]}"
-    return None
 
 
 @rule(codes.LOG_H5PY_BUILD, "pip built h5py from source and it failed (no HDF5)",

@@ -13,6 +13,7 @@ from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.log_evidence import evidence, matches_of, said
+from tfdoctor.advice.pip_refusal import found_none_of
 from tfdoctor.advice.tensorflow_name import refusal_evidence, refusal_story, refused_for_tensorflow_name
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
@@ -26,7 +27,8 @@ from tfdoctor.model import Remediation, Severity, rule
       "On Apple silicon the distribution `tensorflow` has arm64 wheels only from 2.13 on (before, "
       "TensorFlow there was tensorflow-macos): where no release the requirement admits has one, or "
       "pip ran before them, that is the cause. Beside an installed tensorflow-macos before 2.13 it is "
-      "install.requires-tensorflow-name. Elsewhere (Linux, an Intel Mac, or where `tensorflow` itself "
+      "install.requires-tensorflow-name; pip's own 'No matching distribution found for tensorflow' "
+      "beside it is the same name refused, which it explains. Elsewhere (Linux, an Intel Mac, or where `tensorflow` itself "
       "is installed) it is a conflict between requirements, not a broken TensorFlow (information).",
       "Move to TensorFlow 2.13+ (or a newer release of the package that accepts it), or install the "
       "package with --no-deps beside TensorFlow; elsewhere see which tensorflow releases exist for "
@@ -39,7 +41,8 @@ def pip_depends_on_tensorflow(s: Snapshot, d: Derived):
     refused = [r for r in refused_for_tensorflow_name(s, d) if r.match.code == codes.LOG_PIP_DEPENDS_ON_TENSORFLOW]
     if refused:
         text, fix = refusal_story(s, d, refused[0])
-        return pip_depends_on_tensorflow.finding(refusal_evidence(s, d, refused[0]), fix, title=text)
+        return pip_depends_on_tensorflow.finding(refusal_evidence(s, d, refused[0]), fix, title=text,
+                                                 explains=found_none_of(s, "tensorflow"))  # the same name refused
     match = matches[0]
     f = match.fields
     if said(match):  # the report's words, not pip's lines

@@ -178,6 +178,20 @@ def test_a_wheel_name_the_paste_broke_is_still_a_refusal_without_an_install_line
     assert not f.remediation.commands and "tags fit" not in f.title
 
 
+def test_a_wheel_refused_for_its_tags_explains_pips_no_matching_distribution_of_that_package(tmp_path):
+    """pip refusing tensorflow's wheel file and finding no tensorflow by name is one refusal: the
+    tags say why, so the wheel's finding ranks first; another package's refusal is its own."""
+    wheel = ("ERROR: tensorflow-2.4.1-cp36-cp36m-macosx_10_11_x86_64.whl is not a supported wheel on this platform.\n"
+             "ERROR: Could not find a version that satisfies the requirement {name}==2.4.1 (from versions: none)\n")
+    for name, explained in (("tensorflow", True), ("tensorflow-addons", False)):
+        (tmp_path / "pip.txt").write_text(wheel.format(name=name), encoding="utf-8")
+        s = snap(apple_silicon(host={"hw_arm64": False, "chip": "Intel Core i5", "macos_version": "11.2"},
+                               python={"version": "3.9.1", "process_arch": "x86_64"}))
+        s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+        (f,) = [f for f in LogRules("log_install").run(s) if f.code == "log.pip-unsupported-wheel"]
+        assert ("log.pip-no-matching-distribution" in f.explains) is explained, name
+
+
 # --- h5py and conda ------------------------------------------------------------------------------
 
 

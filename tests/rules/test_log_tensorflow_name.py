@@ -56,4 +56,9 @@ def test_a_candidate_that_takes_any_tensorflow_on_apple_silicon_is_pip_before_th
     s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
     f = observed_one(check.run(s), "log.pip-depends-on-tensorflow")
     assert f.severity is Severity.ERROR and f.title.startswith("pip refused magenta 2.1.3: it depends on `tensorflow`,")
-    assert "from 2.13 on" in f.title
+    assert "from 2.13 on" in f.title and not f.explains  # pip named no tensorflow of its own
+    (tmp_path / "pip.txt").write_text("ERROR: Could not find a version that satisfies the requirement tensorflow "
+                                      "(from versions: none)\n" + (tmp_path / "pip.txt").read_text(), encoding="utf-8")
+    s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+    f = observed_one(check.run(s), "log.pip-depends-on-tensorflow")
+    assert f.explains == ("log.pip-no-matching-distribution",)  # pip's refusal of the same name

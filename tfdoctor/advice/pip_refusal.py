@@ -13,8 +13,10 @@ import re
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.codes import LOG_PIP_NO_MATCHING_DISTRIBUTION
 from tfdoctor.derived import verdict_archs
 from tfdoctor.logtext.install import UV_NO_MATCHING_WHEELS
@@ -28,6 +30,22 @@ PIP_WITH_MACOS_11_TAGS = "20.3"
 """pip 20.3 (2020-11-30) added the macOS 11 compatibility tags: older pips refuse every
 macosx_11_0_arm64 wheel (pip's NEWS.rst for 20.3: "Add support for MacOS Big Sur compatibility
 tags", pypa/pip#9138)."""
+
+def macos_11_tag(platform: str) -> str | None:
+    """The macOS of a wheel's platform tag when it is 11 or later ('macosx_11_0_arm64': '11.0')."""
+    parts = platform.split("_")
+    if len(parts) >= 3 and parts[0] == "macosx" and parts[1].isdigit() and int(parts[1]) >= 11:
+        return f"{parts[1]}.{parts[2]}"
+    return None
+
+
+def found_none_of(s: Snapshot, name: str) -> tuple[str, ...]:
+    """log.pip-no-matching-distribution as what a finding about `name` explains, where pip's "no
+    matching distribution" names that package: it is the same refusal, seen from pip."""
+    same = name and any(canonicalize_name(m.fields.get("package", "")) == canonicalize_name(name)
+                        for m in matches_of(s, LOG_PIP_NO_MATCHING_DISTRIBUTION))
+    return (LOG_PIP_NO_MATCHING_DISTRIBUTION,) if same else ()
+
 
 _PIP_VERBOSE = re.compile(r"Using pip (?P<pip>\S+) from \S+ \(python (?P<python>\d+\.\d+)\)")
 """pip's own first line under -v (src/pip/_internal/cli/base_command.py)."""
