@@ -183,3 +183,18 @@ def test_the_tensorflow_a_companions_check_found_outranks_the_one_a_reporter_bel
     text = f"I have installed TensorFlow 2.4.\n\n{printed}\n"
     assert ("tensorflow_version", version, "read", "companion's version check") in _facts(text)
     assert to_snapshot(read_report(text)).package("tensorflow").version == version
+
+
+@pytest.mark.parametrize(("printed", "package", "version", "source"), [
+    # NumPy 2's numpy/core/_multiarray_umath.py: the NumPy that is running
+    ("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.1 as it may crash. To support both "
+     "1.x and 2.x\nversions of NumPy, modules must be compiled with NumPy 2.0.", "numpy", "2.0.1", "NumPy's own message"),
+    # protobuf's runtime_version.ValidateProtobufRuntimeVersion: the runtime is the protobuf installed
+    ("google.protobuf.runtime_version.VersionError: Detected incompatible Protobuf Gencode/Runtime versions when "
+     "loading tensorflow/core/framework/attr_value.proto: gencode 5.28.3 runtime 5.27.2. Runtime version cannot "
+     "be older than the linked gencode version.", "protobuf", "5.27.2", "protobuf's own message"),
+])
+def test_the_version_a_package_prints_of_itself_outranks_the_one_a_reporter_states(printed, package, version, source):
+    text = f"I have {package} 1.26.4 installed.\n\n{printed}\n"
+    assert (f"package:{package}", version, "read", source) in _facts(text)
+    assert to_snapshot(read_report(text)).package(package).version == version

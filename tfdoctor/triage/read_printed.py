@@ -4,7 +4,8 @@
 notebooks print with f"... {tf.__version__}", platform.machine(), platform.platform()), and R's
 `tensorflow::tf_config()` ("TensorFlow v2.15.1 (PATH)") and `sessionInfo()` ("Platform:
 x86_64-apple-darwin17.0 (64-bit)": the Python reticulate embeds in R runs as R was built;
-"Running under: macOS Monterey 12.1"), and the TensorFlow a companion's own version check found.
+"Running under: macOS Monterey 12.1"), and the versions programs print of what is installed (a
+companion's check of TensorFlow, NumPy's and protobuf's own messages).
 
 Only `key: value` lines inside a fence (tf_config()'s lines anywhere, with a path or nothing in
 their parentheses: no sentence has that shape), not code and not already read by another reader,
@@ -57,14 +58,20 @@ _R_CONFIG_BARE = re.compile(_R_CONFIG_KEY + r"\((?:[~/][^()\n]{0,1000})?\)")
 (see the notes)" is a sentence)."""
 
 
-_COMPANION_CHECK = re.compile(r"Detected an installation of version (?=\d)|"
-                              r"The versions? of TensorFlow you are currently using is (?=\d)")
-"""A companion's own check printing the TensorFlow it found: TensorFlow Probability's
-_ensure_tf_install ("This version of TensorFlow Probability requires TensorFlow version >= 2.4;
-Detected an installation of version 2.3.0-dev20200603."), TensorFlow Addons' ("The versions of
-TensorFlow you are currently using is 2.3.0 and is not supported."), anywhere in the text: what
-the imported TensorFlow says of itself outranks a version the reporter believes installed."""
-COMPANION_CHECK = "companion's version check"
+_SELF_REPORTS = (
+    (re.compile(r"Detected an installation of version (?=\d)|The versions? of TensorFlow you are currently using is (?=\d)"),
+     "tensorflow_version", "companion's version check"),
+    (re.compile(r"(?:^|cannot be run in\s{1,4})NumPy (?=\d[\w.]{0,30} as it may crash)"), package_fact("numpy"),
+     "NumPy's own message"),
+    (re.compile(r"Protobuf Gencode/Runtime versions when loading \S{1,300}: gencode \S{1,40} runtime (?=\d)"),
+     package_fact("protobuf"), "protobuf's own message"),
+)
+"""Messages that print the version of what is installed, anywhere in the text: a companion's
+check of the TensorFlow it found (TensorFlow Probability's _ensure_tf_install: "Detected an
+installation of version 2.3.0-dev20200603"; TensorFlow Addons': "The versions of TensorFlow you are
+currently using is 2.3.0"), NumPy 2's own ("A module that was compiled using NumPy 1.x cannot be
+run in\nNumPy 2.0.0 as it may crash"), protobuf's runtime check ("... gencode 5.28.3 runtime
+5.27.2"). What the running program says of itself outranks a version the reporter believes."""
 _PRINTED_VERSION = re.compile(r"\d[\w.+!-]{0,60}")
 
 
@@ -73,16 +80,25 @@ def read(doc: Document, found: Found) -> None:
         if line.code or line.number in found.claimed or len(line.text) > 400:
             continue
         text = line.text.rstrip(" \t")
-        checked = _COMPANION_CHECK.search(text)
-        if checked:  # as printed, a nightly's suffix too ("2.3.0-dev20200603")
-            version = _PRINTED_VERSION.match(text, checked.end()).group().rstrip(".")
-            if "." in version:
-                found.add(line, "tensorflow_version", version, "read", COMPANION_CHECK)
-                continue
+        if _self_report(line, text, found):
+            continue
         match = (_LINE.fullmatch(text) or _R_CONFIG.fullmatch(text)) if line.fenced else _R_CONFIG_BARE.fullmatch(text)
         name = _KEYS.get(_key(match.group("key"))) if match else None
         if name and _printed(line, name, match.group("value").strip("'\""), found):
             found.claim(line)
+
+
+def _self_report(line: Line, text: str, found: Found) -> bool:
+    """Record the version a program printed of what is installed (_SELF_REPORTS), as printed: a
+    nightly's suffix too ("2.3.0-dev20200603")."""
+    for pattern, name, source in _SELF_REPORTS:
+        said = pattern.search(text)
+        if said:
+            version = _PRINTED_VERSION.match(text, said.end()).group().rstrip(".")
+            if "." in version:
+                found.add(line, name, version, "read", source)
+                return True
+    return False
 
 
 def _key(text: str) -> str:
