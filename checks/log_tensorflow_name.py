@@ -28,8 +28,9 @@ from tfdoctor.model import Remediation, Severity, rule
       "TensorFlow there was tensorflow-macos): where no release the requirement admits has one, or "
       "pip ran before them, that is the cause. Beside an installed tensorflow-macos before 2.13 it is "
       "install.requires-tensorflow-name; pip's own 'No matching distribution found for tensorflow' "
-      "beside it is the same name refused, which it explains. Elsewhere (Linux, an Intel Mac, or where `tensorflow` itself "
-      "is installed) it is a conflict between requirements, not a broken TensorFlow (information).",
+      "beside it is the same name refused, which it explains. Elsewhere (Linux, an Intel Mac, or "
+      "where `tensorflow` itself is installed) it is a conflict between requirements, not a broken "
+      "TensorFlow (information).",
       "Move to TensorFlow 2.13+ (or a newer release of the package that accepts it), or install the "
       "package with --no-deps beside TensorFlow; elsewhere see which tensorflow releases exist for "
       "this Python and loosen the pins.",

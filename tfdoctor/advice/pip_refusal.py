@@ -31,6 +31,7 @@ PIP_WITH_MACOS_11_TAGS = "20.3"
 macosx_11_0_arm64 wheel (pip's NEWS.rst for 20.3: "Add support for MacOS Big Sur compatibility
 tags", pypa/pip#9138)."""
 
+
 def macos_11_tag(platform: str) -> str | None:
     """The macOS of a wheel's platform tag when it is 11 or later ('macosx_11_0_arm64': '11.0')."""
     parts = platform.split("_")
