@@ -157,8 +157,9 @@ def brand(line: Line, value: str, source: str, found: Found) -> None:
 
 def _cpu_model(line: Line, text: str, found: Found) -> None:
     match = _CPU_MODEL.fullmatch(text) if text[:1] in ("m", "M", "p") else None
-    if match and chip_name(match.group("brand")):
-        brand(line, match.group("brand"), "lshw" if match.group("field") == "product" else "cpuinfo", found)
+    if match and chip_name(match.group("brand")):  # the kernel pads its model names: one space each
+        brand(line, " ".join(match.group("brand").split()), "lshw" if match.group("field") == "product" else "cpuinfo",
+              found)
         found.claim(line)
     elif text[:1] in ("f", "F") and _X86_FLAGS.match(text):
         found.add(line, "hw_arm64", "false", "read", "cpuinfo")  # an x86 CPU's flags
