@@ -12,7 +12,7 @@ from typing import Any
 from tfdoctor import codes
 from tfdoctor.advice.commands import arm64_image, machine_check, pip, python_cmd
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
-from tfdoctor.advice.installs import install_commands, recommended_requirements
+from tfdoctor.advice.installs import HARDWARE_REQUIREMENTS, install_commands, recommended_requirements
 from tfdoctor.advice.log_evidence import amd64_on_arm, emulated_x86_container, evidence, matches_of, names_tensorflow, said
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import Snapshot
@@ -20,9 +20,6 @@ from tfdoctor.logtext.importing import LINKER_SKIPPED, MKL_REQUIREMENTS, WINDOWS
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
-_AVX_GUIDE = "https://www.tensorflow.org/install/pip#hardware_requirements"
-"""TensorFlow's install guide: "Starting with TensorFlow 1.6, binaries use AVX instructions which may
-not run on older CPUs"."""
 _PYTHON_PROGRAM = re.compile(r"python|jupyter|\.py\b|tensorflow", re.IGNORECASE)
 """A crashed command (zsh names it) that runs Python or TensorFlow."""
 
@@ -138,7 +135,7 @@ def _illegal_on_own_x86_cpu(s: Snapshot, d: Derived) -> Finding | None:
             evidence(s, match, **_arch_facts(s, d)),
             Remediation(cause + ". Check the CPU's flags for AVX; without it, use a TensorFlow built for this "
                         "CPU (from source, or a build without AVX such as TensorFlow 1.5) or a machine with AVX",
-                        commands, _AVX_GUIDE), title=cause)
+                        commands, HARDWARE_REQUIREMENTS), title=cause)
     return None
 
 
@@ -196,8 +193,8 @@ def _dll_init_failed(s: Snapshot, d: Derived, match: Any) -> Finding:
         evidence(s, match, **_arch_facts(s, d)),
         Remediation(cause + ". Check the CPU for AVX; without it, use a TensorFlow built for this CPU or another "
                     "machine. If it has AVX, install the latest Microsoft Visual C++ Redistributable (x64), the "
-                    "runtime TensorFlow's DLLs load", (pip(s, "install", "py-cpuinfo"),
-                                                      f'{python_cmd(s)} -c "{_CPU_HAS_AVX}"'), _AVX_GUIDE),
+                    "runtime TensorFlow's DLLs load",
+                    (pip(s, "install", "py-cpuinfo"), f'{python_cmd(s)} -c "{_CPU_HAS_AVX}"'), HARDWARE_REQUIREMENTS),
         title=cause)
 
 

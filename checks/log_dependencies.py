@@ -79,7 +79,7 @@ def numpy_abi(s: Snapshot, d: Derived):
                 f"{numpy.version} is installed here: an older NumPy from another environment, such as "
                 "~/.local or PYTHONPATH, is imported first")
         return numpy_abi.finding(evidence(s, match, **facts), Remediation(
-            text, (f'{python_cmd(s)} -c "import numpy; print(numpy.__version__, numpy.__file__)"',), NUMPY2_GUIDE),
+            text, (_numpy_imported(s),), NUMPY2_GUIDE),
             title=text)
     elif match.variant in ("numpy-api-version", NUMPY_BEFORE_1_16) or newer_struct:
         floor = ">=1.16" if match.variant == NUMPY_BEFORE_1_16 else ""
@@ -119,6 +119,11 @@ def numpy_abi(s: Snapshot, d: Derived):
                              title=text.replace("  ", " "))
 
 
+def _numpy_imported(s: Snapshot) -> str:
+    """The command that shows which NumPy the diagnosed Python imports, and from where."""
+    return f'{python_cmd(s)} -c "import numpy; print(numpy.__version__, numpy.__file__)"'
+
+
 def _c_api_not_imported(s: Snapshot, d: Derived, match: Any, numpy: Any, spec: str | None, facts: dict[str, Any]):
     """NumPy 1.x's "numpy.core.multiarray failed to import" without the line that says why, where
     no NumPy 2 is installed: the NumPy imported is older than the module's (an old one installed, or
@@ -132,7 +137,7 @@ def _c_api_not_imported(s: Snapshot, d: Derived, match: Any, numpy: Any, spec: s
     if numpy and numpy.version:
         text += (f"; NumPy {numpy.version} is installed here, so if it already fits, an older NumPy from "
                  "another environment, such as ~/.local or PYTHONPATH, is imported first")
-        commands.append(f'{python_cmd(s)} -c "import numpy; print(numpy.__version__, numpy.__file__)"')
+        commands.append(_numpy_imported(s))
     return numpy_abi.finding(evidence(s, match, **facts), Remediation(text, tuple(commands), NUMPY2_GUIDE),
                              title=text)
 

@@ -16,8 +16,9 @@ from tfdoctor import codes
 from tfdoctor.advice.commands import pip, python_cmd, unset_variable
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.fork_exit import fork_in_play
-from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, WINDOWS_LAST_GPU_BUILD, install_commands, listing_read,
-                                     matching_metal, pair_fix, recommended_requirements)
+from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, HARDWARE_REQUIREMENTS, WINDOWS_LAST_GPU_BUILD,
+                                     install_commands, listing_read, matching_metal, pair_fix,
+                                     recommended_requirements)
 from tfdoctor.derived import Derived
 from tfdoctor.derived.text_speed import text_speed
 from tfdoctor.advice.log_evidence import evidence, gpu_wanted, matches_of
@@ -148,9 +149,6 @@ def plugin_registered_twice(s: Snapshot, d: Derived):
     return None
 
 
-GPU_REQUIREMENTS = "https://www.tensorflow.org/install/pip#hardware_requirements"
-
-
 def _gpu_off_macos(s: Snapshot, d: Derived) -> tuple[str, Severity]:
     """Why no GPU is listed off macOS, where tensorflow-metal does not apply: on native Windows,
     TensorFlow after 2.10 has no GPU build at all."""
@@ -195,7 +193,7 @@ def no_gpu_listed(s: Snapshot, d: Derived):
                     f"for; use a TensorFlow built for it (an older release, or one built from source with "
                     f"TF_CUDA_COMPUTE_CAPABILITIES={f.get('have') or 'its capability'}) or a newer GPU")
             commands: tuple[str, ...] = ("nvidia-smi --query-gpu=name,compute_cap --format=csv",)
-            return no_gpu_listed.finding(evidence(s, match, **facts), Remediation(text, commands, GPU_REQUIREMENTS),
+            return no_gpu_listed.finding(evidence(s, match, **facts), Remediation(text, commands, HARDWARE_REQUIREMENTS),
                                          title=f"No GPU listed: {text}", severity=Severity.ERROR)
         if match.variant == nvidia.CUINIT_NO_DEVICE:
             return _no_cuda_device(s, match, facts, wanted=gpu_wanted(s))
@@ -248,7 +246,7 @@ def _no_cuda_device(s: Snapshot, match: LogTextMatch, facts: dict, wanted: bool)
         text = ("the NVIDIA driver found no CUDA device: a machine with the driver's library and no NVIDIA GPU (a "
                 "cloud notebook's CPU runtime) prints this on every run; if this one has a GPU, nvidia-smi tells "
                 "whether the driver sees it")
-        return no_gpu_listed.finding(evidence(s, match, **facts), Remediation(text, ("nvidia-smi",), GPU_REQUIREMENTS),
+        return no_gpu_listed.finding(evidence(s, match, **facts), Remediation(text, ("nvidia-smi",), HARDWARE_REQUIREMENTS),
                                      title=text, severity=Severity.INFO)
     if match.fields.get("no_driver"):
         text = ("the NVIDIA kernel driver is not running where TensorFlow ran (/proc/driver/nvidia/version does "
@@ -260,7 +258,7 @@ def _no_cuda_device(s: Snapshot, match: LogTextMatch, facts: dict, wanted: bool)
                 "empty), a container was started without it (docker run --gpus all), or the driver does not "
                 "see the card (nvidia-smi tells)")
         commands = ("nvidia-smi", f'{python_cmd(s)} -c "import os; print(repr(os.environ.get(\'CUDA_VISIBLE_DEVICES\')))"')
-    return no_gpu_listed.finding(evidence(s, match, **facts), Remediation(text, commands, GPU_REQUIREMENTS),
+    return no_gpu_listed.finding(evidence(s, match, **facts), Remediation(text, commands, HARDWARE_REQUIREMENTS),
                                  title=f"No GPU listed: {text}", severity=Severity.ERROR)
 
 

@@ -289,9 +289,8 @@ def _gpu_package_only(match: LogTextMatch) -> bool:
     """A CUDA library of a release before 10.1 (cudart64_100.dll, libcublas.so.10.0): only
     tensorflow-gpu, or a GPU build from source, opened one. TensorFlow 2.1's release notes: the
     tensorflow package "now includes GPU support by default", built with CUDA 10.1."""
-    wants = match.fields.get("wants") or ""
-    return match.fields.get("part") == "CUDA" and wants.replace(".", "").isdigit() and "." in wants \
-        and below(wants, "10.1")
+    wants = match.fields.get("wants") or ""  # a range ("10.1-11.0", "11.x") reads as no version: not below
+    return match.fields.get("part") == "CUDA" and "." in wants and below(wants, "10.1")
 
 
 def _wrong_release(s: Snapshot, d: Derived, match: LogTextMatch, libraries: list[str],

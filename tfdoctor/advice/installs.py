@@ -25,6 +25,9 @@ from tfdoctor.knowledge.records import MetalRelease
 from tfdoctor.model import Command
 
 APPLE_PLUGIN_PAGE = "https://developer.apple.com/metal/tensorflow-plugin/"
+HARDWARE_REQUIREMENTS = "https://www.tensorflow.org/install/pip#hardware_requirements"
+"""TensorFlow's install guide on the hardware it needs: "Starting with TensorFlow 1.6, binaries use AVX
+instructions which may not run on older CPUs", and the CUDA GPUs (compute capability) it supports."""
 WINDOWS_LAST_GPU_BUILD = "2.10"
 """The last TensorFlow with a GPU (CUDA) build for native Windows: from 2.11 the Windows wheels
 are CPU builds (2.12+: tensorflow-intel), https://www.tensorflow.org/install/pip#windows-native."""

@@ -39,7 +39,6 @@ class KerasVerdict:
     explains: tuple[str, ...] = ()
 
 
-
 def _expects_keras2(s: Snapshot, keras: PackageFacts | None) -> list[dict[str, str]]:
     """Installed packages (not TensorFlow, not tf-keras) that require tf-keras, or a Keras the
     installed Keras 3 does not satisfy while a Keras 2 would."""

@@ -64,6 +64,10 @@ FAILURE_WORDS = re.compile(
     r"Fatal Python error|exit code -?[1-9]|[Kk]ernel (?:died|appears to have died|crashed)", re.MULTILINE)
 """What says a text shows something failing: Python's traceback and exception lines, crash signals
 as shells and IDEs print them, aborts (one search per block, as TENSORFLOW_WORDS)."""
+TEXT_WORDS = {"names_tensorflow": TENSORFLOW_WORDS, "shows_failure": FAILURE_WORDS,
+              "names_nvidia_gpu": NVIDIA_WORDS, "wants_gpu": GPU_WANTED_WORDS}
+"""LogTextFacts' flags about the whole text as read, each from its words: searched block by block
+until found, so each costs at most one pass over the text."""
 
 
 def read(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT, identity: Identity | None = None,
@@ -91,7 +95,7 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
 
     recogniser = Recogniser(SIGNATURES)
     window = Window(KEEP_LOG_CHARS if keep_log else 0, clean)
-    names_tensorflow = shows_failure = names_nvidia_gpu = wants_gpu = False
+    flags = dict.fromkeys(TEXT_WORDS, False)
     speeds, outcomes, growth, models = SpeedReader(), OutcomeReader(), GrowthReader(), ModelErrorReader()
     for block in scan(window.pieces(reading.pieces), recogniser):
         window.block(block)
@@ -99,10 +103,8 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
         outcomes.feed_block(block.lines.text, block.lines.first)
         growth.feed_block(block.lines.text, block.lines.first)
         models.feed_block(block.lines.text, block.lines.first)
-        names_tensorflow = names_tensorflow or bool(TENSORFLOW_WORDS.search(block.lines.text))
-        shows_failure = shows_failure or bool(FAILURE_WORDS.search(block.lines.text))
-        names_nvidia_gpu = names_nvidia_gpu or bool(NVIDIA_WORDS.search(block.lines.text))
-        wants_gpu = wants_gpu or bool(GPU_WANTED_WORDS.search(block.lines.text))
+        for flag, words in TEXT_WORDS.items():
+            flags[flag] = flags[flag] or bool(words.search(block.lines.text))
     log = reading.read
     matches = recogniser.matches()[:MAX_MATCHES] if not log.binary and not log.error else []
     excerpt, log.kept_lines = window.excerpt(matches)
@@ -113,10 +115,7 @@ def from_reading(reading: Reading, identity: Identity | None = None, redacted: b
     read.update(source=clean(log.source), notes=[clean(n) for n in log.notes])
     return LogTextFacts(**read, excerpt=clean(excerpt), matches=[_match(m, clean) for m in matches],
                         redacted=redacted, text=clean(text) if text is not None else None,
-                        names_tensorflow=names_tensorflow and not log.binary,
-                        shows_failure=shows_failure and not log.binary,
-                        names_nvidia_gpu=names_nvidia_gpu and not log.binary,
-                        wants_gpu=wants_gpu and not log.binary,
+                        **{flag: found and not log.binary for flag, found in flags.items()},
                         timings=[] if log.binary else speeds.kept,
                         outcomes=[] if log.binary else [replace(o, said=clean(o.said)) for o in outcomes.kept],
                         growth=[] if log.binary else [replace(g, said=clean(g.said)) for g in growth.kept],

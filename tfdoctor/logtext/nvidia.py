@@ -140,6 +140,7 @@ def _gpu_name(fields: Fields) -> Fields:
     name = _GPU_NAME.search(fields.get("device", ""))
     return {"gpu": name[1].strip() if name else "", "have": fields.get("have", ""), "need": fields.get("need", "")}
 
+
 SIGNATURES: tuple[Signature, ...] = (
     # glibc's dlerror ("%s: cannot open shared object file: %s", "file too short" for the empty
     # placeholder an image has where the NVIDIA runtime would mount the driver) as the ImportError
