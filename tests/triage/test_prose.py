@@ -202,3 +202,31 @@ def test_a_comment_after_a_setting_is_the_files_note_not_the_machines():
 def test_a_version_someone_could_not_or_wanted_to_install_is_not_installed(text, fact):
     said = [(n, v) for n, v in statements(text) if n == "tensorflow_version" or n.startswith("package:")]
     assert said == ([fact] if fact else [])
+
+
+def test_an_answer_typed_under_an_empty_template_line_is_the_fields():
+    """tensorflow/federated's bug template ("* Python package versions (e.g., TensorFlow
+    Federated, TensorFlow):") with each answer on the line below, as reporters fill it in."""
+    text = ("**Environment (please complete the following information):**\n"
+            "* OS Platform and Distribution: \nmacOS Monterey 12.1, 6 Core Intel Core i7\n"
+            "* Python package versions (e.g., TensorFlow Federated, TensorFlow): \n"
+            "tensorflow-macos==2.5.0 tensorflow-federated==0.19.0 tensorflow-metal==0.3.0\n"
+            "* Python version: \npython@3.8/3.8.12_1\n"
+            "* Bazel version (if building from source):\n* CUDA/cuDNN version:\n")
+    got = {(f.name, f.value, f.line) for f in read_report(text).facts if f.source == "issue template"}
+    assert {("macos_version", "12.1", 3), ("package:tensorflow-metal", "0.3.0", 5),
+            ("package:tensorflow-macos", "2.5.0", 5), ("python_version", "3.8", 7)} <= got
+    # an empty field followed by another field has no answer: the next field is not it
+    assert not [f for f in got if f[2] in (8, 9)]
+
+
+def test_a_template_field_outranks_what_a_sentence_says_was_tried():
+    """The field asks for the environment that failed; a sentence may tell what worked before."""
+    text = ("I can use it with\n```\npip install tensorflow-macos==2.5.0 tensorflow-metal==0.2.0\n```\n"
+            "but with tensorflow-metal 0.3.0 it fails.\n\n**Environment**\n"
+            "* Python package versions (e.g., TensorFlow Federated, TensorFlow): \n"
+            "tensorflow-macos==2.5.0 tensorflow-metal==0.3.0\n")
+    report = read_report(text)
+    assert report.packages()["tensorflow-metal"].value == "0.3.0"
+    assert report.packages()["tensorflow-metal"].source == "issue template"
+

@@ -55,6 +55,8 @@ FACT_NAMES = (
 )
 """Every fact name but the package ones (PACKAGE and CONDA_PACKAGE prefixes)."""
 
+TEMPLATE = "issue template"
+"""Source of a fact typed into an issue template's field."""
 QUOTED = " (quoted)"
 """Appended to the source of a fact read from a quoted reply (`> ...`): someone else's text."""
 
@@ -96,10 +98,11 @@ class Fact:
     def quoted(self) -> bool:
         return self.source.endswith(QUOTED)
 
-    def rank(self) -> tuple[int, int, int]:
-        """Sort key, surest first: how it was known, the reporter's own text before quotes, then
-        the earliest line."""
-        return HOW_RANK[self.how], int(self.quoted), self.line
+    def rank(self) -> tuple[int, int, int, int]:
+        """Sort key, surest first: how it was known, the reporter's own text before quotes, an
+        issue template's field before a sentence (the field asks for the environment that failed;
+        a sentence may tell what was tried before), then the earliest line."""
+        return HOW_RANK[self.how], int(self.quoted), int(not self.source.startswith(TEMPLATE)), self.line
 
 
 def surest(facts: Iterable[Fact], name: str) -> Fact | None:

@@ -17,12 +17,12 @@ from __future__ import annotations
 import re
 from typing import Iterator, Sequence
 
-from tfdoctor.triage.evidence import Found
+from tfdoctor.triage.evidence import TEMPLATE, Found
 from tfdoctor.triage.layout import Document, Line
 from tfdoctor.triage.read_prose import statements
 from tfdoctor.triage.vocabulary import SYSTEMS, version_at, version_in
 
-SOURCE = "issue template"
+SOURCE = TEMPLATE
 FIELDS = {
     "tensorflow version": "tensorflow",
     "tf version": "tensorflow",
@@ -32,6 +32,8 @@ FIELDS = {
     "operating system": "os",
     "gpu model and memory": "hardware",
     "mobile device": "hardware",
+    "python package versions": "packages",
+    "package versions": "packages",
     "installed using virtualenv? pip? conda?": "install",
     "tensorflow installed from": "install",
     "have i written custom code": "none",
@@ -46,7 +48,8 @@ FIELDS = {
 }
 """Template labels (lower case, spaces collapsed, the hint in parentheses left out) -> what their
 answer says; "none" for a field whose answer is no fact (its label, "virtualenv? pip? conda?",
-is the template's words, not the reporter's)."""
+is the template's words, not the reporter's). "Python package versions (e.g., TensorFlow
+Federated, TensorFlow)" is the field of tensorflow/federated's bug template."""
 _NO_ANSWER = ("_no response_", "n/a", "na", "none", "-", "no")
 _HEADING = re.compile(r"#{3,4}[ \t]{1,3}(?P<label>[^#]{1,80}?)[ \t]{0,3}#{0,4}[ \t]*")
 _BULLET = re.compile(r"[ \t]{0,8}[-*+][ \t]{1,3}(?:\*\*)?(?P<label>[A-Za-z][A-Za-z/ .?]{1,60}?)(?:\*\*)?"
@@ -69,8 +72,20 @@ def read(doc: Document, found: Found) -> None:
         kind = FIELDS.get(_label(bullet.group("label"))) if bullet else None
         if bullet and kind:
             found.claim(line)
-            for name, value in answer_facts(kind, bullet.group("answer")):
-                found.add(line, name, value, "stated", SOURCE)
+            answer, at = bullet.group("answer"), line
+            if not answer.strip() and index + 1 < len(lines) and _own_answer(lines[index + 1]):
+                answer, at = lines[index + 1].text, lines[index + 1]
+                found.claim(at)
+            for name, value in answer_facts(kind, answer):
+                found.add(at, name, value, "stated", SOURCE)
+
+
+def _own_answer(line: Line) -> bool:
+    """Whether the line under an empty "- LABEL:" holds its answer: many reporters type it below
+    the template's line. Another field, a heading or a code block is not an answer."""
+    text = line.text.strip()
+    return bool(text) and not line.fenced and not line.code and len(text) <= 500 \
+        and not text.startswith(("#", "-", "*", "+", "```")) and not _BULLET.fullmatch(line.text)
 
 
 def _label(text: str) -> str:
@@ -117,6 +132,8 @@ def answer_facts(kind: str, answer: str) -> Iterator[tuple[str, str]]:
             yield from named
         elif _tensorflow_version(answer):
             yield "tensorflow_version", _tensorflow_version(answer) or ""
+    elif kind == "packages":
+        yield from (fact for fact in said if fact[0].startswith("package:"))
     elif kind == "python":
         version = version_in(answer)
         if version and version.startswith(("2.", "3.")):
