@@ -106,6 +106,14 @@ def test_packages_map_canonical_names_to_their_surest_version():
     assert packages["typing-extensions"].value == "4.9.0"
 
 
+def test_a_distribution_named_without_a_version_keeps_the_version_said_elsewhere():
+    report = read_report("I have both `tensorflow` and `tensorflow-gpu` installed.\n\n"
+                         "My tensorflow-gpu 1.15.0 sees the GPU.\n")
+    packages = report.packages()
+    assert packages["tensorflow-gpu"].value == "1.15.0"
+    assert packages["tensorflow"].value == ""  # named, version unsaid
+
+
 def test_the_interface_the_command_imports():
     report = read_report("")
     assert isinstance(report, ReportFacts)

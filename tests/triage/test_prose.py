@@ -230,3 +230,17 @@ def test_a_template_field_outranks_what_a_sentence_says_was_tried():
     assert report.packages()["tensorflow-metal"].value == "0.3.0"
     assert report.packages()["tensorflow-metal"].source == "issue template"
 
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I have both `tensorflow` and `tensorflow-gpu` installed.", {"tensorflow", "tensorflow-gpu"}),
+    ("both tensorflow-macos and tensorflow are installed", {"tensorflow-macos", "tensorflow"}),
+    ("Should I install both tensorflow and tensorflow-gpu?", set()),
+    ("I uninstalled both tensorflow and tensorflow-gpu", set()),
+    ("I have both tensorflow and keras installed", set()),  # keras is not a TensorFlow distribution
+    ("I don't have both tensorflow and tensorflow-cpu installed", set()),
+])
+def test_two_tensorflow_distributions_said_to_be_installed_together(text, expected):
+    """tensorflow and tensorflow-gpu both installed took the GPU away before 2.1: a report that
+    says so names both, versions unsaid."""
+    got = {name[len("package:"):]: value for name, value in statements(text) if name.startswith("package:")}
+    assert set(got) == expected and not any(got.values())

@@ -30,11 +30,11 @@ def _words(text: str) -> str:
 
 def render_text(doc: TriageDoc, console: Console) -> None:
     say(console, f"[bold]tfdoctor {__version__} triage[/] · {_clean(doc.name)}")
-    facts = ", ".join(f"{f.name}={f.value} ({f.how}, line {f.line})" for f in doc.facts[:SHOWN_FACTS])
+    facts = ", ".join(f"{f.name}={f.value or '(no version)'} ({f.how}, line {f.line})" for f in doc.facts[:SHOWN_FACTS])
     more = f" and {len(doc.facts) - SHOWN_FACTS} more" if len(doc.facts) > SHOWN_FACTS else ""
     say(console, f"[dim]facts read: {_clean(facts) or 'none'}{more}[/]")
     for c in doc.contradictions:
-        values = " vs ".join(f"{f.value} (line {f.line}, {f.source})" for f in c.facts)
+        values = " vs ".join(f"{f.value or '(no version)'} (line {f.line}, {f.source})" for f in c.facts)
         say(console, f"[yellow]contradiction[/] {_clean(c.name)}: {_clean(values)}: {_words(c.why)}")
     console.print()
     top = next((f for f in doc.findings if f.code == doc.cause), None)

@@ -63,10 +63,12 @@ class ReportFacts:
 
 
 def _best(facts: Iterable[Fact]) -> dict[str, Fact]:
+    """Per distribution, the surest fact that gives a version; one without (a name said, `name @
+    file://...`) only where none gives it."""
     best: dict[str, Fact] = {}
     for fact in facts:
         key = fact.name[len(PACKAGE):]
-        if key not in best or fact.rank() < best[key].rank():
+        if key not in best or (not fact.value, fact.rank()) < (not best[key].value, best[key].rank()):
             best[key] = fact
     return best
 

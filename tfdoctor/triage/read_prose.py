@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS
 from tfdoctor.triage.evidence import Found, package_fact
 from tfdoctor.triage.layout import Document
 from tfdoctor.triage.vocabulary import MACOS_NAMES, SYSTEMS, chips_in, macos_version, version_at
@@ -127,6 +128,8 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
             yield "python_arch", match.group(1)
     if any(word in low for word in _PACKAGE_HINTS):
         yield from _packages(text)
+    if "both" in low and ("installed" in low or "have" in low):
+        yield from _both_installed(text)
     if "docker" in low or "--platform" in low:
         for match in _DOCKER_PLATFORM.finditer(text):
             yield "container", f"docker {match.group(1)}"
@@ -221,6 +224,24 @@ def _packages(text: str) -> Iterator[tuple[str, str]]:
         version = version_at(text, match.end())
         if version and "." in version and not _not_installed(text, match.start()):
             yield package_fact(match.group("name")), version
+
+
+_DISTRIBUTION = "|".join(re.escape(name).replace(r"\-", "[-_]") for name in
+                         sorted(TENSORFLOW_DISTRIBUTIONS, key=len, reverse=True))
+_BOTH = re.compile(rf"(?i)\bboth[ \t]{{1,3}}[`'\"]?(?P<first>{_DISTRIBUTION})[`'\"]?[ \t]{{1,3}}and[ \t]{{1,3}}"
+                   rf"[`'\"]?(?P<second>{_DISTRIBUTION})[`'\"]?(?![\w-])")
+_HAVE_BOTH = re.compile(r"(?i)\b(?:I|we)(?:'ve|[ \t]have|[ \t]had)[ \t]{1,3}both\b|\binstalled\b")
+_NOT_BOTH = re.compile(r"(?i)uninstall|remov|instead|\?|n't\b|\b(?:not|never|should|whether|if)\b")
+"""A sentence that says they are not both installed, or only asks whether they should be."""
+
+
+def _both_installed(text: str) -> Iterator[tuple[str, str]]:
+    """Two TensorFlow distributions said to be installed together ("I have both `tensorflow` and
+    `tensorflow-gpu` installed"), versions unsaid: each is a distribution the report names."""
+    match = _BOTH.search(text)
+    if match and _HAVE_BOTH.search(text) and not _NOT_BOTH.search(text):
+        for name in ("first", "second"):
+            yield package_fact(match.group(name)), ""
 
 
 _ATTEMPT = re.compile(r"(?:cannot|can't|can[ \t]not|couldn't|could[ \t]not|unable[ \t]to|fail(?:s|ed)?[ \t]to|"
