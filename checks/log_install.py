@@ -251,12 +251,16 @@ def pip_unsupported_wheel(s: Snapshot, d: Derived):
                 "if it still refuses, run it with SYSTEM_VERSION_COMPAT=0")
             fix = Remediation(f"{f.get('wheel')}: {why}", (pip(s, "install", "--upgrade", "pip"), *install))
         else:
-            why = "; ".join(wrong) or ("its tags fit this interpreter: pip ran in another environment" if tag and platform
-                                       else "its file name's tags are not this interpreter's")
+            why = "; ".join(wrong) or ("its tags fit this interpreter: pip ran in another environment"
+                                       if tag and platform and py and arch else
+                                       "the Python that ran pip is not known here, so which of its tags does not fit is not "
+                                       "known either" if tag and platform else "its file name's tags are not this interpreter's")
+            unknown = () if py and arch else (  # the tags to compare the wheel's with
+                f"{python_cmd(s)} -c \"import platform, sys; print(sys.version_info[:2], platform.machine())\"",)
             fix = Remediation(f"{f.get('wheel')}: {why}. Install by name, so pip picks the wheel for this "
-                              "interpreter", install)
+                              "interpreter", unknown + install)
         m = d.matrix
-        if m is not None and d.is_mac and s.python and name in TF_DISTS + ("tensorflow-metal",) and version:
+        if m is not None and d.is_mac and py and name in TF_DISTS + ("tensorflow-metal",) and version:
             verdict, text, _here = refusal(m, name, SpecifierSet(f"=={version}"), py, arch, d.macos)
             if verdict != "installable-here":
                 fix = _fix_for_machine(s, d, m, f"{why}; {text}")

@@ -299,10 +299,10 @@ def test_each_candidate_pip_names_keeps_its_own_requirement_on_tensorflow() -> N
 def test_pips_refusal_quoted_in_a_sentence_up_to_the_package_that_asked_is_still_read() -> None:
     """A reporter quoting pip's message may stop, inside the quotes, at "(from magenta)": the
     requirement is pip's all the same; without the closing quote the words after it are no part of
-    pip's message, so only its head is read, without fields."""
+    pip's message, so only its head and the requirement after it are read."""
     quoted = ('With 2.7 and 3.7 always got an error saying "Could not find a version that satisfies the '
               'requirement tensorflow>=1.13.0 (from magenta)"\n')
     (match,) = [m for m in recognise(quoted) if m.code == "log.pip-no-matching-distribution"]
     assert match.fields == {"package": "tensorflow", "specifier": ">=1.13.0", "required_by": "magenta"}
     assert [m.fields for m in recognise(quoted.replace('magenta)"', "magenta) when I ran it"))
-            if m.code == "log.pip-no-matching-distribution"] == [{}]
+            if m.code == "log.pip-no-matching-distribution"] == [{"package": "tensorflow", "specifier": ">=1.13.0"}]

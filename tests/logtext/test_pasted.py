@@ -185,6 +185,16 @@ def test_a_title_cut_after_a_head_is_named_though_the_report_goes_on() -> None:
     assert "log.gpu-libraries" not in {m.code for m in recognise("A long report\n" + title + "\n" + body)}
 
 
+def test_pip_refusal_cut_after_its_requirement_keeps_the_requirement() -> None:
+    # an issue's title quotes pip's line as far as the requirement (tensorflow/tensorflow#47365's title)
+    title = "Getting ERROR: Could not find a version that satisfies the requirement tensorflow==2.4.1"
+    (match,) = recognise(title + "\n\n" + "I can install 1.8.0. " * 40)
+    assert (match.code, match.fields.get("package"), match.fields.get("specifier")) == (
+        "log.pip-no-matching-distribution", "tensorflow", "==2.4.1")
+    (bare,) = recognise("ERROR: Could not find a version that satisfies the requirement")
+    assert "package" not in bare.fields
+
+
 def test_keras_3_layer_arguments_cut_after_the_layer_name() -> None:
     # keras/src/layers/layer.py: f"Unrecognized keyword arguments passed to {self.__class__.__name__}: {kwargs}"
     (match,) = recognise("ValueError: Unrecognized keyword arguments passed to Dense")

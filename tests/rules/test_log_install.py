@@ -192,6 +192,21 @@ def test_a_wheel_refused_for_its_tags_explains_pips_no_matching_distribution_of_
         assert ("log.pip-no-matching-distribution" in f.explains) is explained, name
 
 
+def test_a_wheel_refused_where_the_python_is_unknown_is_not_said_to_fit_it(tmp_path):
+    """Nothing was compared: the refusal does not show that pip ran elsewhere, and the fix prints
+    the Python's version and architecture to compare with the wheel's tags."""
+    (tmp_path / "pip.txt").write_text(
+        "ERROR: tensorflow-2.4.1-cp36-cp36m-macosx_10_11_x86_64.whl is not a supported wheel on this platform.\n",
+        encoding="utf-8")
+    s = snap(apple_silicon(host={"hw_arm64": False, "chip": "Intel Core i5", "macos_version": None},
+                           python={"version": "", "process_arch": ""}))
+    s.log = keep.read(tmp_path / "pip.txt", identity=WHO)
+    (f,) = [f for f in LogRules("log_install").run(s) if f.code == "log.pip-unsupported-wheel"]
+    assert "another environment" not in f.title and "not known" in f.title
+    assert any("sys.version_info" in str(c) for c in f.remediation.commands)
+    assert "Python ." not in f.remediation.text
+
+
 # --- h5py and conda ------------------------------------------------------------------------------
 
 

@@ -194,7 +194,9 @@ SIGNATURES: tuple[Signature, ...] = (
         "(from versions: none)", "https://github.com/bmaltais/kohya_ss/issues/563",
         needle="Could not find a ", derive=_requirement, key=("package",),
         outputs=("package", "specifier", "marker", "required_by", "available"),
-        head=r"Could not find a (?:final )?version that satisfies the requirement"),
+        # cut after the requirement (an issue's title quotes the line that far): it is still read
+        head=r"Could not find a (?:final )?version that satisfies the requirement"
+             r"(?:[ \t]{1,3}(?P<requirement>[A-Za-z0-9][^\s;(\[]{0,200}))?"),
     # tensorflow-gpu 2.12.0's setup.py (an empty package since December 2022, pypi.org/project/
     # tensorflow-gpu): raise Exception(TF_REMOVAL_WARNING), 'The "tensorflow-gpu" package has been
     # removed! Please install "tensorflow" instead.', so pip cannot build the name it was asked for
