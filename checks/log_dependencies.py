@@ -34,6 +34,10 @@ NUMPY_120_ISSUE = "https://github.com/tensorflow/tensorflow/issues/47691"
 2.4 under NumPy 1.20+ (array_ops._constant_if_small's np.prod)."""
 
 
+REMOVED_NAME = ("numpy-removed-name", "numpy-future-scalar")
+"""NumPy's error for a name it removed, and its warning just before it."""
+
+
 @rule(codes.LOG_NUMPY_ABI, "A module was built for another NumPy", Severity.ERROR,
       "Compiled modules built against NumPy 1.x cannot run under NumPy 2 ('A module that was "
       "compiled using NumPy 1.x cannot be run in NumPy 2.0.0', '_ARRAY_API not found'); TensorFlow "
@@ -57,7 +61,7 @@ def numpy_abi(s: Snapshot, d: Derived):
     match = matches[0]
     if match.variant == "symbolic-tensor-to-numpy":  # TensorFlow's own message: it names TensorFlow
         return _symbolic_tensor(s, d, match)
-    if match.variant == "numpy-removed-name":
+    if match.variant in REMOVED_NAME:
         return _removed_name(s, d, match)
     if d.tf_main is None and not names_tensorflow(s):
         text = ("NumPy's ABI message in a text that never names TensorFlow, where no TensorFlow is "
@@ -170,17 +174,23 @@ def _removed_name(s: Snapshot, d: Derived, match: Any):
     a NumPy newer than that release; one older than the removal cannot have printed it."""
     name, since = match.fields.get("name", ""), match.fields.get("removed_in", "2.0")
     numpy, spec = s.package("numpy"), tf_requirement(s, d, "numpy")
+    base = s.package("numpy-base")  # conda's package that holds NumPy's files, beside pip's numpy
     facts = {"numpy": numpy.version if numpy else None, "numpy_allowed_by_tensorflow": spec,
              "tensorflow": d.tf_version, "removed_name": f"np.{name}", "removed_in": since}
-    if numpy and below(numpy.version, since):
+    if base and base.version:
+        facts["numpy_base"] = base.version
+    if numpy and below(numpy.version, since) and not (base and base.version and not below(base.version, since)):
         text = f"NumPy {since} removed np.{name}, but this environment has NumPy {numpy.version}: another environment printed it"
         return numpy_abi.finding(evidence(s, match, **facts), Remediation(
             text, (WHICH_PYTHON.format(module="numpy"),), NUMPY2_GUIDE), title=text, severity=Severity.INFO)
     allowed = f" (TensorFlow {d.tf_version} allows numpy{spec})" if spec and d.tf_version else ""
-    text = (f"TensorFlow's own code (or TensorBoard's, Keras') uses np.{name}, which NumPy {since} removed: "
-            f"install numpy<{since}{allowed}, or a TensorFlow made after NumPy {since}")
-    return numpy_abi.finding(evidence(s, match, **facts),
-                             Remediation(text, (pip(s, "install", f"numpy<{since}"),), NUMPY2_GUIDE), title=text)
+    mixed = bool(numpy and base and base.version and numpy.version != base.version)
+    text = (f"TensorFlow's own code (or TensorBoard's, Keras') uses np.{name}, which NumPy {since} removed"
+            + (f" (conda's numpy-base {base.version} and pip's numpy {numpy.version} are installed over each "
+               f"other, and the NumPy imported is {since} or later)" if mixed and numpy and base else "")
+            + f": install numpy<{since}{allowed}, or a TensorFlow made after NumPy {since}")
+    command = pip(s, "install", *(("--force-reinstall",) if mixed else ()), f"numpy<{since}")  # pip's files over conda's
+    return numpy_abi.finding(evidence(s, match, **facts), Remediation(text, (command,), NUMPY2_GUIDE), title=text)
 
 
 def _symbolic_tensor(s: Snapshot, d: Derived, match: Any):

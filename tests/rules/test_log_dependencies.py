@@ -51,6 +51,20 @@ def test_a_name_numpy_removed_in_tensorflows_own_code_is_a_numpy_too_new_for_it(
     assert here.severity == Severity.INFO and "another environment printed it" in here.title
 
 
+def test_numpys_warning_naming_tensorflows_file_is_the_same_removal():
+    """NumPy 1.24+ warns "FILE:LINE: FutureWarning: In the future `np.object` ..." just before it
+    raises, FILE the code that used the name (BBillot/SynthSeg#92: TensorFlow's dtypes.py, the
+    traceback cut). Conda's numpy-base 1.24.3 under pip's numpy 1.23.5 can have printed it: both
+    are installed over each other, so it is this environment's, and pip's files go back over."""
+    mixed = apple_silicon(packages=[_pkg("numpy", "1.23.5", ARM), _pkg("numpy-base", "1.24.3", ARM)])
+    f = one(diagnose(mixed, "numpy_future_scalar_tensorflow.txt"), "log.numpy-abi")
+    assert f.severity == Severity.ERROR and "np.object, which NumPy 1.24 removed" in f.title
+    assert "numpy-base 1.24.3" in f.title and "--force-reinstall -- 'numpy<1.24'" in commands(f)
+    alone = apple_silicon(packages=[_pkg("numpy", "1.23.5", ARM)])
+    here = one(diagnose(alone, "numpy_future_scalar_tensorflow.txt"), "log.numpy-abi")
+    assert here.severity == Severity.INFO and "another environment printed it" in here.title
+
+
 def test_a_numpy_2_message_where_numpy_1_is_installed_came_from_another_environment():
     # observed beats read: this environment's NumPy cannot have printed a NumPy 2 message
     data = apple_silicon(packages=[_pkg("tensorflow", "2.15.0", ARM, ["numpy<2.0.0,>=1.23.5"]),

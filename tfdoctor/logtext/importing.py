@@ -149,6 +149,21 @@ def _in_tensorflows_code(fields: Fields, text: str) -> bool:
     return bool(imported) and imported[-1].split(".")[0] == "tensorflow"  # the last import made is TensorFlow's
 
 
+_WARNED_FILE = re.compile(r"(?:site|dist)-packages[/\\](\w+)[/\\][^\s\"']{0,500}\.py:\d{1,6}: FutureWarning: "
+                          r"In the future `?np\.(\w+)", re.IGNORECASE)  # as the flat view reads: case folded
+
+
+_WRAPPED_PATH = re.compile(r"\s{1,20}(?=[/\\])")
+
+
+def _warned_in_tensorflows_code(fields: Fields, text: str) -> bool:
+    """NumPy's warning names the file that used the name: TensorFlow's (TensorBoard's, Keras', a
+    tensorflow_* companion's), not the user's nor another library's."""
+    joined = _WRAPPED_PATH.sub("", text)  # a path a terminal or a forum wrapped before a separator
+    return any(name == fields.get("name") and (owner in _TENSORFLOWS_CODE or owner.startswith("tensorflow_"))
+               for owner, name in _WARNED_FILE.findall(joined))
+
+
 def _tensorflows_bfloat16(fields: Fields, text: str) -> bool:
     """pybind11's message is any binding's: it is TensorFlow's NumPy types where the text shows
     TensorFlow's bfloat16 being made (its dtypes.py line)."""
@@ -675,6 +690,18 @@ SIGNATURES: tuple[Signature, ...] = (
         derive=_numpy_removed, applies=_in_tensorflows_code, key=("name",), outputs=("name", "removed_in"),
         head=r"AttributeError: (?:module 'numpy' has no attribute '(?:object|bool|int|float|complex|str|long|unicode)'"
              r"|`np\.\w{1,30}` was removed in the NumPy 2\.0)"),
+    # the same removal's warning (numpy/__init__.py __getattr__ from 1.24: for a name in both
+    # __future_scalars__ and __former_attrs__, object, bool and str, it warns just before it raises),
+    # printed by Python's warnings as "FILE:LINE: FutureWarning: ..." with FILE the code that used
+    # the name (stacklevel=2): TensorFlow's own, where a paste cut the traceback after it
+    sig("log.numpy-abi", "numpy-future-scalar", "import",
+        "TensorFlow's own code used a name the installed NumPy removed (NumPy's warning names the file)",
+        r"\.py:\d{1,6}: FutureWarning: In the future `np\.(?P<alias>object|bool|str)` "
+        r"will be defined as the corresponding NumPy scalar",
+        "/home/username/anaconda3/envs/synthseg_38/lib/python3.8/site-packages/tensorflow/python/framework/"
+        "dtypes.py:513: FutureWarning: In the future `np.object` will be defined as the corresponding NumPy scalar.",
+        "https://github.com/BBillot/SynthSeg/issues/92", needle="FutureWarning: In the future `np.",
+        derive=_numpy_removed, applies=_warned_in_tensorflows_code, key=("name",), outputs=("name", "removed_in")),
     # Cython's __Pyx_ImportType: a ValueError (a RuntimeWarning in older Cython) when the module
     # was compiled against a NumPy whose structs have another size
     sig("log.numpy-abi", "numpy-size-changed", "import",
