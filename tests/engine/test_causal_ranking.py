@@ -110,8 +110,9 @@ def test_every_template_cut_after_its_head_is_diagnosed_without_a_rule_failing(t
         codes = codes_of(diagnose(s).findings)
         assert "check.crashed" not in codes, (signature.variant, codes)
         # an NVIDIA library not opened (or the CUDA runtime, by 2.13+'s stub) is what every machine
-        # without the stack prints: a detail of log.gpu-libraries beside its messages, no finding alone
-        alone_harmless = signature.variant in nvidia.NOT_OPENED_ANYWHERE
+        # without the stack prints: a detail of log.gpu-libraries beside its messages, no finding
+        # alone, unless the text says a GPU is wanted ("TensorFlow doesn't use my GPU because ...")
+        alone_harmless = signature.variant in nvidia.NOT_OPENED_ANYWHERE and not keep.GPU_WANTED_WORDS.search(cut)
         assert any(c.startswith("log.") for c in codes) != alone_harmless, (
             signature.variant, codes)
 

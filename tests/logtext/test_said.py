@@ -65,6 +65,10 @@ SAID = {
     "log.no-gpu-listed": ["TensorFlow can't find any local GPUs, so the models take a long time to fit",
                           "the GPU is not detected by tensorflow-macos",
                           "tensorflow 2.16 can't utilize the gpu on my machine"],
+    "log.gpu-libraries": ['there is a bug while trying to load "libcudart.so.10.1" in tensorflow',
+                          "TensorFlow cannot find cudart64_110.dll although CUDA is installed",
+                          "tensorflow fails to open `libcudnn.so.8`",
+                          "with tensorflow-gpu, libcublas.so.10.0 is missing"],
 }
 NOT_SAID = [
     "I'm not sure which wheel to use for M1 with tensorflow",
@@ -98,6 +102,10 @@ NOT_SAID = [
     "I have no binary packages of tensorflow installed yet",  # what is installed, not what exists
     "there are no built-in packages for tensorflow in this image",
     "I changed the requirements to tensorflow-metal on my Mac",  # the plugin added, not the name
+    "tensorflow loads libcudart.so.11.0 and finds the GPU",  # loaded, nothing failed
+    "I installed libcudart.so.10.2 for tensorflow",
+    "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+    "'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file",  # TensorFlow's own line
 ]
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from tfdoctor.logtext import stderr
-from tfdoctor.logtext.signature import Fields, Signature, adds, sig
+from tfdoctor.logtext.signature import SAID, Fields, Signature, adds, sig
 
 _LINUX = (r"lib(?:cuda|cudart|cublas(?:Lt)?|cufft|curand|cusolver|cusparse|cudnn(?:_\w{1,20})?|nvrtc|nccl|nvJitLink)"
           r"\.so(?:\.\d{1,3}){0,3}")
@@ -29,6 +29,8 @@ _MACOS = r"libcu(?:da|dart|blas|fft|rand|solver|sparse|dnn)(?:\.\d{1,3}){0,3}\.d
 """A library of the NVIDIA stack by its file name on Linux, Windows or (TensorFlow 1.0-1.1's GPU
 builds) macOS. TensorRT (libnvinfer) is left out: TensorFlow only offers it, and its absence is a
 warning of its own that costs no GPU."""
+LIBRARY_FILE = f"(?:{_LINUX}|{_WINDOWS})"
+"""An NVIDIA library as TensorFlow 2.x's loader names it, on Linux or Windows."""
 
 _DRIVER = re.compile(r"^(?:libcuda\.so|nvcuda\.dll)", re.IGNORECASE)
 _CUDNN = re.compile(r"cudnn", re.IGNORECASE)
@@ -116,7 +118,7 @@ def _cudnn_pair(fields: Fields) -> Fields:
     return out
 
 
-def _named(fields: Fields) -> Fields:
+def library_fields(fields: Fields) -> Fields:
     out = dict(fields)
     library = out["library"] = _file_name(out.get("library", ""))
     out["part"] = part(library)
@@ -151,7 +153,7 @@ SIGNATURES: tuple[Signature, ...] = (
         r"(?P<problem>cannot open shared object file|file too short|invalid ELF header)",
         "ImportError: libcublas.so.8.0: cannot open shared object file: No such file or directory",
         "https://github.com/tensorflow/tensorflow/issues/14280", needle="Error: ",
-        derive=_named, outputs=_OUTPUTS + ("problem",), key=("library",),
+        derive=library_fields, outputs=_OUTPUTS + ("problem",), key=("library",),
         head=rf"(?:Import|OS)Error: (?:[^\s:'\"]{{0,300}}/)?(?P<library>{_LINUX})"),
     # TensorFlow 1.5-2.0's Windows self-check (tensorflow/python/platform/self_check.py):
     # "Could not find %r. TensorFlow requires that this DLL be installed in a directory that is
@@ -163,7 +165,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "in a directory that is named in your %PATH% environment variable. Download and install CUDA "
         "10.0 from this URL: https://developer.nvidia.com/cuda-90-download-archive",
         "https://github.com/tensorflow/tensorflow/issues/31701", needle="TensorFlow requires that this DLL",
-        derive=_named, outputs=_OUTPUTS, key=("library",),
+        derive=library_fields, outputs=_OUTPUTS, key=("library",),
         head=rf"Could not find '(?P<library>{_WINDOWS})'\. TensorFlow requires that this DLL"),
     # TensorFlow 1.0-1.1's macOS GPU builds link the CUDA toolkit's dylibs (dyld's template)
     sig("log.gpu-libraries", "cuda-library-not-loaded", "import",
@@ -172,7 +174,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "ImportError: dlopen(/Library/Frameworks/Python.framework/Versions/3.5/lib/python3.5/site-packages/"
         "tensorflow/python/_pywrap_tensorflow.so, 10): Library not loaded: @rpath/libcudart.8.0.dylib",
         "https://github.com/tensorflow/tensorflow/issues/6370", needle="Library not loaded",
-        derive=_named, outputs=_OUTPUTS, key=("library",)),
+        derive=library_fields, outputs=_OUTPUTS, key=("library",)),
     # gpu_device.cc, once a GPU was found: "Cannot dlopen some GPU libraries. Please make sure the
     # missing libraries mentioned above are installed properly if you would like to use GPU ...
     # Skipping registering GPU devices..."
@@ -235,7 +237,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
         "library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such "
         "file or directory", "https://github.com/JdeRobot/BehaviorMetrics/issues/385",
-        needle="ould", derive=_named, outputs=_OUTPUTS, key=("library",)),
+        needle="ould", derive=library_fields, outputs=_OUTPUTS, key=("library",)),
     # gpu_device.cc's GetValidDeviceIds (gpu_init.cc in 0.x): "Ignoring visible gpu device (%s)
     # with Cuda compute capability %s. The minimum required Cuda capability is %s." The build has
     # no kernels for a GPU this old (pip builds: 3.5 through 2.x, later higher), so TensorFlow
@@ -286,5 +288,8 @@ GPU_SKIPPED = ("gpu-found-libraries-missing", CUDNN_ONLY)
 """Variants where TensorFlow ran but without the GPU (or without cuDNN on it)."""
 NOT_OPENED = "nvidia-library-not-opened"
 NO_CUDA_RUNTIME = "cudart-stub-not-found"
-NOT_OPENED_ANYWHERE = (NOT_OPENED, NO_CUDA_RUNTIME)
-"""Variants every machine without an NVIDIA stack prints: a finding only where a GPU is wanted."""
+SAID_NOT_LOADED = SAID + "cuda-library"
+"""A report's own words that an NVIDIA library would not load (tfdoctor.logtext.said)."""
+NOT_OPENED_ANYWHERE = (NOT_OPENED, NO_CUDA_RUNTIME, SAID_NOT_LOADED)
+"""Variants every machine without an NVIDIA stack prints, and a report saying one would not load: a
+finding only where a GPU is wanted."""

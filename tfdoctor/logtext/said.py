@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from itertools import permutations
 
+from tfdoctor.logtext.nvidia import LIBRARY_FILE, library_fields
 from tfdoctor.logtext.signature import SAID, Fields, Signature, adds, sig
 from tfdoctor.logtext.training import HUB_LAYER_API
 
@@ -89,6 +90,11 @@ def _about_metal(fields: Fields, text: str) -> bool:
     (TensorFlow's CUDA build logs "... for plugin cuDNN when one has already been registered"
     at every start, harmlessly)."""
     return bool(_METAL.search(text))
+
+
+def _library(fields: Fields) -> Fields:
+    """The library's fields as the loader's own line gives them, whichever way it was said."""
+    return library_fields({"library": fields.get("library") or fields.get("missing", "")})
 
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -215,6 +221,19 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:\bnot|n't)\s(?:\w+\s){0,3}?(?:use|using|engag\w+)\s(?:the\s|my\s|a\s)?gpus?\sat all\b",
           "However, tensorflow did not seem to use GPU at all.",
           "https://github.com/OHBA-analysis/osl-dynamics/issues/247", needle="gpu"),
+    # an NVIDIA library named as what would not load ("a bug while trying to load libcudart.so.10.1",
+    # "TensorFlow cannot find cudart64_110.dll"), or as missing; the loader's own line says the same
+    # in TensorFlow's words (nvidia-library-not-opened: "Could not load dynamic library 'X'", "Couldn't
+    # open CUDA library X", not read here), and both count only where a GPU is wanted
+    _said("cuda-library", "log.gpu-libraries", "import", "an NVIDIA library TensorFlow needs would not load",
+          rf"(?:\b(?:fail(?:s|ed|ing|ure)?|unable|can't|cannot|can\snot|couldn't|could\snot|won't|not\sable|bugs?|"
+          rf"errors?|problems?)\b{_SENTENCE}{{0,60}}?\b(?:load|open|find|locate)(?:s|ed|ing)?\b"
+          rf"(?!\s(?:dynamic|CUDA)\slibrary\b){_SENTENCE}{{0,30}}?"
+          rf"{_MARK}(?P<library>{LIBRARY_FILE})|"
+          rf"(?P<missing>{LIBRARY_FILE}){_MARK}\s(?:is\s|was\s)?(?:missing|not\s(?:found|loaded)))(?![\w.])",
+          'TensorFlow doesn\'t use my GPU because there is a bug while trying to load "libcudart.so.10.1". My '
+          "system has libcudart.so.10.2 installed", "https://github.com/tensorflow/tensorflow/issues/39132",
+          derive=_library, outputs=("library", "part", "wants")),  # no needle: lib*.so or *64_N.dll
     _said("keras3-hub-layer", "log.keras3-api", "training",
           "TF Hub's KerasLayer is refused by a Sequential model, as Keras 3 refuses a Keras 2 layer",
           _in_one_sentence(r"\bKerasLayer\b", r"\bSequential\b", _REFUSED),
