@@ -244,3 +244,17 @@ def test_two_tensorflow_distributions_said_to_be_installed_together(text, expect
     says so names both, versions unsaid."""
     got = {name[len("package:"):]: value for name, value in statements(text) if name.startswith("package:")}
     assert set(got) == expected and not any(got.values())
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("installation of tensorflow v2.15.0, tensorflow-probability v0.23.0, and keras v3 causes a",
+     ("package:keras", "3")),
+    ("Keras 3 breaks Tensorflow Probability upon import", ("package:keras", "3")),
+    ("I have numpy 2 installed beside tensorflow", ("package:numpy", "2")),
+])
+def test_a_major_alone_is_a_version_where_it_is_the_api(text, expected):
+    """Keras 3 and NumPy 2 are said by their major; for other packages a number without a dot
+    is no version ("tensorflow 2 on my mac", "keras 34 layers")."""
+    assert expected in set(statements(text))
+    assert not [f for f in statements("tensorflow 2 on my mac, keras 34 layers, removed in Keras 3")
+                if f[0].startswith("package:") or f[0] == "tensorflow_version"]

@@ -202,6 +202,11 @@ _A_RELEASE = re.compile(r"(?:deprecated|removed|introduced|added|dropped)[ \t]{1
 since TensorFlow 2.1"."""
 
 
+_MAJOR_IS_THE_API = ("keras", "numpy")
+"""Packages whose major release alone says what code runs on them, as people write it: "Keras 3"
+(the API Keras 2 code breaks on), "NumPy 2" (the ABI extensions built for 1.x break on)."""
+
+
 def _packages(text: str) -> Iterator[tuple[str, str]]:
     """TensorFlow and its companions with a version, and any `name==version` pin. A bare
     "TensorFlow 2.12" names no distribution: it is tensorflow_version, unless the line names
@@ -210,10 +215,11 @@ def _packages(text: str) -> Iterator[tuple[str, str]]:
     tensorflow = set()
     for match in _PACKAGE.finditer(text):
         version = version_at(text, match.end())
-        if not version or "." not in version or _A_RELEASE.search(text, max(0, match.start() - 30), match.start()) \
+        name = match.group("name").lower()
+        whole = bool(version) and ("." in version or (name in _MAJOR_IS_THE_API and version in "123"))
+        if not whole or _A_RELEASE.search(text, max(0, match.start() - 30), match.start()) \
                 or _not_installed(text, match.start()):
             continue
-        name = match.group("name").lower()
         if name in _TF_NAMES and "==" not in match.group("sep"):
             tensorflow.add(version)
         elif name != "tf":
