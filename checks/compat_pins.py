@@ -23,7 +23,7 @@ from tfdoctor.advice.tensorflow_pins import pip_conflicts, tensorflow_pins
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import satisfies
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
-from tfdoctor.facts.versions import parse_version, release_minor
+from tfdoctor.facts.versions import at_least, parse_version, release_minor
 from tfdoctor.knowledge.keras_releases import keras_requirement
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import PIN_NAMES
@@ -212,7 +212,9 @@ def pin_violation(s: Snapshot, d: Derived):
         return None
     pins, source = _keras_of_the_minor(s, d, *_pins(s, d))
     numpy = _numpy_abi(s, d.matrix, d.tensorflow, pins, source)  # reported by its own rule
-    found = _pin_violations(s, d.tensorflow, pins, source, {"numpy"} if numpy else set(), pip_conflicts(s, d)[1])
+    keras = keras_expected(s, d.matrix, d.tensorflow)[0] is not None and not at_least(d.tensorflow.version, "2.16")
+    skip = ({"numpy"} if numpy else set()) | ({"keras"} if keras else set())  # compat.keras3 names a Keras 3 before 2.16
+    found = _pin_violations(s, d.tensorflow, pins, source, skip, pip_conflicts(s, d)[1])
     if found is not None and d.fork and s.host.hw_arm64 is not False:
         # its installer brought arm64 wheels of its pins (numpy 1.19, h5py 2.10); PyPI has none
         way = plugin_era_way(s, d, d.tensorflow.label)[0]
@@ -229,10 +231,13 @@ def pin_violation(s: Snapshot, d: Derived):
       "the variable leaves tf.keras on Keras 3 (warning); the variable without tf-keras makes tf.keras raise 'Keras "
       "cannot be imported' (error); a tf-keras of another minor than TensorFlow breaks its own pin. A package whose "
       "TensorFlow code needs Keras 2 (tf-keras required, or tensorflow-probability: Keras 2 only) is a warning. "
-      "A report does not show the environment: there the variable is unknown, not unset.",
+      "A report does not show the environment: there the variable is unknown, not unset. Before 2.16 "
+      "tf.keras is the keras package itself, pinned to TensorFlow's own minor (2.6-2.15): a Keras 3 there "
+      "(`pip install --upgrade keras`) is an error, named here rather than as a pin violation.",
       "Install tf-keras of TensorFlow's minor (tf-keras~=2.19.0 for 2.19) and export "
-      "TF_USE_LEGACY_KERAS=1, or drop both and use Keras 3.",
-      KERAS_GUIDE, explains=(codes.LOG_KERAS3_API,), needs=("python",), fix_answer=GOAL_INSTALLED)
+      "TF_USE_LEGACY_KERAS=1, or drop both and use Keras 3; before 2.16, the keras of TensorFlow's "
+      "minor (keras~=2.15.0 for 2.15).",
+      KERAS_GUIDE, explains=(codes.LOG_KERAS3_API,), fix_answer=GOAL_INSTALLED)
 def keras3(s: Snapshot, d: Derived):
     if not _judged(d):
         return None

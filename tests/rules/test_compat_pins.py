@@ -189,15 +189,23 @@ def test_other_dependency_outside_its_pin_is_a_warning():
     assert f.remediation.commands == (f"{PIP} install -- 'tensorboard~=2.19.0'",)
 
 
-def test_keras_3_with_tensorflow_2_15_from_the_matrix_pins():
-    """No Requires-Dist recorded: the matrix pins tensorflow 2.15.1 to keras <2.16,>=2.15.0
-    (tensorflow-2.15.1-cp311-cp311-macosx_12_0_arm64.whl)."""
+def test_keras_3_with_tensorflow_2_15_is_keras_3_where_keras_2_belongs():
+    """Before 2.16 tf.keras is the keras package, pinned to TensorFlow's minor (the matrix pins
+    tensorflow 2.15.1 to keras <2.16,>=2.15.0, tensorflow-2.15.1-cp311-cp311-macosx_12_0_arm64.whl):
+    a Keras 3 there is compat.keras3, the cause of Keras 2 code failing, not a generic pin violation;
+    another Keras 2 minor stays a pin violation."""
     data = apple_silicon(packages=[pkg("tensorflow", "2.15.1"), _pkg("keras", "3.3.3", ["py3-none-any"]),
                                    pkg("numpy", "1.26.4")])
     f = one(data)
-    assert f.code == "compat.pin-violation" and f.title == \
-        "keras 3.3.3 is outside tensorflow 2.15.1's pin keras<2.16,>=2.15.0"
-    assert "compat_matrix.json" in f.evidence["pins_source"]
+    assert f.code == "compat.keras3" and f.severity is Severity.ERROR
+    assert "Keras 3.3.3 is installed, but tensorflow 2.15.1 expects Keras 2" in f.title
+    assert "log.keras3-api" in f.explains and f.remediation.commands[-1].endswith("'keras~=2.15.0'")
+    other = apple_silicon(packages=[pkg("tensorflow", "2.15.1"), _pkg("keras", "2.14.0", ["py3-none-any"]),
+                                    pkg("numpy", "1.26.4")])
+    g = one(other)
+    assert g.code == "compat.pin-violation" and g.title == \
+        "keras 2.14.0 is outside tensorflow 2.15.1's pin keras<2.16,>=2.15.0"
+    assert "compat_matrix.json" in g.evidence["pins_source"]
 
 
 def test_linux_numpy_too_new_from_matrix_pins():
@@ -311,15 +319,18 @@ def test_keras_variable_is_irrelevant_before_tensorflow_2_16():
 
 
 def test_pins_held_where_the_report_does_not_state_the_python():
-    """A report names tensorflow 2.15.0 and keras 3.0.0 but not its Python: the matrix's keras pin
+    """A report names tensorflow 2.15.0 and keras 2.14.0 but not its Python: the matrix's keras pin
     of 2.15 (keras<2.16,>=2.15.0, the same for every Python: Requires-Dist of the tensorflow-macos
-    2.15.0 wheels) is still held against the installed Keras; a pin that differs per Python is not."""
+    2.15.0 wheels) is still held against the installed Keras; a pin that differs per Python is not.
+    A Keras 3 there is compat.keras3, which needs no Python either."""
     data = {"schema_version": 1, "target": {"python": "python3", "ok": True},
             "host": {"system": "Darwin", "hw_arm64": True, "chip": "Apple M1"},
-            "packages": [{"name": "tensorflow", "version": "2.15.0"}, {"name": "keras", "version": "3.0.0"}]}
+            "packages": [{"name": "tensorflow", "version": "2.15.0"}, {"name": "keras", "version": "2.14.0"}]}
     found = [f for f in run(data) if f.code == "compat.pin-violation"]
     assert found and found[0].evidence["violations"][0]["name"] == "keras"
     assert found[0].evidence["violations"][0]["required"] == "<2.16,>=2.15.0"
+    data["packages"][1]["version"] = "3.0.0"
+    assert [f.code for f in run(data) if f.severity >= Severity.WARNING] == ["compat.keras3"]
 
 
 # tensorflow_macos-2.6.0 and -2.8.0 (cp39, macosx_11_0_arm64) Requires-Dist on keras, as recorded

@@ -166,8 +166,10 @@ def keras300_with_tf214(b: Any, parts: Any) -> None:
               "tensorflow-deps 2.10.0 (apple), tensorflow-macos 2.14.0, tensorflow-metal 1.1.0 and keras 3.0.0; "
               "the maintainer: 'Use latest Tensorflow 2.15 and Keras 3.0.2 which is compatible'. tensorflow-macos "
               "2.14.0 requires keras<2.15,>=2.14.0 (reference), so Keras 3.0.0 breaks TensorFlow's own pin. "
-              "Assumed: Miniforge Python 3.10.13, an M1 on macOS 14.2, numpy 1.26.2. Static facts only.",
-        expected=["compat.pin-violation"],
+              "Assumed: Miniforge Python 3.10.13, an M1 on macOS 14.2, numpy 1.26.2. Static facts only. Its code "
+              "since 2026-11-29 is compat.keras3, which names a Keras 3 beside TensorFlow 2.6-2.15 (before: "
+              "compat.pin-violation; the same fix, keras~=2.14.0).",
+        expected=["compat.keras3"],
         snapshot=b.snapshot(
             b.mac("Apple M1", "14.2", 16), py,
             [b.tensorflow(site, "tensorflow", "2.14.0", "3.10", "arm64"),

@@ -15,7 +15,7 @@ from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, pip
 from tfdoctor.derived.markers import applicable, marker_env, satisfies
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
-from tfdoctor.facts.versions import parse_version, release_minor
+from tfdoctor.facts.versions import at_least, parse_version, release_minor
 from tfdoctor.knowledge.keras_releases import KERAS2_USERS, keras2_users
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.model import Remediation, Severity
@@ -69,16 +69,38 @@ def _tf_keras_fits(tfk: PackageFacts, tf: PackageFacts, env: dict[str, str]) -> 
     return release_minor(tfk.version or "") == minor, f"same minor as TensorFlow ({minor})"
 
 
+def _keras3_before_2_16(s: Snapshot, tf: PackageFacts, keras: PackageFacts | None) -> KerasVerdict | None:
+    """Keras 3 beside TensorFlow 2.6-2.15, whose tf.keras is the keras package itself, pinned to
+    TensorFlow's own minor (keras<2.16,>=2.15.0 for 2.15): `pip install --upgrade keras` moves it
+    to Keras 3, and TensorFlow's Keras 2 code and every Keras 2 user fail."""
+    tv = parse_version(tf.version)
+    if keras is None or not at_least(keras.version, "3") or tv is None or not (2, 6) <= (tv.major, tv.minor) < (2, 16):
+        return None
+    want = f"keras~={tv.major}.{tv.minor}.0"
+    return KerasVerdict(
+        Severity.ERROR,
+        f"Keras {keras.version} is installed, but {tf.label} expects Keras 2: before 2.16 tf.keras is the "
+        f"keras package itself, of TensorFlow's own minor ({want})",
+        {"tensorflow": tf.label, "keras": keras.version, "keras_expected": want,
+         "tensorflow_keras_rule": "TensorFlow 2.6-2.15 import tf.keras from the keras package and pin it to "
+                                  "their own minor (their Requires-Dist)"},
+        Remediation(f"Install the Keras of TensorFlow {tv.major}.{tv.minor} ({want}), or a TensorFlow 2.16+ "
+                    "made for Keras 3", (pip(s, "install", want),), KERAS_GUIDE),
+        explains=(codes.LOG_KERAS3_API, codes.RUNTIME_IMPORT_FAILED),
+    )
+
+
 def keras_expected(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tuple[KerasVerdict | None, str]:
-    """What compat.keras3 finds for TensorFlow 2.16+ (None: nothing), and the Keras part of
-    compat.pins-ok's headline."""
+    """What compat.keras3 finds (None: nothing): for TensorFlow 2.16+, whether tf.keras is the
+    Keras the environment expects; before 2.16, a Keras 3 where TensorFlow's own Keras 2 belongs;
+    and the Keras part of compat.pins-ok's headline."""
     tv = parse_version(tf.version)
     minor = m.tf_minor(tf.version) if m else None
     keras_major = minor.keras_major if minor and minor.keras_major else (
         3 if tv and (tv.major, tv.minor) >= (2, 16) else 2)
     keras = s.package("keras")
     if keras_major != 3:
-        return None, f"Keras {keras.version}" if keras else ""
+        return _keras3_before_2_16(s, tf, keras), f"Keras {keras.version}" if keras else ""
     tfk = s.package("tf-keras")
     raw = s.env.get("TF_USE_LEGACY_KERAS") or None  # empty is as good as unset
     legacy = raw in LEGACY_TRUE
