@@ -107,6 +107,8 @@ def test_a_template_hint_is_not_the_answer():
     ("tensorflow", "v2.12.0-rc1-12-g0db597d0d75 2.12.0", ("tensorflow_version", "2.12.0")),
     ("tensorflow", "tensorflow-macos 2.9.2", ("package:tensorflow-macos", "2.9.2")),
     ("os", "Ubuntu 22.04 in Docker", ("os", "Linux")),
+    ("os", "Win 10 pro", ("os", "Windows")),
+    ("os", "win11 x64", ("os", "Windows")),
     ("os", "macOS 14.5 (M3 Max)", ("chip", "Apple M3 Max")),
     ("python", "Python 3.11.7", ("python_version", "3.11.7")),
 ])

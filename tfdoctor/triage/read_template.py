@@ -108,6 +108,10 @@ def _answer_below(lines: Sequence[Line], index: int, kind: str, found: Found) ->
 _RANGE = re.compile(r"\d\.\d{1,2}(?:\.\d{1,3})?[ \t]{0,2}(?:-|–|to|through)[ \t]{0,2}v?\d\.\d{1,2}\b")
 
 
+_WINDOWS_SHORT = re.compile(r"(?i)\bwin[ \t-]?(?:7|8(?:\.1)?|10|11|xp)\b")
+"""Windows as a field's answer shortens it: "Win 10 pro", "win11"."""
+
+
 def _tensorflow_version(answer: str) -> str | None:
     """The version in a TensorFlow-version answer: the template's own command prints
     `tf.version.GIT_VERSION tf.version.VERSION` ("v2.12.0-rc1-12-g0db597d0d75 2.12.0"), where the
@@ -148,5 +152,7 @@ def answer_facts(kind: str, answer: str) -> Iterator[tuple[str, str]]:
         if kind == "os":
             low = answer.lower()
             system = next((name for word, name in SYSTEMS if word in low), None)
+            if system is None and _WINDOWS_SHORT.search(answer):
+                system = "Windows"
             if system:
                 yield "os", system
