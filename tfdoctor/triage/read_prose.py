@@ -42,7 +42,10 @@ _ROSETTA = re.compile(r"(?i)\brosetta(?:[ \t]?2)?\b(?![ \t]?stone)")
 _PACKAGE = re.compile(
     r"(?i)(?<![\w./-])(?P<name>tensorflow(?:[-_](?:macos|metal|cpu|intel|deps|gpu|aarch64|text|addons|probability|io|hub|datasets))?"
     r"|tf[-_]nightly(?:[-_]macos)?|tf[-_]keras|keras|numpy|protobuf|h5py|ml[-_]dtypes|tf)"
-    r"(?P<sep>[ \t]{0,2}(?:===?|=|\()?[ \t]{0,2}(?:(?:plugin|package|version)[ \t:]{0,3}){0,2}v?)(?=\d)")
+    r"(?P<sep>[ \t]{0,2}(?:===?|=|@|\()?[ \t]{0,2}(?:(?:plugin|package|version)[ \t:]{0,3}){0,2}"
+    r"(?P<verb>is[ \t]{1,3})?v?)(?=\d)")
+"""A package and its version as people write them: "tensorflow-macos 2.9", "keras==2.15",
+"tensorflow@2.12", "tensorflow-metal version 0.5.0", "my tensorflow version is 2.10.0"."""
 _PIN = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,100})==(?=\d)")
 _DOCKER_PLATFORM = re.compile(r"--platform[= ]linux/(amd64|arm64)")
 _DOCKER = re.compile(r"(?i)\bdocker[ \t]{1,3}(?:container|image)\b|\b(?:in|inside)[ \t]{1,3}(?:a[ \t]{1,3})?docker\b")
@@ -216,7 +219,8 @@ def _packages(text: str) -> Iterator[tuple[str, str]]:
     for match in _PACKAGE.finditer(text):
         version = version_at(text, match.end())
         name = match.group("name").lower()
-        whole = bool(version) and ("." in version or (name in _MAJOR_IS_THE_API and version in "123"))
+        whole = bool(version) and ("." in version or (name in _MAJOR_IS_THE_API and version in "123"
+                                                       and not match.group("verb")))  # "keras is 3 times faster"
         if not whole or _A_RELEASE.search(text, max(0, match.start() - 30), match.start()) \
                 or _not_installed(text, match.start()):
             continue
