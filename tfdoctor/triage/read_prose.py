@@ -42,10 +42,11 @@ _ROSETTA = re.compile(r"(?i)\brosetta(?:[ \t]?2)?\b(?![ \t]?stone)")
 _PACKAGE = re.compile(
     r"(?i)(?<![\w./-])(?P<name>tensorflow(?:[-_](?:macos|metal|cpu|intel|deps|gpu|aarch64|text|addons|probability|io|hub|datasets))?"
     r"|tf[-_]nightly(?:[-_]macos)?|tf[-_]keras|keras|numpy|protobuf|h5py|ml[-_]dtypes|tf)"
-    r"(?P<sep>[ \t]{0,2}(?:===?|=|@|\()?[ \t]{0,2}(?:(?:plugin|package|version)[ \t:]{0,3}){0,2}"
+    r"(?P<sep>-(?=\d)|[ \t]{0,2}(?:===?|=|@|\()?[ \t]{0,2}(?:(?:plugin|package|version)[ \t:]{0,3}){0,2}"
     r"(?P<verb>is[ \t]{1,3})?v?)(?=\d)")
 """A package and its version as people write them: "tensorflow-macos 2.9", "keras==2.15",
-"tensorflow@2.12", "tensorflow-metal version 0.5.0", "my tensorflow version is 2.10.0"."""
+"tensorflow@2.12", "tensorflow-metal version 0.5.0", "my tensorflow version is 2.10.0", and as a
+file of it is named, "tensorflow-probability-0.25.0"."""
 _PIN = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,100})==(?=\d)")
 _DOCKER_PLATFORM = re.compile(r"--platform[= ]linux/(amd64|arm64)")
 _DOCKER = re.compile(r"(?i)\bdocker[ \t]{1,3}(?:container|image)\b|\b(?:in|inside)[ \t]{1,3}(?:a[ \t]{1,3})?docker\b")
@@ -205,6 +206,9 @@ _A_RELEASE = re.compile(r"(?:deprecated|removed|introduced|added|dropped)[ \t]{1
 since TensorFlow 2.1"."""
 
 
+_FILE_TAIL = re.compile(r"-(?:cp|py|pp)\d|\.(?:whl|tar\.gz|zip)\b")
+"""A wheel's tags or an archive's suffix after the version: a file pip was given or refused (read
+by tfdoctor.triage.read_pip), not a version installed."""
 _MAJOR_IS_THE_API = ("keras", "numpy")
 """Packages whose major release alone says what code runs on them, as people write it: "Keras 3"
 (the API Keras 2 code breaks on), "NumPy 2" (the ABI extensions built for 1.x break on)."""
@@ -222,7 +226,7 @@ def _packages(text: str) -> Iterator[tuple[str, str]]:
         whole = bool(version) and ("." in version or (name in _MAJOR_IS_THE_API and version in "123"
                                                        and not match.group("verb")))  # "keras is 3 times faster"
         if not whole or _A_RELEASE.search(text, max(0, match.start() - 30), match.start()) \
-                or _not_installed(text, match.start()):
+                or _not_installed(text, match.start()) or _FILE_TAIL.match(text, match.end() + len(version or "")):
             continue
         if name in _TF_NAMES and "==" not in match.group("sep"):
             tensorflow.add(version)
