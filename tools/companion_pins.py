@@ -11,7 +11,10 @@ as tensorflow~=2.16.1). tensorflow-addons says it in its code: from 0.9 its
 tensorflow_addons/utils/resource_loader.py names the TensorFlow range its custom ops are
 ABI-compatible with ([INCLUSIVE_]MIN_ / [EXCLUSIVE_]MAX_TF_VERSION_FOR_ABI_COMPATIBILITY, the range
 of its "compiled against TensorFlow x.y" warning), which is kept as a requirement; its METADATA
-gives the wider range of its Python ops. For every final release with wheels this reads one wheel
+gives the wider range of its Python ops. tensorflow-probability has no compiled ops and its METADATA
+names no TensorFlow, but its import refuses an older one than its `required_tensorflow_version`
+("This version of TensorFlow Probability requires TensorFlow version >= 2.18"), which is kept as
+`tensorflow>=X`. For every final release with wheels this reads one wheel
 (a macOS one where there is) with HTTP range reads. Only that section of compat_matrix.json is
 rewritten.
 """
@@ -34,9 +37,15 @@ from binary_index import Fetcher, _version_key  # noqa: E402
 from binary_sections import section_tool  # noqa: E402
 from binary_zip import central_directory  # noqa: E402
 
-COMPANIONS = ("tensorflow-text", "tensorflow-io", "tensorflow-decision-forests", "tensorflow-addons")
+COMPANIONS = ("tensorflow-text", "tensorflow-io", "tensorflow-decision-forests", "tensorflow-addons",
+              "tensorflow-probability")
 ABI_RANGE_FILE = {"tensorflow-addons": "tensorflow_addons/utils/resource_loader.py"}
 """The module in which a companion names the TensorFlow its compiled ops were built for."""
+IMPORT_CHECK_FILES = {"tensorflow-probability": ("tensorflow_probability/python/__init__.py",
+                                                 "tensorflow_probability/__init__.py")}
+"""The module whose _ensure_tf_install refuses an older TensorFlow at import (TFP 0.8+ in python/,
+0.7 at the top): its `required_tensorflow_version`. Its METADATA names no TensorFlow (an extra, if any)."""
+_IMPORT_FLOOR = re.compile(r"^[ \t]+required_tensorflow_version\s*=\s*['\"](?P<version>\d+(?:\.\d+){0,2})['\"]", re.MULTILINE)
 _ABI_BOUND = re.compile(r'^(?P<side>(?:INCLUSIVE_)?MIN|(?:EXCLUSIVE_)?MAX)_TF_VERSION_FOR_ABI_COMPATIBILITY\s*=\s*'
                         r'["\'](?P<version>\d+(?:\.\d+){1,2})["\']', re.MULTILINE)
 _FINAL = re.compile(r"^\d+(?:\.\d+)*$")
@@ -80,8 +89,19 @@ def abi_requirement(code: str) -> str | None:
     return f"tensorflow>={bounds['MIN']},<{bounds['MAX']}"
 
 
+def import_requirement(code: str) -> str | None:
+    """`tensorflow>=X` from a module whose import check requires TensorFlow X (the first assignment
+    not commented out), None where it names none."""
+    found = _IMPORT_FLOOR.search(code)
+    return f"tensorflow>={found.group('version')}" if found else None
+
+
 def tensorflow_requirements(fetcher: Fetcher, package: str, url: str, size: int) -> tuple[list[str], str]:
     """The TensorFlow requirements a wheel states, and what in the wheel states them."""
+    for module in IMPORT_CHECK_FILES.get(package, ()):
+        requirement = import_requirement(member_text(fetcher, url, size, module) or "")
+        if requirement:
+            return [requirement], module
     if package in ABI_RANGE_FILE:
         requirement = abi_requirement(member_text(fetcher, url, size, ABI_RANGE_FILE[package]) or "")
         if requirement:
@@ -106,6 +126,8 @@ def build_section(fetcher: Fetcher, index: str, jobs: int) -> dict[str, Any]:
         entry: dict[str, Any] = {"requires": requires, "source": wheel["filename"]}
         if where != "METADATA":
             entry["read_from"] = where
+        if package in IMPORT_CHECK_FILES and where != "METADATA":
+            entry["checked_at"] = "import"
         releases.setdefault(package, {})[version] = entry
     print(f"{len(picked)} wheels read, {fetcher.bytes / 1e6:.1f} MB in {fetcher.requests} requests", file=sys.stderr)
     return {
@@ -113,9 +135,10 @@ def build_section(fetcher: Fetcher, index: str, jobs: int) -> dict[str, Any]:
                   "package -> release -> requires (its METADATA Requires-Dist lines naming tensorflow, "
                   "tensorflow-macos, tensorflow-cpu or tf-keras, markers and extras as written; for "
                   "tensorflow-addons from 0.9 the ABI range its custom ops were built for, from the "
-                  "module `read_from` names) and source (the wheel read). A companion built for another "
-                  "TensorFlow fails to load its ops ('undefined symbol', 'Symbol not found', 'Op type not "
-                  "registered')."),
+                  "module `read_from` names; for tensorflow-probability the TensorFlow its import "
+                  "check requires, `checked_at` import) and source (the wheel read). A companion built "
+                  "for another TensorFlow fails to load its ops ('undefined symbol', 'Symbol not found', "
+                  "'Op type not registered'); tensorflow-probability refuses to import."),
         "source": "the registry's PEP 691 file lists and the METADATA of one wheel per release "
                   "(range reads; tools/companion_pins.py)",
         "read_on": datetime.date.today().isoformat(),

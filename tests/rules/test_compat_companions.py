@@ -54,6 +54,20 @@ def test_tensorflow_addons_custom_ops_are_built_for_one_minor_its_python_ops_for
     assert mac(("tensorflow", "2.2.0"), ("tensorflow-addons", "0.8.3")) == []  # 0.8 names no range: no claim
 
 
+def test_tensorflow_probability_refuses_a_tensorflow_older_than_its_import_check_requires():
+    """TFP's METADATA names no TensorFlow; its _ensure_tf_install does (required_tensorflow_version,
+    read from each wheel: 0.25.0 needs 2.18, 0.24.0 needs 2.16), as GPflow's users met it with
+    tensorflow-macos 2.16.2, the last tensorflow-macos."""
+    (f,) = mac(("tensorflow-macos", "2.16.2"), ("tensorflow-probability", "0.25.0"))
+    assert f.severity is Severity.ERROR and f.title == (
+        "tensorflow-probability 0.25.0 requires TensorFlow >=2.18 when imported; 2.16.2 is installed: "
+        "it refuses to import")
+    assert f.remediation.commands[-1].endswith("tensorflow-probability==0.24.0")
+    assert f.evidence["source"].endswith("tensorflow_probability/python/__init__.py")
+    assert mac(("tensorflow", "2.16.1"), ("tensorflow-probability", "0.24.0")) == []
+    assert mac(("tensorflow", "2.19.0"), ("tensorflow-probability", "0.23.0")) == []  # a floor only
+
+
 def test_a_nightly_or_candidate_is_its_release_line():
     # a tf-nightly 2.2.0.dev is the 2.2 line, outside tensorflow-addons 0.9's >=2.1.0,<2.2.0
     assert not companions.built_for("tensorflow-addons", "0.9.1").fits("2.2.0.dev20200310")
@@ -66,7 +80,7 @@ def test_the_pins_section_says_where_it_was_read_and_covers_every_release():
     section = bundled_section(companions.SECTION)
     assert section["read_on"] >= "2026-11-27" and "METADATA" in section["source"]
     assert set(companions.packages()) == {"tensorflow-text", "tensorflow-io", "tensorflow-decision-forests",
-                                          "tensorflow-addons"}
+                                          "tensorflow-addons", "tensorflow-probability"}
     assert str(companions.built_for("tensorflow-io", "0.37.1").tensorflow) == "<2.17.0,>=2.16.0"  # its extra
     assert companions.built_for("tensorflow-decision-forests", "1.12.0").fits("2.19.0")
 
@@ -101,3 +115,18 @@ def test_the_tool_reads_tensorflow_addons_abi_range_from_its_code():
     assert companion_pins.abi_requirement('INCLUSIVE_MIN_TF_VERSION_FOR_ABI_COMPATIBILITY = "2.15.0"\n'
                                           'EXCLUSIVE_MAX_TF_VERSION_FOR_ABI_COMPATIBILITY = "2.16.0"\n') == "tensorflow>=2.15.0,<2.16.0"
     assert companion_pins.abi_requirement('MIN_TF_VERSION = "2.3.0"\nMAX_TF_VERSION = "2.5.0"\n') is None
+
+
+def test_the_tool_reads_tensorflow_probabilitys_import_check():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    import companion_pins
+
+    # tensorflow_probability/python/__init__.py of 0.25.0, as in the wheel: the commented line is not it
+    code = ("def _ensure_tf_install():\n  required_tensorflow_version = '2.18'\n"
+            "#   required_tensorflow_version = '1.15'  # Needed internally -- DisableOnExport\n")
+    assert companion_pins.import_requirement(code) == "tensorflow>=2.18"
+    assert companion_pins.import_requirement('  required_tensorflow_version = "1.14"\n') == "tensorflow>=1.14"
+    assert companion_pins.import_requirement("#   required_tensorflow_version = '1.15'\n") is None

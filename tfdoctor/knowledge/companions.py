@@ -2,8 +2,9 @@
 tools/companion_pins.py from each release's wheel): tensorflow-text, tensorflow-io and
 tensorflow-decision-forests ship compiled ops linked against one TensorFlow minor (their METADATA
 says which), so with another TensorFlow their ops fail to load; tensorflow-addons names the range
-its custom ops were compiled for in its code, while its Python ops run on more. A report that names
-the two versions is enough to tell."""
+its custom ops were compiled for in its code, while its Python ops run on more; tensorflow-probability
+has no compiled ops, but its import refuses a TensorFlow older than the one it names. A report that
+names the two versions is enough to tell."""
 
 from __future__ import annotations
 
@@ -33,6 +34,9 @@ class BuiltFor:
     compiled_ops_only: bool = False
     """The range binds the package's compiled ops only (tensorflow-addons' ABI range): its Python
     ops run on other TensorFlows."""
+    checked_at_import: bool = False
+    """The range is the package's own check at import (tensorflow-probability's
+    required_tensorflow_version): with another TensorFlow it refuses to import."""
 
     def fits(self, tf_version: str) -> bool:
         """Whether a TensorFlow is in the range, by its release: a nightly or candidate of 2.2
@@ -62,9 +66,9 @@ def built_for(package: str, version: str, raw: Mapping[str, Any] | None = None) 
         marker = str(req.marker or "")
         if "extra" in marker and f"== \"{_EXTRA_FOR_TENSORFLOW}\"" not in marker.replace("'", '"'):
             continue
-        read_from = entry.get("read_from")
+        read_from, at_import = entry.get("read_from"), entry.get("checked_at") == "import"
         return BuiltFor(package, version, req.specifier, f"{entry.get('source', '')} {read_from or 'METADATA'}",
-                        compiled_ops_only=bool(read_from))
+                        compiled_ops_only=bool(read_from) and not at_import, checked_at_import=at_import)
     return None
 
 
