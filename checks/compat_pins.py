@@ -212,7 +212,7 @@ def pin_violation(s: Snapshot, d: Derived):
         return None
     pins, source = _keras_of_the_minor(s, d, *_pins(s, d))
     numpy = _numpy_abi(s, d.matrix, d.tensorflow, pins, source)  # reported by its own rule
-    keras = keras_expected(s, d.matrix, d.tensorflow)[0] is not None and not at_least(d.tensorflow.version, "2.16")
+    keras = not at_least(d.tensorflow.version, "2.16") and keras_expected(s, d.matrix, d.tensorflow)[0] is not None
     skip = ({"numpy"} if numpy else set()) | ({"keras"} if keras else set())  # compat.keras3 names a Keras 3 before 2.16
     found = _pin_violations(s, d.tensorflow, pins, source, skip, pip_conflicts(s, d)[1])
     if found is not None and d.fork and s.host.hw_arm64 is not False:

@@ -43,8 +43,9 @@ ABI_RANGE_FILE = {"tensorflow-addons": "tensorflow_addons/utils/resource_loader.
 """The module in which a companion names the TensorFlow its compiled ops were built for."""
 IMPORT_CHECK_FILES = {"tensorflow-probability": ("tensorflow_probability/python/__init__.py",
                                                  "tensorflow_probability/__init__.py")}
-"""The module whose _ensure_tf_install refuses an older TensorFlow at import (TFP 0.8+ in python/,
-0.7 at the top): its `required_tensorflow_version`. Its METADATA names no TensorFlow (an extra, if any)."""
+"""The module whose _ensure_tf_install refuses an older TensorFlow at import (TFP 0.12+ in python/,
+0.5-0.11 at the top): its `required_tensorflow_version`. Its METADATA names no TensorFlow (0.0.1-0.4.0
+name it there, an install requirement; later ones in an extra, if at all)."""
 _IMPORT_FLOOR = re.compile(r"^[ \t]+required_tensorflow_version\s*=\s*['\"](?P<version>\d+(?:\.\d+){0,2})['\"]", re.MULTILINE)
 _ABI_BOUND = re.compile(r'^(?P<side>(?:INCLUSIVE_)?MIN|(?:EXCLUSIVE_)?MAX)_TF_VERSION_FOR_ABI_COMPATIBILITY\s*=\s*'
                         r'["\'](?P<version>\d+(?:\.\d+){1,2})["\']', re.MULTILINE)

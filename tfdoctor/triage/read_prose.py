@@ -223,7 +223,7 @@ def _packages(text: str) -> Iterator[tuple[str, str]]:
     for match in _PACKAGE.finditer(text):
         version = version_at(text, match.end())
         name = match.group("name").lower()
-        whole = bool(version) and ("." in version or (name in _MAJOR_IS_THE_API and version in "123"
+        whole = bool(version) and ("." in version or (name in _MAJOR_IS_THE_API and version in ("1", "2", "3")
                                                        and not match.group("verb")))  # "keras is 3 times faster"
         if not whole or _A_RELEASE.search(text, max(0, match.start() - 30), match.start()) \
                 or _not_installed(text, match.start()) or _FILE_TAIL.match(text, match.end() + len(version or "")):
