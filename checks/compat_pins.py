@@ -17,13 +17,13 @@ from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG
 from tfdoctor.advice.fork_exit import plugin_era_way
-from tfdoctor.advice.keras_expected import KERAS_GUIDE, keras_expected
+from tfdoctor.advice.keras_expected import KERAS_GUIDE, keras3_before_2_16, keras_expected
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.advice.tensorflow_pins import pip_conflicts, tensorflow_pins
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import satisfies
 from tfdoctor.facts.snapshot import PackageFacts, Snapshot
-from tfdoctor.facts.versions import at_least, parse_version, release_minor
+from tfdoctor.facts.versions import parse_version, release_minor
 from tfdoctor.knowledge.keras_releases import keras_requirement
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.knowledge.records import PIN_NAMES
@@ -212,8 +212,8 @@ def pin_violation(s: Snapshot, d: Derived):
         return None
     pins, source = _keras_of_the_minor(s, d, *_pins(s, d))
     numpy = _numpy_abi(s, d.matrix, d.tensorflow, pins, source)  # reported by its own rule
-    keras = not at_least(d.tensorflow.version, "2.16") and keras_expected(s, d.matrix, d.tensorflow)[0] is not None
-    skip = ({"numpy"} if numpy else set()) | ({"keras"} if keras else set())  # compat.keras3 names a Keras 3 before 2.16
+    keras3 = keras3_before_2_16(s, d.tensorflow, s.package("keras"))  # compat.keras3 names it
+    skip = ({"numpy"} if numpy else set()) | ({"keras"} if keras3 else set())
     found = _pin_violations(s, d.tensorflow, pins, source, skip, pip_conflicts(s, d)[1])
     if found is not None and d.fork and s.host.hw_arm64 is not False:
         # its installer brought arm64 wheels of its pins (numpy 1.19, h5py 2.10); PyPI has none

@@ -175,19 +175,20 @@ def _removed_name(s: Snapshot, d: Derived, match: Any):
     name, since = match.fields.get("name", ""), match.fields.get("removed_in", "2.0")
     numpy, spec = s.package("numpy"), tf_requirement(s, d, "numpy")
     base = s.package("numpy-base")  # conda's package that holds NumPy's files, beside pip's numpy
+    base_version = base.version if base else None
     facts = {"numpy": numpy.version if numpy else None, "numpy_allowed_by_tensorflow": spec,
              "tensorflow": d.tf_version, "removed_name": f"np.{name}", "removed_in": since}
-    if base and base.version:
-        facts["numpy_base"] = base.version
-    if numpy and below(numpy.version, since) and not (base and base.version and not below(base.version, since)):
+    if base_version:
+        facts["numpy_base"] = base_version
+    if numpy and below(numpy.version, since) and not (base_version and not below(base_version, since)):
         text = f"NumPy {since} removed np.{name}, but this environment has NumPy {numpy.version}: another environment printed it"
         return numpy_abi.finding(evidence(s, match, **facts), Remediation(
             text, (WHICH_PYTHON.format(module="numpy"),), NUMPY2_GUIDE), title=text, severity=Severity.INFO)
     allowed = f" (TensorFlow {d.tf_version} allows numpy{spec})" if spec and d.tf_version else ""
-    mixed = bool(numpy and base and base.version and numpy.version != base.version)
+    mixed = bool(numpy and base_version and numpy.version != base_version)
     text = (f"TensorFlow's own code (or TensorBoard's, Keras') uses np.{name}, which NumPy {since} removed"
-            + (f" (conda's numpy-base {base.version} and pip's numpy {numpy.version} are installed over each "
-               f"other, and the NumPy imported is {since} or later)" if mixed and numpy and base else "")
+            + (f" (conda's numpy-base {base_version} and pip's numpy {numpy.version} are installed over each "
+               f"other, and the NumPy imported is {since} or later)" if mixed and numpy else "")
             + f": install numpy<{since}{allowed}, or a TensorFlow made after NumPy {since}")
     command = pip(s, "install", *(("--force-reinstall",) if mixed else ()), f"numpy<{since}")  # pip's files over conda's
     return numpy_abi.finding(evidence(s, match, **facts), Remediation(text, (command,), NUMPY2_GUIDE), title=text)

@@ -69,7 +69,7 @@ def _tf_keras_fits(tfk: PackageFacts, tf: PackageFacts, env: dict[str, str]) -> 
     return release_minor(tfk.version or "") == minor, f"same minor as TensorFlow ({minor})"
 
 
-def _keras3_before_2_16(s: Snapshot, tf: PackageFacts, keras: PackageFacts | None) -> KerasVerdict | None:
+def keras3_before_2_16(s: Snapshot, tf: PackageFacts, keras: PackageFacts | None) -> KerasVerdict | None:
     """Keras 3 beside TensorFlow 2.6-2.15, whose tf.keras is the keras package itself, pinned to
     TensorFlow's own minor (keras<2.16,>=2.15.0 for 2.15): `pip install --upgrade keras` moves it
     to Keras 3, and TensorFlow's Keras 2 code and every Keras 2 user fail."""
@@ -100,7 +100,7 @@ def keras_expected(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tup
         3 if tv and (tv.major, tv.minor) >= (2, 16) else 2)
     keras = s.package("keras")
     if keras_major != 3:
-        return _keras3_before_2_16(s, tf, keras), f"Keras {keras.version}" if keras else ""
+        return keras3_before_2_16(s, tf, keras), f"Keras {keras.version}" if keras else ""
     tfk = s.package("tf-keras")
     raw = s.env.get("TF_USE_LEGACY_KERAS") or None  # empty is as good as unset
     legacy = raw in LEGACY_TRUE

@@ -133,6 +133,11 @@ _IMPORTED = re.compile(r"\b(?:import|from)[ \t]{1,4}([\w.]{1,100})")
 _TENSORFLOWS_CODE = ("tensorflow", "tensorflow_core", "tensorboard", "keras", "tf_keras")
 
 
+def _tensorflows(package: str) -> bool:
+    """A site-packages folder of TensorFlow's family: TensorFlow's, TensorBoard's, Keras', a tensorflow_* companion's."""
+    return package in _TENSORFLOWS_CODE or package.startswith("tensorflow_")
+
+
 def _in_tensorflows_code(fields: Fields, text: str) -> bool:
     """Whether the code that reached the removed name is TensorFlow's: the traceback's last frame
     before the error (NumPy's own __getattr__ aside) is in its (TensorBoard's, Keras', a tensorflow_*
@@ -144,7 +149,7 @@ def _in_tensorflows_code(fields: Fields, text: str) -> bool:
     frames = [line for line in frames if not _NUMPY_FRAME.search(line)]  # NumPy's __getattr__ raises it
     if frames:
         owner = _FRAME_PACKAGE.search(frames[-1])  # none: the user's own file
-        return bool(owner) and (owner.group(1) in _TENSORFLOWS_CODE or owner.group(1).startswith("tensorflow_"))
+        return bool(owner) and _tensorflows(owner.group(1))
     imported = _IMPORTED.findall(before)
     return bool(imported) and imported[-1].split(".")[0] == "tensorflow"  # the last import made is TensorFlow's
 
@@ -160,8 +165,7 @@ def _warned_in_tensorflows_code(fields: Fields, text: str) -> bool:
     """NumPy's warning names the file that used the name: TensorFlow's (TensorBoard's, Keras', a
     tensorflow_* companion's), not the user's nor another library's."""
     joined = _WRAPPED_PATH.sub("", text)  # a path a terminal or a forum wrapped before a separator
-    return any(name == fields.get("name") and (owner in _TENSORFLOWS_CODE or owner.startswith("tensorflow_"))
-               for owner, name in _WARNED_FILE.findall(joined))
+    return any(name == fields.get("name") and _tensorflows(owner) for owner, name in _WARNED_FILE.findall(joined))
 
 
 def _tensorflows_bfloat16(fields: Fields, text: str) -> bool:

@@ -20,7 +20,7 @@ from typing import Iterator, Sequence
 from tfdoctor.triage.evidence import TEMPLATE, Found
 from tfdoctor.triage.layout import Document, Line
 from tfdoctor.triage.read_prose import statements
-from tfdoctor.triage.vocabulary import SYSTEMS, version_at, version_in
+from tfdoctor.triage.vocabulary import system_named, version_at, version_in
 
 SOURCE = TEMPLATE
 FIELDS = {
@@ -85,7 +85,7 @@ def _own_answer(line: Line) -> bool:
     the template's line. Another field, a heading or a code block is not an answer."""
     text = line.text.strip()
     return bool(text) and not line.fenced and not line.code and len(text) <= 500 \
-        and not text.startswith(("#", "-", "*", "+", "```")) and not _BULLET.fullmatch(line.text)
+        and not text.startswith(("#", "-", "*", "+", "```"))  # a field starts with its bullet
 
 
 def _label(text: str) -> str:
@@ -106,10 +106,6 @@ def _answer_below(lines: Sequence[Line], index: int, kind: str, found: Found) ->
 
 
 _RANGE = re.compile(r"\d\.\d{1,2}(?:\.\d{1,3})?[ \t]{0,2}(?:-|–|to|through)[ \t]{0,2}v?\d\.\d{1,2}\b")
-
-
-_WINDOWS_SHORT = re.compile(r"(?i)\bwin[ \t-]?(?:7|8(?:\.1)?|10|11|xp)\b")
-"""Windows as a field's answer shortens it: "Win 10 pro", "win11"."""
 
 
 def _tensorflow_version(answer: str) -> str | None:
@@ -149,10 +145,5 @@ def answer_facts(kind: str, answer: str) -> Iterator[tuple[str, str]]:
     elif kind != "none":
         yield from (fact for fact in said if fact[0] in (
             "os", "macos_version", "macos_version_reported", "chip", "hw_arm64", "container"))
-        if kind == "os":
-            low = answer.lower()
-            system = next((name for word, name in SYSTEMS if word in low), None)
-            if system is None and _WINDOWS_SHORT.search(answer):
-                system = "Windows"
-            if system:
-                yield "os", system
+        if kind == "os" and (system := system_named(answer)):
+            yield "os", system

@@ -35,6 +35,15 @@ SYSTEMS = (("ubuntu", "Linux"), ("debian", "Linux"), ("linux", "Linux"), ("cento
            ("osx", "Darwin"), ("os x", "Darwin"), ("mac", "Darwin"))
 """Words that name a system (lower case) -> platform.system()'s name for it, the first that fits
 winning ("macos" before "mac")."""
+_WINDOWS_SHORT = re.compile(r"(?i)\bwin[ \t-]?(?:7|8(?:\.1)?|10|11|xp)\b")
+"""Windows named in short: "Win 10 pro", "win11"."""
+
+
+def system_named(text: str) -> str | None:
+    """The system a short answer names (SYSTEMS' words, or Windows in short), None if none."""
+    low = text.lower()
+    found = next((name for word, name in SYSTEMS if word in low), None)
+    return found or ("Windows" if _WINDOWS_SHORT.search(text) else None)
 _DARWIN_MACOS = {18: "10.14", 19: "10.15", 20: "11", 21: "12", 22: "13", 23: "14", 24: "15",
                  25: "26"}
 """Darwin kernel major -> macOS major (XNU releases: Darwin 20 shipped with macOS 11 Big Sur,
