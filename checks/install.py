@@ -18,7 +18,7 @@ from tfdoctor.advice.installs import install_commands, listing_read, pair_fix, r
 from tfdoctor.advice.tensorflow_name import Refusal, refused_for_tensorflow_name, tensorflow_macos_before_2_13
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import applicable
-from tfdoctor.derived.providers import missing_target_evidence, self_shim_evidence
+from tfdoctor.derived.providers import GPU_TWINS, missing_target_evidence, self_shim_evidence
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
 from tfdoctor.facts.versions import parse_version
 from tfdoctor.knowledge import best_pair, metal_plugins
@@ -302,4 +302,5 @@ def _one_to_keep(d: Derived) -> str:
         return good, parse_version(p.version) or Version("0")
 
     best = max(d.providers, key=rank)
-    return f"{best.key}=={best.version}" if best.version else best.key
+    # unpinned, tensorflow-gpu is 2.12.0, whose install only raises: its default build carries the GPU
+    return f"{best.key}=={best.version}" if best.version else GPU_TWINS.get(best.key, best.key)

@@ -179,6 +179,18 @@ def test_tensorflow_and_cuda_is_kept_as_the_user_chose_it():
     assert recommended_requirements(s).requirements == ("tensorflow[and-cuda]",)
 
 
+def test_an_installed_tensorflow_gpu_is_kept_as_the_build_that_carries_the_gpu_now():
+    """Unpinned, tensorflow-gpu is 2.12.0, whose install only raises ('The "tensorflow-gpu" package
+    has been removed!'): the choice it stands for is `tensorflow` (GPU from 2.1; with NVIDIA's wheels,
+    its and-cuda extra)."""
+    from tfdoctor.advice.installs import recommended_requirements
+
+    gpu = snap(linux_cpu(packages=[_pkg("tensorflow-gpu", "1.15.5", [])]))
+    assert recommended_requirements(gpu).requirements == ("tensorflow",)
+    cuda = snap(linux_cpu(packages=[_pkg("tensorflow-gpu", "2.10.1", []), _pkg("nvidia-cudnn-cu12", "9.3.0.75", [])]))
+    assert recommended_requirements(cuda).requirements == ("tensorflow[and-cuda]",)
+
+
 # --- commands as data: quoting and names -------------------------------------------------------------
 
 

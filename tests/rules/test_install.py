@@ -509,6 +509,16 @@ def test_a_gpu_build_beside_tensorflow_is_a_second_tensorflow():
         assert finding.evidence["providers"] == {"tensorflow": "1.15.4", other: "1.15.4"}
 
 
+def test_two_tensorflows_named_without_versions_keep_the_one_pip_can_still_install():
+    """A report says "I have both tensorflow and tensorflow-gpu installed", no versions: unpinned,
+    tensorflow-gpu is 2.12.0, whose install only raises ('The "tensorflow-gpu" package has been
+    removed!'), so the one to keep is `tensorflow`, which carries the GPU from 2.1."""
+    named = [{"name": "tensorflow", "version": None}, {"name": "tensorflow-gpu", "version": None}]
+    (finding,) = installation.run(snap(linux_cpu(packages=named, python={"site_packages": []})))
+    assert finding.code == "install.multiple-tensorflow"
+    assert finding.remediation.commands[-1].endswith("install -- tensorflow")
+
+
 def test_from_2_1_tensorflow_gpu_of_the_same_version_is_the_same_build():
     same = [{"name": "tensorflow", "version": "2.4.1"}, {"name": "tensorflow-gpu", "version": "2.4.1"}]
     (finding,) = installation.run(snap(linux_cpu(packages=same, python={"site_packages": []})))

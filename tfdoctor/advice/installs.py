@@ -16,6 +16,7 @@ from tfdoctor.advice.commands import export_variable, pip, venv_command
 from tfdoctor.advice.log_evidence import names_tensorflow
 from tfdoctor.derived import Derived, derive
 from tfdoctor.derived.markers import requirement_names, requirement_on
+from tfdoctor.derived.providers import GPU_TWINS
 from tfdoctor.facts.archnames import ARM64, normalise
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
 from tfdoctor.facts.versions import parse_version
@@ -84,11 +85,13 @@ CUDA_WHEELS = re.compile(r"nvidia-(cudnn|cublas|cuda-runtime)-cu\d+")
 def chosen_distribution(s: Snapshot) -> str | None:
     """The TensorFlow distribution installed, as a requirement that keeps it: tensorflow-cpu,
     intel-tensorflow, tensorflow-macos, or tensorflow[and-cuda] where NVIDIA's wheels came with
-    it. The newest of several; None when none is installed."""
+    it. The newest of several; None when none is installed. Unpinned, tensorflow-gpu is 2.12.0,
+    whose install only raises: its default build, which carries the GPU from 2.1, is kept instead."""
     dists = sorted(s.tensorflow_distributions(), key=lambda p: parse_version(p.version) or Version("0"))
     if not dists:
         return None
     name = canonicalize_name(dists[-1].name or dists[-1].key)
+    name = GPU_TWINS.get(name, name)
     if name == "tensorflow" and any(CUDA_WHEELS.fullmatch(p.key) for p in s.packages):
         return "tensorflow[and-cuda]"
     return name

@@ -92,7 +92,9 @@ def self_shims(s: Snapshot) -> list[PackageFacts]:
     return [d for d in s.tensorflow_distributions() if self_shim_evidence(s, d) is not None]
 
 
-_GPU_TWINS = {"tensorflow-gpu": "tensorflow", "tf-nightly-gpu": "tf-nightly"}
+GPU_TWINS = {"tensorflow-gpu": "tensorflow", "tf-nightly-gpu": "tf-nightly"}
+"""The GPU builds' names and the default builds that carry the GPU from 2.1 (tensorflow-gpu's newest
+release, 2.12.0, is only an error at install)."""
 _GPU_IN_DEFAULT_BUILD = Version("2.1")
 """From 2.1 `tensorflow` ships GPU support (before it, `tensorflow` was CPU-only and installed
 over tensorflow-gpu it replaced the GPU build's files)."""
@@ -100,7 +102,7 @@ over tensorflow-gpu it replaced the GPU build's files)."""
 
 def _twin(s: Snapshot, pkg: PackageFacts) -> bool:
     """tensorflow-gpu (or tf-nightly-gpu) of the same 2.1+ version as the default build beside it."""
-    default = _GPU_TWINS.get(pkg.key)
+    default = GPU_TWINS.get(pkg.key)
     other = s.package(default) if default else None
     version = parse_version(pkg.version)
     return bool(other and version and other.version == pkg.version and version >= _GPU_IN_DEFAULT_BUILD)
