@@ -162,3 +162,14 @@ def test_no_spinner_when_not_a_terminal(tmp_path):
 def test_interpreter_that_cannot_start(tmp_path):
     facts = gather_runtime(str(tmp_path / "no-such-python"), 5)
     assert facts.outcome == "not-started"
+
+
+def test_the_probes_progress_adds_up_before_any_probe_has_written_its_figures():
+    """`check`'s progress in the probes: seconds in, the budget, and what is left, from the first
+    line on (before any probe has written its elapsed time, nothing is spent and all is left), so
+    the figures add up on every line (tests/screens/test_fix80.py reads them)."""
+    from tfdoctor.gather.runtime import _limit
+
+    assert _limit("probes", {}, 3.0, 60.0, 6.0) == (0.0, "budget 6 s, 6 s left")
+    assert _limit("probes", {"probes": {"elapsed_s": 2.4}}, 3.0, 60.0, 6.0) == (2.0, "budget 6 s, 4 s left")
+    assert _limit("import", {}, 3.0, 60.0, 6.0) == (3.0, "timeout 60 s")

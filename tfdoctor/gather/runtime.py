@@ -273,7 +273,7 @@ def _limit(stage: str | None, document: dict, elapsed: float, timeout: float,
         return elapsed, f"timeout {timeout:g} s"
     spent = (document.get("probes") or {}).get("elapsed_s")
     if not isinstance(spent, (int, float)) or isinstance(spent, bool):
-        return 0.0, f"budget {budget:g} s"  # the probes' first figures are not written yet
+        return 0.0, f"budget {budget:g} s, {budget:g} s left"  # no probe has written its figures yet
     spent = float(round(spent))
     left = budget - spent
     return spent, f"budget {budget:g} s, " + (f"{left:g} s left" if left >= 0 else f"{-left:g} s over")
