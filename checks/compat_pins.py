@@ -19,6 +19,7 @@ from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG
 from tfdoctor.advice.fork_exit import plugin_era_way
 from tfdoctor.advice.keras_expected import KERAS_GUIDE, keras3_before_2_16, keras_expected
 from tfdoctor.advice.log_evidence import matches_of
+from tfdoctor.advice.printed_floors import PrintedFloor, printed_floors
 from tfdoctor.advice.tensorflow_pins import pip_conflicts, tensorflow_pins
 from tfdoctor.derived import Derived
 from tfdoctor.derived.markers import satisfies
@@ -69,7 +70,7 @@ def _numpy_fix(pin: Requirement | None) -> str:
 
 def _numpy_abi(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts, pins: list[Requirement],
                pins_source: str) -> Finding | None:
-    numpy = s.package("numpy")
+    numpy: PackageFacts | PrintedFloor | None = s.package("numpy") or printed_floors(s).get("numpy")
     nv, tv = parse_version(numpy.version if numpy else None), parse_version(tf.version)
     if numpy is None or nv is None or tv is None or nv.major < 2:
         return None
@@ -79,7 +80,8 @@ def _numpy_abi(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts, pins: list
     pin = next((r for r in pins if canonicalize_name(r.name) == "numpy"), None)
     forbids = pin is not None and not pin.specifier.contains(numpy.version, prereleases=True)
     fix = _numpy_fix(pin)
-    evidence = {"numpy": numpy.version, "tensorflow": tf.label,
+    evidence = {f"numpy{key.removeprefix('installed')}": value for key, value in _installed(numpy).items()}
+    evidence |= {"tensorflow": tf.label,
                 "numpy_pin": str(pin.specifier) if pin else None, "pin_forbids_it": forbids,
                 "pins_source": pins_source, "numpy2_first_supported_by": f"TensorFlow {first}",
                 "numpy2_source": source}
@@ -88,7 +90,7 @@ def _numpy_abi(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts, pins: list
         evidence,
         Remediation(f"Install NumPy 1.x ({fix}), or move to TensorFlow {first} or later, the first "
                     "built against NumPy 2", (pip(s, "install", fix),), NUMPY2_GUIDE),
-        title=f"numpy {numpy.version} with {tf.label}, which is built against NumPy 1.x{note}",
+        title=f"{numpy.label} with {tf.label}, which is built against NumPy 1.x{note}",
         detail="Importing it fails with 'A module that was compiled using NumPy 1.x cannot be run "
                "in NumPy 2.x', or crashes.")
 
@@ -117,14 +119,17 @@ def _keras_of_the_minor(s: Snapshot, d: Derived, pins: list[Requirement], source
 
 def _pin_violations(s: Snapshot, tf: PackageFacts, pins: list[Requirement], pins_source: str,
                     skip: set[str], observed: dict[str, PackageFacts]) -> Finding | None:
-    bad = []
+    bad: list[tuple[str, PackageFacts | PrintedFloor, Requirement]] = []
+    printed = printed_floors(s)
     for req in pins:
         key = canonicalize_name(req.name)
-        installed = s.package(key) or observed.get(key)
-        if key in skip or installed is None or not str(req.specifier):
+        if key in skip or not str(req.specifier):
             continue
-        if satisfies(installed.version, req) is False:
+        installed = s.package(key) or observed.get(key)
+        if installed is not None and satisfies(installed.version, req) is False:
             bad.append((key, installed, req))
+        elif installed is None and key in printed and printed[key].meets(req) is False:
+            bad.append((key, printed[key], req))
     if not bad:
         return None
     core = [b for b in bad if b[0] in PIN_NAMES]
@@ -140,12 +145,19 @@ def _pin_violations(s: Snapshot, tf: PackageFacts, pins: list[Requirement], pins
                                     for c in _EXPLAINS_BY_NAME.get(key, (codes.RUNTIME_IMPORT_FAILED,))]
                                    + [codes.LOG_PIP_CONFLICT]))
     evidence = {"tensorflow": tf.label, "pins_source": pins_source,
-                "violations": [{"name": p.name, "installed": p.version, "required": str(req.specifier),
-                                "requirement": str(req)} for _, p, req in bad]}
+                "violations": [{"name": p.name, "required": str(req.specifier),
+                                "requirement": str(req)} | _installed(p) for _, p, req in bad]}
     return pin_violation.finding(
         evidence, Remediation(f"Install what {tf.label} requires: {', '.join(wanted)}",
                               (pip(s, "install", *wanted),)),
         title=title, severity=severity, explains=explains)
+
+
+def _installed(installed: PackageFacts | PrintedFloor) -> dict[str, object]:
+    """The installed version as evidence; a floor the log proves says so, with the line it is read from."""
+    if not isinstance(installed, PrintedFloor):
+        return {"installed": installed.version}
+    return {"installed": f">={installed.version}", "installed_read_from_log_line": installed.line}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,7 +187,8 @@ def _judged(d: Derived) -> bool:
       "TensorFlow fails with 'A module that was compiled using NumPy 1.x cannot be run in "
       "NumPy 2.x' or crashes. TensorFlow is built against NumPy 2 from 2.18 on. The published "
       "pins of some older releases (tensorflow-macos 2.7-2.11, 2.14.0) set no upper bound, "
-      "so pip installs NumPy 2 beside them without a word.",
+      "so pip installs NumPy 2 beside them without a word. Where the NumPy is not listed, NumPy's error for a name "
+      "NumPy 2.0 removed ('`np.string_` was removed in the NumPy 2.0 release') proves a NumPy 2.",
       "Install a NumPy 1.x within TensorFlow's pin (the finding gives the command), or move to "
       "TensorFlow 2.18 or later.",
       NUMPY2_GUIDE,
@@ -202,7 +215,9 @@ def numpy_abi(s: Snapshot, d: Derived):
       "in, which fails under 2.6 (tensorflow/tensorflow#52937; 2.6.2 added the upper bound); a log of two Kerases "
       "registering one metric (log.keras-registered-twice) shows it. pip's own conflict line after an install "
       "('tensorflow 2.2.1 has requirement numpy<1.19.0,>=1.16.0, but you'll have numpy 1.19.0', log.pip-conflict) "
-      "is the pin and the version observed.",
+      "is the pin and the version observed. Where the NumPy is not listed, NumPy's own error for a name it removed "
+      "(\"module 'numpy' has no attribute 'object'\", printed from 1.24 on) proves it is that release or later: "
+      "outside a pin such as TensorFlow 2.6's numpy~=1.19.2.",
       "Install versions inside the pins (the finding gives the pip command built from them); for "
       "Apple's ML Compute fork on Apple silicon, whose installer brought its own wheels of its pins, "
       "leave the fork for the plugin era.",

@@ -20,6 +20,7 @@ from tfdoctor.advice.commands import WHICH_PYTHON, pip, printed_elsewhere, pytho
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import listing_read, tf_requirement
 from tfdoctor.advice.log_evidence import evidence, matches_of, names_tensorflow
+from tfdoctor.advice.printed_floors import REMOVED_NAME
 from tfdoctor.advice.tensorflow_pins import about
 from tfdoctor.derived import Derived
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, Snapshot
@@ -32,10 +33,6 @@ NUMPY2_GUIDE = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
 NUMPY_120_ISSUE = "https://github.com/tensorflow/tensorflow/issues/47691"
 """'Numpy v1.20+ compatibility': 'Cannot convert a symbolic Tensor' building an LSTM with TensorFlow
 2.4 under NumPy 1.20+ (array_ops._constant_if_small's np.prod)."""
-
-
-REMOVED_NAME = ("numpy-removed-name", "numpy-future-scalar")
-"""NumPy's error for a name it removed, and its warning just before it."""
 
 
 @rule(codes.LOG_NUMPY_ABI, "A module was built for another NumPy", Severity.ERROR,

@@ -86,3 +86,13 @@ def test_the_fork_as_written_is_the_fork_the_knowledge_knows():
 
     assert FORK_AS_WRITTEN == (eras.FORK_PACKAGE, eras.FORK_BASE)
     assert Version(PLUGIN_ERA) == Version(eras.PLUGIN_ERA_FROM)
+
+
+def test_a_specifier_admits_a_floor_only_where_its_upper_bounds_leave_room():
+    from tfdoctor.facts.versions import admits_from
+
+    assert not admits_from("~=1.19.2", "1.24") and not admits_from(">=1.16.0,<1.19.0", "1.24")
+    assert not admits_from("<2.0.0,>=1.23.5", "2.0") and not admits_from("==1.19.*", "1.24")
+    assert not admits_from("<=1.23.5", "1.24") and not admits_from("==1.23.5", "1.24")
+    assert admits_from(">=1.23.5", "2.0") and admits_from("<2.2,>=1.26", "2.0") and admits_from("~=1.26", "1.24")
+    assert admits_from("~=1.19.2", "1.19") and admits_from("not a specifier", "1.24")

@@ -400,3 +400,45 @@ def test_pips_own_conflict_line_is_the_pin_and_the_installed_version_observed():
     assert f.remediation.text.startswith("pip cannot restore the fork's pins on Apple silicon")
     assert "Move to the plugin era" in f.remediation.text and "grpcio~=1.32.0" not in " ".join(f.remediation.commands)
     assert report("2.9.0") == []
+
+
+def _reported_with_log(tf: str, log: str):
+    """A report's snapshot that names a TensorFlow (from the matrix: no metadata) but no NumPy, with a
+    real pasted text."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.logtext import keep
+
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+              "host": {"system": "Linux"}, "python": {"version": "3.11", "implementation": "", "executable": ""},
+              "packages": [{"name": "tensorflow", "version": tf}], "unknown": ["packages"]})
+    s.log = keep.read(LOGS / log, identity=WHO)
+    return s
+
+
+def test_numpys_removal_error_proves_a_numpy_outside_an_old_tensorflows_pin():
+    """NumPy raises "module 'numpy' has no attribute 'object'" from 1.24 on (its own __getattr__):
+    where the report states TensorFlow 2.6.0 (numpy~=1.19.2) but not NumPy, the NumPy that ran is
+    outside the pin, and that violation explains the log's finding. TensorFlow 2.14.0's uncapped
+    numpy>=1.23.5 admits 1.24 or later: no verdict."""
+    (f,) = [f for f in dependencies.run(_reported_with_log("2.6.0", "numpy_removed_alias_tensorflow.txt"))
+            if f.code == "compat.pin-violation"]
+    assert f.title == "numpy 1.24 or later is outside tensorflow 2.6.0's pin numpy~=1.19.2"
+    assert f.evidence["violations"][0]["installed"] == ">=1.24" and "log.numpy-abi" in f.explains
+    assert f.evidence["violations"][0]["installed_read_from_log_line"] == 4
+    assert f.remediation.commands == ("python3 -m pip install -- 'numpy~=1.19.2'",)
+    later = dependencies.run(_reported_with_log("2.14.0", "numpy_removed_alias_tensorflow.txt"))
+    assert "compat.pin-violation" not in [f.code for f in later]
+
+
+def test_numpys_2_0_removal_error_proves_numpy_2_under_a_tensorflow_built_for_numpy_1():
+    """tensorflow/tensorboard#6874: "`np.string_` was removed in the NumPy 2.0 release": a NumPy 2,
+    which TensorFlow 2.15 was not built for; from 2.18 TensorFlow is, and nothing is concluded."""
+    (f,) = [f for f in dependencies.run(_reported_with_log("2.15.0", "numpy_removed_string_tensorboard.txt"))
+            if f.code == "compat.numpy-abi"]
+    assert f.title.startswith("numpy 2.0 or later with tensorflow 2.15.0, which is built against NumPy 1.x")
+    assert f.evidence["numpy"] == ">=2.0" and "numpy_read_from_log_line" in f.evidence
+    assert "compat.pin-violation" not in [f.code for f in dependencies.run(
+        _reported_with_log("2.15.0", "numpy_removed_string_tensorboard.txt"))]
+    assert not [f for f in dependencies.run(_reported_with_log("2.18.0", "numpy_removed_string_tensorboard.txt"))
+                if f.severity >= Severity.WARNING]

@@ -45,3 +45,34 @@ def allows(spec: str | None, version: str) -> bool:
         return bool(spec) and SpecifierSet(spec or "").contains(version, prereleases=True)
     except (InvalidSpecifier, InvalidVersion):
         return False
+
+
+def admits_from(spec: str, floor: str) -> bool:
+    """Whether some version at or above `floor` can meet `spec` (">=1.19.2,<1.20": not from
+    1.24). Only the upper bounds decide; an unreadable specifier or floor admits (no verdict)."""
+    try:
+        low, clauses = Version(floor), SpecifierSet(spec)
+        for clause in clauses:
+            op, text = clause.operator, clause.version
+            if op == "==" and text.endswith(".*"):
+                ceiling = _next_release(Version(text[:-2]).release)
+            elif op == "~=":
+                ceiling = _next_release(Version(text).release[:-1])
+            elif op in ("==", "===", "<="):
+                if Version(text) < low:
+                    return False
+                continue
+            elif op == "<":
+                ceiling = Version(text)
+            else:
+                continue
+            if ceiling <= low:
+                return False
+    except (InvalidSpecifier, InvalidVersion):
+        return True
+    return True
+
+
+def _next_release(release: tuple[int, ...]) -> Version:
+    """The first version past a release prefix: (1, 19) -> 1.20."""
+    return Version(".".join(map(str, release[:-1] + (release[-1] + 1,))))
