@@ -17,6 +17,7 @@ WHO = Identity(home="/Users/ada", user="ada", host="mac")
     "libc++abi.dylib: terminating with uncaught exception of type NSException\nAbort trap: 6\n",
     "Process finished with exit code 134 (interrupted by signal 6: SIGABRT)\n",
     "The kernel appears to have died. It will restart automatically.\n",
+    "Like #50 I also get an error due to an exception `NSInvalidArgumentException`.\n",
 ])
 def test_a_text_that_shows_something_failing_says_so(text):
     assert keep.from_bytes(text.encode(), "posted.md", identity=WHO).shows_failure
@@ -26,6 +27,7 @@ def test_a_text_that_shows_something_failing_says_so(text):
     "Epoch 1/10\n1875/1875 [==============================] - 9s 4ms/step - loss: 0.2 - error_rate: 0.1\n",
     "tensorflow-macos 2.9.0\ntensorflow-metal 0.5.0\nProcess finished with exit code 0\n",
     "How do I choose between errors and exceptions in my model code?\n",
+    "NSExceptionHandler and NSExceptional are other names.\n",
 ])
 def test_a_setup_a_question_or_a_benchmark_shows_no_failure(text):
     assert not keep.from_bytes(text.encode(), "posted.md", identity=WHO).shows_failure

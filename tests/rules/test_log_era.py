@@ -61,3 +61,19 @@ def test_a_traceback_through_the_fork_installers_environment_is_the_fork():
     s.log = keep.read(LOGS / "mlcompute_installer_venv_import.txt", identity=WHO)
     (f,) = [f for f in check.run(s) if f.code == "log.mlcompute-fork"]
     assert f.severity is Severity.INFO and "installer's environment" in f.title and "2.19.1" in f.title
+
+
+def test_the_forks_code_beside_an_objective_c_exception_named_in_words_is_the_fork_failing(tmp_path):
+    """A report of the fork that names only the exception's type ("I get an error due to an exception
+    `NSInvalidArgumentException`", the abort's line cut) shows the fork failing: a warning, the way
+    out of the fork; the same code with no failure is the fork at work (information)."""
+    code = ("from tensorflow.python.compiler.mlcompute import mlcompute\n"
+            "mlcompute.set_mlc_device(device_name='gpu')\n")
+    data = merge(apple_silicon(packages=[]), {"unknown": ["packages"]})
+    for words, severity in (("I also get an error due to an exception `NSInvalidArgumentException`.\n",
+                             Severity.WARNING), ("It trains.\n", Severity.INFO)):
+        (tmp_path / "posted.md").write_text(code + words)
+        s = snap(data)
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        (f,) = [f for f in check.run(s) if f.code == "log.mlcompute-fork"]
+        assert f.severity is severity

@@ -61,9 +61,12 @@ search per block, as TENSORFLOW_WORDS)."""
 FAILURE_WORDS = re.compile(
     r"Traceback \(most recent call last\)|^[ \t]{0,40}[\w.]{0,200}(?:Error|Exception):|[Ss]egmentation fault|[Bb]us error|"
     r"Abort trap|Illegal instruction|illegal hardware instruction|terminating (?:with|due to) uncaught exception|"
-    r"Fatal Python error|exit code -?[1-9]|[Kk]ernel (?:died|appears to have died|crashed)", re.MULTILINE)
+    r"Fatal Python error|exit code -?[1-9]|[Kk]ernel (?:died|appears to have died|crashed)|"
+    r"\bNS[A-Z][A-Za-z]{0,60}Exception\b", re.MULTILINE)
 """What says a text shows something failing: Python's traceback and exception lines, crash signals
-as shells and IDEs print them, aborts (one search per block, as TENSORFLOW_WORDS)."""
+as shells and IDEs print them, aborts, and Objective-C's exceptions named anywhere (NSException,
+NSInvalidArgumentException: raised, never logged in passing; a report often names only the type)
+(one search per block, as TENSORFLOW_WORDS)."""
 TEXT_WORDS = {"names_tensorflow": TENSORFLOW_WORDS, "shows_failure": FAILURE_WORDS,
               "names_nvidia_gpu": NVIDIA_WORDS, "wants_gpu": GPU_WANTED_WORDS}
 """LogTextFacts' flags about the whole text as read, each from its words: searched block by block
