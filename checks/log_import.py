@@ -160,7 +160,8 @@ def _gpu_off_macos(s: Snapshot, d: Derived) -> tuple[str, Severity]:
                     f"{WINDOWS_LAST_GPU_BUILD} with CUDA 11.2 and cuDNN 8.1"), Severity.ERROR
         return (f"on native Windows only TensorFlow {WINDOWS_LAST_GPU_BUILD} and older have a GPU build (with "
                 "the CUDA and cuDNN of their release); later ones need WSL2"), Severity.WARNING
-    return (f"tensorflow-metal is for macOS only; on {s.host.system} a GPU needs CUDA "
+    where = s.host.system or "a machine with an NVIDIA GPU (the text names it, or CUDA)"
+    return (f"tensorflow-metal is for macOS only; on {where} a GPU needs CUDA "
             "(tensorflow[and-cuda]) or another plugin"), Severity.WARNING
 
 
@@ -168,7 +169,8 @@ def _gpu_off_macos(s: Snapshot, d: Derived) -> tuple[str, Severity]:
       "`tf.config.list_physical_devices('GPU')` is [] when no GPU plugin is installed or loaded: "
       "tensorflow-metal missing, built for another TensorFlow, installed for another Python, "
       "or Python running as x86_64 under Rosetta 2 (the plugin is arm64 only). Apple's 2020-21 ML "
-      "Compute fork lists none by design (information). Off macOS a GPU needs CUDA; on native "
+      "Compute fork lists none by design (information). Off macOS (or where the system is not stated but the "
+      "text names an NVIDIA GPU or CUDA) a GPU needs CUDA; on native "
       "Windows TensorFlow 2.10 was the last release with a GPU build (tensorflow.org/install/pip), "
       "so a later one lists none there. An NVIDIA GPU older than the build's kernels is ignored "
       "('Ignoring visible gpu device (...) with Cuda compute capability 3.0. The minimum required "
@@ -197,7 +199,7 @@ def no_gpu_listed(s: Snapshot, d: Derived):
                                          title=f"No GPU listed: {text}", severity=Severity.ERROR)
         if match.variant == nvidia.CUINIT_NO_DEVICE:
             return _no_cuda_device(s, match, facts, wanted=gpu_wanted(s))
-        if s.host.system and not d.is_mac:  # an unstated system is unknown, not another one
+        if (not d.is_mac if s.host.system else s.log.names_nvidia_gpu):  # unstated: unknown, unless NVIDIA's
             text, severity = _gpu_off_macos(s, d)
             commands = ()
         elif d.translated:

@@ -68,7 +68,8 @@ SAID = {
     "log.gpu-libraries": ['there is a bug while trying to load "libcudart.so.10.1" in tensorflow',
                           "TensorFlow cannot find cudart64_110.dll although CUDA is installed",
                           "tensorflow fails to open `libcudnn.so.8`",
-                          "with tensorflow-gpu, libcublas.so.10.0 is missing"],
+                          "with tensorflow-gpu, libcublas.so.10.0 is missing",
+                          "tensorflow gives the error: 'Cannot open dynamic library **libcublas.so.10**'"],
 }
 NOT_SAID = [
     "I'm not sure which wheel to use for M1 with tensorflow",
@@ -106,6 +107,8 @@ NOT_SAID = [
     "I installed libcudart.so.10.2 for tensorflow",
     "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
     "'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file",  # TensorFlow's own line
+    "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc] Couldn't open CUDA library libcuda.so.1. "
+    "LD_LIBRARY_PATH: /usr/local/nvidia/lib64",  # TensorFlow 1.x's own line
 ]
 
 

@@ -101,6 +101,20 @@ def test_empty_gpu_list_where_the_system_is_not_stated_is_not_another_system(tmp
     assert f.severity is Severity.INFO and "macOS only" not in f.title and "ML Compute" in f.title
 
 
+def test_empty_gpu_list_where_the_system_is_not_stated_but_the_text_names_an_nvidia_gpu_is_cudas(tmp_path):
+    """An issue template's empty OS field beside "GPU model and memory: K80" and "CUDA/cuDNN version: 10.1":
+    the machine's GPU is NVIDIA's, so the Metal plugin's advice does not apply; without those words the
+    system stays unknown and the plugin is the likelier story."""
+    text = (LOGS / "gpu_list_empty_tf215.txt").read_text(encoding="utf-8")
+    for words, cuda in (("- GPU model and memory: K80\n- CUDA/cuDNN version: 10.1\n", True), ("", False)):
+        (tmp_path / "posted.md").write_text(words + text, encoding="utf-8")
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "unknown": ["packages"]})
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        f = one(check.run(s), "log.no-gpu-listed")
+        assert ("a GPU needs CUDA" in f.title) is cuda and ("Metal plugin" in f.title) is not cuda
+        assert (f.remediation.commands == ()) is cuda
+
+
 def test_the_interpreters_own_no_module_named_tensorflow_says_what_a_report_list_cannot():
     """CPython's 'No module named {name!r}' for the top package (kyleskom/NBA-Machine-Learning-
     Sports-Betting#180): where the package list is only what a report mentioned, the interpreter

@@ -224,11 +224,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # an NVIDIA library named as what would not load ("a bug while trying to load libcudart.so.10.1",
     # "TensorFlow cannot find cudart64_110.dll"), or as missing; the loader's own line says the same
     # in TensorFlow's words (nvidia-library-not-opened: "Could not load dynamic library 'X'", "Couldn't
-    # open CUDA library X", not read here), and both count only where a GPU is wanted
+    # open CUDA library X", not read here; the same words otherwise, "Cannot open dynamic library X",
+    # are a person's), and both count only where a GPU is wanted
     _said("cuda-library", "log.gpu-libraries", "import", "an NVIDIA library TensorFlow needs would not load",
           rf"(?:\b(?:fail(?:s|ed|ing|ure)?|unable|can't|cannot|can\snot|couldn't|could\snot|won't|not\sable|bugs?|"
           rf"errors?|problems?)\b{_SENTENCE}{{0,60}}?\b(?:load|open|find|locate)(?:s|ed|ing)?\b"
-          rf"(?!\s(?:dynamic|CUDA)\slibrary\b){_SENTENCE}{{0,30}}?"
+          rf"(?!(?<=load)\sdynamic\slibrary\s'|(?<=open)\sCUDA\slibrary\s){_SENTENCE}{{0,30}}?"
           rf"{_MARK}(?P<library>{LIBRARY_FILE})|"
           rf"(?P<missing>{LIBRARY_FILE}){_MARK}\s(?:is\s|was\s)?(?:missing|not\s(?:found|loaded)))(?![\w.])",
           'TensorFlow doesn\'t use my GPU because there is a bug while trying to load "libcudart.so.10.1". My '
