@@ -136,6 +136,18 @@ def test_rows_under_a_grepped_command_have_no_header():
     assert report.first("python_version").value == "3.9.16"
 
 
+def test_rows_copied_without_their_header_are_read_and_a_sentences_version_is_not():
+    """`pip list` rows copied out of the table under a sentence (a report's "Having installed the
+    following packages:"): pip's columns pad the name from the version. One space is a sentence's,
+    and a system's or toolchain's version on a line of its own is no row pip lists."""
+    text = ("Having installed the following packages:\ntensorflow-macos              2.9.0\n"
+            "tensorflow-metal\t0.5.1\n\nPython    3.9.6\nCUDA   11.2\nkeras 2.9.0\n")
+    report = read_report(text)
+    assert {f.name: (f.value, f.how) for f in report.facts if f.source == "pip list"} == {
+        "package:tensorflow-macos": ("2.9.0", "read"), "package:tensorflow-metal": ("0.5.1", "read")}
+    assert report.packages()["keras"].how == "stated" and report.package_list is False
+
+
 def test_what_pip_or_uv_refused_was_asked_for_not_installed():
     # pip's factory.py refusals and uv's resolver and installer errors, as reports paste them
     for text in ("ERROR: Could not find a version that satisfies the requirement tensorflow==2.9.0 (from versions: none)\n"

@@ -53,6 +53,7 @@ def read(doc: Document, found: Found) -> None:
     _filtered(lines, found)
     _pip_show(lines, found)
     _pip_output(lines, found)
+    _bare_rows(lines, found)
 
 
 def _command_above(lines: Sequence[Line], at: int) -> Line | None:
@@ -210,6 +211,28 @@ def _filtered(lines: Sequence[Line], found: Found) -> None:
             if row.block != command.block or not (_list_row(row, found) or _freeze_row(row, found) is True):
                 break
             found.claim(row)
+
+
+_NOT_LISTED = frozenset({"python", "cuda", "cudnn", "macos", "os", "xcode", "gcc", "clang", "bazel", "ubuntu",
+                         "windows", "driver", "nvidia", "gpu", "cpu", "ram", "memory"})
+"""Systems, toolchains and hardware a report gives a version or size of on a line of its own
+("Python   3.9.6", "CUDA   11.2"): never a row pip lists."""
+_BARE_ROW = re.compile(r"[ \t]{0,4}(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,200})(?:[ \t]{2,200}|\t)(?P<version>\d\S{0,99})[ \t]{0,4}")
+
+
+def _bare_rows(lines: Sequence[Line], found: Found) -> None:
+    """`pip list` rows copied without their header ("tensorflow-macos   2.9.0" under "Having
+    installed the following packages:"): a name and a version padded apart by pip's columns (two
+    spaces or more, or a tab; a sentence puts one), on a line no other reader took. Never a whole listing."""
+    for line in lines:
+        if line.number in found.claimed or len(line.text) > _LONGEST_ROW:
+            continue
+        row = _BARE_ROW.fullmatch(line.text)
+        if row and is_distribution_name(row["name"]) and row["name"].lower() not in _NOT_LISTED \
+                and not row["name"].isdigit() \
+                and version_at(row["version"]) == row["version"]:
+            found.add(line, package_fact(row["name"]), row["version"], "read", "pip list")
+            found.claim(line)
 
 
 def _pip_show(lines: Sequence[Line], found: Found) -> None:
