@@ -182,6 +182,27 @@ def test_an_amd64_image_docker_names_or_a_report_asks_for_on_apple_silicon(tmp_p
     assert next(f for f in on_intel.findings if f.code == "log.amd64-image").severity is Severity.INFO
 
 
+def test_an_x86_64_python_in_a_container_on_apple_silicon_is_not_rosettas(tmp_path):
+    """A report of a Mac M2 running a Docker image whose x86_64 Python hit TensorFlow's AVX guard
+    and QEMU's abort: the process is x86_64, but inside the container QEMU (or Rosetta for Linux)
+    runs it, not Rosetta 2, so arch.rosetta is not said; outside a container it is."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    def report(container: dict):
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True},
+                  "host": {"system": "Darwin", "chip": "Apple M2", "hw_arm64": True} | container,
+                  "python": {"version": "", "implementation": "", "executable": "", "process_arch": "x86_64"},
+                  "unknown": ["packages"]})
+        s.log = keep.read(LOGS / "avx_qemu_docker.txt", identity=WHO)
+        return {f.code for f in diagnose(s).findings}
+
+    assert "arch.rosetta" not in report({"container": "docker"})
+    assert "arch.rosetta" in report({})
+
+
 @pytest.mark.parametrize("builder", [apple_silicon, linux_cpu])
 def test_healthy_machines_give_no_problem(builder):
     assert all(f.severity is Severity.OK for f in architecture.run(snap(builder())))

@@ -153,7 +153,9 @@ def derive(s: Snapshot) -> Derived:
     is_mac = host.system == "Darwin"
     apple_silicon = is_mac and bool(host.hw_arm64)
     process_arch = normalise(py.process_arch) if py else None
-    translated = apple_silicon and py is not None and bool(py.translated or process_arch == X86_64)
+    # x86_64 code on Apple silicon is Rosetta 2's outside a container; inside one (a report's Mac
+    # running Docker) QEMU or Rosetta for Linux runs it: arch.emulated-container's story
+    translated = apple_silicon and py is not None and bool(py.translated or (process_arch == X86_64 and not host.container))
     if host.hw_arm64:
         hardware_arch = ARM64
     else:
