@@ -269,11 +269,15 @@ def test_a_major_alone_is_a_version_where_it_is_the_api(text, expected):
     ("pip install tensorflow@2.12 did it", ("tensorflow_version", "2.12")),
     ("the install downloads tensorflow-probability-0.25.0, which is too new",
      ("package:tensorflow-probability", "0.25.0")),
+    ("it requires the tensorflow-macos module, which is stuck on version 2.16.2.",
+     ("package:tensorflow-macos", "2.16.2")),
+    ("keras, that is at 2.15.0, came with it", ("package:keras", "2.15.0")),
 ])
 def test_a_version_said_with_is_or_at_is_the_packages(text, expected):
     assert expected in set(statements(text))
     # a past version, or a number of times, is not what is installed
-    assert not [f for f in statements("tensorflow was 2.4.1 before; keras is 3 times faster")
+    assert not [f for f in statements("tensorflow was 2.4.1 before; keras is 3 times faster; "
+                                      "tensorflow, which is on 2 machines")
                 if f[0].startswith("package:") or f[0] == "tensorflow_version"]
     # a wheel's file name is a file pip was given or refused (tfdoctor.triage.read_pip reads it)
     assert not list(statements("tensorflow-2.4.1-cp36-cp36m-macosx_10_11_x86_64.whl is not a supported wheel"))

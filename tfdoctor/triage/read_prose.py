@@ -43,10 +43,13 @@ _PACKAGE = re.compile(
     r"(?i)(?<![\w./-])(?P<name>tensorflow(?:[-_](?:macos|metal|cpu|intel|deps|gpu|aarch64|text|addons|probability|io|hub|datasets))?"
     r"|tf[-_]nightly(?:[-_]macos)?|tf[-_]keras|keras|numpy|protobuf|h5py|ml[-_]dtypes|tf)"
     r"(?P<sep>-(?=\d)|[ \t]{0,2}(?:===?|=|@|\()?[ \t]{0,2}(?:(?:plugin|package|version)[ \t:]{0,3}){0,2}"
-    r"(?P<verb>is[ \t]{1,3})?v?)(?=\d)")
+    r"(?P<verb>is[ \t]{1,3})?v?"
+    r"|(?:[ \t]{1,3}(?:module|package|library))?,?[ \t]{1,3}(?:which|that)[ \t]{1,3}is[ \t]{1,3}(?:stuck[ \t]{1,3})?"
+    r"(?:on|at)[ \t]{1,3}(?:version[ \t]{1,3})?v?)(?=\d)")
 """A package and its version as people write them: "tensorflow-macos 2.9", "keras==2.15",
-"tensorflow@2.12", "tensorflow-metal version 0.5.0", "my tensorflow version is 2.10.0", and as a
-file of it is named, "tensorflow-probability-0.25.0"."""
+"tensorflow@2.12", "tensorflow-metal version 0.5.0", "my tensorflow version is 2.10.0", "the
+tensorflow-macos module, which is stuck on version 2.16.2", and as a file of it is named,
+"tensorflow-probability-0.25.0"."""
 _PIN = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,100})==(?=\d)")
 _DOCKER_PLATFORM = re.compile(r"--platform[= ]linux/(amd64|arm64)")
 _DOCKER = re.compile(r"(?i)\bdocker[ \t]{1,3}(?:container|image)\b|\b(?:in|inside)[ \t]{1,3}(?:a[ \t]{1,3})?docker\b")
