@@ -7,11 +7,13 @@ import dataclasses
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support import tfenv
 from support.fix_process import FixRun, path_without_uv, processes_naming
 
 pytestmark = [pytest.mark.slow, pytest.mark.tf,
@@ -49,22 +51,59 @@ def tree_hash(root: Path) -> str:
     return h.hexdigest()
 
 
-@pytest.fixture(scope="module")
-def broken(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("fix")
-    venv = root / "broken"
+PY = f"py{sys.version_info[0]}{sys.version_info[1]}"
+CACHED = tfenv.tf_venv_dir().parent / f"fix-broken-{TF}-{OLD_PROTOBUF}-{PY}".replace("==", "-")
+"""Where the broken venv is kept between runs, beside support/tfenv.py's TensorFlow venv: it took
+a minute of pip on every run, on each xdist worker that drew a test of this module."""
+
+
+def _build_broken(venv: Path) -> None:
+    if venv.exists():
+        shutil.rmtree(venv)
     _run(sys.executable, "-m", "venv", str(venv))
     py = str(venv / "bin" / "python")
-    try:
-        _run(py, "-m", "pip", "install", "-q", TF)
-        _run(py, "-m", "pip", "install", "-q", "--no-deps", OLD_PROTOBUF)
-    except AssertionError as exc:
-        pytest.skip(f"cannot build the broken venv here: {str(exc)[-300:]}")
-    return venv
+    _run(py, "-m", "pip", "install", "-q", TF)
+    _run(py, "-m", "pip", "install", "-q", "--no-deps", OLD_PROTOBUF)
 
 
-def test_dry_run_then_fix_into_a_new_env(broken):
-    before = tree_hash(broken)
+@pytest.fixture(scope="module")
+def broken_and_hash() -> tuple[Path, str]:
+    """The broken venv, built once (under a file lock, as support/tfenv.py builds its venv) and
+    reused while its recipe and the Python that made it stay the same, with its tree_hash. Every
+    use checks the whole tree against the hash recorded when it was built (rebuilt if anything
+    differs), and the tests compare against that hash: no test can start from a changed copy."""
+    venv = CACHED / "broken"
+    marker = CACHED / "built.json"  # outside the venv: not part of its tree
+    recipe = {"requirements": [TF, OLD_PROTOBUF], "python": sys.version, "base": sys._base_executable}
+    with tfenv.file_lock(CACHED.parent / f".{CACHED.name}.lock"):
+        try:
+            recorded = json.loads(marker.read_text())
+        except (OSError, ValueError):
+            recorded = {}
+        if recorded.get("recipe") == recipe and venv.is_dir() and tree_hash(venv) == recorded.get("tree"):
+            return venv, recorded["tree"]
+        marker.unlink(missing_ok=True)
+        try:
+            _build_broken(venv)
+        except AssertionError as exc:
+            pytest.skip(f"cannot build the broken venv here: {str(exc)[-300:]}")
+        built = tree_hash(venv)
+        marker.write_text(json.dumps({"recipe": recipe, "tree": built}))
+    return venv, built
+
+
+@pytest.fixture(scope="module")
+def broken(broken_and_hash) -> Path:
+    return broken_and_hash[0]
+
+
+@pytest.fixture(scope="module")
+def before(broken_and_hash) -> str:
+    """The broken venv's tree_hash as built (checked when the module started)."""
+    return broken_and_hash[1]
+
+
+def test_dry_run_then_fix_into_a_new_env(broken, before, tmp_path):
     diag = json.loads(tfdoctor("check", "--python", str(broken), "--no-probes", "--json", check=False).stdout)
     assert "compat.pin-violation" in {f["code"] for f in diag["findings"]}
 
@@ -73,12 +112,13 @@ def test_dry_run_then_fix_into_a_new_env(broken):
     assert not (broken.parent / "broken-fixed").exists()
     assert tree_hash(broken) == before
 
-    new = broken.parent / "N"
+    new = tmp_path / "N"  # not beside the cached broken venv
     fixed = tfdoctor("fix", "--python", str(broken), "--new-env", str(new), "--yes", env=_env())  # pip
     assert "(with pip)" in fixed.stdout
     assert "installed" in fixed.stderr and "tfdoctor check exit 0" in fixed.stdout
     assert tree_hash(broken) == before  # the diagnosed environment: byte-identical
-    assert not list(broken.parent.glob(".*.tfdoctor-fix.lock"))
+    for folder in (broken.parent, new.parent):
+        assert not list(folder.glob(".*.tfdoctor-fix.lock"))
 
     report = json.loads(tfdoctor("check", "--python", str(new), "--no-probes", "--json").stdout)
     assert not [f for f in report["findings"] if f["severity"] == "error"]
@@ -90,7 +130,7 @@ def test_dry_run_then_fix_into_a_new_env(broken):
     assert again["nothing_to_do"] is True and again["steps"] == []
 
 
-def test_failed_install_leaves_no_half_made_env_and_a_held_lock_refuses(broken, tmp_path):
+def test_failed_install_leaves_no_half_made_env_and_a_held_lock_refuses(broken, before, tmp_path):
     from tfdoctor.engine.diagnose import diagnose
     from tfdoctor.fix import apply as fix_apply
     from tfdoctor.fix.errors import FixRefused, StepFailed
@@ -99,7 +139,6 @@ def test_failed_install_leaves_no_half_made_env_and_a_held_lock_refuses(broken, 
     from tfdoctor.gather.static import gather_static
     from tfdoctor.knowledge.matrix import load_matrix
 
-    before = tree_hash(broken)
     s = gather_static(str(broken), timeout=60)
     target = tmp_path / "half"
     plan = build_plan(diagnose(s), load_matrix(), new_env=str(target), installer="pip")
@@ -142,10 +181,9 @@ def _installing(line: str) -> bool:
     return "] collecting " in line  # pip's "Collecting ..." of the install step, condensed
 
 
-def test_ctrl_c_during_the_install_removes_the_new_env_and_exits_130(broken, tmp_path):
+def test_ctrl_c_during_the_install_removes_the_new_env_and_exits_130(broken, before, tmp_path):
     import signal
 
-    before = tree_hash(broken)
     new = tmp_path / "interrupted"
     fix = _fix(broken, new, _env())
     assert fix.wait_for(_installing, 300), fix.err
@@ -158,8 +196,7 @@ def test_ctrl_c_during_the_install_removes_the_new_env_and_exits_130(broken, tmp
     _assert_untouched(broken, before, new)
 
 
-def test_failed_install_step_for_real_leaves_the_old_env_as_it_was(broken, tmp_path):
-    before = tree_hash(broken)
+def test_failed_install_step_for_real_leaves_the_old_env_as_it_was(broken, before, tmp_path):
     nowhere = tmp_path / "no-wheels"
     nowhere.mkdir()
     new = tmp_path / "failed"
@@ -181,13 +218,12 @@ def _small_disk(where: Path, megabytes: int) -> str:
     return f"tmpfs size={megabytes}m" if done.returncode == 0 else ""
 
 
-def test_full_disk_during_the_install_leaves_the_old_env_as_it_was(broken, tmp_path):
+def test_full_disk_during_the_install_leaves_the_old_env_as_it_was(broken, before, tmp_path):
     disk = tmp_path / "disk"
     how = _small_disk(disk, 60)  # the venv fits (~20 MB), TensorFlow (~600 MB unpacked) does not
     if not how:
         pytest.skip("cannot mount a small tmpfs here (not root?)")
     try:
-        before = tree_hash(broken)
         new = disk / "N"
         fix = _fix(broken, new, _env())
         code = fix.finish(600)
@@ -200,10 +236,9 @@ def test_full_disk_during_the_install_leaves_the_old_env_as_it_was(broken, tmp_p
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
 
 
-def test_second_fix_of_the_same_target_refuses_while_the_first_runs(broken, tmp_path):
+def test_second_fix_of_the_same_target_refuses_while_the_first_runs(broken, before, tmp_path):
     import signal
 
-    before = tree_hash(broken)
     new = tmp_path / "contested"
     first = _fix(broken, new, _env())
     assert first.wait_for(lambda l: l.startswith("Create"), 300), first.err  # the lock is held from here on
@@ -218,7 +253,7 @@ def test_second_fix_of_the_same_target_refuses_while_the_first_runs(broken, tmp_
     _assert_untouched(broken, before, new)
 
 
-def test_with_uv_on_path_the_venv_and_the_install_go_through_uv(broken, tmp_path):
+def test_with_uv_on_path_the_venv_and_the_install_go_through_uv(broken, before, tmp_path):
     import jsonschema
 
     try:
@@ -226,7 +261,6 @@ def test_with_uv_on_path_the_venv_and_the_install_go_through_uv(broken, tmp_path
         uv_dir = str(Path(uv.find_uv_bin()).parent)
     except (ImportError, FileNotFoundError):
         pytest.skip("uv is not installed (it is in the test extra)")
-    before = tree_hash(broken)
     new = tmp_path / "with-uv"
     fix = _fix(broken, new, _env(PATH=f"{uv_dir}{os.pathsep}{path_without_uv()}"), "--json")
     assert fix.finish(300) == 0, fix.err
