@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 
 def seconds(call: Callable[[], object], min_seconds: float, rounds: int = 3) -> float:
@@ -25,11 +25,18 @@ def seconds(call: Callable[[], object], min_seconds: float, rounds: int = 3) -> 
     return best
 
 
-def cost_ratio(small: Callable[[], object], large: Callable[[], object], min_seconds: float) -> float:
-    """How many times `small` the call `large` costs (the garbage collector off meanwhile)."""
+def costs(calls: Sequence[Callable[[], object]], min_seconds: float) -> list[float]:
+    """seconds() of each call, in order (the garbage collector off meanwhile): a sweep of sizes
+    times each size once, also a middle one that two ratios share."""
     gc.collect()
     gc.disable()
     try:
-        return seconds(large, min_seconds) / seconds(small, min_seconds)
+        return [seconds(call, min_seconds) for call in calls]
     finally:
         gc.enable()
+
+
+def cost_ratio(small: Callable[[], object], large: Callable[[], object], min_seconds: float) -> float:
+    """How many times `small` the call `large` costs (the garbage collector off meanwhile)."""
+    large_s, small_s = costs([large, small], min_seconds)
+    return large_s / small_s
