@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from support.fix_process import FixRun, env_files, run_fix
-from support.fix_world import FixWorld, beside, index, make_world
+from support.fix_world import FixWorld, beside, index, shared_world
 from support.local_index import refused_url
 
 pytestmark = [pytest.mark.slow,
@@ -31,7 +31,7 @@ SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "tfdoctor" / "schemas
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory) -> FixWorld:
-    return make_world(tmp_path_factory.mktemp("fixindex"))
+    return shared_world(tmp_path_factory, "fixindex")
 
 
 def document(run: FixRun) -> dict:

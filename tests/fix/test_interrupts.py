@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from support.fix_process import FixRun, env_files, gone_in_time, run_fix
-from support.fix_world import FixWorld, beside, index, make_world
+from support.fix_world import FixWorld, beside, index, shared_world
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux venv recipe")]
@@ -44,7 +44,7 @@ delay could reach pip after 2 s (a case failed so: 'Read timed out. (read timeou
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory) -> FixWorld:
-    return make_world(tmp_path_factory.mktemp("fixinterrupt"))
+    return shared_world(tmp_path_factory, "fixinterrupt")
 
 
 @dataclass

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import run_tfdoctor
 from support.fix_process import run_fix
-from support.fix_world import FixWorld, index, make_world
+from support.fix_world import FixWorld, index, shared_world
 
 from tfdoctor.fix.index import WAIT_NOTICE_S
 from tfdoctor.fix.runner import run_command
@@ -32,7 +32,7 @@ def too_wide(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory) -> FixWorld:
-    return make_world(tmp_path_factory.mktemp("fix80"))
+    return shared_world(tmp_path_factory, "fix80")
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ distribution and adds one. Tests work on copies of it.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from support.fix_process import path_without_uv
 from support.local_index import LocalIndex, pip_env
+from support.tfenv import file_lock
 from support.wheels import build_wheel
 
 
@@ -58,6 +60,24 @@ def make_world(root: Path) -> FixWorld:
             subprocess.run([python, "-m", "pip", "install", "-q", *args], check=True, timeout=300, env=env)
         subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", "absl-py"], check=True, timeout=300, env=env)
     return FixWorld(root, wheels, nowhere, template)
+
+
+def shared_world(tmp_path_factory, name: str) -> FixWorld:
+    """A world whose wheels and template are made once per test run, under a file lock, for every
+    module and xdist worker that asks (each made its own: a venv with pip and three pip runs,
+    6 s, up to six times a run), with a root of the module's own (`name`) for its copies and
+    new environments. The template is only read: the tests that use it check it is unchanged."""
+    base = tmp_path_factory.getbasetemp()
+    run = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, not a worker's
+    made = run / "fix-world"
+    with file_lock(run / ".fix-world.lock"):
+        if not (made / ".made").exists():
+            if made.exists():
+                shutil.rmtree(made)
+            make_world(made)
+            (made / ".made").write_text("")
+    shared = FixWorld(made, made / "index", made / "nowhere", made / "broken")
+    return FixWorld(tmp_path_factory.mktemp(name), shared.wheels, shared.nowhere, shared.template)
 
 
 def beside(env: Path) -> list[str]:
