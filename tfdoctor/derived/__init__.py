@@ -35,7 +35,7 @@ class Derived:
     apple_silicon: bool
     """macOS on Apple hardware (hw.optional.arm64), whatever the process runs as."""
     translated: bool
-    """The diagnosed Python runs under Rosetta 2 (translated, or x86_64 on Apple silicon)."""
+    """The diagnosed Python runs under Rosetta 2 (translated, or x86_64 on Apple silicon outside a container)."""
     hardware_arch: str
     """The architecture to install for: arm64 on Apple silicon even for a translated Python."""
     process_arch: str | None
@@ -155,7 +155,8 @@ def derive(s: Snapshot) -> Derived:
     process_arch = normalise(py.process_arch) if py else None
     # x86_64 code on Apple silicon is Rosetta 2's outside a container; inside one (a report's Mac
     # running Docker) QEMU or Rosetta for Linux runs it: arch.emulated-container's story
-    translated = apple_silicon and py is not None and bool(py.translated or (process_arch == X86_64 and not host.container))
+    translated = apple_silicon and py is not None and bool(
+        py.translated or (process_arch == X86_64 and not host.container))
     if host.hw_arm64:
         hardware_arch = ARM64
     else:
