@@ -42,8 +42,14 @@ class FixWorld:
                 "PYTHONUNBUFFERED": "1", "COLUMNS": "1000", **extra}
 
 
+def _laid_out(root: Path) -> FixWorld:
+    """Where a world made in `root` keeps its index, its empty index and its broken template."""
+    return FixWorld(root, root / "index", root / "nowhere", root / "broken")
+
+
 def make_world(root: Path) -> FixWorld:
-    wheels, nowhere = root / "index", root / "nowhere"
+    world = _laid_out(root)
+    wheels, nowhere, template = world.wheels, world.nowhere, world.template
     nowhere.mkdir(parents=True)
     build_wheel(wheels, "tensorflow-cpu", "2.21.0", {"tensorflow/__init__.py": '__version__ = "2.21.0"\n'},
                 ["protobuf>=6.31.1,<8.0.0", "numpy>=1.26.0", "absl-py>=1.0.0"])
@@ -51,7 +57,6 @@ def make_world(root: Path) -> FixWorld:
         build_wheel(wheels, "protobuf", version, {"google/protobuf/__init__.py": f"__version__ = '{version}'\n"})
     build_wheel(wheels, "numpy", "2.1.0", {"numpy/__init__.py": "__version__ = '2.1.0'\n"})
     build_wheel(wheels, "absl-py", "2.0.0", {"absl/__init__.py": ""})
-    template = root / "broken"
     subprocess.run([sys.executable, "-m", "venv", str(template)], check=True, timeout=300)
     python = str(template / "bin" / "python")
     with LocalIndex(wheels) as index:
@@ -59,7 +64,7 @@ def make_world(root: Path) -> FixWorld:
         for args in (["tensorflow-cpu==2.21.0"], ["--no-deps", "protobuf==5.29.5"]):
             subprocess.run([python, "-m", "pip", "install", "-q", *args], check=True, timeout=300, env=env)
         subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", "absl-py"], check=True, timeout=300, env=env)
-    return FixWorld(root, wheels, nowhere, template)
+    return world
 
 
 def shared_world(tmp_path_factory, name: str) -> FixWorld:
@@ -76,7 +81,7 @@ def shared_world(tmp_path_factory, name: str) -> FixWorld:
                 shutil.rmtree(made)
             make_world(made)
             (made / ".made").write_text("")
-    shared = FixWorld(made, made / "index", made / "nowhere", made / "broken")
+    shared = _laid_out(made)
     return FixWorld(tmp_path_factory.mktemp(name), shared.wheels, shared.nowhere, shared.template)
 
 

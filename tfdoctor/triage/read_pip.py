@@ -23,7 +23,7 @@ from typing import Sequence
 from tfdoctor.triage.evidence import Found, package_fact
 from tfdoctor.triage.layout import Document, Line
 from tfdoctor.triage.platforms import Wheel, read_wheel, wheel_names
-from tfdoctor.triage.vocabulary import is_distribution_name, is_elision, version_at
+from tfdoctor.triage.vocabulary import is_distribution_name, is_elision, is_package_row, version_at
 
 _LONGEST_ROW = 4000
 MAX_FILTERED = 500
@@ -228,9 +228,8 @@ def _bare_rows(lines: Sequence[Line], found: Found) -> None:
         if line.number in found.claimed or len(line.text) > _LONGEST_ROW:
             continue
         row = _BARE_ROW.fullmatch(line.text)
-        if row and is_distribution_name(row["name"]) and row["name"].lower() not in _NOT_LISTED \
-                and not row["name"].isdigit() \
-                and version_at(row["version"]) == row["version"]:
+        if row and is_package_row((row["name"], row["version"])) and row["name"].lower() not in _NOT_LISTED \
+                and not row["name"].isdigit():
             found.add(line, package_fact(row["name"]), row["version"], "read", "pip list")
             found.claim(line)
 
