@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tfdoctor.triage.facts import read_report
+from tfdoctor.triage.snapshot import to_snapshot
 
 
 def _facts(text: str) -> set[tuple[str, str, str, str]]:
@@ -109,6 +110,20 @@ def test_the_gpu_the_plugin_opened_outranks_a_chip_a_sentence_names():
     report = read_report("Install it on:\n* M1 Max Macbook pro 2021\n* Intel Macbook pro 2019 with AMD 555X\n\n"
                          "Metal device set to: AMD Radeon Pro 555X\n")
     assert to_snapshot(report).host.hw_arm64 is False
+
+
+def test_qemus_own_line_says_the_process_ran_in_a_container_not_under_rosetta():
+    """QEMU's user-mode emulator (linux-user/signal.c's "qemu: uncaught target signal %d (%s) - core
+    dumped") runs Linux programs only: a Mac M1 whose x86_64 process QEMU ran is a container's
+    story, not Rosetta 2's, even where the report never says "docker"."""
+    text = ("I use an M1 Mac.\n\nThe TensorFlow library was compiled to use AVX instructions, but these "
+            "aren't available on your machine.\nqemu: uncaught target signal 6 (Aborted) - core dumped\n")
+    got = _facts(text)
+    assert ("container", "qemu-user", "read", "qemu") in got
+    assert ("python_arch", "x86_64", "inferred", "tensorflow log") in got
+    assert not [f for f in got if f[0] == "translated"]
+    assert to_snapshot(read_report(text)).host.container == "qemu-user"
+    assert not [f for f in _facts(text.replace("qemu: uncaught", "the uncaught")) if f[0] == "container"]
 
 
 @pytest.mark.parametrize(("wording", "arch"), [

@@ -316,6 +316,22 @@ NUMPY_MULTIARRAY = "numpy-multiarray"
 NUMPY_BEFORE_1_16 = "numpy-before-1.16"
 """A module compiled against NumPy 1.16+ under an older NumPy: it imports numpy.core._multiarray_umath."""
 
+# QEMU's user-mode emulator (Docker's amd64 images on an ARM host): linux-user/signal.c prints
+# "qemu: uncaught target signal %d (%s) - core dumped" and, through error_report with its
+# program name, "qemu-x86_64: QEMU internal SIG%s {code=%s, addr=%p}"; its loader
+# "qemu-x86_64: Could not open '/lib64/ld-linux-x86-64.so.2': No such file or directory"
+QEMU_USER = sig("log.qemu-emulation", "qemu-user", "import",
+    "the process ran under QEMU's user-mode emulation (an amd64 container on an ARM host)",
+    r"\bqemu(?:-(?P<target>[a-z0-9_]+?)(?:-static)?)?: (?:uncaught target signal (?P<signal>\d+) "
+    r"\((?P<signal_name>[^)\n]{0,40})\)|QEMU internal SIG(?P<host_signal>[A-Z]+)|"
+    r"Could not open '(?P<loader>[^'\n]{1,300})')",
+    "qemu: uncaught target signal 6 (Aborted) - core dumped",
+    "https://github.com/tensorflow/tensorflow/issues/52972", needle="qemu", key=(),
+    head=r"\bqemu(?:-(?P<target>[a-z0-9_]+?)(?:-static)?)?: (?:uncaught target signal|QEMU internal SIG|"
+         r"Could not open)")
+"""QEMU's own lines: the process they name was a Linux one it emulated (triage reads a container
+from them, tfdoctor.triage.read_tflog)."""
+
 SIGNATURES: tuple[Signature, ...] = (
     # zsh (Src/jobs.c printjob) names the job after the signal's text: "zsh: illegal hardware
     # instruction  arch -x86_64 python3", so the command that died (and how it was started) is read
@@ -879,19 +895,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "~\\anaconda3\\lib\\site-packages\\tensorflow\\python\\keras\\__init__.py in <module>",
         "https://github.com/nicknochnack/ActionDetectionforSignLanguage/issues/12",
         needle="AlreadyExistsError", key=()),
-    # QEMU's user-mode emulator (Docker's amd64 images on an ARM host): linux-user/signal.c prints
-    # "qemu: uncaught target signal %d (%s) - core dumped" and, through error_report with its
-    # program name, "qemu-x86_64: QEMU internal SIG%s {code=%s, addr=%p}"; its loader
-    # "qemu-x86_64: Could not open '/lib64/ld-linux-x86-64.so.2': No such file or directory"
-    sig("log.qemu-emulation", "qemu-user", "import",
-        "the process ran under QEMU's user-mode emulation (an amd64 container on an ARM host)",
-        r"\bqemu(?:-(?P<target>[a-z0-9_]+?)(?:-static)?)?: (?:uncaught target signal (?P<signal>\d+) "
-        r"\((?P<signal_name>[^)\n]{0,40})\)|QEMU internal SIG(?P<host_signal>[A-Z]+)|"
-        r"Could not open '(?P<loader>[^'\n]{1,300})')",
-        "qemu: uncaught target signal 6 (Aborted) - core dumped",
-        "https://github.com/tensorflow/tensorflow/issues/52972", needle="qemu", key=(),
-        head=r"\bqemu(?:-(?P<target>[a-z0-9_]+?)(?:-static)?)?: (?:uncaught target signal|QEMU internal SIG|"
-             r"Could not open)"),
+    QEMU_USER,
     # TensorFlow's monitoring sampler (tensorflow/core/lib/monitoring/sampler.cc, ExplicitBuckets:
     # CHECK_GT(bucket_limits_[i], bucket_limits_[i - 1])) checks buckets TensorFlow computes itself at
     # import; they come out unordered ("0 vs. 10", "-inf vs. -inf") only where an emulator gets the

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tfdoctor.triage.evidence import CONDA_PACKAGE, ENVIRONMENT, PACKAGE, Contradiction, Fact
+from tfdoctor.triage.evidence import CONDA_PACKAGE, ENVIRONMENT, PACKAGE, QEMU_CONTAINER, Contradiction, Fact
 from tfdoctor.triage.vocabulary import compatible
 
 SEVERAL_ALLOWED = frozenset({"env_manager", "python_path", "python_prefix", "conda_prefix",
@@ -48,7 +48,9 @@ def _agree(name: str) -> Callable[[str, str], bool]:
         return lambda a, b: not a or not b or compatible(a, b)
     if name.startswith(CONDA_PACKAGE):
         return lambda a, b: compatible(a.split(" ", 1)[0], b.split(" ", 1)[0])
-    if name in ("chip", "container"):
+    if name == "container":
+        return lambda a, b: QEMU_CONTAINER in (a, b) or _words_prefix(a, b)
+    if name == "chip":
         return _words_prefix
     if name == "python_binary_archs":
         return lambda a, b: set(a.split()) == set(b.split())

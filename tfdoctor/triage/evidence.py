@@ -51,10 +51,13 @@ FACT_NAMES = (
     "conda_prefix",            # the active conda environment's directory
     "conda_root",              # the conda installation (base environment)
     "tensorflow_version",      # TensorFlow's version where no distribution was named
-    "container",               # "docker", "docker amd64", "docker arm64"
+    "container",               # "docker", "docker amd64", "docker arm64", "qemu-user" (QEMU named itself)
 )
 """Every fact name but the package ones (PACKAGE and CONDA_PACKAGE prefixes)."""
 
+QEMU_CONTAINER = "qemu-user"
+"""The container a process QEMU's user-mode emulator ran was in (QEMU named itself, not the
+container): a Linux one on some host, which agrees with any container the report names."""
 TEMPLATE = "issue template"
 """Source of a fact typed into an issue template's field."""
 QUOTED = " (quoted)"

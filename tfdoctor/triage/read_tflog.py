@@ -6,8 +6,11 @@ an Intel Mac: what the machine printed, it outranks a chip a sentence names, as 
 describes an Apple-silicon Mac and an Intel one); TensorFlow's x86 builds name x86 instructions ("To enable the following
 instructions: AVX2 FMA", "compiled to use AVX instructions, but these aren't available"), which
 only an x86_64 process prints; dyld refuses a library "(mach-o file, but is an incompatible
-architecture (have 'x86_64', need 'arm64'))", where "need" is the process's own architecture.
-The patterns are tfdoctor.logtext.stderr's, each with the real line and its source.
+architecture (have 'x86_64', need 'arm64'))", where "need" is the process's own architecture;
+QEMU's user-mode emulator names itself ("qemu: uncaught target signal 6 (Aborted)"), and it runs
+Linux programs only: the process it ran was in a container (or a Linux VM), whatever Mac hosts it.
+The patterns are tfdoctor.logtext's (stderr's table, importing.QEMU_USER), each with the real line
+and its source.
 """
 
 from __future__ import annotations
@@ -15,14 +18,15 @@ from __future__ import annotations
 import re
 
 from tfdoctor.facts.archnames import normalise
-from tfdoctor.logtext import stderr
-from tfdoctor.triage.evidence import Found
+from tfdoctor.logtext import importing, stderr
+from tfdoctor.triage.evidence import QEMU_CONTAINER, Found
 from tfdoctor.triage.layout import Document, Line
 from tfdoctor.triage.vocabulary import chip_name
 
 METAL_LOG = "tensorflow-metal log"
 TF_LOG = "tensorflow log"
 DYLD = "dyld error"
+QEMU = "qemu"
 _NEED = re.compile(r"incompatible architecture \(have \(?'?(?P<have>\w{1,12})'?\)?, need \(?'?(?P<need>\w{1,12})'?\)?\)")
 _X86_INSTRUCTIONS = (stderr.CPU_INSTRUCTIONS_UNUSED.regex, stderr.CPU_INSTRUCTIONS_UNUSED_OLD.regex,
                      stderr.CPU_INSTRUCTIONS_OPTIMIZED.regex, stderr.CPU_INSTRUCTIONS_MISSING.regex)
@@ -43,6 +47,8 @@ def read(doc: Document, found: Found) -> None:
                     found.add(line, "python_arch", need, "read", DYLD)
         if "instructions" in text and any(p.search(text) for p in _X86_INSTRUCTIONS):
             found.add(line, "python_arch", "x86_64", "inferred", TF_LOG)
+        if "qemu" in text and importing.QEMU_USER.regex.search(text):
+            found.add(line, "container", QEMU_CONTAINER, "read", QEMU)
 
 
 def _metal_device(line: Line, text: str, found: Found) -> None:
