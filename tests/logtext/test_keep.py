@@ -18,6 +18,10 @@ WHO = Identity(home="/Users/ada", user="ada", host="mac")
     "Process finished with exit code 134 (interrupted by signal 6: SIGABRT)\n",
     "The kernel appears to have died. It will restart automatically.\n",
     "Like #50 I also get an error due to an exception `NSInvalidArgumentException`.\n",
+    "W tensorflow/core/framework/op_kernel.cc:1775] OP_REQUIRES failed at mlc_loss_ops.cc:106 : Internal: "
+    "Cannot execute MLCTrainingGraph forward\n",
+    "OP_REQUIRES failed at conv_ops.cc:1106 : NOT_FOUND: No algorithm worked!\n",
+    "-" * 75 + "\nInternalError\n[...]\n",
 ])
 def test_a_text_that_shows_something_failing_says_so(text):
     assert keep.from_bytes(text.encode(), "posted.md", identity=WHO).shows_failure
@@ -28,6 +32,10 @@ def test_a_text_that_shows_something_failing_says_so(text):
     "tensorflow-macos 2.9.0\ntensorflow-metal 0.5.0\nProcess finished with exit code 0\n",
     "How do I choose between errors and exceptions in my model code?\n",
     "NSExceptionHandler and NSExceptional are other names.\n",
+    "W tensorflow/core/framework/op_kernel.cc:1745] OP_REQUIRES failed at iterator_ops.cc:1208 : "
+    "OUT_OF_RANGE: End of sequence\n",
+    "OP_REQUIRES failed at iterator_ops.cc:941 : Out of range: End of sequence\n",
+    "-" * 75 + "\nEpoch 1/10\n",
 ])
 def test_a_setup_a_question_or_a_benchmark_shows_no_failure(text):
     assert not keep.from_bytes(text.encode(), "posted.md", identity=WHO).shows_failure

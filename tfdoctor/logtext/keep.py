@@ -62,11 +62,16 @@ FAILURE_WORDS = re.compile(
     r"Traceback \(most recent call last\)|^[ \t]{0,40}[\w.]{0,200}(?:Error|Exception):|[Ss]egmentation fault|[Bb]us error|"
     r"Abort trap|Illegal instruction|illegal hardware instruction|terminating (?:with|due to) uncaught exception|"
     r"Fatal Python error|exit code -?[1-9]|[Kk]ernel (?:died|appears to have died|crashed)|"
-    r"\bNS[A-Z][A-Za-z]{0,60}Exception\b", re.MULTILINE)
+    r"\bNS[A-Z][A-Za-z]{0,60}Exception\b|"
+    r"OP_REQUIRES failed at [^\s:]{1,200}:\d{1,6} : (?!Out of range|OUT_OF_RANGE)|^-{75}\n\w{0,60}(?:Error|Exception)\b",
+    re.MULTILINE)
 """What says a text shows something failing: Python's traceback and exception lines, crash signals
-as shells and IDEs print them, aborts, and Objective-C's exceptions named anywhere (NSException,
-NSInvalidArgumentException: raised, never logged in passing; a report often names only the type)
-(one search per block, as TENSORFLOW_WORDS)."""
+as shells and IDEs print them, aborts, Objective-C's exceptions named anywhere (NSException,
+NSInvalidArgumentException: raised, never logged in passing; a report often names only the type),
+an op that failed (op_kernel.cc's "OP_REQUIRES failed at %s:%d : %s"; not "Out of range: End of
+sequence", which ends every pass over a dataset) and IPython's traceback header (a rule of 75
+dashes, then the exception's name) cut before its "Traceback" (one search per block, as
+TENSORFLOW_WORDS)."""
 TEXT_WORDS = {"names_tensorflow": TENSORFLOW_WORDS, "shows_failure": FAILURE_WORDS,
               "names_nvidia_gpu": NVIDIA_WORDS, "wants_gpu": GPU_WANTED_WORDS}
 """LogTextFacts' flags about the whole text as read, each from its words: searched block by block
