@@ -167,13 +167,14 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/tensorflow/tensorflow/issues/31701", needle="TensorFlow requires that this DLL",
         derive=library_fields, outputs=_OUTPUTS, key=("library",),
         head=rf"Could not find '(?P<library>{_WINDOWS})'\. TensorFlow requires that this DLL"),
-    # TensorFlow 1.0-1.1's macOS GPU builds link the CUDA toolkit's dylibs (dyld's template)
+    # TensorFlow 1.0-1.1's macOS GPU builds link the CUDA toolkit's dylibs (dyld's template "Library
+    # not loaded: %s"; its words from "not loaded" on name the library whatever came before them)
     sig("log.gpu-libraries", "cuda-library-not-loaded", "import",
         "import tensorflow failed: the macOS GPU build links a CUDA library that is not installed",
-        rf"Library not loaded: '?(?:@rpath/|/usr/local/cuda/lib/)?(?P<library>{_MACOS})",
+        rf"not loaded: '?(?:@rpath/|/usr/local/cuda/lib/)?(?P<library>{_MACOS})",
         "ImportError: dlopen(/Library/Frameworks/Python.framework/Versions/3.5/lib/python3.5/site-packages/"
         "tensorflow/python/_pywrap_tensorflow.so, 10): Library not loaded: @rpath/libcudart.8.0.dylib",
-        "https://github.com/tensorflow/tensorflow/issues/6370", needle="Library not loaded",
+        "https://github.com/tensorflow/tensorflow/issues/6370", needle="not loaded",
         derive=library_fields, outputs=_OUTPUTS, key=("library",)),
     # gpu_device.cc, once a GPU was found: "Cannot dlopen some GPU libraries. Please make sure the
     # missing libraries mentioned above are installed properly if you would like to use GPU ...
