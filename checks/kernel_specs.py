@@ -9,6 +9,7 @@ from __future__ import annotations
 from tfdoctor import codes
 from tfdoctor.advice.fix_answers import ABOUT_OTHER_INTERPRETERS
 from tfdoctor.advice.kernels import (
+    IPYKERNEL_DOCS,
     can_register,
     environment_name,
     register_commands,
@@ -21,7 +22,6 @@ from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Remediation, Severity, rule
 
 KERNELSPEC_DOCS = "https://jupyter-client.readthedocs.io/en/stable/kernels.html#kernel-specs"
-IPYKERNEL_DOCS = "https://ipython.readthedocs.io/en/stable/install/kernel_install.html"
 
 
 def _evidence(k: KernelFacts) -> dict:

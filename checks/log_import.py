@@ -19,6 +19,7 @@ from tfdoctor.advice.fork_exit import fork_in_play
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, HARDWARE_REQUIREMENTS, WINDOWS_LAST_GPU_BUILD,
                                      install_commands, listing_read, matching_metal, pair_fix,
                                      recommended_requirements)
+from tfdoctor.advice.kernels import IPYKERNEL_DOCS, environment_name, register_commands
 from tfdoctor.derived import Derived
 from tfdoctor.derived.text_speed import text_speed
 from tfdoctor.advice.log_evidence import evidence, gpu_wanted, matches_of
@@ -42,7 +43,10 @@ PLUGGABLE_DEVICE = "https://github.com/tensorflow/community/blob/master/rfcs/202
       "library but it was not found in your environment' is its own check: TensorFlow 2.0+ under a "
       "distribution name it knows (tensorflow-macos from 4.7; Apple's 2020-21 fork calls itself "
       "tensorflow-macos 0.1a). R's reticulate says 'Python module tensorflow was not found' of the "
-      "Python R is bound to.",
+      "Python R is bound to. In a Jupyter notebook (Jupyter named, IPython's traceback markers) whose "
+      "report lists TensorFlow or says it imports elsewhere ('I can import tensorflow', 'it works in "
+      "the terminal'), the other interpreter is the notebook's kernel: register the environment that "
+      "has TensorFlow as a kernel and choose it.",
       "Install TensorFlow with the interpreter that runs the code (`python -m pip install ...`).",
       fix_answer=ABOUT_THE_LOG)
 def no_tensorflow_module(s: Snapshot, d: Derived):
@@ -55,6 +59,8 @@ def no_tensorflow_module(s: Snapshot, d: Derived):
                     "the Python that has it")
             return no_tensorflow_module.finding(evidence(s, match), Remediation(text, (
                 "Rscript -e 'reticulate::py_config()'", "Rscript -e 'tensorflow::install_tensorflow()'")), title=text)
+        if s.log.runs_in_notebook and (s.log.imports_elsewhere or (d.tf_main is not None and s.unknown)):
+            return _kernel_of_another_interpreter(s, d, match)
         if d.tf_main is not None and s.unknown:  # a report's snapshot: both facts are the report's own
             text = (f"the report shows {d.tf_main.name} {d.tf_main.version} installed, and the interpreter that "
                     "ran the code has no tensorflow: two interpreters (the one pip installed into, and a "
@@ -77,6 +83,24 @@ def no_tensorflow_module(s: Snapshot, d: Derived):
             evidence(s, match), Remediation("Install TensorFlow into the interpreter that runs the code: "
                                             + " + ".join(reqs), tuple(install_commands(s, reqs))))
     return None
+
+
+def _kernel_of_another_interpreter(s: Snapshot, d: Derived, match: Any) -> Finding:
+    """A notebook's "No module named 'tensorflow'" where TensorFlow imports elsewhere: the kernel
+    starts another interpreter than the environment TensorFlow is in (a conda env made without
+    Jupyter, whose `jupyter` is base's; a venv never registered), which kernel.no-tensorflow
+    finds where tfdoctor can read the kernels."""
+    other = (f"the environment the report lists {d.tf_main.name} {d.tf_main.version} in" if d.tf_main is not None
+             else "the one the report says imports TensorFlow")
+    name = environment_name(s)
+    text = f"the notebook's kernel runs another Python than {other}: the kernel's interpreter has no tensorflow"
+    return no_tensorflow_module.finding(
+        evidence(s, match, tensorflow=d.tf_version, notebook=True, imports_elsewhere=s.log.imports_elsewhere),
+        Remediation(text + ". With that environment active, register it as a Jupyter kernel, then choose it in "
+                    "the notebook (Kernel > Change Kernel); `jupyter kernelspec list` shows the kernels and "
+                    "`import sys; print(sys.executable)` in a cell the interpreter a kernel runs",
+                    register_commands(s, name, f"Python ({name})"), IPYKERNEL_DOCS),
+        title=text)
 
 
 RETICULATE_CHECK = "reticulate-module-not-found"

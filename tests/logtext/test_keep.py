@@ -39,3 +39,29 @@ def test_a_text_that_shows_something_failing_says_so(text):
 ])
 def test_a_setup_a_question_or_a_benchmark_shows_no_failure(text):
     assert not keep.from_bytes(text.encode(), "posted.md", identity=WHO).shows_failure
+
+
+@pytest.mark.parametrize(("text", "notebook"), [
+    ("<ipython-input-1-64156d691fe5> in <module>\n----> 1 import tensorflow as tf\n", True),
+    ("Cell In[3], line 1\n----> 1 import tensorflow as tf\n", True),
+    ("In [1]: import tensorflow as tf\n", True),
+    ("It fails in JupyterLab.\n", True),
+    ("python -m ipykernel install --user --name tf\n", True),
+    ('File "train.py", line 1, in <module>\n', False),
+    ("My notebook is a ThinkPad.\n", False),
+])
+def test_a_text_from_a_jupyter_notebook_says_so(text, notebook):
+    assert keep.from_bytes(text.encode(), "posted.md", identity=WHO).runs_in_notebook is notebook
+
+
+@pytest.mark.parametrize(("text", "elsewhere"), [
+    ("In a python prompt I can `import tensorflow`, not in the notebook.\n", True),
+    ("We could import tf from the shell.\n", True),
+    ("import tensorflow as tf works fine from python.\n", True),
+    ("It works fine in the terminal.\n", True),
+    ("I can't import tensorflow anywhere.\n", False),
+    ("I cannot import tensorflow.\n", False),
+    ("Can I import tensorflow in a notebook?\n", False),
+])
+def test_a_writer_who_says_tensorflow_imports_somewhere_says_so(text, elsewhere):
+    assert keep.from_bytes(text.encode(), "posted.md", identity=WHO).imports_elsewhere is elsewhere

@@ -4,6 +4,8 @@ TensorFlow/tensorflow-metal pair, the plugins installed, the system."""
 
 from __future__ import annotations
 
+import pytest
+
 from log_cases import ARM, LOGS, WHO, LogRules, commands, one
 from snapshots import _pkg, apple_silicon, linux_cpu, snap
 
@@ -149,6 +151,46 @@ def test_a_report_that_lists_tensorflow_and_shows_no_module_named_tensorflow_has
         f = diagnose(s).diagnosis()
         assert f.code == "log.no-tensorflow-module" and f.severity is Severity.ERROR, name
         assert f"the report shows {name} 2.4.1 installed" in f.title and "two interpreters" in f.title
+
+
+NOTEBOOK_NO_MODULE = (  # IPython 8's ultratb template for an exception in a cell
+    "---------------------------------------------------------------------------\n"
+    "ModuleNotFoundError                       Traceback (most recent call last)\n"
+    "Cell In[1], line 1\n"
+    "----> 1 import tensorflow as tf\n\n"
+    "ModuleNotFoundError: No module named 'tensorflow'\n")
+SCRIPT_NO_MODULE = ("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n"
+                    "ModuleNotFoundError: No module named 'tensorflow'\n")
+
+
+@pytest.mark.parametrize(("words", "packages", "kernel"), [
+    ("In a python prompt I can `import tensorflow`, but in a Jupyter notebook:\n", None, True),
+    ("import tensorflow works in the terminal. Jupyter says:\n", None, True),
+    ("My Jupyter notebook:\n", [{"name": "tensorflow", "version": "2.15.0"}], True),
+    ("My Jupyter notebook:\n", None, False),
+    ("I can't import tensorflow in the terminal either, nor in Jupyter:\n", None, False),
+    ("In a python prompt I can `import tensorflow`, and the script says:\n", None, False),
+])
+def test_a_notebooks_no_module_named_tensorflow_where_it_imports_elsewhere_is_the_kernels(
+        tmp_path, words, packages, kernel):
+    """A notebook's "No module named 'tensorflow'" (IPython's traceback, Jupyter named) where the
+    report lists TensorFlow or its writer says it imports elsewhere: the kernel starts another
+    interpreter, and the fix registers the environment that has TensorFlow as a kernel. Without
+    either, or outside a notebook, it stays the interpreter without TensorFlow."""
+    from tfdoctor.engine.diagnose import diagnose
+
+    data = linux_cpu(packages=packages or [], python={"site_packages": []})
+    s = snap(data)
+    s.unknown = ["packages", "plugins", "environment"]
+    error = NOTEBOOK_NO_MODULE if "Jupyter" in words else SCRIPT_NO_MODULE
+    (tmp_path / "posted.md").write_text(words + error, encoding="utf-8")
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    f = diagnose(s).diagnosis()
+    assert f.code == "log.no-tensorflow-module" and f.severity is Severity.ERROR
+    assert ("the notebook's kernel runs another Python" in f.title) is kernel
+    assert ("-m ipykernel install --user --name" in commands(f)) is kernel
+    if kernel and packages:
+        assert "lists tensorflow 2.15.0" in f.title
 
 
 def test_a_notebook_kernel_that_died_is_a_question_for_the_kernels_python():

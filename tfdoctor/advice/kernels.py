@@ -15,6 +15,8 @@ from tfdoctor.facts.notebooks import KernelFacts
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.model import Command
 
+IPYKERNEL_DOCS = "https://ipython.readthedocs.io/en/stable/install/kernel_install.html"
+"""ipykernel's guide to registering an environment as a kernel."""
 _NOT_IN_NAME = re.compile(r"[^a-z0-9._-]+")
 """Characters a kernel name may not have (jupyter_client: ASCII letters, digits, - . _)."""
 

@@ -175,6 +175,13 @@ class LogTextFacts(LogRead):
     """Whether the text, in its writer's words, says the machine has a GPU they want used ("I have
     a GPU", "my GPU", "the GPU is not detected", "to use the GPU"; tfdoctor.logtext.keep.GPU_WANTED_WORDS).
     A report about a CUDA library TensorFlow could not open then asks why that GPU is lost."""
+    runs_in_notebook: bool = False
+    """Whether the text comes from a Jupyter notebook: Jupyter named, a notebook file, IPython's
+    traceback markers or prompts (tfdoctor.logtext.keep.NOTEBOOK_WORDS)."""
+    imports_elsewhere: bool = False
+    """Whether the text, in its writer's words, says TensorFlow imports somewhere ("I can import
+    tensorflow", "it works in the terminal"; tfdoctor.logtext.keep.IMPORTS_ELSEWHERE_WORDS): beside
+    "No module named 'tensorflow'", the interpreter that failed is another one."""
     timings: list[TextTiming] = field(default_factory=list)
     """The durations the text gives for runs on the GPU and on the CPU (tfdoctor.logtext.speeds):
     the first few per device and unit."""

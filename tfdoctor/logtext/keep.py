@@ -72,8 +72,25 @@ an op that failed (op_kernel.cc's "OP_REQUIRES failed at %s:%d : %s"; not "Out o
 sequence", which ends every pass over a dataset) and IPython's traceback header (a rule of 75
 dashes, then the exception's name) cut before its "Traceback" (one search per block, as
 TENSORFLOW_WORDS)."""
+NOTEBOOK_WORDS = re.compile(
+    r"\bjupyter|\bipykernel\b|\.ipynb\b|<ipython-input-\d|\bCell[ \t]In[ \t]?\[\d{1,6}\]|^In[ \t]\[\d{1,6}\]:",
+    re.IGNORECASE | re.MULTILINE)
+"""Words that say the text comes from a Jupyter notebook: Jupyter or its kernel package named, a
+notebook file, IPython's own traceback markers ("<ipython-input-3-...>", "Cell In[3], line 1")
+and prompts ("In [1]:") (one search per block, as TENSORFLOW_WORDS)."""
+IMPORTS_ELSEWHERE_WORDS = re.compile(
+    r"\b(?:i|we)[ \t](?:can|could)[ \t](?:successfully[ \t])?[`'\"]?import[ \t]{1,3}[`'\"]?(?:tensorflow|tf)\b"
+    r"|\bimport(?:ing)?[ \t]{1,3}[`'\"]?tensorflow(?:[ \t]as[ \t]tf)?[`'\"]?[ \t](?:works|worked|succeeds|is[ \t]fine)\b"
+    r"|\bworks?[ \t](?:fine[ \t]|perfectly[ \t]|well[ \t])?(?:in|from|on)[ \t](?:the[ \t]|my[ \t]|a[ \t])?"
+    r"(?:terminal|shell|console|command[ \t-]line|python[ \t](?:prompt|shell|interpreter|console|repl))\b",
+    re.IGNORECASE)
+"""A writer's words that say TensorFlow imports somewhere ("I can import tensorflow", "import
+tensorflow works", "it works in the terminal"): beside a notebook's "No module named
+'tensorflow'", two interpreters, and the notebook's kernel is the other one; not "I can't
+import tensorflow" (one search per block, as TENSORFLOW_WORDS)."""
 TEXT_WORDS = {"names_tensorflow": TENSORFLOW_WORDS, "shows_failure": FAILURE_WORDS,
-              "names_nvidia_gpu": NVIDIA_WORDS, "wants_gpu": GPU_WANTED_WORDS}
+              "names_nvidia_gpu": NVIDIA_WORDS, "wants_gpu": GPU_WANTED_WORDS,
+              "runs_in_notebook": NOTEBOOK_WORDS, "imports_elsewhere": IMPORTS_ELSEWHERE_WORDS}
 """LogTextFacts' flags about the whole text as read, each from its words: searched block by block
 until found, so each costs at most one pass over the text."""
 
