@@ -17,7 +17,7 @@ from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NOTHING_WRONG
 from tfdoctor.advice.fork_exit import plugin_era_way
-from tfdoctor.advice.keras_expected import KERAS_GUIDE, keras3_before_2_16, keras_expected
+from tfdoctor.advice.keras_expected import KERAS_GUIDE, keras2_asked_in_text, keras3_before_2_16, keras_expected
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.advice.printed_floors import PrintedFloor, printed_floors
 from tfdoctor.advice.tensorflow_pins import pip_conflicts, tensorflow_pins
@@ -248,15 +248,19 @@ def pin_violation(s: Snapshot, d: Derived):
       "TensorFlow code needs Keras 2 (tf-keras required, or tensorflow-probability: Keras 2 only) is a warning. "
       "A report does not show the environment: there the variable is unknown, not unset. Before 2.16 "
       "tf.keras is the keras package itself, pinned to TensorFlow's own minor (2.6-2.15): a Keras 3 there "
-      "(`pip install --upgrade keras`) is an error, named here rather than as a pin violation.",
+      "(`pip install --upgrade keras`) is an error, named here rather than as a pin violation. Where the "
+      "tables cannot judge (a report that does not state TensorFlow), a program's own check in the "
+      "text says it: transformers' 'Your currently installed version of Keras is Keras 3', a "
+      "package's 'this requires tf-keras package', 'No module named tf_keras' (an error, explaining "
+      "log.keras3-api; not where the Keras listed is 2 or tf-keras is listed).",
       "Install tf-keras of TensorFlow's minor (tf-keras~=2.19.0 for 2.19) and export "
       "TF_USE_LEGACY_KERAS=1, or drop both and use Keras 3; before 2.16, the keras of TensorFlow's "
       "minor (keras~=2.15.0 for 2.15).",
       KERAS_GUIDE, explains=(codes.LOG_KERAS3_API,), fix_answer=GOAL_INSTALLED)
 def keras3(s: Snapshot, d: Derived):
-    if not _judged(d):
-        return None
-    verdict = keras_expected(s, d.matrix, d.tensorflow)[0]
+    verdict = keras_expected(s, d.matrix, d.tensorflow)[0] if _judged(d) else None
+    if verdict is None:
+        verdict = keras2_asked_in_text(s, d)
     if verdict is None:
         return None
     return keras3.finding(verdict.evidence, verdict.fix, title=verdict.title, detail=verdict.detail,

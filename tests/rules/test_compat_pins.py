@@ -293,6 +293,53 @@ def test_a_package_that_requires_tf_keras_expects_keras_2():
     assert f.evidence["expects_keras2"] == [{"package": "tensorflow-hub 0.16.1", "requires": "tf-keras>=2.14.1"}]
 
 
+@pytest.mark.parametrize("name", ["keras3_transformers_tf_keras.txt", "keras3_requires_tf_keras.txt"])
+def test_a_programs_own_keras_check_in_a_report_is_the_environments_keras(name):
+    """transformers' "Your currently installed version of Keras is Keras 3, but this is not yet
+    supported" and deepface's "You have tensorflow 2.20.0 and this requires tf-keras package" are a
+    program reading the environment: Keras 3 where it needs Keras 2, which compat.keras3 names
+    (explaining log.keras3-api) though the report states no TensorFlow; the fix pins tf-keras to
+    TensorFlow's minor where it is known (an unpinned one replaces TensorFlow). Where the report
+    lists a Keras 2 or a tf-keras, the text came from another environment: not this finding."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    def report(packages: list[dict[str, Any]]):
+        s = snap(linux_cpu(packages=packages, python={"site_packages": []}))
+        s.unknown = ["packages", "plugins", "environment"]
+        s.log = keep.read(LOGS / name, identity=WHO)
+        return diagnose(s)
+
+    unstated = report([])
+    f = unstated.diagnosis()
+    assert f.code == "compat.keras3" and f.severity is Severity.ERROR
+    assert "need Keras 2 (tf-keras), but this environment has Keras 3 and no tf-keras" in f.title
+    assert "log.keras3-api" in {c.code for c in unstated.consequences(f)}
+    assert "pip show tensorflow" in f.remediation.commands[0]
+    stated = report([{"name": "tensorflow", "version": "2.17.1"}]).diagnosis()
+    assert stated.code == "compat.keras3" and stated.remediation.commands[0].endswith("'tf-keras~=2.17.0'")
+    for other in ({"name": "keras", "version": "2.15.0"}, {"name": "tf-keras", "version": "2.17.0"}):
+        assert "compat.keras3" not in {x.code for x in report([other]).findings}, other
+
+
+def test_keras_2_code_under_keras_3_stays_the_codes_own():
+    """A removed Keras 2 API in the user's code (fit_generator) is the code's failure, not the
+    environment's Keras: compat.keras3 does not take it from the text."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    s = snap(linux_cpu(packages=[], python={"site_packages": []}))
+    s.unknown = ["packages", "plugins", "environment"]
+    s.log = keep.read(LOGS / "keras3_fit_generator.txt", identity=WHO)
+    r = diagnose(s)
+    assert r.diagnosis().code == "log.keras3-api"
+    assert "compat.keras3" not in {f.code for f in r.findings}
+
+
 def test_tensorflow_probability_expects_keras_2_whatever_its_metadata_says():
     """TFP supports Keras 2 only (tensorflow/probability#2006): 0.24.0 reaches it through tf-keras
     (its [tf] extra, so its METADATA requires nothing unconditionally), 0.23 and older fail at import

@@ -13,9 +13,12 @@ from packaging.utils import canonicalize_name
 
 from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, pip
+from tfdoctor.advice.log_evidence import evidence, matches_of
+from tfdoctor.derived import Derived, installed_keras
 from tfdoctor.derived.markers import applicable, marker_env, satisfies
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
 from tfdoctor.facts.versions import at_least, parse_version, release_minor
+from tfdoctor.knowledge import keras_releases
 from tfdoctor.knowledge.keras_releases import KERAS2_USERS, keras2_users
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.model import Remediation, Severity
@@ -23,6 +26,12 @@ from tfdoctor.model import Remediation, Severity
 KERAS_GUIDE = "https://keras.io/getting_started/"
 LEGACY_TRUE = ("true", "True", "1")
 """The TF_USE_LEGACY_KERAS values TensorFlow honours (tensorflow/python/util/lazy_loader.py)."""
+KERAS2_ASKED = {"keras3-transformers": "transformers' TensorFlow models",
+                "keras3-requires-tf-keras": "a package's Keras 2 models", "keras3-no-tf-keras": ""}
+"""log.keras3-api's variants where a program checked the environment and found no Keras 2 it needs
+(transformers' "Your currently installed version of Keras is Keras 3", deepface's "this requires
+tf-keras package", "No module named 'tf_keras'", TensorFlow's TF_USE_LEGACY_KERAS warning), by
+what asked for it: the environment's Keras, not the code's calls, is what is wrong."""
 LAZY_LOADER_SOURCE = ("tensorflow/python/util/lazy_loader.py of tensorflow 2.19.1 (KerasLazyLoader."
                       "_initialize), read from the installed wheel")
 
@@ -182,3 +191,35 @@ def keras_expected(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tup
                         "unset it for Keras 3", (pip(s, "install", want), export), KERAS_GUIDE),
         ), ""
     return None, f"tf.keras is Keras {keras.version}" if keras else ""
+
+
+def keras2_asked_in_text(s: Snapshot, d: Derived) -> KerasVerdict | None:
+    """compat.keras3 from the text where the tables cannot judge: a program's own check found Keras
+    3 where it needs Keras 2 (KERAS2_ASKED). Not where this environment's Keras is 2, or has
+    tf-keras: then the text came from another environment (log.keras3-api says so)."""
+    asked = [m for m in matches_of(s, codes.LOG_KERAS3_API) if m.variant in KERAS2_ASKED]
+    keras, major = installed_keras(s)
+    if not asked or major == 2 or s.package("tf-keras") is not None:
+        return None
+    match = next((m for m in asked if KERAS2_ASKED[m.variant]), asked[0])
+    who = KERAS2_ASKED[match.variant]
+    has = f"Keras {keras or '3'} and no tf-keras" if who or major == 3 else "no tf-keras"
+    title = (f"{who} need Keras 2 (tf-keras)" if who else "Keras 2 (tf-keras) is asked for") + (
+        f", but this environment has {has}: the text's own check says so")
+    pin = (keras_releases.tf_keras_requirement(d.matrix, d.tf_version, s.python.minor if s.python else None)
+           if d.matrix and d.tf_version else None)
+    facts: dict[str, Any] = {"keras": keras, "tensorflow": d.tf_version}
+    if pin is not None:
+        facts.update(tf_keras_requirement=pin.requirement, tf_keras_source=pin.source)
+        fix = Remediation(f"Install {pin.requirement}, the tf-keras of TensorFlow {d.tf_version} (pinned: an "
+                          f"unpinned tf-keras {'would replace TensorFlow' if pin.unpinned_moves_tensorflow else 'may drift'})",
+                          (pip(s, "install", pin.requirement),), KERAS_GUIDE)
+    elif d.tf_version:
+        fix = Remediation(f"No tf-keras release matches TensorFlow {d.tf_version}: move to a TensorFlow that has "
+                          "one (2.16 or later) and install its tf-keras", (), KERAS_GUIDE)
+    else:
+        fix = Remediation("Install the tf-keras of the installed TensorFlow's minor (tf-keras~=2.X.0 for "
+                          "TensorFlow 2.X; the report does not state it, `pip show tensorflow` tells): an "
+                          "unpinned tf-keras installs the newest TensorFlow with it",
+                          (pip(s, "show", "tensorflow"),), KERAS_GUIDE)
+    return KerasVerdict(Severity.ERROR, title, evidence(s, match, **facts), fix, explains=(codes.LOG_KERAS3_API,))
