@@ -69,9 +69,14 @@ SAID = {
                           "TensorFlow cannot find cudart64_110.dll although CUDA is installed",
                           "tensorflow fails to open `libcudnn.so.8`",
                           "with tensorflow-gpu, libcublas.so.10.0 is missing",
-                          "tensorflow gives the error: 'Cannot open dynamic library **libcublas.so.10**'"],
+                          "tensorflow gives the error: 'Cannot open dynamic library **libcublas.so.10**'",
+                          "tensorflow was looking for CUDA 11 libraries, instead of 12",
+                          "TensorFlow cannot find the CUDA 10.1 libraries although CUDA 10.2 is installed",
+                          "tensorflow-gpu tries to load CUDA 9.0 DLLs"],
 }
 NOT_SAID = [
+    "I installed the CUDA 11.2 libraries for tensorflow",
+    "tensorflow 2.11 requires CUDA 11.2 and cuDNN 8.1",
     "I'm not sure which wheel to use for M1 with tensorflow",
     "pyarrow has no arm64 wheels for macOS",  # another project's, no TensorFlow word near
     "tensorflow-metal requires Python 3.9",

@@ -509,3 +509,15 @@ def test_absurd_cudnn_releases_are_not_echoed_in_the_advice(tmp_path):
             "but source was compiled with: 7.6.0.  CuDNN library major and minor version needs to match\n")
     (f,) = _text_findings(tmp_path, text)
     assert f.code == "log.gpu-libraries" and "99999" not in f.title and "log_loaded" not in f.evidence
+
+
+def test_a_writer_who_says_tensorflow_looked_for_another_cuda_release_lost_the_gpu():
+    """"tensorflow was looking for CUDA 11 libraries, instead of 12" (tensorflow/tensorflow#59413,
+    a person's words) is the loader's failure told by release: on a machine that says it has an
+    NVIDIA GPU, the build wants CUDA 11; where none is said, it is no finding, as the loader's line."""
+    words = "tensorflow was looking for CUDA 11 libraries, instead of 12.\n"
+    (f,) = [x for x in _not_opened("| NVIDIA-SMI 525.60.11    Driver Version: 527.37    CUDA Version: 12.0     |\n"
+                                   + words) if x.code == "log.gpu-libraries"]
+    assert f.severity.value == "warning" and f.evidence["said"]
+    assert "this build wants CUDA 11" in f.title
+    assert "log.gpu-libraries" not in {x.code for x in _not_opened(words)}

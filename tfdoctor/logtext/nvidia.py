@@ -291,6 +291,8 @@ NOT_OPENED = "nvidia-library-not-opened"
 NO_CUDA_RUNTIME = "cudart-stub-not-found"
 SAID_NOT_LOADED = SAID + "cuda-library"
 """A report's own words that an NVIDIA library would not load (tfdoctor.logtext.said)."""
-NOT_OPENED_ANYWHERE = (NOT_OPENED, NO_CUDA_RUNTIME, SAID_NOT_LOADED)
+SAID_CUDA_RELEASE = SAID + "cuda-release"
+"""A report's own words that TensorFlow looked for another CUDA release's libraries."""
+NOT_OPENED_ANYWHERE = (NOT_OPENED, NO_CUDA_RUNTIME, SAID_NOT_LOADED, SAID_CUDA_RELEASE)
 """Variants every machine without an NVIDIA stack prints, and a report saying one would not load: a
 finding only where a GPU is wanted."""

@@ -235,6 +235,15 @@ SIGNATURES: tuple[Signature, ...] = (
           'TensorFlow doesn\'t use my GPU because there is a bug while trying to load "libcudart.so.10.1". My '
           "system has libcudart.so.10.2 installed", "https://github.com/tensorflow/tensorflow/issues/39132",
           derive=_library, outputs=("library", "part", "wants")),  # no needle: lib*.so or *64_N.dll
+    # the same failure told by the CUDA release TensorFlow wanted, not a file: "tensorflow was
+    # looking for CUDA 11 libraries, instead of 12", "it cannot find the CUDA 10.1 libraries"
+    _said("cuda-release", "log.gpu-libraries", "import", "TensorFlow looked for the libraries of another CUDA release",
+          r"\b(?:look(?:s|ed|ing)?\sfor|search(?:es|ed|ing)?\sfor|tr(?:y|ies|ied|ying)\sto\s(?:load|open|find)|"
+          r"(?:can't|cannot|can\snot|couldn't|could\snot|unable\sto|fail(?:s|ed)?\sto)\s(?:load|open|find|locate))"
+          r"\s(?:the\s)?CUDA[\s-]?(?P<wants>\d{1,2}(?:\.\d{1,2})?)\s(?:runtime\s)?(?:librar(?:y|ies)|libs?|dlls?)\b",
+          "tensorflow was looking for CUDA 11 libraries, instead of 12.",
+          "https://github.com/tensorflow/tensorflow/issues/59413",
+          derive=adds(part="CUDA"), outputs=("part", "wants"), needle="CUDA"),
     _said("keras3-hub-layer", "log.keras3-api", "training",
           "TF Hub's KerasLayer is refused by a Sequential model, as Keras 3 refuses a Keras 2 layer",
           _in_one_sentence(r"\bKerasLayer\b", r"\bSequential\b", _REFUSED),
