@@ -39,11 +39,12 @@ def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) 
         # unknown: outside a container only Rosetta runs x86 here
         runs = "runs" if d.translated else "ran (on Apple silicon only Rosetta 2 runs x86_64 code)"
         cause = (f"{what}: this Python {runs} as x86_64 under Rosetta 2, which has no AVX; "
-                 "x86_64 TensorFlow needs it (see arch.rosetta for where this Python comes from)")
+                 "x86_64 TensorFlow needs it (`tfdoctor explain arch.rosetta` says where such a Python comes from)")
         reqs = recommended_requirements(s).requirements
+        executable = s.python.executable if s.python else ""
+        looks = ["arch", "file " + shlex.quote(executable) if executable else machine_check(python_cmd(s))]
         return cause, Remediation(cause + ". Use an arm64 Python and install the arm64 wheels",
-                                  tuple(["arch", "file " + shlex.quote(s.python.executable if s.python else "python3")]
-                                        + install_commands(s, reqs)), ARM64_PYTHON)
+                                  tuple(looks + install_commands(s, reqs)), ARM64_PYTHON)
     no_avx = s.host.system == "Linux" and bool(s.host.cpu_flags) and "avx" not in s.host.cpu_flags
     if emulator or (s.host.container and (s.host.cpu_implementer or no_avx)):
         cause = (f"{what}: an amd64 container or emulator (QEMU) runs x86_64 code without AVX "

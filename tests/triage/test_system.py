@@ -175,3 +175,23 @@ def test_an_x86_cpus_flags_say_it_is_no_apple_silicon(listing, x86):
     got = _facts(listing + "\n")
     assert (("hw_arm64", "false", "read", "cpuinfo") in got) is x86
     assert not [f for f in got if f[0] == "hw_arm64" and f[1] == "true"]
+
+
+def test_tensorflows_own_cpu_message_is_the_logs_evidence_not_a_fact_of_the_python():
+    """On an M1, TensorFlow's AVX guard ("compiled to use AVX instructions, but these aren't
+    available", cpu_feature_guard.cc) shows an x86_64 process; it is the message log.avx-missing
+    reads, and that finding tells the Rosetta story and its arm64 fix. The snapshot does not also
+    take the message as what the Python runs as (no arch.rosetta concluded from the same line);
+    what the report shows of the Python itself (platform.machine() printed) does settle it."""
+    from tfdoctor.triage.outcome import triage_text
+
+    guard = "The TensorFlow library was compiled to use AVX instructions, but these aren't available on your machine.\n"
+    only = triage_text("report.md", ("I am on a mac m1 using a python3.10 venv.\n\n```\n" + guard + "```\n").encode())
+    assert "python-arch" in only.report.snapshot.unknown
+    diagnosis = only.report.diagnosis()
+    assert diagnosis.code == "log.avx-missing" and "Rosetta 2" in diagnosis.title
+    assert "file ''" not in diagnosis.remediation.commands
+    assert "arch.rosetta" not in {f.code for f in only.report.problems()}
+    printed = triage_text("report.md", ("I am on a mac m1.\n\n```\n>>> platform.machine()\n'x86_64'\n" + guard
+                                        + "```\n").encode())
+    assert printed.report.diagnosis().code == "arch.rosetta"

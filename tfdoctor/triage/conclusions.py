@@ -6,7 +6,8 @@ container named, a Mac running macOS), nor is a Mac on a macOS before 11; a Pyth
 architecture can only run as that architecture; and on Apple silicon a Python process running as
 x86_64 is running under Rosetta 2 (Apple, "About the Rosetta translation environment": the only
 way x86_64 code runs there), while an arm64 one runs natively; what the process runs as is taken
-from what it printed or what follows from it, never from what its user believes. A TensorFlow it
+from what it printed or what follows from it, never from what its user believes, nor from
+TensorFlow's own CPU message, which the log's findings read (evidence.settles). A TensorFlow it
 printed that is older than every arm64 build (before 2.4.0rc0, Apple's fork) can only be an
 x86_64 one there, and so is a Python pip installed a TensorFlow release into whose macOS wheels
 are all x86_64 (`tensorflow` before 2.13). Inside a Linux container the
@@ -18,7 +19,7 @@ from __future__ import annotations
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor.knowledge import macos_floors
-from tfdoctor.triage.evidence import Fact, surest
+from tfdoctor.triage.evidence import Fact, settles, surest
 from tfdoctor.triage.vocabulary import is_apple_chip
 
 
@@ -42,7 +43,7 @@ def conclusions(facts: list[Fact]) -> list[Fact]:
             conclude("hw_arm64", "false", fact, "macos version")  # Apple silicon came with macOS 11
     known = facts + out
     hardware = surest(known, "hw_arm64")
-    process = surest((f for f in known if f.how != "stated"), "python_arch")  # what ran, not a belief
+    process = surest((f for f in known if settles(f)), "python_arch")  # what ran, not a belief
     system = surest(known, "os")
     on_macos = surest(known, "container") is None and (system is None or system.value == "Darwin")
     if on_macos and hardware and hardware.value == "true" and process is None:
@@ -53,7 +54,7 @@ def conclusions(facts: list[Fact]) -> list[Fact]:
         elif x86_only is not None:
             conclude("python_arch", "x86_64", x86_only, "wheel pip installed")
         known = facts + out
-        process = surest((f for f in known if f.how != "stated"), "python_arch")
+        process = surest((f for f in known if settles(f)), "python_arch")
     if on_macos and hardware and process and hardware.value == "true" and process.value in ("arm64", "x86_64"):
         basis = max(hardware, process, key=lambda f: f.line)
         conclude("translated", "true" if process.value == "x86_64" else "false", basis,

@@ -55,6 +55,18 @@ FACT_NAMES = (
 )
 """Every fact name but the package ones (PACKAGE and CONDA_PACKAGE prefixes)."""
 
+TENSORFLOW_CPU_MESSAGE = "tensorflow log"
+"""Source of the process's architecture read from TensorFlow's own CPU message (its x86 builds name
+x86 instructions): that message is a log finding's evidence (log.avx-missing, log.x86-build), which
+tells the Rosetta or emulator story itself, so it settles no fact of the Python (`settles`)."""
+
+
+def settles(fact: "Fact") -> bool:
+    """Whether a fact of what the process runs as settles it for the snapshot: read or inferred
+    (not a belief), and not TensorFlow's CPU message, which the log's own findings read."""
+    return fact.how != "stated" and fact.source != TENSORFLOW_CPU_MESSAGE
+
+
 QEMU_CONTAINER = "qemu-user"
 """The container a process QEMU's user-mode emulator ran was in (QEMU named itself, not the
 container): a Linux one on some host, which agrees with any container the report names."""

@@ -19,12 +19,11 @@ import re
 
 from tfdoctor.facts.archnames import normalise
 from tfdoctor.logtext import importing, stderr
-from tfdoctor.triage.evidence import QEMU_CONTAINER, Found
+from tfdoctor.triage.evidence import QEMU_CONTAINER, TENSORFLOW_CPU_MESSAGE, Found
 from tfdoctor.triage.layout import Document, Line
 from tfdoctor.triage.vocabulary import chip_name
 
 METAL_LOG = "tensorflow-metal log"
-TF_LOG = "tensorflow log"
 DYLD = "dyld error"
 QEMU = "qemu"
 _NEED = re.compile(r"incompatible architecture \(have \(?'?(?P<have>\w{1,12})'?\)?, need \(?'?(?P<need>\w{1,12})'?\)?\)")
@@ -46,7 +45,7 @@ def read(doc: Document, found: Found) -> None:
                 if need in ("arm64", "x86_64"):
                     found.add(line, "python_arch", need, "read", DYLD)
         if "instructions" in text and any(p.search(text) for p in _X86_INSTRUCTIONS):
-            found.add(line, "python_arch", "x86_64", "inferred", TF_LOG)
+            found.add(line, "python_arch", "x86_64", "inferred", TENSORFLOW_CPU_MESSAGE)
         if "qemu" in text and importing.QEMU_USER.regex.search(text):
             found.add(line, "container", QEMU_CONTAINER, "read", QEMU)
 

@@ -14,7 +14,7 @@ from tfdoctor.facts.archnames import normalise
 from tfdoctor.facts.snapshot import (BinaryInfo, CondaFacts, CondaPackage, HostFacts,
                                      PackageFacts, PythonFacts, Snapshot, TargetOutcome)
 from tfdoctor.facts.unknown import KNOWABLE
-from tfdoctor.triage.evidence import CONDA_PACKAGE, ENVIRONMENT, Fact
+from tfdoctor.triage.evidence import CONDA_PACKAGE, ENVIRONMENT, Fact, settles
 from tfdoctor.triage.facts import ReportFacts
 from tfdoctor.triage.vocabulary import compatible
 
@@ -78,7 +78,7 @@ def _python(facts: ReportFacts) -> PythonFacts | None:
         return None
     path = _value(facts, "python_path") or ""
     archs = (_value(facts, "python_binary_archs", SETTLING) or "").split()
-    arch = _value(facts, "python_arch", SETTLING)
+    arch = _process_arch(facts)
     return PythonFacts(
         version=_value(facts, "python_version") or "",
         implementation="",
@@ -90,6 +90,14 @@ def _python(facts: ReportFacts) -> PythonFacts | None:
         conda=_conda(facts),
         host_program=_value(facts, "python_host"),
     )
+
+
+def _process_arch(facts: ReportFacts) -> str | None:
+    """What the Python runs as, from the reporter's own text, where a fact settles it
+    (evidence.settles: not a belief, not TensorFlow's CPU message)."""
+    fact = min((f for f in facts.facts if f.name == "python_arch" and not f.quoted and settles(f)),
+               key=Fact.rank, default=None)
+    return fact.value if fact is not None and fact.value else None
 
 
 def _conda(facts: ReportFacts) -> CondaFacts | None:
@@ -137,7 +145,7 @@ def _settled(facts: ReportFacts, knowable: str) -> bool:
     if knowable == "packages":
         return facts.package_list
     if knowable == "python-arch":
-        return _value(facts, "python_arch", SETTLING) is not None
+        return _process_arch(facts) is not None
     if knowable == "python-binary":
         return _value(facts, "python_binary_archs", SETTLING) is not None
     if knowable == "macos":
