@@ -11,10 +11,10 @@ from tfdoctor import codes
 from tfdoctor.advice.commands import export_variable, machine_check, pip, python_cmd
 from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import install_commands
+from tfdoctor.advice.keras_expected import tf_keras_pin, unpinned_risk
 from tfdoctor.advice.log_evidence import evidence, matches_of
 from tfdoctor.derived import Derived, installed_keras, pip_arch
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.knowledge import keras_releases
 from tfdoctor.model import Remediation, Severity, rule
 
 KERAS3_MIGRATION = "https://keras.io/guides/migrating_to_keras_3/"
@@ -29,7 +29,7 @@ def _legacy_keras(s: Snapshot, d: Derived, what: str) -> tuple[str, tuple[str, .
     if major is not None and major < 3:
         return (f"Keras {keras} is installed here, so this error came from another environment "
                 "with Keras 3", (), facts)
-    pin = keras_releases.tf_keras_requirement(d.matrix, d.tf_version, s.python.minor if s.python else None) if d.matrix and d.tf_version else None
+    pin = tf_keras_pin(s, d)
     if pin is None and not d.tf_version:
         return (f"{what}; or keep Keras 2 with the tf-keras of the installed TensorFlow's minor (the "
                 "report does not state it: `pip show tensorflow` tells) and TF_USE_LEGACY_KERAS=1", (), facts)
@@ -39,7 +39,7 @@ def _legacy_keras(s: Snapshot, d: Derived, what: str) -> tuple[str, tuple[str, .
     facts.update(tf_keras_requirement=pin.requirement, tf_keras_source=pin.source,
                  unpinned_tf_keras_moves_tensorflow=pin.unpinned_moves_tensorflow)
     return (f"{what}: keep Keras 2 with {pin.requirement} (pinned: an unpinned tf-keras "
-            f"{'would replace TensorFlow' if pin.unpinned_moves_tensorflow else 'may drift'}) and "
+            f"{unpinned_risk(pin)}) and "
             "TF_USE_LEGACY_KERAS=1, or port the code to Keras 3",
             (pip(s, "install", pin.requirement), export_variable("TF_USE_LEGACY_KERAS", "1")), facts)
 

@@ -19,7 +19,7 @@ from tfdoctor.derived.markers import applicable, marker_env, satisfies
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS, PackageFacts, Snapshot
 from tfdoctor.facts.versions import at_least, parse_version, release_minor
 from tfdoctor.knowledge import keras_releases
-from tfdoctor.knowledge.keras_releases import KERAS2_USERS, keras2_users
+from tfdoctor.knowledge.keras_releases import KERAS2_USERS, TfKerasPin, keras2_users
 from tfdoctor.knowledge.matrix import CompatMatrix
 from tfdoctor.model import Remediation, Severity
 
@@ -193,6 +193,19 @@ def keras_expected(s: Snapshot, m: CompatMatrix | None, tf: PackageFacts) -> tup
     return None, f"tf.keras is Keras {keras.version}" if keras else ""
 
 
+def tf_keras_pin(s: Snapshot, d: Derived) -> TfKerasPin | None:
+    """The tf-keras of the installed TensorFlow's minor (keras_releases.tf_keras_requirement); None
+    where TensorFlow's version or the matrix is unknown, or no tf-keras release fits it."""
+    if not (d.matrix and d.tf_version):
+        return None
+    return keras_releases.tf_keras_requirement(d.matrix, d.tf_version, s.python.minor if s.python else None)
+
+
+def unpinned_risk(pin: TfKerasPin) -> str:
+    """Why the pin matters: what an unpinned tf-keras would do to this TensorFlow."""
+    return "would replace TensorFlow" if pin.unpinned_moves_tensorflow else "may drift"
+
+
 def keras2_asked_in_text(s: Snapshot, d: Derived) -> KerasVerdict | None:
     """compat.keras3 from the text where the tables cannot judge: a program's own check found Keras
     3 where it needs Keras 2 (KERAS2_ASKED). Not where this environment's Keras is 2, or has
@@ -206,13 +219,12 @@ def keras2_asked_in_text(s: Snapshot, d: Derived) -> KerasVerdict | None:
     has = f"Keras {keras or '3'} and no tf-keras" if who or major == 3 else "no tf-keras"
     title = (f"{who} need Keras 2 (tf-keras)" if who else "Keras 2 (tf-keras) is asked for") + (
         f", but this environment has {has}: the text's own check says so")
-    pin = (keras_releases.tf_keras_requirement(d.matrix, d.tf_version, s.python.minor if s.python else None)
-           if d.matrix and d.tf_version else None)
+    pin = tf_keras_pin(s, d)
     facts: dict[str, Any] = {"keras": keras, "tensorflow": d.tf_version}
     if pin is not None:
         facts.update(tf_keras_requirement=pin.requirement, tf_keras_source=pin.source)
         fix = Remediation(f"Install {pin.requirement}, the tf-keras of TensorFlow {d.tf_version} (pinned: an "
-                          f"unpinned tf-keras {'would replace TensorFlow' if pin.unpinned_moves_tensorflow else 'may drift'})",
+                          f"unpinned tf-keras {unpinned_risk(pin)})",
                           (pip(s, "install", pin.requirement),), KERAS_GUIDE)
     elif d.tf_version:
         fix = Remediation(f"No tf-keras release matches TensorFlow {d.tf_version}: move to a TensorFlow that has "

@@ -62,8 +62,9 @@ tells the Rosetta or emulator story itself, so it settles no fact of the Python 
 
 
 def settles(fact: "Fact") -> bool:
-    """Whether a fact of what the process runs as settles it for the snapshot: read or inferred
-    (not a belief), and not TensorFlow's CPU message, which the log's own findings read."""
+    """Whether a fact of the Python (what it runs as, its binary's architectures, Rosetta) settles
+    it for the snapshot: read or inferred (not a belief), and not TensorFlow's CPU message, which
+    the log's own findings read."""
     return fact.how != "stated" and fact.source != TENSORFLOW_CPU_MESSAGE
 
 

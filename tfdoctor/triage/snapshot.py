@@ -8,6 +8,7 @@ it is used whole.
 from __future__ import annotations
 
 import copy
+from typing import Callable
 
 from tfdoctor import __version__
 from tfdoctor.facts.archnames import normalise
@@ -20,8 +21,6 @@ from tfdoctor.triage.vocabulary import compatible
 
 VERSIONS = ("python_version", "macos_version")
 """Facts whose surest value a longer, agreeing version completes."""
-SETTLING = ("read", "inferred")
-"""How a fact must be known to settle the Python's architecture: a belief does not."""
 DEFAULT_PYTHON = "python3"
 """The interpreter a report's advice names when the report does not give its path."""
 
@@ -39,12 +38,20 @@ def to_snapshot(facts: ReportFacts) -> Snapshot:
     return snapshot
 
 
-def _value(facts: ReportFacts, name: str, how: tuple[str, ...] = ("read", "stated", "inferred")) -> str | None:
-    """The surest value of `name` known one of these ways, from the reporter's own text (a quoted
-    reply may describe someone else's machine). A version is completed by a longer one that agrees
-    with it (3.11 read from a wheel name, 3.11.4 stated: 3.11.4)."""
+def _any(fact: Fact) -> bool:
+    return True
+
+
+def _read(fact: Fact) -> bool:
+    return fact.how == "read"
+
+
+def _value(facts: ReportFacts, name: str, keep: Callable[[Fact], bool] = _any) -> str | None:
+    """The surest value of `name` among the facts `keep` takes, from the reporter's own text (a
+    quoted reply may describe someone else's machine). A version is completed by a longer one that
+    agrees with it (3.11 read from a wheel name, 3.11.4 stated: 3.11.4)."""
     own = [f for f in facts.facts if f.name == name and not f.quoted]
-    fact = min((f for f in own if f.how in how), key=Fact.rank, default=None)
+    fact = min((f for f in own if keep(f)), key=Fact.rank, default=None)
     if fact is None or not fact.value:
         return None
     if name in VERSIONS:
@@ -53,8 +60,8 @@ def _value(facts: ReportFacts, name: str, how: tuple[str, ...] = ("read", "state
     return fact.value
 
 
-def _flag(facts: ReportFacts, name: str, how: tuple[str, ...] = ("read", "stated", "inferred")) -> bool | None:
-    value = _value(facts, name, how)
+def _flag(facts: ReportFacts, name: str, keep: Callable[[Fact], bool] = _any) -> bool | None:
+    value = _value(facts, name, keep)
     return None if value is None else value == "true"
 
 
@@ -66,7 +73,7 @@ def _host(facts: ReportFacts) -> HostFacts:
         macos_version_reported=_value(facts, "macos_version_reported"),
         hw_arm64=_flag(facts, "hw_arm64"),
         chip=_value(facts, "chip"),
-        cpu_brand=_value(facts, "cpu_brand", ("read",)),
+        cpu_brand=_value(facts, "cpu_brand", _read),
         container=container.split()[0] if container else None,
     )
 
@@ -77,27 +84,19 @@ def _python(facts: ReportFacts) -> PythonFacts | None:
     if not any(_value(facts, name) for name in names) and not _packages(facts):
         return None
     path = _value(facts, "python_path") or ""
-    archs = (_value(facts, "python_binary_archs", SETTLING) or "").split()
-    arch = _process_arch(facts)
+    archs = (_value(facts, "python_binary_archs", settles) or "").split()
+    arch = _value(facts, "python_arch", settles)
     return PythonFacts(
         version=_value(facts, "python_version") or "",
         implementation="",
         executable=path,
         prefix=_value(facts, "python_prefix") or _value(facts, "conda_prefix") or "",
         process_arch=(normalise(arch) or "") if arch else "",
-        translated=_flag(facts, "translated", SETTLING),
+        translated=_flag(facts, "translated", settles),
         binary=BinaryInfo(path=path if archs else "", archs=archs),
         conda=_conda(facts),
         host_program=_value(facts, "python_host"),
     )
-
-
-def _process_arch(facts: ReportFacts) -> str | None:
-    """What the Python runs as, from the reporter's own text, where a fact settles it
-    (evidence.settles: not a belief, not TensorFlow's CPU message)."""
-    fact = min((f for f in facts.facts if f.name == "python_arch" and not f.quoted and settles(f)),
-               key=Fact.rank, default=None)
-    return fact.value if fact is not None and fact.value else None
 
 
 def _conda(facts: ReportFacts) -> CondaFacts | None:
@@ -145,9 +144,9 @@ def _settled(facts: ReportFacts, knowable: str) -> bool:
     if knowable == "packages":
         return facts.package_list
     if knowable == "python-arch":
-        return _process_arch(facts) is not None
+        return _value(facts, "python_arch", settles) is not None
     if knowable == "python-binary":
-        return _value(facts, "python_binary_archs", SETTLING) is not None
+        return _value(facts, "python_binary_archs", settles) is not None
     if knowable == "macos":
         return _value(facts, "macos_version") is not None or (system not in (None, "Darwin"))
     if knowable == "chip":
