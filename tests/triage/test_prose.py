@@ -44,6 +44,8 @@ from tfdoctor.triage.read_template import answer_facts
     ("macOS Sierra 10.12.6 here", {("macos_version", "10.12.6")}),
     ("OS X Yosemite on a 2014 iMac", {("macos_version", "10.10")}),
     ("High Sierra 10.12", {("macos_version", "10.13")}),  # a number of another release: the name's
+    ("OS Platform and Distribution: MAC version 10.10.5", {("macos_version", "10.10.5"), ("os", "Darwin")}),
+    ("on Mac 12.6 with an M1", {("macos_version", "12.6")}),  # a bare Mac before a dotted release
 ])
 def test_statements(text, expected):
     assert expected <= set(statements(text))
@@ -74,6 +76,11 @@ def test_statements(text, expected):
 def test_what_is_not_a_statement(text):
     said = set(statements(text))
     assert not said, said
+
+
+@pytest.mark.parametrize("text", ["my Mac 2019 model", "the Mac 13 inch", "a Mac 16GB"])
+def test_a_bare_mac_before_a_number_that_is_no_dotted_release_gives_no_version(text):
+    assert not [value for name, value in statements(text) if name.startswith("macos_version")]
 
 
 @pytest.mark.parametrize("text", ["macOS, I'm on TensorFlow 2.12", "Using macOS. I'm on 3.9"])

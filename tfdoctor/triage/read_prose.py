@@ -23,9 +23,11 @@ from tfdoctor.triage.vocabulary import MACOS_NAMES, SYSTEMS, chips_in, macos_ver
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S{1,2000}")
 _PYTHON = re.compile(r"(?i)(?<![\w/.-])python[ \t]{0,3}(?:version[ \t:]{0,3})?v?(?=[23]\.\d)")
-_MACOS = re.compile(r"(?i)(?<![\w-])(?:mac[ \t]{0,2}os(?:[ \t]{0,2}x)?|os[ \t]{0,2}x)(?![a-z_-])[ \t:,]{0,3}(?:version[ \t:]{0,3})?")
+_MACOS = re.compile(r"(?i)(?<![\w-])(?:(?:mac[ \t]{0,2}os(?:[ \t]{0,2}x)?|os[ \t]{0,2}x)(?![a-z_-])[ \t:,]{0,3}(?:version[ \t:]{0,3})?"
+                    r"|mac[ \t]{1,2}(?:version[ \t:]{1,3}(?=\d)|(?=\d{2}\.\d)))")
 """macOS, Mac OS X or OS X, then its version: "macOS 12.3", "macOS11" and "M1/macOS11" as titles
-squeeze them, "OSX10.15"."""
+squeeze them, "OSX10.15"; and the Mac with its version, as issue templates' OS fields get it:
+"Mac version 10.10.5", "Mac 12.6" (a bare "Mac" only before a dotted release)."""
 _NAMES = re.compile(r"(?<![\w-])(Mountain[ \t]?Lion|Mavericks|Yosemite|El[ \t]?Capitan|High[ \t]?Sierra|Sierra|Mojave|"
                     r"Catalina|Big[ \t]?Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe)(?![\w-])", re.I)
 _PLACES = ("tahoe", "sierra", "yosemite", "mavericks")
