@@ -22,6 +22,11 @@ WHO = Identity(home="/Users/ada", user="ada", host="mac")
     "Cannot execute MLCTrainingGraph forward\n",
     "OP_REQUIRES failed at conv_ops.cc:1106 : NOT_FOUND: No algorithm worked!\n",
     "-" * 75 + "\nInternalError\n[...]\n",
+    "# training on GPU is eating up all memory until even the ssd is full\n",  # a writer's words
+    "Memory leak when calling model.predict in a loop\n",
+    "Python quit unexpectedly while using the _pywrap_tensorflow_internal.so plug-in.\n",
+    "The notebook crashes at model.fit\n",
+    "it ran out of memory after 3 epochs\n",
 ])
 def test_a_text_that_shows_something_failing_says_so(text):
     assert keep.from_bytes(text.encode(), "posted.md", identity=WHO).shows_failure
@@ -36,6 +41,8 @@ def test_a_text_that_shows_something_failing_says_so(text):
     "OUT_OF_RANGE: End of sequence\n",
     "OP_REQUIRES failed at iterator_ops.cc:941 : Out of range: End of sequence\n",
     "-" * 75 + "\nEpoch 1/10\n",
+    "Memory usage stays at 4 GB; all the memory I need.\n",
+    "Crash reporting is off; it uses the leaky ReLU.\n",
 ])
 def test_a_setup_a_question_or_a_benchmark_shows_no_failure(text):
     assert not keep.from_bytes(text.encode(), "posted.md", identity=WHO).shows_failure

@@ -63,14 +63,20 @@ FAILURE_WORDS = re.compile(
     r"Abort trap|Illegal instruction|illegal hardware instruction|terminating (?:with|due to) uncaught exception|"
     r"Fatal Python error|exit code -?[1-9]|[Kk]ernel (?:died|appears to have died|crashed)|"
     r"\bNS[A-Z][A-Za-z]{0,60}Exception\b|"
-    r"OP_REQUIRES failed at [^\s:]{1,200}:\d{1,6} : (?!Out of range|OUT_OF_RANGE)|^-{75}\n\w{0,60}(?:Error|Exception)\b",
+    r"OP_REQUIRES failed at [^\s:]{1,200}:\d{1,6} : (?!Out of range|OUT_OF_RANGE)|^-{75}\n\w{0,60}(?:Error|Exception)\b|"
+    r"(?i:\bmemory[ \t]leak|\bleak(?:s|ing|ed)?[ \t](?:memory|ram)\b|\bquit[ \t]unexpectedly\b|\bcrash(?:es|ed|ing)\b|"
+    r"\b(?:ran|runs?|running)[ \t]out[ \t]of[ \t](?:gpu[ \t])?memory\b|"
+    r"\b(?:eats?|eating|ate|uses?|using|used|consum(?:es|ed|ing)|tak(?:es|ing)|fill(?:s|ed|ing)?)[ \t](?:up[ \t])?"
+    r"all[ \t](?:of[ \t])?(?:the[ \t]|my[ \t])?(?:memory|ram|swap)\b)",
     re.MULTILINE)
 """What says a text shows something failing: Python's traceback and exception lines, crash signals
 as shells and IDEs print them, aborts, Objective-C's exceptions named anywhere (NSException,
 NSInvalidArgumentException: raised, never logged in passing; a report often names only the type),
 an op that failed (op_kernel.cc's "OP_REQUIRES failed at %s:%d : %s"; not "Out of range: End of
-sequence", which ends every pass over a dataset) and IPython's traceback header (a rule of 75
-dashes, then the exception's name) cut before its "Traceback" (one search per block, as
+sequence", which ends every pass over a dataset), IPython's traceback header (a rule of 75
+dashes, then the exception's name) cut before its "Traceback", and a writer's words for a crash or
+for memory used up ("crashes", macOS's "Python quit unexpectedly", "a memory leak", "eating up all
+memory"), which is all a title or a report without its paste may say (one search per block, as
 TENSORFLOW_WORDS)."""
 NOTEBOOK_WORDS = re.compile(
     r"\bjupyter|\bipykernel\b|\.ipynb\b|<ipython-input-\d|\bCell[ \t]In[ \t]?\[\d{1,6}\]|^In[ \t]\[\d{1,6}\]:",
