@@ -15,8 +15,9 @@ from tfdoctor.advice.fix_answers import ABOUT_THE_LOG
 from tfdoctor.advice.installs import HARDWARE_REQUIREMENTS, install_commands, recommended_requirements
 from tfdoctor.advice.log_evidence import amd64_on_arm, emulated_x86_container, evidence, matches_of, names_tensorflow, said
 from tfdoctor.derived import Derived
+from tfdoctor.facts.pasted_log import LogTextMatch
 from tfdoctor.facts.snapshot import Snapshot
-from tfdoctor.logtext.importing import LINKER_SKIPPED, MKL_REQUIREMENTS, WINDOWS_DLL_INIT_FAILED
+from tfdoctor.logtext.importing import LINKER_SKIPPED, MKL_REQUIREMENTS, NOT_MACH_O, WINDOWS_DLL_INIT_FAILED
 from tfdoctor.model import Finding, Remediation, Severity, rule
 
 ARM64_PYTHON = "https://www.python.org/downloads/macos/"
@@ -271,13 +272,29 @@ def amd64_image(s: Snapshot, d: Derived):
     return None
 
 
+def _not_mach_o(s: Snapshot, match: LogTextMatch, package: str | None, facts: dict[str, Any]) -> Finding:
+    """dyld's 'not a mach-o file': no architecture to reconcile, a package's build for another system."""
+    library = match.fields.get("library") or ""
+    owner = f"the package that installed it ({package})" if package else "the package that installed it"
+    text = (f"{library or 'a library'} is no macOS binary (a Linux .so, or a file cut short): {owner} "
+            "shipped a build for another system. `file` tells which; install a release of it that has "
+            "a macOS wheel for this Mac's architecture, reinstalling without pip's cache")
+    commands = tuple(c for c in ("file " + shlex.quote(library) if library else "",
+                                 pip(s, "install", "--force-reinstall", "--no-cache-dir", package) if package else "") if c)
+    return arch_mismatch.finding(evidence(s, match, library=library or None, **facts), Remediation(text, commands),
+                                 title=f"Not a macOS binary: {text}")
+
+
 @rule(codes.LOG_ARCH_MISMATCH, "A binary of the other architecture was loaded", Severity.ERROR,
       "macOS refuses to load a library built for the other architecture: 'incompatible "
       "architecture (have (x86_64), need (arm64e))' (tensorflow/tensorflow#57483). It happens "
       "when wheels installed by an x86_64 pip (under Rosetta 2) are imported by an arm64 Python, "
-      "or the other way round.",
+      "or the other way round. dyld's 'not a mach-o file' is the far end of it: the library is no "
+      "macOS binary at all, another system's build (a Linux .so) that the package shipped to "
+      "macOS, or a file cut short (google/grain#620).",
       "Reinstall the package from the Python that imports it, running as the machine's own "
-      "architecture.", fix_answer=ABOUT_THE_LOG)
+      "architecture (a library that is no macOS binary: a release of the package built for macOS).",
+      fix_answer=ABOUT_THE_LOG)
 def arch_mismatch(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_ARCH_MISMATCH):
         have, need = match.fields.get("have", ""), match.fields.get("need", "")
@@ -291,6 +308,8 @@ def arch_mismatch(s: Snapshot, d: Derived):
                                          title=f"Architecture mismatch: {text}")
         library = re.search(r"site-packages/([^/]+)/", match.text)
         package = library.group(1).replace("_", "-") if library else None
+        if match.variant == NOT_MACH_O:
+            return _not_mach_o(s, match, package, facts)
         if said(match):  # the report's words: no binary, no architectures named
             text = ("the report says an import fails because of the architecture: a binary of one "
                     "architecture was loaded by a process of the other. An IDE or terminal running under "

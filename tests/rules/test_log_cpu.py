@@ -182,6 +182,15 @@ def test_an_import_the_report_says_fails_for_the_architecture_asks_what_python_r
     assert commands(f).endswith("-c \"import platform; print(platform.machine())\"")
 
 
+def test_a_library_that_is_no_mach_o_file_names_its_package_and_no_architecture():
+    # google/grain#620: a package that shipped Linux .so files to macOS
+    f = one(diagnose(apple_silicon(), "arch_not_mach_o_linux_library.txt"), "log.arch-mismatch")
+    assert f.title.startswith("Not a macOS binary: ")
+    assert f.evidence["library"].endswith("/index_shuffle_module.so") and "binary_arch" not in f.evidence
+    assert "the package that installed it (grain) shipped a build for another system" in f.remediation.text
+    assert commands(f).startswith("file ") and "--force-reinstall --no-cache-dir -- grain" in commands(f)
+
+
 def test_avx_and_illegal_instruction_in_one_log_lead_with_the_avx_message(tmp_path):
     text = ((LOGS / "avx_qemu_docker.txt").read_text(encoding="utf-8") + "\n"
             + (LOGS / "illegal_instruction_4.txt").read_text(encoding="utf-8"))

@@ -288,6 +288,9 @@ def _links_tensorflow(fields: Fields, text: str) -> bool:
 LINKER_SKIPPED = "ld-other-architecture"
 """The linker's form of the mismatch: a build skipped a library of the other architecture, and
 the symbols it then reports undefined are that library's."""
+NOT_MACH_O = "not-mach-o"
+"""dyld's form for a library of no macOS format at all: a package that put another system's build
+(a Linux ELF .so) in what macOS installed, or a file cut short."""
 
 
 def _linked(fields: Fields) -> Fields:
@@ -659,6 +662,14 @@ SIGNATURES: tuple[Signature, ...] = (
         stderr.WRONG_ARCHITECTURE.regex,
         "_pywrap_tensorflow_internal.so: mach-o, but wrong architecture",
         "https://github.com/apple/tensorflow_macos/issues/273", needle="wrong architecture", key=()),
+    # dyld 3/4 (common/MachOFile.cpp): "tried: '<path>' (not a mach-o file)", a library of no
+    # macOS format at all
+    sig("log.arch-mismatch", NOT_MACH_O, "import",
+        "a library that is no macOS binary (a Linux .so, a file cut short)",
+        r"(?:['\s](?P<library>/[^'\s:(]{1,500})'?:?[ \t]\(?)?not a mach-o file",
+        "tried: '/Users/apattabi/maxtext/my_env/lib/python3.11/site-packages/grain/_src/python/"
+        "experimental/index_shuffle/python/index_shuffle_module.so' (not a mach-o file)", "https://github.com/google/grain/issues/620", needle="mach-o",
+        key=("library",)),
     sig("log.numpy-abi", "numpy-1x-on-2x", "import",
         "a module built against NumPy 1.x imported under NumPy 2",
         stderr.NUMPY_1X_ON_2X.regex,
