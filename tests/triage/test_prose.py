@@ -72,6 +72,13 @@ def test_statements(text, expected):
     "as of Keras 2.4 the backend is TensorFlow",
     "the two packages have been identical since TensorFlow 2.1",  # tensorflow-gpu's removal notice: a release
     "prior to TensorFlow 2.11 the GPU worked on native Windows",
+    "importing tf_keras to use Keras 2 fails",    # an API major wanted or needed, not the one installed
+    "transformers currently relies on Keras 2",
+    "the wheel requires NumPy 2",
+    "we are moving to Keras 3 next month",
+    "the tf-keras package can make Keras 2 APIs available",  # the API named
+    "NumPy 2 support is coming",
+    "works with Keras 2 and 3",
 ])
 def test_what_is_not_a_statement(text):
     said = set(statements(text))

@@ -217,6 +217,14 @@ by tfdoctor.triage.read_pip), not a version installed."""
 _MAJOR_IS_THE_API = ("keras", "numpy")
 """Packages whose major release alone says what code runs on them, as people write it: "Keras 3"
 (the API Keras 2 code breaks on), "NumPy 2" (the ABI extensions built for 1.x break on)."""
+_API_WANTED = re.compile(rf"(?:{_REQUIREMENT_WORDS}|to[ \t]use|rel(?:y|ies)[ \t]on|depends?[ \t]on|"
+                         r"(?:migrat|switch|mov)(?:e|es|ed|ing)[ \t]to|back[ \t]to)[ \t]{1,3}$", re.IGNORECASE)
+"""Words before such a major that make it the API someone wants or a package needs, not the one
+installed: "importing tf_keras to use Keras 2", "transformers relies on Keras 2", "requires NumPy 2"."""
+_API_NOUN = re.compile(r"[ \t]{1,3}(?:APIs?|code|syntax|support|compatib\w{0,10}|(?:and|or)[ \t]{1,3}(?:keras|numpy)?[ \t]{0,3}\d)\b",
+                       re.IGNORECASE)
+"""Words after such a major that make it an API named, not a version installed: "Keras 2 APIs",
+"Keras 2 code", "NumPy 2 support", "Keras 2 and 3"."""
 
 
 def _packages(text: str) -> Iterator[tuple[str, str]]:
@@ -229,7 +237,10 @@ def _packages(text: str) -> Iterator[tuple[str, str]]:
         version = version_at(text, match.end())
         name = match.group("name").lower()
         whole = bool(version) and ("." in version or (name in _MAJOR_IS_THE_API and version in ("1", "2", "3")
-                                                       and not match.group("verb")))  # "keras is 3 times faster"
+                                                       and not match.group("verb")  # "keras is 3 times faster"
+                                                       and not _API_WANTED.search(text, max(0, match.start() - 30),
+                                                                                  match.start())
+                                                       and not _API_NOUN.match(text, match.end() + len(version))))
         if not whole or _A_RELEASE.search(text, max(0, match.start() - 30), match.start()) \
                 or _not_installed(text, match.start()) or _FILE_TAIL.match(text, match.end() + len(version or "")):
             continue
