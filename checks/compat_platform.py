@@ -17,7 +17,7 @@ from packaging.version import Version
 from tfdoctor import codes
 from tfdoctor.advice.commands import pip
 from tfdoctor.advice.fix_answers import GOAL_INSTALLED, NEWER_MACOS_OR_PYTHON_FIRST, NOTHING_WRONG
-from tfdoctor.advice.log_evidence import matches_of
+from tfdoctor.advice.log_evidence import gpu_wanted, matches_of
 from tfdoctor.advice.installs import (APPLE_PLUGIN_PAGE, BINARIES, good_metal_releases, install_commands,
                                      listing_read, metal_macos_floors, move_python, span,
                                      tensorflow_macos_floors)
@@ -255,14 +255,14 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
 
 @rule(codes.COMPAT_NO_WHEEL_FOR_PYTHON, "No TensorFlow or tensorflow-metal wheel for this Python",
       Severity.ERROR,
-      "Wheels exist only for some Python versions per architecture: tensorflow-metal has none "
-      "for Python 3.13 or later in any release, 1.1.0 has none for 3.12 (only 1.2.0 has), "
-      "Intel Macs had metal wheels only up to 1.0.0 (Python 3.11 at most); TensorFlow itself "
-      "has no wheel for 3.14. pip then says 'No matching distribution found', or a plugin "
-      "copied from another environment does not fit (the ML Compute fork's installer took 3.8 only). "
-      "Wheels for a new Python come later than a release's first ones (tensorflow-macos: cp311 from "
-      "2.12.0 only, tensorflow: cp312 from 2.16.1), so pip's 'from versions: none' on such a Python "
-      "means it ran before they were published. Read from the wheel filenames in compat_matrix.json.",
+      "Wheels exist only for some Python versions per architecture: tensorflow-metal has none for Python 3.13 or "
+      "later in any release, 1.1.0 has none for 3.12 (only 1.2.0 has), Intel Macs had metal wheels only up to "
+      "1.0.0 (Python 3.11 at most); TensorFlow itself has no wheel for 3.14. pip then says 'No matching "
+      "distribution found', or a plugin copied from another environment does not fit (the ML Compute fork's "
+      "installer took 3.8 only). Wheels for a new Python come later than a release's first ones (tensorflow-macos: "
+      "cp311 from 2.12.0 only, tensorflow: cp312 from 2.16.1), so pip's 'from versions: none' on such a Python "
+      "means it ran before they were published. Read from the wheel filenames in compat_matrix.json. A report "
+      "that lists no packages and shows no GPU wanted gets no word about a plugin it never named.",
       "Create an environment with the newest Python that has a working pair (the finding "
       "gives the commands), or move to a TensorFlow whose plugin has a wheel for this Python.",
       explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK), fix_answer=NEWER_MACOS_OR_PYTHON_FIRST)
@@ -273,7 +273,8 @@ def no_wheel_for_python(s: Snapshot, d: Derived):
             return no_wheel_for_python.finding({**facts, "refused": match.text}, Remediation(
                 text, (pip(s, "index", "versions", facts["package"]),)), title=title)
     if (found := _route(s, d)) is not None and found.code == no_wheel_for_python.code:
-        return found
+        plugin_only = d.metal is None and d.tf_main is not None  # unknown to a report that lists nothing
+        return found if not plugin_only or listing_read(s) or gpu_wanted(s) else None
     if d.fork and s.python and s.python.minor and s.python.minor != eras.FORK_PYTHON:
         facts = fork_unbuilt_for(s.python.minor)  # the fork with another Python: never built for it
         title, text = facts.pop("title"), facts.pop("text")

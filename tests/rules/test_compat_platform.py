@@ -127,7 +127,7 @@ def test_intel_mac_with_a_working_tensorflow_is_not_an_error_for_want_of_metal()
     bring the plugin, information. A TensorFlow before 2.5 (TomHeaven/tensorflow-osx-build#18: an
     Intel Mac on macOS 10.13.6, Homebrew Python 3.7, a custom TensorFlow 2.2 build) predates the
     plugin: no Metal finding at all (the era's own question is its wheels)."""
-    data = merge(mac("2.16.2", None, python="3.12"), INTEL)
+    data = merge(mac("2.16.1", None, python="3.12"), INTEL)
     data["packages"][0]["wheel_tags"] = ["cp312-cp312-macosx_10_15_x86_64"]
     assert one(data).severity is Severity.WARNING
     below_12 = merge(mac("2.16.2", None, python="3.12", macos="11.7"), INTEL)
@@ -245,6 +245,30 @@ def test_a_plugin_a_report_does_not_name_is_unknown_until_the_gpu_is_seen_missin
     assert no_metal(None) == []
     (seen,) = no_metal("num_gpus_available_zero.txt")
     assert seen.severity is Severity.WARNING and "tensorflow-metal==1.2.0" in " ".join(seen.remediation.commands)
+
+
+def test_a_plugin_without_a_wheel_for_this_python_is_a_report_finding_only_where_the_gpu_is_wanted():
+    """tensorflow 2.16.1 on Python 3.12: the plugin made for it (tensorflow-metal 1.1.0) has no cp312
+    wheel. A report that lists no packages and never asks for the GPU (a Keras import error) is
+    told nothing about the plugin; one that sees the GPU missing is."""
+    from log_cases import LOGS, WHO
+
+    from tfdoctor.logtext import keep
+
+    def no_wheel(log: str | None):
+        data = mac("2.16.1", None, python="3.12")
+        data["python"]["site_packages"] = []
+        data["packages"] = [{"name": "tensorflow", "version": "2.16.1"}]
+        s = snap(data)
+        if log:
+            s.log = keep.read(LOGS / log, identity=WHO)
+        return [f for f in compat.run(s) if f.code == "compat.no-wheel-for-python"]
+
+    assert no_wheel(None) == []
+    (seen,) = no_wheel("num_gpus_available_zero.txt")
+    assert "no tensorflow-metal for tensorflow 2.16.1 on Python 3.12" in seen.title
+    listed = mac("2.16.1", None, python="3.12")  # a listing read: the plugin is known to be absent
+    assert [f.code for f in run(listed)][0] == "compat.no-wheel-for-python"
 
 
 def test_a_third_party_metal_plugin_is_a_metal_plugin_here_too():
