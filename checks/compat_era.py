@@ -24,10 +24,12 @@ from tfdoctor.model import FixAnswer, Severity, rule
       "tensorflow-metal into it is wrong; its errors ('MLCompute device must be set before "
       "initialization', ML Compute's 'tf2mlcompute' lines) get no fixes. Told by the installed "
       "version: tensorflow-macos before 2.5, or natively on Apple silicon a `tensorflow` 2.4.0rc0, "
-      "the version the fork gives itself (the fork seen only in a text, or failing in its own "
-      "text, is log.mlcompute-fork). A warning when the text shows something failing (a "
-      "traceback, a crash: the fork gets no fixes); information when it only shows the fork at "
-      "work, an empty GPU list included (the fork lists none by design).",
+      "the version the fork gives itself; in a report, also a line that installs from "
+      "apple/tensorflow_macos, its releases or its scripts (the fork seen only in a text, or failing "
+      "in its own text, is log.mlcompute-fork). A warning when the text shows something failing (a "
+      "traceback, a crash: the fork gets no fixes) or its writer says the GPU is not found or used; "
+      "information when it only shows the fork at work, an empty GPU list printed included (the fork "
+      "lists none by design).",
       "Move to the plugin era: a new environment with TensorFlow and tensorflow-metal (the finding "
       "gives the commands), and remove the two mlcompute lines from the code.",
       APPLE_PLUGIN_PAGE,

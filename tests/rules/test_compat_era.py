@@ -95,6 +95,15 @@ def test_an_empty_gpu_list_on_the_fork_is_the_fork_at_work_and_its_installers_re
     assert era.severity is Severity.INFO and "tensorflow_macos-0.1a1" in era.evidence["observed_in"]
 
 
+def test_a_writer_who_says_the_gpu_cannot_be_found_on_the_fork_is_answered_by_the_fork():
+    """An empty list printed is the fork at work; its writer saying TensorFlow does not find the GPU
+    is the complaint the fork's design causes (it lists none), so the fork is the warning."""
+    found = {f.code: f for f in LogRules("compat_era", "log_era", "log_import").diagnose(
+        fork_mac(), "said_tensorflow_no_gpu.txt")}
+    assert found["compat.mlcompute-fork"].severity is Severity.WARNING
+    assert "log.no-gpu-listed" in found["compat.mlcompute-fork"].explains
+
+
 def test_the_fork_on_another_python_than_3_8_was_never_built_for_it():
     """The fork's bundled wheels are cp38 only (apple/tensorflow_macos install_venv.sh); a fork
     reported on Python 3.9 has no wheel for it: that, not the fork's age, is the error."""

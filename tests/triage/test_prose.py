@@ -295,3 +295,18 @@ def test_a_version_said_with_is_or_at_is_the_packages(text, expected):
                 if f[0].startswith("package:") or f[0] == "tensorflow_version"]
     # a wheel's file name is a file pip was given or refused (tfdoctor.triage.read_pip reads it)
     assert not list(statements("tensorflow-2.4.1-cp36-cp36m-macosx_10_11_x86_64.whl is not a supported wheel"))
+
+
+@pytest.mark.parametrize(("text", "fork"), [
+    ("1. install tf for mac m1(https://github.com/apple/tensorflow_macos)", True),
+    ("I tried to download and install [https://github.com/apple/tensorflow_macos/releases]"
+     "(https://github.com/apple/tensorflow_macos/releases) manually", True),
+    ("same as https://github.com/apple/tensorflow_macos/issues/153 after I install tensorflow-metal", False),
+    ("Apple's repository is https://github.com/apple/tensorflow_macos", False),  # named, not installed from
+])
+def test_a_line_that_installs_from_the_forks_repository_infers_the_fork(text, fork):
+    """apple/tensorflow_macos published only the 2020-21 ML Compute fork (its releases and install
+    scripts); its issues later collected tensorflow-metal's reports. The release stays unsaid."""
+    got = {(f.name, f.value, f.how) for f in read_report(text + "\n").facts}
+    assert (("package:tensorflow-macos", "0.1alpha", "inferred") in got) is fork
+

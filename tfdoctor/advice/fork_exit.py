@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tfdoctor import codes
 from tfdoctor.advice.installs import APPLE_PLUGIN_PAGE, move_python
-from tfdoctor.advice.log_evidence import matches_of
+from tfdoctor.advice.log_evidence import matches_of, said
 from tfdoctor.derived import Derived
 from tfdoctor.facts.archnames import ARM64
 from tfdoctor.facts.snapshot import Snapshot
@@ -43,7 +43,9 @@ def fork_in_play(s: Snapshot, d: Derived) -> bool:
 def fork_failed(s: Snapshot) -> bool:
     """Whether the text shows the fork failing: an error of the fork's own, or any failure at all
     (a traceback, a crash): the fork gets no fixes, so leaving it is the way out. An empty GPU
-    list is not one: the fork lists no GPU by design (it runs on it through ML Compute), and
-    working setups of it show exactly that."""
+    list printed is not one: the fork lists no GPU by design (it runs on it through ML Compute),
+    and working setups of it show exactly that; its writer saying the GPU cannot be found or used
+    is: that complaint is the fork's design, and the plugin era answers it."""
     seen = matches_of(s, codes.LOG_MLCOMPUTE_FORK)
-    return any(eras.is_fork_failure(match.text) for match in seen) or bool(s.log and s.log.shows_failure)
+    complaint = any(said(match) for match in matches_of(s, codes.LOG_NO_GPU_LISTED))
+    return any(eras.is_fork_failure(match.text) for match in seen) or bool(s.log and s.log.shows_failure) or complaint

@@ -18,6 +18,9 @@ from packaging.version import InvalidVersion, Version
 FORK_PACKAGE = "tensorflow-macos"
 FORK_BASE = "2.4.0rc0"
 """The TensorFlow the fork was built from (its README: 'TensorFlow r2.4rc0')."""
+FORK_RELEASES = "0.1alpha"
+"""The fork's releases as Apple named them together (tensorflow_macos 0.1alpha0-0.1alpha3): what a
+report that only says where it installed from is known to have."""
 FORK_PYTHON = "3.8"
 """The one Python the fork was built for (apple/tensorflow_macos install_venv.sh bundles cp38 wheels)."""
 PLUGIN_ERA_FROM = "2.5.0"

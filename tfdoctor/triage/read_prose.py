@@ -17,6 +17,7 @@ import re
 from typing import Iterator
 
 from tfdoctor.facts.snapshot import TENSORFLOW_DISTRIBUTIONS
+from tfdoctor.knowledge import eras
 from tfdoctor.triage.evidence import Found, package_fact
 from tfdoctor.triage.layout import Document
 from tfdoctor.triage.vocabulary import MACOS_NAMES, SYSTEMS, chips_in, macos_version, version_at
@@ -78,6 +79,24 @@ def read(doc: Document, found: Found) -> None:
             continue
         for name, value in statements(_without_config_comment(line.text)):
             found.add(line, name, value, "stated", "prose")
+        if "apple/tensorflow_macos" in line.text.lower() and _installed_from_the_fork(line.text):
+            found.add(line, "os", "Darwin", "inferred", "prose")
+            found.add(line, package_fact(eras.FORK_PACKAGE), eras.FORK_RELEASES, "inferred", "prose")
+
+
+_FORK_SOURCE = re.compile(r"(?i)(?:github\.com|raw\.githubusercontent\.com)/apple/tensorflow_macos(?![\w-])"
+                          r"(?!/(?:issues|pull|discussions|wiki|labels|milestones?|projects)\b)")
+"""apple/tensorflow_macos itself, its releases or its install scripts: where Apple published the
+2020-21 ML Compute fork, the one thing that repository ever gave to install. Not a link to one of
+its issues: it went on to collect tensorflow-metal's reports."""
+_GOT = re.compile(r"(?i)\b(?:install\w{0,4}|download\w{0,4}|set[ \t]?up|from)\b")
+
+
+def _installed_from_the_fork(text: str) -> bool:
+    """Whether a line says TensorFlow was installed from the fork's repository ("install tf for mac
+    m1 (https://github.com/apple/tensorflow_macos)", "I downloaded the releases ..."): the fork is
+    installed, its release (0.1alpha0-3) unsaid, so the fact is inferred."""
+    return bool(_FORK_SOURCE.search(text)) and bool(_GOT.search(_URL.sub(" ", text)))
 
 
 _CONFIG_COMMENT = re.compile(r"[ \t]{0,40}[A-Za-z_][\w.-]{0,100}[ \t]{0,10}=[ \t]{0,10}[^=\s][^#\n]{0,2000}?[ \t]#")
