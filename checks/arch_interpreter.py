@@ -321,7 +321,9 @@ def _in_r(s: Snapshot) -> Remediation | None:
       "an abort QEMU reports as the emulated process's signal (protobuf's 'CHECK failed' before "
       "'uncaught target signal 6') happened under the emulation, which is the first thing to remove; "
       "Docker's own warning that the image's platform (linux/amd64) is not the host's (linux/arm64), "
-      "or amd64 asked for (`--platform linux/amd64`) on Apple silicon (log.amd64-image).",
+      "or amd64 asked for (`--platform linux/amd64`) on Apple silicon (log.amd64-image). Where such a "
+      "text shows the emulated CPU failing (the AVX message, an illegal instruction), that failure's "
+      "own finding names the emulator and the arm64 image: the text's story, told once.",
       "Use an arm64 image: `docker run --platform linux/arm64 ...` (docker/for-mac#5342).",
       "https://github.com/docker/for-mac/issues/5342",
       explains=(codes.RUNTIME_IMPORT_SIGILL, codes.RUNTIME_IMPORT_CRASHED, codes.RUNTIME_NO_GPU,
@@ -341,6 +343,8 @@ def emulated_container(s: Snapshot, d: Derived):
              "binfmt_handlers": host.binfmt_handlers}
     if from_host:
         return emulated_container.finding({**_evidence(s), **facts}, fix)
+    if matches_of(s, codes.LOG_AVX_MISSING, codes.LOG_ILLEGAL_INSTRUCTION):
+        return None  # the text's CPU failure names the emulator and the arm64 image itself: the text's story
     if not seen:  # Docker said it, or was asked for amd64 on this ARM host
         image = docker[0].fields.get("image", "linux/amd64")
         about_tensorflow = d.tf_main is not None or names_tensorflow(s)

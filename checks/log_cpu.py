@@ -73,9 +73,12 @@ def _cpu_cause(s: Snapshot, d: Derived, what: str, emulator: str | None = None) 
 
 def _cpu_finding(rule_: Any, s: Snapshot, d: Derived, match: Any, what: str,
                  emulator: str | None = None) -> Finding:
-    """A CPU finding of `rule_` on `match`: the cause and fix _cpu_cause gives, with the arch facts."""
+    """A CPU finding of `rule_` on `match`: the cause and fix _cpu_cause gives, with the arch facts.
+    Where the text shows the emulated container, the failure tells its story, and explains the
+    text's signs of it (QEMU's lines, Docker's platform warning)."""
     cause, fix = _cpu_cause(s, d, what, emulator)
-    return rule_.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause)
+    shown = (codes.LOG_QEMU_EMULATION, codes.LOG_AMD64_IMAGE) if emulated_x86_container(s) else ()
+    return rule_.finding(evidence(s, match, **_arch_facts(s, d)), fix, title=cause, explains=shown)
 
 
 @rule(codes.LOG_ILLEGAL_INSTRUCTION, "The process died on an illegal instruction", Severity.ERROR,
@@ -227,7 +230,8 @@ SAMPLER_CHECK = "sampler-bucket-limits"
       "wrongly) is the same emulation seen from TensorFlow. Docker runs "
       "amd64 images that way on an ARM host (Docker Desktop on Apple silicon), where x86_64 "
       "TensorFlow lacks AVX (tensorflow/tensorflow#52972) and no GPU is reachable. "
-      "arch.emulated-container is the cause when the emulated process is x86.",
+      "arch.emulated-container is the cause when the emulated process is x86, or the CPU failure "
+      "the text shows under it (log.avx-missing, log.illegal-instruction), which names the emulator.",
       "Use an image for the host's architecture: `docker run --platform linux/arm64 ...`.",
       "https://github.com/docker/for-mac/issues/5342", fix_answer=ABOUT_THE_LOG)
 def qemu_emulation(s: Snapshot, d: Derived):
@@ -253,7 +257,8 @@ def qemu_emulation(s: Snapshot, d: Derived):
       "words, not in a URL's path) asks for one. On an ARM host "
       "(Docker Desktop on Apple silicon) the container runs emulated (QEMU, or Rosetta for Linux), "
       "where x86_64 TensorFlow lacks AVX and no GPU is reachable: arch.emulated-container is the "
-      "cause. On an x86_64 host an amd64 image runs natively (information).",
+      "cause, or the CPU failure the text shows there (log.avx-missing, log.illegal-instruction). On "
+      "an x86_64 host an amd64 image runs natively (information).",
       "Use an image for the host's architecture: `docker run --platform linux/arm64 ...`, or "
       "FROM --platform=linux/arm64 in the Dockerfile.",
       "https://github.com/docker/for-mac/issues/5342", fix_answer=ABOUT_THE_LOG)

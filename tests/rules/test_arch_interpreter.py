@@ -127,7 +127,9 @@ def test_amd64_container_on_apple_silicon():
 def test_an_amd64_container_seen_in_qemus_own_lines(tmp_path):
     """A bug report: a Mac host, an image run by Docker, and QEMU's lines in the pasted text
     (linux-user/signal.c's template; the real text of tensorflow/tensorflow#52972): the text alone
-    says an x86_64 process was emulated, whatever the report says of its Python."""
+    says an x86_64 process was emulated, whatever the report says of its Python. Where it also
+    shows the emulated CPU failing (TensorFlow's AVX message), that failure's finding names the
+    emulator and the arm64 image, and explains QEMU's line: the text's story, told once."""
     from log_cases import LOGS, WHO
 
     from tfdoctor.engine.diagnose import diagnose
@@ -143,8 +145,10 @@ def test_an_amd64_container_seen_in_qemus_own_lines(tmp_path):
 
     avx = (LOGS / "avx_qemu_docker.txt").read_text(encoding="utf-8")
     r = report(avx)
-    assert r.diagnosis().code == "arch.emulated-container"
-    assert {c.code for c in r.consequences(r.diagnosis())} >= {"log.avx-missing", "log.qemu-emulation"}
+    assert r.diagnosis().code == "log.avx-missing" and "an amd64 container or emulator" in r.diagnosis().title
+    assert r.diagnosis().remediation.commands == ("docker run --platform linux/arm64 ...",)
+    assert {c.code for c in r.consequences(r.diagnosis())} >= {"log.qemu-emulation"}
+    assert "arch.emulated-container" not in {f.code for f in r.findings}
     loader = "qemu-x86_64: Could not open '/lib64/ld-linux-x86-64.so.2': No such file or directory"
     assert report(loader).diagnosis().code == "arch.emulated-container"
     other = "qemu-aarch64-static: uncaught target signal 11 (Segmentation fault) - core dumped"
@@ -169,14 +173,16 @@ def test_an_amd64_image_docker_names_or_a_report_asks_for_on_apple_silicon(tmp_p
         s.log = keep.read(tmp_path / "posted.md", identity=WHO)
         return diagnose(s)
 
-    warned = report("docker_platform_mismatch_avx.txt", None)
-    assert warned.diagnosis().code == "arch.emulated-container"
+    warned = report("docker_platform_mismatch_avx.txt", None)  # its AVX message tells the container's story
+    assert warned.diagnosis().code == "log.avx-missing" and "an amd64 container or emulator" in warned.diagnosis().title
+    assert {c.code for c in warned.consequences(warned.diagnosis())} >= {"log.amd64-image", "log.qemu-emulation"}
+    only_asked = report("docker_platform_x86_64_flag.txt", True)
+    assert only_asked.diagnosis().code == "arch.emulated-container"
+    assert "Docker runs the linux/x86_64 image emulated" in only_asked.diagnosis().title
     asked = report("docker_platform_x86_64_flag.txt", True, "\n>>> import tensorflow\nIllegal instruction\n")
-    assert asked.diagnosis().code == "arch.emulated-container"
-    assert "Docker runs the linux/x86_64 image emulated" in asked.diagnosis().title
+    assert asked.diagnosis().code == "log.illegal-instruction"
+    assert "an amd64 container or emulator" in asked.diagnosis().title
     assert "arch.rosetta" not in {f.code for f in asked.findings}
-    crash = next(f for f in asked.findings if f.code == "log.illegal-instruction")
-    assert "an amd64 container or emulator" in crash.title
     on_intel = report("docker_platform_x86_64_flag.txt", False)
     assert "arch.emulated-container" not in {f.code for f in on_intel.findings}
     assert next(f for f in on_intel.findings if f.code == "log.amd64-image").severity is Severity.INFO

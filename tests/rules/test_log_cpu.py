@@ -199,9 +199,9 @@ def test_avx_and_illegal_instruction_in_one_log_lead_with_the_avx_message(tmp_pa
     s = snap(apple_silicon(**ROSETTA))
     s.log = keep.read(path, identity=WHO)
     report = check.report(s)
-    # the text's QEMU line is its own finding (arch.emulated-container, not run here, explains it)
-    assert [f.code for f in report.root_causes()] == ["log.avx-missing", "log.qemu-emulation"]
-    assert [f.code for f in report.consequences(report.diagnosis())] == ["log.illegal-instruction"]
+    # the AVX message under QEMU tells the container's story and explains QEMU's line
+    assert [f.code for f in report.root_causes()] == ["log.avx-missing"]
+    assert [f.code for f in report.consequences(report.diagnosis())] == ["log.illegal-instruction", "log.qemu-emulation"]
 
 
 def test_a_linker_that_skipped_a_library_of_the_other_architecture_is_the_mismatch_not_missing_symbols():
