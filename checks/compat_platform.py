@@ -255,16 +255,16 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
 
 @rule(codes.COMPAT_NO_WHEEL_FOR_PYTHON, "No TensorFlow or tensorflow-metal wheel for this Python",
       Severity.ERROR,
-      "Wheels exist only for some Python versions per architecture: tensorflow-metal has none for Python 3.13 or "
-      "later in any release, 1.1.0 has none for 3.12 (only 1.2.0 has), Intel Macs had metal wheels only up to "
-      "1.0.0 (Python 3.11 at most); TensorFlow itself has no wheel for 3.14. pip then says 'No matching "
-      "distribution found', or a plugin copied from another environment does not fit (the ML Compute fork's "
-      "installer took 3.8 only). Wheels for a new Python come later than a release's first ones (tensorflow-macos: "
-      "cp311 from 2.12.0 only, tensorflow: cp312 from 2.16.1), so pip's 'from versions: none' on such a Python "
-      "means it ran before they were published. Read from the wheel filenames in compat_matrix.json. A report "
-      "that lists no packages and shows no GPU wanted gets no word about a plugin it never named.",
-      "Create an environment with the newest Python that has a working pair (the finding "
-      "gives the commands), or move to a TensorFlow whose plugin has a wheel for this Python.",
+      "Wheels exist only for some Python versions per architecture: tensorflow-metal has none for Python 3.13 or later in any"
+      " release, 1.1.0 has none for 3.12 (only 1.2.0 has), Intel Macs had metal wheels only up to 1.0.0 (Python 3.11 at "
+      "most); TensorFlow itself has no wheel for 3.14. pip then says 'No matching distribution found', or a plugin copied "
+      "from another environment does not fit (the ML Compute fork's installer took 3.8 only). Wheels for a new Python come "
+      "later than a release's first ones (tensorflow-macos: cp311 from 2.12.0 only, tensorflow: cp312 from 2.16.1), so pip's "
+      "'from versions: none' on such a Python means it ran before they were published. Read from the wheel filenames in "
+      "compat_matrix.json (a 2.x release refused on Linux or Windows by its macOS wheels' Pythons: each 2.x release has the "
+      "same on every OS). A report that lists no packages and shows no GPU wanted gets no word about a plugin it never named.",
+      "Create an environment with the newest Python that has a working pair (the finding gives the commands), or "
+      "move to a TensorFlow whose plugin has a wheel for this Python.",
       explains=(codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK), fix_answer=NEWER_MACOS_OR_PYTHON_FIRST)
 def no_wheel_for_python(s: Snapshot, d: Derived):
     for match in matches_of(s, codes.LOG_PIP_NO_MATCHING_DISTRIBUTION, codes.LOG_MLCOMPUTE_FORK):

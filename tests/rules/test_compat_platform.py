@@ -438,8 +438,8 @@ def test_pip_refusing_an_exact_release_never_built_for_this_python(tmp_path):
     assert "compat.no-wheel-for-python" not in {f.code for f in report("3.8.10").findings}
     # a report that does not say its OS is no other OS's: the release's Pythons are still known
     assert report("3.9.7", system="").diagnosis().code == "compat.no-wheel-for-python"
-    # on Linux the table (macOS wheels) says nothing of the release's manylinux wheels
-    assert "compat.no-wheel-for-python" not in {f.code for f in report("3.9.7", system="Linux").findings}
+    # on Linux the release's Pythons are the same (test_a_release_refused_on_linux_or_windows_...)
+    assert report("3.9.7", system="Linux").diagnosis().code == "compat.no-wheel-for-python"
 
 
 def test_uv_finding_no_wheel_with_this_pythons_abi_tag(tmp_path):
@@ -492,6 +492,38 @@ def test_a_refusal_pip_printed_outranks_the_route_the_tables_infer(tmp_path):
     found = diagnose(s).diagnosis()
     assert found.code == "compat.no-wheel-for-python"
     assert found.title == "No tensorflow-macos 2.12.0 wheel for Python 3.12: it was built for 3.8-3.11"
+
+
+def test_a_release_refused_on_linux_or_windows_is_judged_by_its_pythons(tmp_path):
+    """`tensorflow==2.7.0` refused on Python 3.12 under Windows or Linux: TensorFlow builds a release
+    for one range of Pythons on every OS (2.7.0: cp37-cp39), so the Mac's wheels of the release say
+    which; a Python in that range gets no such claim, and an ARM machine of another OS (whose
+    wheels, where any, were not the Mac's) none at all; nor a 1.x release, whose Pythons differed by OS."""
+    from log_cases import WHO
+
+    from tfdoctor.engine.diagnose import diagnose
+    from tfdoctor.logtext import keep
+
+    def report(system: str, python: str, hw_arm64: bool | None = None, version: str = "2.7.0"):
+        host = {"system": system} | ({} if hw_arm64 is None else {"hw_arm64": hw_arm64})
+        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": host,
+                  "python": {"version": python, "implementation": "cpython", "executable": "python3"},
+                  "unknown": ["packages"]})
+        (tmp_path / "posted.md").write_text(
+            f"ERROR: Could not find a version that satisfies the requirement tensorflow=={version} (from versions: "
+            f"none)\nERROR: No matching distribution found for tensorflow=={version}\n", encoding="utf-8")
+        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+        return {f.code: f for f in diagnose(s).findings}
+
+    for system in ("Windows", "Linux"):
+        found = report(system, "3.12.0")["compat.no-wheel-for-python"]
+        assert found.title == "No tensorflow 2.7.0 wheel for Python 3.12: it was built for 3.7-3.9"
+        assert f"the release's macOS wheels stand for its Pythons on {system}" in found.evidence["source"]
+        assert "compat.no-wheel-for-python" not in report(system, "3.9.7")
+    assert "compat.no-wheel-for-python" not in report("Linux", "3.12.0", hw_arm64=True)
+    # 1.x releases had other Pythons on other OSes (1.0.1: cp36 on Linux, none on the Mac)
+    assert "compat.no-wheel-for-python" not in report("Linux", "3.6.9", version="1.0.1")
+    assert "compat.no-wheel-for-python" in report("Darwin", "3.6.9", version="1.0.1")
 
 
 def test_pip_finding_no_release_at_all_ran_before_this_pythons_wheels(tmp_path):

@@ -18,7 +18,8 @@ from packaging.version import InvalidVersion, Version
 
 from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.codes import LOG_PIP_NO_MATCHING_DISTRIBUTION
-from tfdoctor.derived import verdict_archs
+from tfdoctor.derived import pip_arch, verdict_archs
+from tfdoctor.facts.archnames import X86_64
 from tfdoctor.logtext.install import UV_NO_MATCHING_WHEELS
 from tfdoctor.facts.snapshot import Snapshot
 from tfdoctor.knowledge import eras, macos_floors
@@ -219,11 +220,15 @@ def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None
     distribution' (log.pip-no-matching-distribution) for one exact release whose macOS wheels
     (compat_matrix.json macos_floors, the registry's file list) exist, none for this Python
     (TensorFlow 2.3.0 has cp35-cp38 only, so Python 3.9 finds none; on Apple silicon only arm64
-    wheels count, on an unknown chip any; where the report does not say the OS, the macOS wheels
-    stand for the release's Pythons: TensorFlow builds each release for one range of them); or the ML
-    Compute fork's installer rejecting a Python
-    that is not 3.8 (apple/tensorflow_macos install_venv.sh: its bundled wheels are cp38 only).
-    None when that is not what the refusal shows."""
+    wheels count, on an unknown chip any). Where the report does not say the OS, or names Linux or
+    Windows on an x86_64 (or unstated) machine, the macOS wheels stand for the release's Pythons
+    from TensorFlow 2.0 on: it builds each 2.x release for one range of them on every OS (`pip
+    download --platform macosx_10_15_x86_64|manylinux2014_x86_64|win_amd64 --python-version 3.5..3.12
+    tensorflow==999` lists the same releases per Python on all three, 2.15.0.post1 aside, Linux
+    only; the wheels of 2.12.0-2.21.0 in ../shared/reference/tf_wheels_2026-11.json agree; 1.x
+    releases differ by OS). A Python's later arrival is read for the Mac only. Or
+    the ML Compute fork's installer rejecting a Python that is not 3.8 (apple/tensorflow_macos
+    install_venv.sh: its bundled wheels are cp38 only). None when that is not what the refusal shows."""
     fields = match.fields
     if match.variant == "mlcompute-installer-python":
         return fork_unbuilt_for(fields.get("python_version") or (s.python.minor if s.python else "another version"))
@@ -233,22 +238,27 @@ def unbuilt_for_python(s: Snapshot, d: Any, match: Any) -> dict[str, Any] | None
         return _uv_unbuilt_for_python(s, d, match)
     exact = _EXACT.match(fields.get("specifier", ""))
     package = fields.get("package", "")
-    if not (d.is_mac or not s.host.system) or s.python is None or not s.python.minor \
-            or package not in macos_floors.RELEASE_PACKAGES:
-        return None  # another OS's wheels are not in the table; an OS not stated is not another one
+    other_os = bool(s.host.system) and not d.is_mac
+    if s.python is None or not s.python.minor or package not in macos_floors.RELEASE_PACKAGES \
+            or (other_os and (package == eras.FORK_PACKAGE or pip_arch(s) not in (None, X86_64))):
+        return None  # an ARM machine of another OS had other wheels (or none) from the Mac's
     if not exact:
-        return python_came_later(s, d, match)
+        return None if other_os else python_came_later(s, d, match)
+    if other_os and not exact["version"].startswith("2."):
+        return None
     built = macos_floors.wheel_pythons(package, exact["version"])
-    if s.host.hw_arm64 is not None:
+    if s.host.hw_arm64 is not None and not other_os:
         built = {arch: tags for arch, tags in built.items() if arch == d.hardware_arch}
     tags = sorted(set().union(*built.values()), key=_tag_key)
     if not tags:
         return None
     if "cp" + s.python.minor.replace(".", "") in tags:
-        return python_came_later(s, d, match)  # built for it, perhaps after pip ran
+        return None if other_os else python_came_later(s, d, match)  # built for it, perhaps after pip ran
     span = f"{python_minor(tags[0])}-{python_minor(tags[-1])}"
+    source = macos_floors.source() + ("; the release's macOS wheels stand for its Pythons on "
+                                      f"{s.host.system}" if other_os else "")
     return {"package": package, "requested": f"{package}=={exact['version']}", "python": s.python.minor,
-            "wheel_pythons": tags, "wheel_archs": sorted(built), "source": macos_floors.source(),
+            "wheel_pythons": tags, "wheel_archs": sorted(built), "source": source,
             "title": f"No {package} {exact['version']} wheel for Python {s.python.minor}: it was built for {span}",
             "text": f"Ask for a release built for Python {s.python.minor}, or use a Python in {span}"}
 
