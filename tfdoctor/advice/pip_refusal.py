@@ -20,8 +20,8 @@ from tfdoctor.advice.log_evidence import matches_of
 from tfdoctor.codes import LOG_PIP_NO_MATCHING_DISTRIBUTION
 from tfdoctor.derived import pip_arch, verdict_archs
 from tfdoctor.facts.archnames import X86_64
-from tfdoctor.logtext.install import UV_NO_MATCHING_WHEELS
 from tfdoctor.facts.snapshot import Snapshot
+from tfdoctor.logtext.install import UV_NO_MATCHING_WHEELS
 from tfdoctor.knowledge import eras, macos_floors
 from tfdoctor.knowledge.records import python_minor
 

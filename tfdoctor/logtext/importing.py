@@ -668,8 +668,8 @@ SIGNATURES: tuple[Signature, ...] = (
         "a library that is no macOS binary (a Linux .so, a file cut short)",
         r"(?:['\s](?P<library>/[^'\s:(]{1,500})'?:?[ \t]\(?)?not a mach-o file",
         "tried: '/Users/apattabi/maxtext/my_env/lib/python3.11/site-packages/grain/_src/python/"
-        "experimental/index_shuffle/python/index_shuffle_module.so' (not a mach-o file)", "https://github.com/google/grain/issues/620", needle="mach-o",
-        key=("library",)),
+        "experimental/index_shuffle/python/index_shuffle_module.so' (not a mach-o file)",
+        "https://github.com/google/grain/issues/620", needle="mach-o", key=("library",)),
     sig("log.numpy-abi", "numpy-1x-on-2x", "import",
         "a module built against NumPy 1.x imported under NumPy 2",
         stderr.NUMPY_1X_ON_2X.regex,
