@@ -225,25 +225,28 @@ def test_no_metal_on_apple_silicon_is_the_cause_of_an_idle_gpu():
     assert intel.severity is not Severity.WARNING
 
 
-def test_a_plugin_a_report_does_not_name_is_unknown_until_the_gpu_is_seen_missing(tmp_path):
-    """A report names TensorFlow but pastes no listing (no pip, no site-packages): tensorflow-metal
-    it does not mention is unknown, not absent. The GPU seen missing (the tensorflow.org guide's
-    'Num GPUs Available:  0', frankkramer-lab/MIScnn#32) makes the missing plugin the finding."""
+def _reported(tensorflow: str, python: str, code: str, log: str | None = None) -> list:
+    """`code`'s findings for a report that names TensorFlow but pastes no listing (no pip, no
+    site-packages), with a pasted text from tests/data/logs where given."""
     from log_cases import LOGS, WHO
 
     from tfdoctor.logtext import keep
 
-    def no_metal(log: str | None):
-        data = mac("2.19.1", None, python="3.11")
-        data["python"]["site_packages"] = []
-        data["packages"] = [{"name": "tensorflow", "version": "2.19.1"}]
-        s = snap(data)
-        if log:
-            s.log = keep.read(LOGS / log, identity=WHO)
-        return [f for f in compat.run(s) if f.code == "compat.no-metal"]
+    data = mac(tensorflow, None, python=python)
+    data["python"]["site_packages"] = []
+    data["packages"] = [{"name": "tensorflow", "version": tensorflow}]
+    s = snap(data)
+    if log:
+        s.log = keep.read(LOGS / log, identity=WHO)
+    return [f for f in compat.run(s) if f.code == code]
 
-    assert no_metal(None) == []
-    (seen,) = no_metal("num_gpus_available_zero.txt")
+
+def test_a_plugin_a_report_does_not_name_is_unknown_until_the_gpu_is_seen_missing():
+    """A report names TensorFlow but pastes no listing: tensorflow-metal it does not mention is
+    unknown, not absent. The GPU seen missing (the tensorflow.org guide's 'Num GPUs Available:  0',
+    frankkramer-lab/MIScnn#32) makes the missing plugin the finding."""
+    assert _reported("2.19.1", "3.11", "compat.no-metal") == []
+    (seen,) = _reported("2.19.1", "3.11", "compat.no-metal", "num_gpus_available_zero.txt")
     assert seen.severity is Severity.WARNING and "tensorflow-metal==1.2.0" in " ".join(seen.remediation.commands)
 
 
@@ -251,21 +254,8 @@ def test_a_plugin_without_a_wheel_for_this_python_is_a_report_finding_only_where
     """tensorflow 2.16.1 on Python 3.12: the plugin made for it (tensorflow-metal 1.1.0) has no cp312
     wheel. A report that lists no packages and never asks for the GPU (a Keras import error) is
     told nothing about the plugin; one that sees the GPU missing is."""
-    from log_cases import LOGS, WHO
-
-    from tfdoctor.logtext import keep
-
-    def no_wheel(log: str | None):
-        data = mac("2.16.1", None, python="3.12")
-        data["python"]["site_packages"] = []
-        data["packages"] = [{"name": "tensorflow", "version": "2.16.1"}]
-        s = snap(data)
-        if log:
-            s.log = keep.read(LOGS / log, identity=WHO)
-        return [f for f in compat.run(s) if f.code == "compat.no-wheel-for-python"]
-
-    assert no_wheel(None) == []
-    (seen,) = no_wheel("num_gpus_available_zero.txt")
+    assert _reported("2.16.1", "3.12", "compat.no-wheel-for-python") == []
+    (seen,) = _reported("2.16.1", "3.12", "compat.no-wheel-for-python", "num_gpus_available_zero.txt")
     assert "no tensorflow-metal for tensorflow 2.16.1 on Python 3.12" in seen.title
     listed = mac("2.16.1", None, python="3.12")  # a listing read: the plugin is known to be absent
     assert [f.code for f in run(listed)][0] == "compat.no-wheel-for-python"
@@ -494,26 +484,34 @@ def test_a_refusal_pip_printed_outranks_the_route_the_tables_infer(tmp_path):
     assert found.title == "No tensorflow-macos 2.12.0 wheel for Python 3.12: it was built for 3.8-3.11"
 
 
-def test_a_release_refused_on_linux_or_windows_is_judged_by_its_pythons(tmp_path):
-    """`tensorflow==2.7.0` refused on Python 3.12 under Windows or Linux: TensorFlow builds a release
-    for one range of Pythons on every OS (2.7.0: cp37-cp39), so the Mac's wheels of the release say
-    which; a Python in that range gets no such claim, and an ARM machine of another OS (whose
-    wheels, where any, were not the Mac's) none at all; nor a 1.x release, whose Pythons differed by OS."""
+def _pip_refused(tmp_path, requirement: str, python: str, system: str, hw_arm64: bool | None,
+                 available: str = "none"):
+    """The diagnosis of a report of `system` whose pasted text is pip refusing `requirement`
+    ('Could not find a version that satisfies the requirement ... (from versions: ...)')."""
     from log_cases import WHO
 
     from tfdoctor.engine.diagnose import diagnose
     from tfdoctor.logtext import keep
 
+    host = {"system": system} | ({} if hw_arm64 is None else {"hw_arm64": hw_arm64})
+    s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": host,
+              "python": {"version": python, "implementation": "cpython", "executable": "python3"},
+              "unknown": ["packages"]})
+    (tmp_path / "posted.md").write_text(
+        f"ERROR: Could not find a version that satisfies the requirement {requirement} (from versions: "
+        f"{available})\nERROR: No matching distribution found for {requirement}\n", encoding="utf-8")
+    s.log = keep.read(tmp_path / "posted.md", identity=WHO)
+    return diagnose(s)
+
+
+def test_a_release_refused_on_linux_or_windows_is_judged_by_its_pythons(tmp_path):
+    """`tensorflow==2.7.0` refused on Python 3.12 under Windows or Linux: TensorFlow builds a release
+    for one range of Pythons on every OS (2.7.0: cp37-cp39), so the Mac's wheels of the release say
+    which; a Python in that range gets no such claim, and an ARM machine of another OS (whose
+    wheels, where any, were not the Mac's) none at all; nor a 1.x release, whose Pythons differed by OS."""
     def report(system: str, python: str, hw_arm64: bool | None = None, version: str = "2.7.0"):
-        host = {"system": system} | ({} if hw_arm64 is None else {"hw_arm64": hw_arm64})
-        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": host,
-                  "python": {"version": python, "implementation": "cpython", "executable": "python3"},
-                  "unknown": ["packages"]})
-        (tmp_path / "posted.md").write_text(
-            f"ERROR: Could not find a version that satisfies the requirement tensorflow=={version} (from versions: "
-            f"none)\nERROR: No matching distribution found for tensorflow=={version}\n", encoding="utf-8")
-        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
-        return {f.code: f for f in diagnose(s).findings}
+        refused = _pip_refused(tmp_path, f"tensorflow=={version}", python, system, hw_arm64)
+        return {f.code: f for f in refused.findings}
 
     for system in ("Windows", "Linux"):
         found = report(system, "3.12.0")["compat.no-wheel-for-python"]
@@ -532,21 +530,8 @@ def test_pip_finding_no_release_at_all_ran_before_this_pythons_wheels(tmp_path):
     2.12.0, tensorflow cp312 ones only from 2.16.1 (macos_floors, the registry's file list), so a pip
     on those Pythons that found none ran before they were published. A Python every release had
     (3.9 for tensorflow-macos) says nothing of the sort; nor does a pip that listed versions."""
-    from log_cases import WHO
-
-    from tfdoctor.engine.diagnose import diagnose
-    from tfdoctor.logtext import keep
-
     def report(python: str, package: str, available: str = "none", arm64: bool | None = True):
-        host = {"system": "Darwin"} | ({} if arm64 is None else {"hw_arm64": arm64})
-        s = snap({"schema_version": 1, "target": {"python": "python3", "ok": True}, "host": host,
-                  "python": {"version": python, "implementation": "cpython", "executable": "python3"},
-                  "unknown": ["packages"]})
-        (tmp_path / "posted.md").write_text(
-            f"ERROR: Could not find a version that satisfies the requirement {package} (from versions: "
-            f"{available})\nERROR: No matching distribution found for {package}\n", encoding="utf-8")
-        s.log = keep.read(tmp_path / "posted.md", identity=WHO)
-        return diagnose(s)
+        return _pip_refused(tmp_path, package, python, "Darwin", arm64, available)
 
     found = report("3.11.2", "tensorflow-macos").diagnosis()
     assert found.code == "compat.no-wheel-for-python" and "only from 2.12.0 on (2.5.0 to 2.11.0 have none)" in found.title
