@@ -38,6 +38,21 @@ def _requirement(fields: Fields) -> Fields:
     return out
 
 
+def _no_release_at_all(fields: Fields) -> Fields:
+    """pip before 7 found no file of the package at all: what pip since says as 'from versions: none'."""
+    return {**_requirement(fields), "available": "none"}
+
+
+def _pip6(variant: str, message: str) -> Signature:
+    """One of pip 1.x-6.0's two lines for a package with no file for this Python and platform,
+    then the requirement (tensorflow/tensorflow#14207 shows both)."""
+    return sig("log.pip-no-matching-distribution", variant, "install",
+               "pip (before 7) found no file of a package for this Python and platform",
+               re.escape(message) + r" (?P<requirement>" + _NAME + r"[^\s;]*)", f"{message} tensorflow",
+               "https://github.com/tensorflow/tensorflow/issues/14207", needle=message,
+               derive=_no_release_at_all, key=("package",), outputs=("package", "specifier", "available"))
+
+
 _CLAUSES = re.compile(r",| and ")
 
 
@@ -214,6 +229,11 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/bmaltais/kohya_ss/issues/563",
         needle="No matching distribution", derive=_requirement, key=("package",),
         outputs=("package", "specifier", "marker"), head=r"No matching distribution found for"),
+    # pip 1.x-6.0 (pip/index.py, PackageFinder.find_requirement): "Could not find any downloads
+    # that satisfy the requirement %s", then DistributionNotFound("No distributions at all found
+    # for %s"): no file of the package for this Python and platform at all
+    _pip6("pip6-no-downloads", "Could not find any downloads that satisfy the requirement"),
+    _pip6("pip6-no-distributions", "No distributions at all found for"),
     # uv's resolver (crates/uv-resolver/src/pubgrub/report.rs, the incompatible-wheel reasons):
     # "Because tensorflow-macos<=2.15.0 has no wheels with a matching Python ABI tag (e.g.,
     # `cp312`) and you require ...": the tag names what did not fit (the Python, or the platform)
