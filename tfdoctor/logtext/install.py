@@ -44,7 +44,7 @@ def _no_release_at_all(fields: Fields) -> Fields:
 
 
 def _pip6(variant: str, message: str) -> Signature:
-    """One of pip 1.x-6.0's two lines for a package with no file for this Python and platform,
+    """One of pip 1.0-6.0.8's two lines for a package with no file for this Python and platform,
     then the requirement (tensorflow/tensorflow#14207 shows both)."""
     return sig("log.pip-no-matching-distribution", variant, "install",
                "pip (before 7) found no file of a package for this Python and platform",
@@ -229,7 +229,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "https://github.com/bmaltais/kohya_ss/issues/563",
         needle="No matching distribution", derive=_requirement, key=("package",),
         outputs=("package", "specifier", "marker"), head=r"No matching distribution found for"),
-    # pip 1.x-6.0 (pip/index.py, PackageFinder.find_requirement): "Could not find any downloads
+    # pip 1.0-6.0.8 (pip/index.py, PackageFinder.find_requirement): "Could not find any downloads
     # that satisfy the requirement %s", then DistributionNotFound("No distributions at all found
     # for %s"): no file of the package for this Python and platform at all
     _pip6("pip6-no-downloads", "Could not find any downloads that satisfy the requirement"),
