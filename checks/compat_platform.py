@@ -255,8 +255,8 @@ def _decide_route(s: Snapshot, d: Derived) -> Finding | None:
 
 @rule(codes.COMPAT_NO_WHEEL_FOR_PYTHON, "No TensorFlow or tensorflow-metal wheel for this Python",
       Severity.ERROR,
-      "Wheels exist only for some Python versions per architecture: tensorflow-metal has none for Python 3.13 or later in any"
-      " release, 1.1.0 has none for 3.12 (only 1.2.0 has), Intel Macs had metal wheels only up to 1.0.0 (Python 3.11 at "
+      "Wheels exist only for some Python versions per architecture: tensorflow-metal has none for Python 3.13 or later in any "
+      "release, 1.1.0 has none for 3.12 (only 1.2.0 has), Intel Macs had metal wheels only up to 1.0.0 (Python 3.11 at "
       "most); TensorFlow itself has no wheel for 3.14. pip then says 'No matching distribution found', or a plugin copied "
       "from another environment does not fit (the ML Compute fork's installer took 3.8 only). Wheels for a new Python come "
       "later than a release's first ones (tensorflow-macos: cp311 from 2.12.0 only, tensorflow: cp312 from 2.16.1), so pip's "
